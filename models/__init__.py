@@ -1,0 +1,1 @@
+"""Model layer: registry of teachers and students, ONNX export, ONNX Runtime inference."""

@@ -1,0 +1,31 @@
+"""The embedded default model: exported to ONNX on first use, verified, then reused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from models.errors import ModelError
+from models.paths import data_home
+
+DEFAULT_MODEL = "food_default"
+
+
+def default_model_path() -> Path:
+    """Path of the default food model's ONNX file, exporting it on the first call."""
+    import json
+
+    from models.engine import read_metadata
+    from models.labels import IMAGENET_FOOD_CLASSES
+
+    path = data_home() / "models" / f"{DEFAULT_MODEL}.onnx"
+    if path.is_file():
+        try:
+            if json.loads(read_metadata(path)["labels"]) == list(IMAGENET_FOOD_CLASSES.values()):
+                return path
+        except ModelError:
+            pass  # unreadable, foreign or stale file: export a fresh one over it
+    from models.export import export_onnx
+    from models.registry import create_model
+
+    # export_onnx writes to a temp file and renames, so concurrent first runs cannot corrupt it.
+    return export_onnx(create_model(DEFAULT_MODEL), path)

@@ -1,0 +1,82 @@
+"""The preprocessing contract of a model: size, normalisation, resize, crop and labels.
+
+One implementation serves every consumer: training evaluation, ONNX export metadata, the
+inference engine, the app and the batch tool all call `PreprocessConfig.apply`, so they
+cannot disagree about how a photo becomes a tensor.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+from PIL import Image
+
+IMAGENET_MEAN = (0.485, 0.456, 0.406)
+IMAGENET_STD = (0.229, 0.224, 0.225)
+
+_PIL_FILTERS = {
+    "bicubic": Image.Resampling.BICUBIC,
+    "bilinear": Image.Resampling.BILINEAR,
+    "nearest": Image.Resampling.NEAREST,
+    "lanczos": Image.Resampling.LANCZOS,
+}
+
+
+@dataclass
+class PreprocessConfig:
+    input_size: int
+    mean: tuple[float, float, float]
+    std: tuple[float, float, float]
+    interpolation: str = "bicubic"
+    crop_pct: float = 0.875
+    labels: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.mean = tuple(float(v) for v in self.mean)
+        self.std = tuple(float(v) for v in self.std)
+        self.labels = list(self.labels)
+        if self.interpolation not in _PIL_FILTERS:
+            raise ValueError(f"interpolation must be one of {sorted(_PIL_FILTERS)}, got {self.interpolation!r}")
+        if not 0 < self.crop_pct <= 1:
+            raise ValueError(f"crop_pct must be in (0, 1], got {self.crop_pct}")
+
+    @property
+    def resize_size(self) -> int:
+        """Shorter side before the centre crop (timm's eval convention)."""
+        return math.floor(self.input_size / self.crop_pct)
+
+    def apply(self, image: Image.Image) -> np.ndarray:
+        """RGB PIL image -> normalised float32 array (3, input_size, input_size)."""
+        width, height = image.size
+        scale = self.resize_size / min(width, height)
+        new_size = (max(self.input_size, round(width * scale)), max(self.input_size, round(height * scale)))
+        image = image.resize(new_size, _PIL_FILTERS[self.interpolation])
+        left = (new_size[0] - self.input_size) // 2
+        top = (new_size[1] - self.input_size) // 2
+        image = image.crop((left, top, left + self.input_size, top + self.input_size))
+        array = np.asarray(image, dtype=np.float32) / 255.0
+        array = (array - np.asarray(self.mean, np.float32)) / np.asarray(self.std, np.float32)
+        return np.ascontiguousarray(array.transpose(2, 0, 1))
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, values: dict) -> "PreprocessConfig":
+        return cls(**values)
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict())
+
+    @classmethod
+    def from_json(cls, text: str) -> "PreprocessConfig":
+        return cls.from_dict(json.loads(text))
+
+    def eval_transform(self):
+        """A torchvision-style transform (PIL -> tensor) running exactly `apply`."""
+        import torch
+
+        return lambda image: torch.from_numpy(self.apply(image))
