@@ -1,0 +1,102 @@
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+import pytest
+import torch
+
+from models.engine import Engine, read_metadata
+from models.errors import ModelError
+from models.export import check_parity, export_onnx, parity_images
+from models.registry import create_model
+
+LABELS = ["apple_pie", "bagel", "pizza", "sushi"]
+MICRO = {"img_size": 32, "patch_size": 8, "depth": 1, "embed_dim": 32, "num_heads": 2}
+
+
+@pytest.fixture()
+def micro():
+    torch.manual_seed(0)
+    return create_model("vit_micro", labels=LABELS, **MICRO).eval()
+
+
+def test_export_embeds_metadata_and_matches_pytorch(tmp_path, micro):
+    path = export_onnx(micro, tmp_path / "micro.onnx")
+    meta = read_metadata(path)
+    assert json.loads(meta["labels"]) == LABELS
+    assert meta["model_name"] == "vit_micro"
+    assert len(meta["version"]) == 12
+    assert int(meta["opset"]) >= 17
+    engine = Engine(path)
+    assert engine.preprocess == micro.preprocess
+    assert engine.labels == LABELS
+    for batch_size in (1, 5):  # dynamic batch axis
+        batch = np.stack([engine.preprocess_image(parity_images(5)[i]) for i in range(batch_size)])
+        with torch.inference_mode():
+            expected = micro(torch.from_numpy(batch)).numpy()
+        np.testing.assert_allclose(engine.run(batch), expected, atol=1e-4, rtol=1e-4)
+    predictions = engine.predict(parity_images(2), top_k=3)
+    assert [len(p) for p in predictions] == [3, 3]
+    assert all(sum(p.probability for p in engine.predict_arrays(batch, top_k=4)[0]) == pytest.approx(1.0) for _ in [0])
+
+
+def test_parity_check_rejects_a_model_that_disagrees(tmp_path, micro):
+    path = export_onnx(micro, tmp_path / "micro.onnx")
+    torch.manual_seed(1)
+    other = create_model("vit_micro", labels=LABELS, **MICRO).eval()
+    with pytest.raises(ModelError, match="disagrees with PyTorch"):
+        check_parity(other, path)
+
+
+def test_failed_parity_leaves_no_file(tmp_path, micro, monkeypatch):
+    import models.export
+
+    def disagree(model, path):
+        raise ModelError("ONNX Runtime disagrees with PyTorch")
+
+    monkeypatch.setattr(models.export, "check_parity", disagree)
+    out = tmp_path / "out" / "micro.onnx"
+    with pytest.raises(ModelError):
+        export_onnx(micro, out)
+    assert list(out.parent.iterdir()) == []
+
+
+def test_onnx_without_metadata_is_refused(tmp_path, micro):
+    plain = tmp_path / "plain.onnx"
+    torch.onnx.export(micro, (torch.zeros(1, 3, 32, 32),), str(plain), opset_version=17, dynamo=False)
+    with pytest.raises(ModelError, match="no foodtag metadata"):
+        Engine(plain)
+    garbage = tmp_path / "garbage.onnx"
+    garbage.write_text("not a model")
+    with pytest.raises(ModelError, match="not a readable ONNX file"):
+        Engine(garbage)
+    with pytest.raises(ModelError, match="model file not found"):
+        Engine(tmp_path / "absent.onnx")
+
+
+def test_default_model_recognises_espresso_and_is_reused(default_model_path, coffee_image):
+    engine = Engine(default_model_path)
+    assert engine.model_name == "food_default"
+    assert len(engine.labels) == 46
+    top = engine.predict([coffee_image])[0]
+    assert top[0].label == "espresso" and top[0].probability > 0.5
+    from models.default import default_model_path as again
+
+    before = default_model_path.stat().st_mtime_ns
+    assert again() == default_model_path
+    assert default_model_path.stat().st_mtime_ns == before
+
+
+def test_concurrent_first_runs_produce_one_valid_file(tmp_path):
+    code = "from models.default import default_model_path; print(default_model_path())"
+    env = {**os.environ, "FOODTAG_HOME": str(tmp_path)}
+    procs = [subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    outputs = [p.communicate(timeout=300)[0].strip() for p in procs]
+    assert [p.returncode for p in procs] == [0, 0]
+    assert outputs[0] == outputs[1]
+    onnx.checker.check_model(outputs[0])
+    assert Engine(outputs[0]).model_name == "food_default"
+    assert sorted(p.name for p in (tmp_path / "models").iterdir()) == ["food_default.onnx"]
