@@ -35,7 +35,9 @@ def default_providers() -> list[str]:
 
 def _cuda_device_present() -> bool:
     # onnxruntime-gpu lists CUDA even on machines without a GPU, then warns at session start.
-    return Path("/dev/nvidiactl").exists() or bool(os.environ.get("CUDA_VISIBLE_DEVICES", "").strip("-1 "))
+    if os.environ.get("CUDA_VISIBLE_DEVICES", None) in ("", "-1"):
+        return False
+    return Path("/proc/driver/nvidia/version").exists()
 
 
 def read_metadata(path: Path) -> dict[str, str]:
