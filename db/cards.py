@@ -1,0 +1,83 @@
+"""Rows as the plain dicts the app, the CLI and JSON output use (shapes fixed in CONTRACTS.md).
+All arithmetic is delegated to db.nutrition; this module only picks, rounds and names.
+"""
+
+from typing import Any
+
+from db import nutrition
+from db.models import Food, MealEntry
+
+# Column order of entry dicts and of the exported CSV.
+ENTRY_KEYS: tuple[str, ...] = (
+    "id", "user", "eaten_at", "meal_type", "food", "food_id", "grams", "serving", "note",
+    *nutrition.NUTRIENTS, "glycemic_load", "predicted_label", "confidence", "model_version",
+    "external_id",
+)
+
+
+def nutrition_card(food: Food, grams: float, serving: str | None, unit_g: float) -> dict[str, Any]:
+    """What ``grams`` of ``food`` contain, with source, servings, GI, GL and exchanges."""
+    portion = nutrition.for_portion(food.per_100g, grams)
+    gi = food.glycemic_index
+    gl = nutrition.glycemic_load(gi.gi if gi else None, portion["available_carbohydrate_g"])
+    exchanges = nutrition.exchanges(portion["available_carbohydrate_g"], unit_g)
+    return {
+        "food": food.name,
+        "food_id": food.id,
+        "category": food.category,
+        "source": {
+            "dataset": food.fdc_dataset,
+            "fdc_id": food.fdc_id,
+            "code": food.source_code,
+            "description": food.fdc_description,
+            "proxy_note": food.proxy_note,
+        },
+        # USDA gives up to three decimals; keep them (and hide float noise in the derived value).
+        "per_100g": nutrition.rounded(nutrition.with_available(food.per_100g), 3),
+        "portion": {"grams": round(grams, 1), "serving": serving, **nutrition.rounded(portion)},
+        "servings": [
+            {"name": s.name, "grams": s.grams, "default": s.is_default} for s in food.servings
+        ],
+        "glycemic_index": {"value": gi.gi, "source": gi.gi_source} if gi else None,
+        "glycemic_load": (
+            {"value": round(gl, 1), "band": nutrition.gl_band(gl)} if gl is not None else None
+        ),
+        "exchanges": {
+            "unit_g": unit_g,
+            "value": round(exchanges, 1) if exchanges is not None else None,
+        },
+    }
+
+
+def frozen_values(food: Food, grams: float) -> dict[str, float | None]:
+    """The nutrient columns a new meal entry stores: the portion's values and its GL."""
+    portion = nutrition.for_portion(food.per_100g, grams)
+    gi = food.glycemic_index
+    portion["glycemic_load"] = nutrition.glycemic_load(
+        gi.gi if gi else None, portion["available_carbohydrate_g"]
+    )
+    return portion
+
+
+def stored_values(entry: MealEntry) -> dict[str, float | None]:
+    """An entry's frozen nutrient columns (NUTRIENTS and glycemic_load), unrounded."""
+    return {name: getattr(entry, name) for name in (*nutrition.NUTRIENTS, "glycemic_load")}
+
+
+def entry_dict(entry: MealEntry) -> dict[str, Any]:
+    return {
+        "id": entry.id,
+        "user": entry.user.name,
+        "eaten_at": entry.eaten_at.isoformat(timespec="seconds"),
+        "meal_type": entry.meal_type,
+        "food": entry.food_name,
+        "food_id": entry.food_id,
+        "grams": round(entry.grams, 1),
+        "serving": entry.serving,
+        "note": entry.note,
+        **nutrition.rounded(stored_values(entry)),
+        "predicted_label": entry.predicted_label,
+        "confidence": entry.confidence,
+        "model_version": entry.model_version,
+        "external_id": entry.external_id,
+    }

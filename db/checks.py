@@ -1,0 +1,106 @@
+"""Argument checks for the service layer: every bad value becomes a one-line InvalidValue
+before any database work starts, so a rejected call writes nothing.
+"""
+
+import math
+import unicodedata
+from datetime import date, datetime
+from typing import Any
+
+from db.errors import InvalidValue
+from db.keys import name_key
+from db.nutrition import check_exchange_unit
+
+USER_NAME_MAX = 64
+
+# Setting name -> (low, high) for numeric settings; the exchange unit has its own check.
+_SETTING_RANGES: dict[str, tuple[float, float]] = {
+    "daily_kcal_target": (100.0, 10000.0),
+    "daily_carb_target_g": (1.0, 1000.0),
+    "confidence_threshold": (0.0, 1.0),
+}
+SETTINGS: tuple[str, ...] = (
+    "daily_kcal_target", "daily_carb_target_g", "exchange_unit_g", "confidence_threshold",
+)
+
+
+def user_name(name: object) -> str:
+    """A display name: 1-64 characters, no control characters, outer spaces removed."""
+    if not isinstance(name, str):
+        raise InvalidValue(f"user name must be text, got {name!r}")
+    name = name.strip()
+    if not name_key(name):
+        raise InvalidValue("user name is empty")
+    if len(name) > USER_NAME_MAX:
+        raise InvalidValue(f"user name is longer than {USER_NAME_MAX} characters")
+    if any(unicodedata.category(ch) in ("Cc", "Cf") for ch in name):
+        raise InvalidValue(f"user name {name!r} contains control characters")
+    return name
+
+
+def password(value: object) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value:
+        raise InvalidValue("password must be non-empty text (or None for a local user)")
+    if len(value) > 1024:
+        raise InvalidValue("password is longer than 1024 characters")
+    return value
+
+
+def text(field: str, value: object, max_len: int) -> str:
+    if not isinstance(value, str):
+        raise InvalidValue(f"{field} must be text, got {value!r}")
+    value = value.strip()
+    if len(value) > max_len:
+        raise InvalidValue(f"{field} is longer than {max_len} characters")
+    return value
+
+
+def optional_text(field: str, value: object, max_len: int) -> str | None:
+    if value is None:
+        return None
+    return text(field, value, max_len) or None
+
+
+def number(field: str, value: object, low: float, high: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidValue(f"{field} must be a number, got {value!r}")
+    value = float(value)
+    if not math.isfinite(value) or not low <= value <= high:
+        raise InvalidValue(f"{field} must be between {low:g} and {high:g}, got {value!r}")
+    return value
+
+
+def confidence(value: object) -> float | None:
+    return None if value is None else number("confidence", value, 0.0, 1.0)
+
+
+def local_datetime(field: str, value: object) -> datetime:
+    """A naive local wall-clock time; aware datetimes are converted to local time first."""
+    if not isinstance(value, datetime):
+        raise InvalidValue(f"{field} must be a datetime, got {value!r}")
+    if value.tzinfo is not None:
+        value = value.astimezone().replace(tzinfo=None)
+    return value
+
+
+def day(value: object) -> date:
+    if isinstance(value, datetime):
+        return value.date()
+    if not isinstance(value, date):
+        raise InvalidValue(f"day must be a date, got {value!r}")
+    return value
+
+
+def settings(values: dict[str, Any]) -> dict[str, float]:
+    unknown = sorted(set(values) - set(SETTINGS))
+    if unknown:
+        raise InvalidValue(f"unknown settings {unknown}; settings are {list(SETTINGS)}")
+    checked = {}
+    for field, value in values.items():
+        if field == "exchange_unit_g":
+            checked[field] = check_exchange_unit(value)
+        else:
+            checked[field] = number(field, value, *_SETTING_RANGES[field])
+    return checked

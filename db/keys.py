@@ -1,0 +1,15 @@
+"""How food names, aliases, labels and user names are compared.
+
+Everything people type is matched through one normal form, so "Hot dog", "hot_dog",
+" HOT  DOG " and "crème brûlée" / "creme brulee" meet. The form is stored next to each
+name in an indexed column, because SQLite's lower() only folds ASCII.
+"""
+
+import unicodedata
+
+
+def name_key(text: str) -> str:
+    """Case-folded, accent-free, underscores as spaces, runs of whitespace collapsed."""
+    decomposed = unicodedata.normalize("NFKD", text.replace("_", " "))
+    plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return " ".join(plain.casefold().split())

@@ -1,0 +1,280 @@
+"""ORM models: foods with their USDA source and nutrients, servings, glycemic index, users,
+meal entries. The Alembic migrations in db/migrations create exactly these tables (a test
+compares them).
+"""
+
+from datetime import datetime, timezone
+from typing import Optional
+
+from sqlalchemy import (
+    CheckConstraint,
+    ForeignKey,
+    Index,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+    text,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship, validates
+
+from db.keys import name_key
+from db.nutrition import STORED_NUTRIENTS
+
+# Named constraints so later migrations (SQLite batch mode included) can address them.
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+FDC_DATASETS: tuple[str, ...] = ("SR Legacy", "FNDDS", "Foundation")
+
+# New users' settings. 2000 kcal and 275 g carbohydrate are the reference intake behind the
+# US Nutrition Facts "% Daily Value" (21 CFR 101.9): a neutral start, not advice; people set
+# their own. 15 g is the US carbohydrate choice. Below 0.5 the app asks before logging.
+DEFAULT_KCAL_TARGET = 2000.0
+DEFAULT_CARB_TARGET_G = 275.0
+DEFAULT_EXCHANGE_UNIT_G = 15.0
+DEFAULT_CONFIDENCE_THRESHOLD = 0.5
+
+
+def utcnow() -> datetime:
+    """Naive UTC: SQLite has no time zones, so every audit timestamp is stored as UTC."""
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class Food(Base):
+    """One food or dish, with nutrients per 100 g copied from one USDA FoodData Central entry."""
+
+    __tablename__ = "foods"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(120))
+    name_key: Mapped[str] = mapped_column(String(120), unique=True)
+    category: Mapped[str] = mapped_column(String(60))
+
+    # Where the numbers come from: the FoodData Central ID and/or the dataset's own code
+    # (SR Legacy NDB number, FNDDS food code); at least one of the two. proxy_note is set
+    # when the USDA entry is a stand-in (e.g. a similar dish) rather than the dish itself.
+    fdc_dataset: Mapped[str] = mapped_column(String(20))
+    fdc_id: Mapped[Optional[int]]
+    source_code: Mapped[Optional[str]] = mapped_column(String(20))
+    fdc_description: Mapped[str] = mapped_column(Text)
+    proxy_note: Mapped[Optional[str]] = mapped_column(Text)
+    # Why kcal is far from 4c + 4p + 9f (alcohol, polyols), when it is.
+    energy_note: Mapped[Optional[str]] = mapped_column(Text)
+
+    # Per 100 g, None where USDA has no value.
+    kcal: Mapped[Optional[float]]
+    carbohydrate_g: Mapped[Optional[float]]
+    sugars_g: Mapped[Optional[float]]
+    fiber_g: Mapped[Optional[float]]
+    protein_g: Mapped[Optional[float]]
+    fat_g: Mapped[Optional[float]]
+    saturated_fat_g: Mapped[Optional[float]]
+    sodium_mg: Mapped[Optional[float]]
+
+    labels: Mapped[list["FoodLabel"]] = relationship(
+        back_populates="food", cascade="all, delete-orphan", order_by="FoodLabel.label"
+    )
+    aliases: Mapped[list["FoodAlias"]] = relationship(
+        back_populates="food", cascade="all, delete-orphan", order_by="FoodAlias.alias"
+    )
+    servings: Mapped[list["Serving"]] = relationship(
+        back_populates="food", cascade="all, delete-orphan", order_by="Serving.id"
+    )
+    glycemic_index: Mapped[Optional["GlycemicIndex"]] = relationship(
+        back_populates="food", cascade="all, delete-orphan"
+    )
+
+    __table_args__ = (
+        CheckConstraint(
+            "fdc_dataset IN ('SR Legacy', 'FNDDS', 'Foundation')", name="fdc_dataset"
+        ),
+        CheckConstraint("fdc_id IS NULL OR fdc_id > 0", name="fdc_id_positive"),
+        CheckConstraint("fdc_id IS NOT NULL OR source_code IS NOT NULL", name="source_id"),
+    )
+
+    @validates("name")
+    def _set_name_key(self, _key: str, value: str) -> str:
+        self.name_key = name_key(value)
+        return value
+
+    @property
+    def is_proxy(self) -> bool:
+        return self.proxy_note is not None
+
+    @property
+    def per_100g(self) -> dict[str, Optional[float]]:
+        return {name: getattr(self, name) for name in STORED_NUTRIENTS}
+
+    @property
+    def default_serving(self) -> Optional["Serving"]:
+        return next((s for s in self.servings if s.is_default), None)
+
+
+class FoodLabel(Base):
+    """A model label (snake_case, from models.labels) that this food answers for."""
+
+    __tablename__ = "food_labels"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    food_id: Mapped[int] = mapped_column(ForeignKey("foods.id", ondelete="CASCADE"), index=True)
+    label: Mapped[str] = mapped_column(String(80), unique=True)
+
+    food: Mapped[Food] = relationship(back_populates="labels")
+
+
+class FoodAlias(Base):
+    """Another name people type for the food."""
+
+    __tablename__ = "food_aliases"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    food_id: Mapped[int] = mapped_column(ForeignKey("foods.id", ondelete="CASCADE"), index=True)
+    alias: Mapped[str] = mapped_column(String(120))
+    alias_key: Mapped[str] = mapped_column(String(120), unique=True)
+
+    food: Mapped[Food] = relationship(back_populates="aliases")
+
+    @validates("alias")
+    def _set_alias_key(self, _key: str, value: str) -> str:
+        self.alias_key = name_key(value)
+        return value
+
+
+class Serving(Base):
+    """A named portion in grams; each food has exactly one default serving."""
+
+    __tablename__ = "servings"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    food_id: Mapped[int] = mapped_column(ForeignKey("foods.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(80))
+    grams: Mapped[float]
+    is_default: Mapped[bool] = mapped_column(default=False)
+    source: Mapped[str] = mapped_column(Text)
+
+    food: Mapped[Food] = relationship(back_populates="servings")
+
+    __table_args__ = (
+        UniqueConstraint("food_id", "name"),
+        CheckConstraint("grams > 0", name="grams_positive"),
+        # At most one default per food, enforced by the database (the seed loader checks
+        # "at least one").
+        Index(
+            "uq_servings_default_per_food",
+            "food_id",
+            unique=True,
+            sqlite_where=text("is_default = 1"),
+            postgresql_where=text("is_default"),
+        ),
+    )
+
+
+class GlycemicIndex(Base):
+    """A published GI (glucose = 100) and the table entry it comes from. No row = no GI."""
+
+    __tablename__ = "glycemic_index"
+
+    food_id: Mapped[int] = mapped_column(
+        ForeignKey("foods.id", ondelete="CASCADE"), primary_key=True
+    )
+    gi: Mapped[int]
+    reference: Mapped[str] = mapped_column(String(20))
+    gi_source: Mapped[str] = mapped_column(Text)
+
+    food: Mapped[Food] = relationship(back_populates="glycemic_index")
+
+    __table_args__ = (CheckConstraint("gi >= 0 AND gi <= 150", name="gi_range"),)
+
+
+class User(Base):
+    """A person who logs meals, with their settings. No password = a local, trusted user."""
+
+    __tablename__ = "users"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(64))
+    name_key: Mapped[str] = mapped_column(String(64), unique=True)
+    password_hash: Mapped[Optional[str]] = mapped_column(String(255))  # argon2id
+    daily_kcal_target: Mapped[float] = mapped_column(default=DEFAULT_KCAL_TARGET)
+    daily_carb_target_g: Mapped[float] = mapped_column(default=DEFAULT_CARB_TARGET_G)
+    exchange_unit_g: Mapped[float] = mapped_column(default=DEFAULT_EXCHANGE_UNIT_G)
+    confidence_threshold: Mapped[float] = mapped_column(default=DEFAULT_CONFIDENCE_THRESHOLD)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    meals: Mapped[list["MealEntry"]] = relationship(
+        back_populates="user", cascade="all, delete-orphan", passive_deletes=True
+    )
+
+    __table_args__ = (
+        CheckConstraint("exchange_unit_g IN (10, 12, 15)", name="exchange_unit"),
+        CheckConstraint(
+            "confidence_threshold >= 0 AND confidence_threshold <= 1", name="confidence_threshold"
+        ),
+    )
+
+    @validates("name")
+    def _set_name_key(self, _key: str, value: str) -> str:
+        self.name_key = name_key(value)
+        return value
+
+
+class MealEntry(Base):
+    """One thing a user ate. The nutrient values are those of the portion, computed when it
+    was logged and stored here, so correcting a food's data later never rewrites history.
+    """
+
+    __tablename__ = "meal_entries"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    # The eater's local wall-clock time (naive): a diary is read by local day.
+    eaten_at: Mapped[datetime]
+    food_id: Mapped[int] = mapped_column(ForeignKey("foods.id", ondelete="RESTRICT"), index=True)
+    food_name: Mapped[str] = mapped_column(String(120))  # as named when logged
+    grams: Mapped[float]
+    serving: Mapped[Optional[str]] = mapped_column(String(80))
+    meal_type: Mapped[str] = mapped_column(String(40), default="")
+    note: Mapped[str] = mapped_column(Text, default="")
+
+    # For the portion eaten, frozen at logging time.
+    kcal: Mapped[Optional[float]]
+    carbohydrate_g: Mapped[Optional[float]]
+    available_carbohydrate_g: Mapped[Optional[float]]
+    sugars_g: Mapped[Optional[float]]
+    fiber_g: Mapped[Optional[float]]
+    protein_g: Mapped[Optional[float]]
+    fat_g: Mapped[Optional[float]]
+    saturated_fat_g: Mapped[Optional[float]]
+    sodium_mg: Mapped[Optional[float]]
+    glycemic_load: Mapped[Optional[float]]
+
+    # Set when the entry came from a photo.
+    predicted_label: Mapped[Optional[str]] = mapped_column(String(80))
+    confidence: Mapped[Optional[float]]
+    model_version: Mapped[Optional[str]] = mapped_column(String(200))
+
+    # The caller's id for the entry: importing the same entry twice is a no-op.
+    external_id: Mapped[Optional[str]] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+    user: Mapped[User] = relationship(back_populates="meals")
+    food: Mapped[Food] = relationship()
+
+    __table_args__ = (
+        UniqueConstraint("user_id", "external_id"),
+        Index("ix_meal_entries_user_eaten", "user_id", "eaten_at"),
+        CheckConstraint("grams > 0", name="grams_positive"),
+        CheckConstraint("confidence IS NULL OR (confidence >= 0 AND confidence <= 1)",
+                        name="confidence_range"),
+    )

@@ -1,0 +1,344 @@
+"""Everything the app and the batch tool call. Each function is one unit of work in its own
+session_scope; meal functions are scoped by user name and never touch another user's rows.
+
+Dates and times: ``eaten_at`` is the eater's local wall-clock time (naive; aware datetimes
+are converted to local time), entry dicts give it as ISO text, and days are local days.
+"""
+
+import csv
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import date, datetime, time, timedelta
+from pathlib import Path
+from typing import IO, Any
+
+from sqlalchemy.exc import IntegrityError
+
+from db import cards, checks, nutrition, passwords, repo
+from db import search as fuzzy
+from db.errors import InvalidPortion, InvalidValue, UserExists
+from db.keys import name_key
+from db.models import Food, MealEntry, User
+from db.session import session_scope
+from models.errors import FoodtagError
+
+MAX_SEARCH_LIMIT = 100
+MAX_SUMMARY_DAYS = 3660
+_MEAL_CHANGES = ("food", "grams", "serving", "eaten_at", "meal_type", "note")
+
+
+# --- foods ------------------------------------------------------------------------------
+
+def lookup(query: str, grams: float | None = None, serving: str | None = None,
+           exchange_unit_g: float = 15.0) -> dict[str, Any]:
+    """The nutrition card for ``grams`` (or a named ``serving``, or the default serving) of
+    the food whose label, name or alias is ``query``."""
+    unit = nutrition.check_exchange_unit(exchange_unit_g)
+    with session_scope(write=False) as session:
+        food = repo.find_food(query, session=session)
+        portion_g, serving_name = _portion(food, grams, serving)
+        return cards.nutrition_card(food, portion_g, serving_name, unit)
+
+
+def search(text: str, limit: int = 10) -> list[dict[str, Any]]:
+    """Foods whose name, alias or label resembles ``text``, best first, with a 0-1 score."""
+    if not isinstance(text, str):
+        raise InvalidValue(f"search text must be text, got {text!r}")
+    if len(text) > repo.MAX_QUERY_LEN:
+        raise InvalidValue(f"search text is longer than {repo.MAX_QUERY_LEN} characters")
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_SEARCH_LIMIT:
+        raise InvalidValue(
+            f"limit must be a whole number from 1 to {MAX_SEARCH_LIMIT}, got {limit!r}"
+        )
+    if not name_key(text):
+        return []
+    with session_scope(write=False) as session:
+        ranked = fuzzy.rank(text, repo.search_candidates(session=session), limit)
+    return [
+        {"food": c.food, "food_id": c.food_id, "category": c.category, "score": round(s, 3)}
+        for c, s in ranked
+    ]
+
+
+def food_count() -> int:
+    with session_scope(write=False) as session:
+        return repo.count_foods(session=session)
+
+
+def _portion(food: Food, grams: object, serving: object) -> tuple[float, str | None]:
+    """(grams, serving name or None) for a portion given as grams, a serving name, or neither
+    (the food's default serving)."""
+    if grams is not None and serving is not None:
+        raise InvalidPortion("give grams or a serving, not both")
+    if grams is not None:
+        return nutrition.check_grams(grams), None
+    if serving is None:
+        default = food.default_serving
+        if default is None:  # the seed loader guarantees one; rows added by hand may lack it
+            raise InvalidPortion(f"{food.name} has no default serving; give grams")
+        return default.grams, default.name
+    if not isinstance(serving, str):
+        raise InvalidPortion(f"serving must be text, got {serving!r}")
+    for candidate in food.servings:
+        if name_key(candidate.name) == name_key(serving):
+            return candidate.grams, candidate.name
+    names = ", ".join(s.name for s in food.servings)
+    raise InvalidPortion(f"{food.name} has no serving {serving.strip()!r} (servings: {names})")
+
+
+# --- users ------------------------------------------------------------------------------
+
+def create_user(name: str, password: str | None = None) -> None:
+    """A new user; password None makes a local user who needs none. UserExists if taken."""
+    name = checks.user_name(name)
+    password_hash = passwords.hash_password(pw) if (pw := checks.password(password)) else None
+    try:
+        with session_scope() as session:
+            if repo.find_user(name, session=session) is not None:
+                raise UserExists(f"user {name!r} already exists")
+            session.add(User(name=name, password_hash=password_hash))
+            session.flush()
+    except IntegrityError:  # a concurrent create won the race
+        raise UserExists(f"user {name!r} already exists") from None
+
+
+def ensure_user(name: str) -> None:
+    """Create a password-less local user called ``name`` unless one exists."""
+    try:
+        create_user(name)
+    except UserExists:
+        pass
+
+
+def verify_password(name: str, password: str) -> bool:
+    """True when ``password`` is the user's password. A password-less (local) user never
+    signs in this way, and unknown users get False after the same hashing work as a real
+    check, so neither can be told apart by timing."""
+    if not isinstance(password, str):
+        return False
+    with session_scope(write=False) as session:
+        user = repo.find_user(name, session=session) if isinstance(name, str) else None
+        user_id, stored = (user.id, user.password_hash) if user else (None, None)
+    # Hashing takes ~0.1 s: done outside any transaction so it holds no database lock.
+    if user_id is None or stored is None:
+        passwords.burn_time(password)
+        return False
+    if not passwords.verify(stored, password):
+        return False
+    if passwords.needs_rehash(stored):
+        rehashed = passwords.hash_password(password)
+        with session_scope() as session:
+            row = session.get(User, user_id)
+            if row is not None and row.password_hash == stored:
+                row.password_hash = rehashed
+    return True
+
+
+def get_settings(user: str) -> dict[str, float]:
+    with session_scope(write=False) as session:
+        return _settings(repo.get_user(user, session=session))
+
+
+def update_settings(user: str, **values: Any) -> dict[str, float]:
+    """Change some of: daily_kcal_target, daily_carb_target_g, exchange_unit_g (15, 12 or
+    10), confidence_threshold (0-1). Returns all settings."""
+    checked = checks.settings(values)
+    with session_scope() as session:
+        row = repo.get_user(user, session=session)
+        for field, value in checked.items():
+            setattr(row, field, value)
+        return _settings(row)
+
+
+def _settings(user: User) -> dict[str, float]:
+    return {field: getattr(user, field) for field in checks.SETTINGS}
+
+
+# --- meals ------------------------------------------------------------------------------
+
+def log_meal(user: str, query: str, *, grams: float | None = None, serving: str | None = None,
+             eaten_at: datetime | None = None, meal_type: str = "", note: str = "",
+             predicted_label: str | None = None, confidence: float | None = None,
+             model_version: str | None = None, external_id: str | None = None) -> dict[str, Any]:
+    """Log a portion of a food; the entry keeps the nutrient values as of now.
+
+    With ``external_id`` the call is idempotent per user: if the user already has an entry
+    with that id, it is returned unchanged with ``created`` False.
+    """
+    when = datetime.now() if eaten_at is None else checks.local_datetime("eaten_at", eaten_at)
+    fields = {
+        "meal_type": checks.text("meal_type", meal_type, 40),
+        "note": checks.text("note", note, 2000),
+        "predicted_label": checks.optional_text("predicted_label", predicted_label, 80),
+        "confidence": checks.confidence(confidence),
+        "model_version": checks.optional_text("model_version", model_version, 200),
+    }
+    external = checks.optional_text("external_id", external_id, 200)
+    with session_scope() as session:
+        owner = repo.get_user(user, session=session)
+        if external is not None:
+            existing = repo.entry_by_external_id(owner, external, session=session)
+            if existing is not None:
+                return cards.entry_dict(existing) | {"created": False}
+        food = repo.find_food(query, session=session)
+        portion_g, serving_name = _portion(food, grams, serving)
+        entry = MealEntry(
+            user_id=owner.id, eaten_at=when, food_id=food.id, food_name=food.name,
+            grams=portion_g, serving=serving_name, external_id=external,
+            **fields, **cards.frozen_values(food, portion_g),
+        )
+        try:
+            with session.begin_nested():  # a savepoint: a lost race leaves the session usable
+                session.add(entry)
+        except IntegrityError:
+            # Postgres: a concurrent call with the same external_id committed first.
+            # (SQLite never gets here: BEGIN IMMEDIATE serialises the two calls.)
+            if external is None:
+                raise
+            existing = repo.entry_by_external_id(owner, external, session=session)
+            if existing is None:
+                raise
+            return cards.entry_dict(existing) | {"created": False}
+        return cards.entry_dict(entry) | {"created": True}
+
+
+def list_meals(user: str, start: datetime, end: datetime) -> list[dict[str, Any]]:
+    """The user's entries with start <= eaten_at < end, in time order."""
+    start = checks.local_datetime("start", start)
+    end = checks.local_datetime("end", end)
+    if end < start:
+        raise InvalidValue(f"end {end.isoformat()} is before start {start.isoformat()}")
+    with session_scope(write=False) as session:
+        owner = repo.get_user(user, session=session)
+        rows = repo.entries(owner, session=session, start=start, end=end)
+        return [cards.entry_dict(e) for e in rows]
+
+
+def day_summary(user: str, day: date) -> dict[str, Any]:
+    """One local day: its entries, their totals (with exchanges in the user's unit) and the
+    user's targets."""
+    day = checks.day(day)
+    start = datetime.combine(day, time())
+    with session_scope(write=False) as session:
+        owner = repo.get_user(user, session=session)
+        rows = repo.entries(owner, session=session, start=start, end=start + timedelta(days=1))
+        totals = nutrition.totals(
+            (cards.stored_values(e) for e in rows), (*nutrition.NUTRIENTS, "glycemic_load")
+        )
+        exchanges = nutrition.exchanges(
+            totals["available_carbohydrate_g"] or 0.0, owner.exchange_unit_g
+        )
+        settings = _settings(owner)
+        return {
+            "date": day.isoformat(),
+            "entries": [cards.entry_dict(e) for e in rows],
+            "totals": nutrition.rounded(totals) | {"exchanges": round(exchanges or 0.0, 1)},
+            "targets": {k: v for k, v in settings.items() if k != "confidence_threshold"},
+        }
+
+
+def daily_totals(user: str, days: int = 28, until: date | None = None) -> list[dict[str, Any]]:
+    """kcal and carbohydrate per local day for the ``days`` days ending with ``until``
+    (default today), oldest first; days without entries give 0."""
+    if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= MAX_SUMMARY_DAYS:
+        raise InvalidValue(
+            f"days must be a whole number from 1 to {MAX_SUMMARY_DAYS}, got {days!r}"
+        )
+    last = date.today() if until is None else checks.day(until)
+    first = last - timedelta(days=days - 1)
+    keys = ("kcal", "carbohydrate_g", "available_carbohydrate_g")
+    with session_scope(write=False) as session:
+        owner = repo.get_user(user, session=session)
+        rows = repo.entries(owner, session=session, start=datetime.combine(first, time()),
+                            end=datetime.combine(last + timedelta(days=1), time()))
+        by_day: dict[date, list[MealEntry]] = {}
+        for entry in rows:
+            by_day.setdefault(entry.eaten_at.date(), []).append(entry)
+        out = []
+        for offset in range(days):
+            current = first + timedelta(days=offset)
+            day_rows = by_day.get(current, [])
+            sums = nutrition.totals((cards.stored_values(e) for e in day_rows), keys)
+            out.append({"date": current.isoformat(),
+                        **{k: round(v or 0.0, 1) for k, v in sums.items()}})
+        return out
+
+
+def update_meal(user: str, entry_id: int, **changes: Any) -> dict[str, Any]:
+    """Change an entry: food (label/name/alias), grams or serving, eaten_at, meal_type, note.
+
+    A new food is priced from its current data. A new portion of the same food rescales the
+    entry's own frozen values, so a later correction of the food still does not leak in.
+    """
+    unknown = sorted(set(changes) - set(_MEAL_CHANGES))
+    if unknown:
+        raise InvalidValue(f"cannot change {unknown}; changeable: {list(_MEAL_CHANGES)}")
+    updates: dict[str, Any] = {}
+    if "eaten_at" in changes:
+        updates["eaten_at"] = checks.local_datetime("eaten_at", changes["eaten_at"])
+    if "meal_type" in changes:
+        updates["meal_type"] = checks.text("meal_type", changes["meal_type"], 40)
+    if "note" in changes:
+        updates["note"] = checks.text("note", changes["note"], 2000)
+    grams, serving = changes.get("grams"), changes.get("serving")
+    with session_scope() as session:
+        entry = repo.get_entry(repo.get_user(user, session=session), entry_id, session=session)
+        if changes.get("food") is not None:
+            food = repo.find_food(changes["food"], session=session)
+            if grams is None and serving is None:
+                grams = entry.grams  # keep the amount; the old serving belongs to the old food
+            portion_g, serving_name = _portion(food, grams, serving)
+            updates |= {"food": food, "food_name": food.name, "grams": portion_g,
+                        "serving": serving_name, **cards.frozen_values(food, portion_g)}
+        elif grams is not None or serving is not None:
+            portion_g, serving_name = _portion(entry.food, grams, serving)
+            scaled = nutrition.scale(cards.stored_values(entry), portion_g / entry.grams)
+            updates |= {"grams": portion_g, "serving": serving_name, **scaled}
+        for field, value in updates.items():
+            setattr(entry, field, value)
+        session.flush()
+        return cards.entry_dict(entry)
+
+
+def delete_meal(user: str, entry_id: int) -> None:
+    with session_scope() as session:
+        owner = repo.get_user(user, session=session)
+        session.delete(repo.get_entry(owner, entry_id, session=session))
+
+
+def export_log_csv(user: str, out: str | Path | IO[str]) -> int:
+    """Write all the user's entries (time order, ENTRY_KEYS columns) as CSV to a path or an
+    open text file; returns the number of rows.
+
+    Text cells starting with = + - @ get a leading ' so spreadsheets show them instead of
+    running them as formulas.
+    """
+    with session_scope(write=False) as session:
+        owner = repo.get_user(user, session=session)
+        rows = [cards.entry_dict(e) for e in repo.entries(owner, session=session)]
+    with _text_out(out) as handle:
+        writer = csv.DictWriter(handle, fieldnames=cards.ENTRY_KEYS, lineterminator="\n")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: _csv_cell(v) for k, v in row.items()})
+    return len(rows)
+
+
+def _csv_cell(value: Any) -> Any:
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return "" if value is None else value
+
+
+@contextmanager
+def _text_out(out: str | Path | IO[str]) -> Iterator[IO[str]]:
+    if hasattr(out, "write"):
+        yield out  # type: ignore[misc]
+        return
+    path = Path(out)  # type: ignore[arg-type]
+    try:
+        handle = path.open("w", encoding="utf-8", newline="")
+    except OSError as exc:
+        raise FoodtagError(f"cannot write {path}: {exc.strerror}") from None
+    with handle:
+        yield handle

@@ -1,0 +1,161 @@
+"""The one engine and the one place sessions are opened.
+
+Default database: SQLite file data_home()/foodtag.db; FOODTAG_DB_URL (any SQLAlchemy URL)
+overrides it, and configure() overrides both (tests point it at a tmp file).
+
+SQLite settings and why:
+- WAL journal: readers never block the writer and vice versa (the app reads while logging).
+- busy_timeout 30 s: a writer waits for the lock instead of failing at once.
+- foreign_keys ON: SQLite leaves them off per connection unless asked.
+- Write transactions start with BEGIN IMMEDIATE, taking the write lock up front. With the
+  default deferred BEGIN, two transactions that read and then write can both hold a read
+  snapshot; the second to write gets SQLITE_BUSY at once, without waiting the busy timeout.
+  pysqlite's own transaction handling is switched off so that we can emit that BEGIN.
+"""
+
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import create_engine, event, select, text
+from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.pool import StaticPool
+
+from db import migrate, seed
+from db.errors import InvalidValue
+from db.models import Food
+from models.paths import data_home
+
+BUSY_TIMEOUT_S = 30.0
+# Connection execution option: begin this connection's transactions with BEGIN IMMEDIATE.
+_IMMEDIATE = "foodtag_begin_immediate"
+# Postgres advisory-lock key serialising concurrent init_db() calls (any fixed bigint).
+_PG_INIT_LOCK = 0x666F6F64746167
+
+_lock = threading.RLock()
+# Alembic keeps its migration context in module globals: one migration per process at a time.
+_init_lock = threading.Lock()
+_configured_url: str | None = None
+_engine: Engine | None = None
+_sessions: sessionmaker[Session] | None = None
+
+
+def database_url() -> str:
+    """configure()'s URL, else $FOODTAG_DB_URL, else the SQLite file in data_home()."""
+    if _configured_url:
+        return _configured_url
+    return os.environ.get("FOODTAG_DB_URL") or f"sqlite:///{data_home() / 'foodtag.db'}"
+
+
+def configure(url: str | None) -> None:
+    """Use ``url`` from now on (None: back to $FOODTAG_DB_URL / the default file)."""
+    global _configured_url, _engine, _sessions
+    with _lock:
+        if _engine is not None:
+            _engine.dispose()
+        _configured_url, _engine, _sessions = url, None, None
+
+
+def get_engine() -> Engine:
+    """The engine for database_url(), created on first use."""
+    global _engine, _sessions
+    with _lock:
+        if _engine is None:
+            _engine = _create_engine(database_url())
+            _sessions = sessionmaker(_engine, expire_on_commit=False)
+        return _engine
+
+
+@contextmanager
+def session_scope(*, write: bool = True) -> Iterator[Session]:
+    """A session whose transaction commits when the block succeeds and rolls back otherwise.
+
+    write=False is for read-only work: on SQLite it starts a plain (deferred) transaction and
+    so does not queue behind writers.
+    """
+    get_engine()
+    assert _sessions is not None
+    session = _sessions()
+    try:
+        if write:
+            session.connection(execution_options={_IMMEDIATE: True})
+        yield session
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    finally:
+        session.close()
+
+
+def init_db(*, seed_dir: Path | None = None) -> None:
+    """Bring the schema to the newest migration and load the seed foods if there are none.
+
+    Idempotent. Concurrent first runs (several processes or threads) are serialised: the
+    whole step is one transaction holding the SQLite write lock (BEGIN IMMEDIATE; SQLite
+    DDL is transactional) or a Postgres advisory lock, so the second run finds the schema
+    and foods in place. Other databases get only the in-process lock. seed_dir defaults to
+    db/seed.
+    """
+    with _init_lock, get_engine().connect() as conn:
+        conn = conn.execution_options(**{_IMMEDIATE: True})
+        with conn.begin():
+            if conn.dialect.name == "postgresql":
+                conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_INIT_LOCK})
+            migrate.upgrade(conn)
+            # Joins the open transaction; it flushes into it and never commits it itself.
+            with Session(bind=conn) as session:
+                if session.scalar(select(Food.id).limit(1)) is None:
+                    seed.load(session, seed_dir)
+                    session.flush()
+
+
+def _create_engine(url_text: str) -> Engine:
+    try:
+        url = make_url(url_text)
+    except ArgumentError as exc:
+        raise InvalidValue(f"not a database URL: {url_text!r} ({exc})") from None
+    kwargs: dict[str, Any] = {}
+    in_memory = False
+    if url.get_backend_name() == "sqlite":
+        in_memory = url.database in (None, "", ":memory:")
+        if in_memory:
+            # One shared connection, else every checkout would see a new empty database.
+            kwargs.update(poolclass=StaticPool, connect_args={"check_same_thread": False})
+        else:
+            Path(url.database).parent.mkdir(parents=True, exist_ok=True)
+            kwargs["connect_args"] = {"timeout": BUSY_TIMEOUT_S}
+    try:
+        engine = create_engine(url, **kwargs)
+    except (ArgumentError, NoSuchModuleError, ImportError) as exc:
+        raise InvalidValue(f"cannot use database URL {url.render_as_string()!r}: {exc}") from None
+    if engine.dialect.name == "sqlite":
+        _sqlite_events(engine, wal=not in_memory)
+    return engine
+
+
+def _sqlite_events(engine: Engine, *, wal: bool) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # we emit BEGIN ourselves (see _on_begin)
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+            cursor.execute("PRAGMA foreign_keys = ON")
+            if wal:
+                cursor.execute("PRAGMA journal_mode = WAL")
+                # With WAL: an app crash loses nothing; a power cut can lose the last
+                # commits but never corrupts the file. Saves an fsync per meal logged.
+                cursor.execute("PRAGMA synchronous = NORMAL")
+        finally:
+            cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        immediate = conn.get_execution_options().get(_IMMEDIATE, False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")

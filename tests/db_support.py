@@ -1,0 +1,83 @@
+"""Helpers for the db tests: a small seed written from CSV text, and a database on it.
+
+The rows are modelled on USDA SR Legacy / FNDDS entries (banana, red wine and espresso follow
+the SR Legacy values; the pizza and creme brulee rows are shaped like FNDDS ones) but they are
+test data, not the shipped seed: tests of the real seed read db/seed/*.csv.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+FOODS_CSV = """\
+name,labels,aliases,category,fdc_dataset,fdc_id,source_code,fdc_description,proxy_note,kcal,carbohydrate_g,sugars_g,fiber_g,protein_g,fat_g,saturated_fat_g,sodium_mg,energy_note
+Banana,banana,Bananas;Cavendish banana,Fruit,SR Legacy,173944,09040,"Bananas, raw",,89,22.84,12.23,2.6,1.09,0.33,0.112,1,
+Red wine,red_wine,"Wine, red",Beverage,SR Legacy,173190,14096,"Alcoholic beverage, wine, table, red",,85,2.61,0.62,0,0.07,0,0,4,Alcohol (10.6 g per 100 g at 7 kcal/g) supplies most of the energy
+Espresso,espresso,,Beverage,SR Legacy,171891,14209,"Beverages, coffee, brewed, espresso, restaurant-prepared",,9,1.67,0,0,0.12,0.18,0.093,14,
+Cheese pizza,pizza,Pizza;Margherita,Dish,FNDDS,2345688,58106210,"Pizza, cheese, from restaurant or fast food, medium crust",,266,33.0,3.6,2.3,11.4,9.7,4.5,598,
+Crème brûlée,creme_brulee,,Dessert,FNDDS,2343344,53440200,"Creme brulee",Custard entry stands in for the caramel top,300,24.0,23.0,,4.5,21.0,12.0,80,
+"""
+
+SERVINGS_CSV = """\
+food,serving,grams,is_default,source
+Banana,"1 medium (7"" to 7-7/8"" long)",118,true,"SR Legacy household measure, FDC 173944"
+Banana,1 cup sliced,150,false,"SR Legacy household measure, FDC 173944"
+Red wine,1 glass (5 fl oz),147,true,"SR Legacy household measure, FDC 173190"
+Espresso,1 shot (1 fl oz),30,true,"SR Legacy household measure, FDC 171891"
+Cheese pizza,1 slice,107,true,"FNDDS portion, FDC 2345688"
+Cheese pizza,1 small pizza (8"),257,false,"FNDDS portion, FDC 2345688"
+Crème brûlée,1 ramekin,110,true,"FNDDS portion, FDC 2343344"
+"""
+
+GI_CSV = """\
+food,gi,reference,gi_source
+Banana,51,glucose,"Atkinson 2008 Table A1: Banana, raw"
+Cheese pizza,60,glucose,"Atkinson 2008 Table A1: Pizza, cheese"
+"""
+
+
+def write_seed(folder: Path, foods: str = FOODS_CSV, servings: str = SERVINGS_CSV,
+               gi: str = GI_CSV) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "foods.csv").write_text(foods, encoding="utf-8")
+    (folder / "servings.csv").write_text(servings, encoding="utf-8")
+    (folder / "glycemic_index.csv").write_text(gi, encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="session")
+def seeded_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A database file migrated and seeded once per session; tests get copies of it."""
+    from db.session import configure, init_db
+
+    folder = tmp_path_factory.mktemp("db-template")
+    path = folder / "template.db"
+    configure(f"sqlite:///{path}")
+    init_db(seed_dir=write_seed(folder / "seed"))
+    configure(None)  # closes the connections, which checkpoints the WAL into the file
+    return path
+
+
+@pytest.fixture
+def db_file(seeded_template: Path, tmp_path: Path) -> Iterator[str]:
+    """A fresh SQLite file database on the small seed; yields its URL."""
+    from db.session import configure
+
+    path = tmp_path / "foodtag.db"
+    shutil.copyfile(seeded_template, path)
+    url = f"sqlite:///{path}"
+    configure(url)
+    yield url
+    configure(None)
+
+
+@pytest.fixture
+def alice(db_file: str) -> str:
+    from db import service
+
+    service.create_user("alice")
+    return "alice"

@@ -1,0 +1,106 @@
+"""python -m db: lookup (text and --json), search, export-log, init; errors are one line on
+stderr with exit status 2."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from db_support import alice, db_file, seeded_template  # noqa: F401  (fixtures)
+
+from db import service
+from db.__main__ import main
+from db.nutrition import NUTRIENTS
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_lookup_json_shape(db_file, capsys):
+    assert main(["lookup", "pizza", "--grams", "150", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1  # one JSON object on one line
+    card = json.loads(out)
+    assert set(card) == {"food", "food_id", "category", "source", "per_100g", "portion",
+                         "servings", "glycemic_index", "glycemic_load", "exchanges"}
+    assert set(card["source"]) == {"dataset", "fdc_id", "code", "description", "proxy_note"}
+    assert set(card["portion"]) == {"grams", "serving", *NUTRIENTS}
+    assert set(card["per_100g"]) == set(NUTRIENTS)
+    assert set(card["glycemic_load"]) == {"value", "band"}
+    assert set(card["exchanges"]) == {"unit_g", "value"}
+    assert all(set(s) == {"name", "grams", "default"} for s in card["servings"])
+    assert card["food"] == "Cheese pizza" and card["portion"]["grams"] == 150.0
+
+
+def test_lookup_text_multiword_name_and_units(db_file, capsys):
+    assert main(["lookup", "red", "wine", "--serving", "1 glass (5 fl oz)", "--unit", "12"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Red wine [Beverage], 1 glass (5 fl oz) (147 g)")
+    assert "x 12 g" in out and "GI: no published value" in out and "FDC 173190" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["lookup", "unobtainium"], "error: unknown food 'unobtainium'"),
+    (["lookup", "banana", "--grams", "-5"], "error: grams must be more than 0"),
+    (["lookup", "banana", "--grams", "99999"], "error: grams must be more than 0"),
+    (["lookup", "banana", "--serving", "1 crate"], "error: Banana has no serving '1 crate'"),
+    (["search", "banana", "--limit", "0"], "error: limit must be"),
+    (["export-log", "--user", "ghost", "--out", "x.csv"], "error: no user 'ghost'"),
+])
+def test_errors_are_one_line(db_file, capsys, argv, message):
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.err.startswith(message) and captured.err.count("\n") == 1, captured.err
+    assert "Traceback" not in captured.err and captured.out == ""
+
+
+def test_grams_and_serving_together_is_a_usage_error(db_file, capsys):
+    with pytest.raises(SystemExit) as caught:
+        main(["lookup", "banana", "--grams", "10", "--serving", "1 cup sliced"])
+    assert caught.value.code == 2
+
+
+def test_search_and_init(db_file, capsys):
+    assert main(["search", "piza"]) == 0
+    assert capsys.readouterr().out.splitlines()[0].endswith("Cheese pizza  (Dish)")
+    assert main(["search", "zzzqqq"]) == 0
+    assert capsys.readouterr().err == "no matches\n"
+    assert main(["init"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("database ready: sqlite:///") and out.rstrip().endswith("(5 foods)")
+
+
+def test_check_seed(tmp_path, capsys):
+    from db_support import FOODS_CSV, write_seed
+
+    assert main(["check-seed", str(write_seed(tmp_path / "ok"))]) == 0
+    assert capsys.readouterr().out == "seed ok: 5 foods, 7 servings, 2 GI values\n"
+    bad = write_seed(tmp_path / "bad", foods=FOODS_CSV.replace("173944", "x"))
+    assert main(["check-seed", str(bad)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out.startswith(f"{bad / 'foods.csv'}:2: fdc_id 'x'")
+    assert captured.err == "error: 1 problem in the seed\n"
+
+
+def test_export_log(alice, tmp_path, capsys):
+    service.log_meal(alice, "banana")
+    out = tmp_path / "alice.csv"
+    assert main(["export-log", "--user", alice, "--out", str(out)]) == 0
+    assert capsys.readouterr().out.strip() == f"wrote 1 entries to {out}"
+    assert out.read_text(encoding="utf-8").count("\n") == 2
+    unwritable = tmp_path / "no" / "such" / "dir.csv"
+    assert main(["export-log", "--user", alice, "--out", str(unwritable)]) == 2
+    assert capsys.readouterr().err.startswith("error: cannot write")
+
+
+def test_python_dash_m_db(db_file):
+    env = {**os.environ, "FOODTAG_DB_URL": db_file}
+    ok = subprocess.run([sys.executable, "-m", "db", "lookup", "banana", "--json"], cwd=REPO,
+                        env=env, capture_output=True, text=True, timeout=120)
+    assert ok.returncode == 0, ok.stderr
+    assert json.loads(ok.stdout)["food"] == "Banana"
+    bad = subprocess.run([sys.executable, "-m", "db", "lookup", "nothing-like-it"], cwd=REPO,
+                         env=env, capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and bad.stderr.startswith("error: unknown food")
+    assert bad.stderr.count("\n") == 1

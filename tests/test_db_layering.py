@@ -1,0 +1,29 @@
+"""db imports only what CONTRACTS.md allows: never app or distill, and from models only
+paths, labels and errors."""
+
+import ast
+from pathlib import Path
+
+DB = Path(__file__).resolve().parents[1] / "db"
+ALLOWED_FROM_MODELS = {"models.paths", "models.labels", "models.errors"}
+
+
+def _imports(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+def test_db_imports_stay_in_their_layer():
+    files = sorted(DB.rglob("*.py"))
+    assert files
+    for path in files:
+        for name in _imports(path):
+            top = name.split(".")[0]
+            assert top not in ("app", "distill"), f"{path}: imports {name}"
+            if top == "models":
+                assert name in ALLOWED_FROM_MODELS, f"{path}: imports {name}"

@@ -1,0 +1,96 @@
+"""db.nutrition: portion maths, available carbohydrate, glycemic load bands, exchanges,
+checked against values worked out by hand."""
+
+import math
+
+import pytest
+
+from db import nutrition
+from db.errors import InvalidPortion, InvalidValue
+
+# Bananas, raw (SR Legacy 09040), per 100 g.
+BANANA = {"kcal": 89.0, "carbohydrate_g": 22.84, "sugars_g": 12.23, "fiber_g": 2.6,
+          "protein_g": 1.09, "fat_g": 0.33, "saturated_fat_g": 0.112, "sodium_mg": 1.0}
+
+
+def test_portion_scales_every_nutrient_and_adds_available_carbohydrate():
+    portion = nutrition.for_portion(BANANA, 118)  # one medium banana
+    assert list(portion) == list(nutrition.NUTRIENTS)
+    assert portion["kcal"] == pytest.approx(105.02)  # 89 * 1.18
+    assert portion["carbohydrate_g"] == pytest.approx(26.9512)
+    assert portion["fiber_g"] == pytest.approx(3.068)
+    assert portion["available_carbohydrate_g"] == pytest.approx(23.8832)  # 26.9512 - 3.068
+    assert portion["sodium_mg"] == pytest.approx(1.18)
+
+
+def test_missing_values_stay_missing():
+    portion = nutrition.for_portion({**BANANA, "sugars_g": None, "sodium_mg": None}, 50)
+    assert portion["sugars_g"] is None and portion["sodium_mg"] is None
+    assert portion["kcal"] == pytest.approx(44.5)
+
+
+@pytest.mark.parametrize("carbs, fiber, expected", [
+    (22.84, 2.6, 20.24),
+    (10.0, None, 10.0),   # no fiber value: all carbohydrate counts
+    (None, 2.0, None),    # no carbohydrate value: nothing to derive
+    (1.0, 1.5, 0.0),      # fiber above carbs (analytical noise) never goes negative
+])
+def test_available_carbohydrate(carbs, fiber, expected):
+    result = nutrition.available_carbohydrate(carbs, fiber)
+    assert result == (None if expected is None else pytest.approx(expected))
+
+
+def test_glycemic_load_is_gi_times_available_carbs_over_100():
+    assert nutrition.glycemic_load(51, 23.8832) == pytest.approx(12.180432)
+    assert nutrition.glycemic_load(None, 23.8) is None  # no published GI: no GL
+    assert nutrition.glycemic_load(51, None) is None
+
+
+@pytest.mark.parametrize("gl, band", [
+    (0.0, "low"), (7.5, "low"), (10.0, "low"),
+    (10.04, "low"),     # shown as 10.0
+    (10.06, "medium"),  # shown as 10.1: above 10 is never "low"
+    (10.5, "medium"), (11.0, "medium"), (19.0, "medium"), (19.94, "medium"),
+    (19.96, "high"),    # shown as 20.0
+    (20.0, "high"), (42.0, "high"),
+])
+def test_gl_bands(gl, band):
+    assert nutrition.gl_band(gl) == band
+
+
+@pytest.mark.parametrize("unit, expected", [(15, 23.8832 / 15), (12, 23.8832 / 12), (10, 2.38832)])
+def test_exchanges_in_each_unit(unit, expected):
+    assert nutrition.exchanges(23.8832, unit) == pytest.approx(expected)
+
+
+def test_exchanges_reject_other_units():
+    with pytest.raises(InvalidValue, match="15, 12, 10"):
+        nutrition.exchanges(20.0, 11)
+    with pytest.raises(InvalidValue):
+        nutrition.exchanges(20.0, True)
+    assert nutrition.exchanges(None, 15) is None
+
+
+@pytest.mark.parametrize("grams", [0, -5, 5000.01, math.nan, math.inf, "100", None, True])
+def test_bad_grams_are_rejected(grams):
+    with pytest.raises(InvalidPortion):
+        nutrition.check_grams(grams)
+
+
+def test_grams_limits_are_inclusive_above():
+    assert nutrition.check_grams(5000) == 5000.0
+    assert nutrition.check_grams(0.1) == 0.1
+
+
+def test_energy_consistency_rule():
+    assert nutrition.energy_estimate(22.84, 1.09, 0.33) == pytest.approx(98.69)
+    assert nutrition.energy_consistent(89, 22.84, 1.09, 0.33)  # banana: 9.8 % under
+    assert not nutrition.energy_consistent(85, 2.61, 0.07, 0.0)  # red wine: alcohol
+    assert nutrition.energy_consistent(2, 0.0, 0.1, 0.0)  # tiny values: 2 kcal slack
+    assert not nutrition.energy_consistent(120, 10, 10, 0)  # 80 estimated: 50 % over
+
+
+def test_totals_skip_missing_values():
+    rows = [{"kcal": 100.0, "sodium_mg": None}, {"kcal": 50.5, "sodium_mg": None}]
+    assert nutrition.totals(rows, ("kcal", "sodium_mg")) == {"kcal": 150.5, "sodium_mg": None}
+    assert nutrition.totals([], ("kcal",)) == {"kcal": None}

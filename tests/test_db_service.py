@@ -1,0 +1,324 @@
+"""db.service on a small seed in a SQLite file: nutrition cards, search, users, the meal log
+(isolation, idempotency, frozen history, bad input, concurrent writers)."""
+
+import io
+import threading
+from datetime import date, datetime, timedelta, timezone
+
+import pytest
+from db_support import alice, db_file, seeded_template  # noqa: F401  (fixtures)
+from sqlalchemy import func, select
+
+from db import service
+from db.errors import InvalidPortion, InvalidValue, NotFound, UnknownFood, UnknownUser, UserExists
+from db.models import Food, MealEntry, User
+from db.nutrition import NUTRIENTS
+from db.session import session_scope
+
+NOON = datetime(2024, 5, 1, 12, 0)
+SQL_TEXT = ["'; DROP TABLE foods; --", "banana' OR '1'='1", "%", "_", "\\", "\x00"]
+
+
+def _entry_count() -> int:
+    with session_scope(write=False) as session:
+        return session.scalar(select(func.count(MealEntry.id)))
+
+
+# --- lookup and search ------------------------------------------------------------------
+
+def test_card_shape_and_default_serving(db_file):
+    card = service.lookup("banana")
+    assert set(card) == {"food", "food_id", "category", "source", "per_100g", "portion",
+                         "servings", "glycemic_index", "glycemic_load", "exchanges"}
+    assert card["source"] == {"dataset": "SR Legacy", "fdc_id": 173944, "code": "09040",
+                              "description": "Bananas, raw", "proxy_note": None}
+    assert list(card["per_100g"]) == list(NUTRIENTS)
+    assert set(card["portion"]) == {"grams", "serving", *NUTRIENTS}
+    # Default serving: one medium banana, 118 g (hand-computed from the per-100 g values).
+    assert card["portion"]["grams"] == 118.0
+    assert card["portion"]["serving"] == '1 medium (7" to 7-7/8" long)'
+    assert card["portion"]["kcal"] == 105.0  # 89 * 1.18 = 105.02
+    assert card["portion"]["available_carbohydrate_g"] == 23.9  # (22.84 - 2.6) * 1.18
+    assert card["glycemic_index"] == {"value": 51, "source": "Atkinson 2008 Table A1: Banana, raw"}
+    assert card["glycemic_load"] == {"value": 12.2, "band": "medium"}  # 51 * 23.8832 / 100
+    assert card["exchanges"] == {"unit_g": 15.0, "value": 1.6}  # 23.8832 / 15
+    assert [s["default"] for s in card["servings"]] == [True, False]
+
+
+def test_lookup_by_label_name_alias_any_case(db_file):
+    for query in ("pizza", "PIZZA", "Cheese Pizza", " margherita ", "cheese_pizza"):
+        assert service.lookup(query)["food"] == "Cheese pizza"
+    assert service.lookup("red_wine")["food"] == "Red wine"
+    assert service.lookup("creme brulee")["food"] == "Crème brûlée"
+
+
+def test_lookup_grams_serving_and_units(db_file):
+    card = service.lookup("pizza", grams=214, exchange_unit_g=12)
+    assert card["portion"]["serving"] is None
+    assert card["glycemic_load"] == {"value": 39.4, "band": "high"}  # 60 * (33-2.3)*2.14 / 100
+    assert card["exchanges"] == {"unit_g": 12.0, "value": 5.5}  # 65.698 / 12
+    small = service.lookup("banana", grams=50, exchange_unit_g=10)
+    assert small["glycemic_load"]["band"] == "low"  # 51 * 10.12 / 100 = 5.2
+    assert small["exchanges"]["value"] == 1.0
+    assert service.lookup("banana", serving="1 CUP SLICED")["portion"]["grams"] == 150.0
+
+
+def test_food_without_gi_or_fiber(db_file):
+    wine = service.lookup("red wine")
+    assert wine["glycemic_index"] is None and wine["glycemic_load"] is None  # never guessed
+    brulee = service.lookup("creme_brulee", grams=100)
+    assert brulee["per_100g"]["fiber_g"] is None
+    assert brulee["portion"]["available_carbohydrate_g"] == 24.0  # no fiber value: all of it
+    assert brulee["source"]["proxy_note"] == "Custard entry stands in for the caramel top"
+
+
+@pytest.mark.parametrize("kwargs, error", [
+    ({"grams": 0}, InvalidPortion), ({"grams": -10}, InvalidPortion),
+    ({"grams": 1e9}, InvalidPortion), ({"grams": float("nan")}, InvalidPortion),
+    ({"serving": "1 bucket"}, InvalidPortion),
+    ({"grams": 100, "serving": "1 cup sliced"}, InvalidPortion),
+    ({"exchange_unit_g": 14}, InvalidValue),
+])
+def test_lookup_bad_portion(db_file, kwargs, error):
+    with pytest.raises(error):
+        service.lookup("banana", **kwargs)
+
+
+def test_unknown_food_suggests(db_file):
+    with pytest.raises(UnknownFood, match=r"unknown food 'piza' \(did you mean: Cheese pizza"):
+        service.lookup("piza")
+    with pytest.raises(InvalidValue):
+        service.lookup("   ")
+    with pytest.raises(InvalidValue):
+        service.lookup("x" * 1000)
+
+
+@pytest.mark.parametrize("text", SQL_TEXT)
+def test_sql_looking_text_is_just_text(db_file, text):
+    with pytest.raises((UnknownFood, InvalidValue)):
+        service.lookup(text)
+    assert service.search(text) == []
+    with session_scope(write=False) as session:
+        assert session.scalar(select(func.count(Food.id))) == 5
+
+
+def test_search_ranks_and_limits(db_file):
+    results = service.search("piza")
+    assert results[0]["food"] == "Cheese pizza" and set(results[0]) == {"food", "food_id",
+                                                                        "category", "score"}
+    assert service.search("banana")[0] == {"food": "Banana", "food_id": 1, "category": "Fruit",
+                                           "score": 1.0}
+    assert [r["food"] for r in service.search("bana")][:1] == ["Banana"]
+    assert service.search("wine")[0]["food"] == "Red wine"
+    assert len(service.search("e", limit=2)) <= 2
+    assert service.search("zzzzqqq") == [] and service.search("") == []
+    with pytest.raises(InvalidValue):
+        service.search("banana", limit=0)
+
+
+# --- users ------------------------------------------------------------------------------
+
+def test_users_and_passwords(db_file):
+    service.create_user("Bob", "correct horse")
+    with pytest.raises(UserExists):
+        service.create_user(" bob ")
+    assert service.verify_password("bob", "correct horse")
+    assert not service.verify_password("bob", "wrong")
+    assert not service.verify_password("nobody", "correct horse")
+    with session_scope(write=False) as session:
+        stored = session.scalar(select(User.password_hash).where(User.name == "Bob"))
+    assert stored.startswith("$argon2id$") and "correct horse" not in stored
+    service.ensure_user("carol")
+    service.ensure_user("carol")
+    assert not service.verify_password("carol", "") and not service.verify_password("carol", "x")
+    for bad in ("", "   ", "a" * 65, "tab\there", None):
+        with pytest.raises(InvalidValue):
+            service.create_user(bad)
+
+
+def test_weak_password_hash_is_upgraded_on_login(db_file):
+    from argon2 import PasswordHasher
+
+    service.create_user("dave")
+    weak = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1).hash("s3cret")
+    with session_scope() as session:
+        session.scalar(select(User).where(User.name == "dave")).password_hash = weak
+    assert service.verify_password("dave", "s3cret")
+    with session_scope(write=False) as session:
+        upgraded = session.scalar(select(User.password_hash).where(User.name == "dave"))
+    assert upgraded != weak and service.verify_password("dave", "s3cret")
+
+
+def test_settings(alice):
+    assert service.get_settings(alice) == {"daily_kcal_target": 2000.0,
+                                           "daily_carb_target_g": 275.0,
+                                           "exchange_unit_g": 15.0,
+                                           "confidence_threshold": 0.5}
+    updated = service.update_settings(alice, exchange_unit_g=12, daily_carb_target_g=180)
+    assert updated["exchange_unit_g"] == 12.0 and updated["daily_carb_target_g"] == 180.0
+    for bad in ({"exchange_unit_g": 13}, {"confidence_threshold": 1.5}, {"daily_kcal_target": -1},
+                {"colour": "blue"}, {"daily_kcal_target": "2000"}):
+        with pytest.raises(InvalidValue):
+            service.update_settings(alice, **bad)
+    assert service.get_settings(alice)["exchange_unit_g"] == 12.0
+    with pytest.raises(UnknownUser):
+        service.get_settings("nobody")
+
+
+# --- meals ------------------------------------------------------------------------------
+
+def test_log_and_read_back(alice):
+    entry = service.log_meal(alice, "pizza", eaten_at=NOON, meal_type="lunch", note="with salad",
+                             predicted_label="pizza", confidence=0.91,
+                             model_version="food_default@1")
+    assert entry["created"] is True
+    assert entry["food"] == "Cheese pizza" and entry["serving"] == "1 slice"
+    assert entry["grams"] == 107.0 and entry["kcal"] == 284.6  # 266 * 1.07
+    assert entry["glycemic_load"] == 19.7  # 60 * 32.849 / 100
+    assert entry["eaten_at"] == "2024-05-01T12:00:00"
+    assert (entry["predicted_label"], entry["confidence"], entry["model_version"]) == (
+        "pizza", 0.91, "food_default@1")
+    listed = service.list_meals(alice, NOON - timedelta(hours=1), NOON + timedelta(hours=1))
+    assert [e["id"] for e in listed] == [entry["id"]]
+    assert set(listed[0]) == set(entry) - {"created"}
+
+
+def test_day_summary_and_daily_totals(alice):
+    service.update_settings(alice, exchange_unit_g=10)
+    service.log_meal(alice, "banana", eaten_at=NOON)
+    service.log_meal(alice, "pizza", grams=214, eaten_at=NOON + timedelta(hours=7))
+    service.log_meal(alice, "banana", eaten_at=NOON + timedelta(days=1))  # next day
+    summary = service.day_summary(alice, date(2024, 5, 1))
+    assert summary["date"] == "2024-05-01" and len(summary["entries"]) == 2
+    # 105.02 + 569.24 kcal; (23.8832 + 65.698) g available -> 8.96 exchanges of 10 g
+    assert summary["totals"]["kcal"] == 674.3
+    assert summary["totals"]["available_carbohydrate_g"] == 89.6
+    assert summary["totals"]["exchanges"] == 9.0
+    assert summary["targets"] == {"daily_kcal_target": 2000.0, "daily_carb_target_g": 275.0,
+                                  "exchange_unit_g": 10.0}
+    totals = service.daily_totals(alice, days=3, until=date(2024, 5, 2))
+    assert [t["date"] for t in totals] == ["2024-04-30", "2024-05-01", "2024-05-02"]
+    assert [t["kcal"] for t in totals] == [0.0, 674.3, 105.0]
+
+
+def test_aware_datetimes_become_local_wall_clock(alice):
+    aware = datetime(2024, 5, 1, 10, 0, tzinfo=timezone.utc)
+    entry = service.log_meal(alice, "espresso", eaten_at=aware)
+    assert entry["eaten_at"] == aware.astimezone().replace(tzinfo=None).isoformat()
+
+
+def test_external_id_makes_logging_idempotent(alice, db_file):
+    first = service.log_meal(alice, "banana", eaten_at=NOON, external_id="photo-42")
+    again = service.log_meal(alice, "pizza", grams=300, external_id="photo-42")
+    assert first["created"] and not again["created"]
+    assert again["id"] == first["id"] and again["food"] == "Banana"
+    service.create_user("bob")
+    other = service.log_meal("bob", "banana", external_id="photo-42")  # ids are per user
+    assert other["created"] and other["id"] != first["id"]
+    assert _entry_count() == 2
+
+
+def test_users_cannot_touch_each_others_entries(alice):
+    service.create_user("bob")
+    mine = service.log_meal(alice, "banana", eaten_at=NOON)
+    with pytest.raises(NotFound) as caught:
+        service.update_meal("bob", mine["id"], grams=10)
+    assert "alice" not in str(caught.value)
+    with pytest.raises(NotFound):
+        service.delete_meal("bob", mine["id"])
+    assert service.list_meals("bob", NOON - timedelta(days=1), NOON + timedelta(days=1)) == []
+    assert service.day_summary("bob", NOON.date())["entries"] == []
+    assert service.update_meal(alice, mine["id"], note="ok")["note"] == "ok"
+    with pytest.raises(NotFound):
+        service.update_meal(alice, mine["id"] + 1000, note="x")
+    service.delete_meal(alice, mine["id"])
+    with pytest.raises(NotFound):
+        service.delete_meal(alice, mine["id"])
+
+
+def test_update_rescales_or_reprices(alice):
+    entry = service.log_meal(alice, "banana", eaten_at=NOON)
+    half = service.update_meal(alice, entry["id"], grams=59)
+    assert half["kcal"] == 52.5 and half["serving"] is None  # 105.02 / 2
+    cup = service.update_meal(alice, entry["id"], serving="1 cup sliced")
+    assert cup["grams"] == 150.0 and cup["kcal"] == 133.5
+    pizza = service.update_meal(alice, entry["id"], food="pizza")
+    assert pizza["food"] == "Cheese pizza" and pizza["grams"] == 150.0 and pizza["kcal"] == 399.0
+    moved = service.update_meal(alice, entry["id"], eaten_at=NOON + timedelta(days=1))
+    assert moved["eaten_at"] == "2024-05-02T12:00:00"
+    for bad in ({"grams": -1}, {"food_id": 3}, {"food": "unobtainium"}, {"eaten_at": "noon"}):
+        with pytest.raises((InvalidValue, UnknownFood)):
+            service.update_meal(alice, entry["id"], **bad)
+
+
+def test_history_survives_food_corrections(alice):
+    before = service.log_meal(alice, "banana", eaten_at=NOON)
+    with session_scope() as session:  # a later data correction
+        banana = session.scalar(select(Food).where(Food.name == "Banana"))
+        banana.kcal, banana.carbohydrate_g, banana.name = 120.0, 30.0, "Banana, ripe"
+    after = service.list_meals(alice, NOON, NOON + timedelta(minutes=1))[0]
+    assert {k: after[k] for k in ("food", "kcal", "carbohydrate_g", "glycemic_load")} == {
+        k: before[k] for k in ("food", "kcal", "carbohydrate_g", "glycemic_load")}
+    # Changing the portion rescales the entry's own values, not the corrected food's.
+    assert service.update_meal(alice, before["id"], grams=236)["kcal"] == 210.0
+    assert service.lookup("banana", grams=100)["portion"]["kcal"] == 120.0
+
+
+@pytest.mark.parametrize("query, kwargs, error", [
+    ("unobtainium", {}, UnknownFood),
+    ("banana", {"grams": -5}, InvalidPortion),
+    ("banana", {"grams": 100_000}, InvalidPortion),
+    ("banana", {"serving": "1 crate"}, InvalidPortion),
+    ("banana", {"confidence": 1.5}, InvalidValue),
+    ("banana", {"eaten_at": "yesterday"}, InvalidValue),
+    ("banana", {"note": "x" * 5000}, InvalidValue),
+    ("'; DELETE FROM meal_entries; --", {}, UnknownFood),
+])
+def test_bad_meals_write_nothing(alice, query, kwargs, error):
+    service.log_meal(alice, "espresso", eaten_at=NOON)
+    with pytest.raises(error):
+        service.log_meal(alice, query, **kwargs)
+    assert _entry_count() == 1
+
+
+def test_unknown_user_writes_nothing(db_file):
+    with pytest.raises(UnknownUser):
+        service.log_meal("ghost", "banana")
+    assert _entry_count() == 0
+
+
+def test_twenty_threads_logging_at_once(alice):
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(20)
+
+    def log(i: int) -> None:
+        try:
+            barrier.wait()
+            service.log_meal(alice, "banana", grams=100 + i, eaten_at=NOON, external_id=f"t{i}")
+        except BaseException as exc:  # collected: a thread's exception would be lost
+            errors.append(exc)
+
+    threads = [threading.Thread(target=log, args=(i,)) for i in range(20)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert errors == []
+    entries = service.list_meals(alice, NOON, NOON + timedelta(seconds=1))
+    assert sorted(e["external_id"] for e in entries) == sorted(f"t{i}" for i in range(20))
+    assert sorted(e["grams"] for e in entries) == [100.0 + i for i in range(20)]
+
+
+def test_export_log_csv(alice, tmp_path):
+    service.log_meal(alice, "banana", eaten_at=NOON, note="=HYPERLINK(\"http://x\")")
+    service.log_meal(alice, "pizza", eaten_at=NOON - timedelta(hours=2))
+    out = tmp_path / "log.csv"
+    assert service.export_log_csv(alice, out) == 2
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert lines[0].startswith("id,user,eaten_at,meal_type,food,food_id,grams,serving,note,kcal")
+    assert "Cheese pizza" in lines[1] and "Banana" in lines[2]  # time order
+    assert "'=HYPERLINK" in lines[2]  # not a live formula in a spreadsheet
+    buffer = io.StringIO()
+    assert service.export_log_csv(alice, buffer) == 2
+    with pytest.raises(UnknownUser):
+        service.export_log_csv("ghost", tmp_path / "ghost.csv")
