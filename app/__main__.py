@@ -1,0 +1,94 @@
+"""python -m app [serve options] | users add NAME | batch ...
+
+  python -m app                      serve on 127.0.0.1:7860, single-user local mode
+  python -m app --accounts --host 0.0.0.0
+                                     serve to the network; everyone signs in
+  python -m app users add NAME       create a user (asks for the password twice;
+                                     --password-stdin reads one line instead)
+  python -m app batch ...            analyse a CSV of photos (see `python -m app batch -h`)
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from models.errors import FoodtagError
+
+
+def serve_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m app",
+        description="Serve the foodtag web app. Other commands: `users add NAME`, `batch ...`.",
+    )
+    parser.add_argument("--host", help="address to listen on (env FOODTAG_HOST; default 127.0.0.1)")
+    parser.add_argument("--port", type=int, help="port (env FOODTAG_PORT; default 7860)")
+    parser.add_argument("--model", action="append", type=Path, metavar="FILE.onnx",
+                        help="an extra ONNX model to offer; repeatable; the first is active at start "
+                             "(env FOODTAG_MODEL; default: the built-in default model)")
+    parser.add_argument("--db-url", help="SQLAlchemy database URL (env FOODTAG_DB_URL; default SQLite in FOODTAG_HOME)")
+    parser.add_argument("--accounts", action="store_const", const=True,
+                        help="require sign-in (env FOODTAG_ACCOUNTS=1); needed to listen beyond this machine")
+    parser.add_argument("--max-upload-mb", type=float, help="largest photo accepted (default 20)")
+    parser.add_argument("--concurrency", type=int, help="concurrent UI events per handler (default 2)")
+    return parser
+
+
+def users_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m app users", description="Manage sign-in accounts.")
+    sub = parser.add_subparsers(dest="action", required=True)
+    add = sub.add_parser("add", help="create a user who signs in with a password")
+    add.add_argument("name")
+    add.add_argument("--password-stdin", action="store_true", help="read the password from one line of stdin")
+    add.add_argument("--db-url", help="SQLAlchemy database URL (default as for serving)")
+    return parser
+
+
+def users_main(argv: list[str]) -> int:
+    from app.auth import read_new_password
+    from db import service, session
+
+    args = users_parser().parse_args(argv)
+    password = read_new_password(args.password_stdin)
+    if args.db_url:
+        session.configure(args.db_url)
+    session.init_db()
+    service.create_user(args.name, password)
+    print(f"user {args.name!r} created; start the app with --accounts to require sign-in")
+    return 0
+
+
+def serve_main(argv: list[str]) -> int:
+    from app.config import AppConfig
+
+    args = serve_parser().parse_args(argv)
+    config = AppConfig.from_env(
+        host=args.host, port=args.port, models=args.model, db_url=args.db_url, accounts=args.accounts,
+        max_upload_mb=args.max_upload_mb, concurrency=args.concurrency,
+    )
+    from app.server import serve  # Gradio and the model stack: only once the config is valid
+
+    serve(config)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if argv[:1] == ["users"]:
+            return users_main(argv[1:])
+        if argv[:1] == ["batch"]:
+            from app.batch import main as batch_main
+
+            return batch_main(argv[1:])
+        return serve_main(argv)
+    except FoodtagError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,159 @@
+"""Photo -> food suggestions -> nutrition card: the domain code behind the UI and the HTTP API.
+
+Both front ends call `Analyzer`, so the web page and POST /api/analyze cannot disagree about
+what a photo is, which food gets the card or which portions are allowed.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import threading
+from dataclasses import asdict, dataclass, field
+
+from PIL import Image
+
+from db import service
+from db.errors import UnknownFood
+from models.errors import FoodtagError, ImageError
+from models.images import load_image
+from models.labels import human_name
+
+TOP_K = 5
+
+DISCLAIMER = (
+    "Carbohydrate information only, not medical advice: this app never suggests an insulin "
+    "dose. Photo estimates can be wrong; check portions and ask your diabetes team."
+)
+
+# ISO-BMFF brands of HEIF stills (bytes 8-12, after "ftyp"). When Pillow cannot decode one,
+# "not an image" would send an iPhone user looking for the wrong problem.
+_HEIF_BRANDS = {b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1"}
+
+
+class PortionError(FoodtagError):
+    """A portion the app refuses before asking the database (not a number, infinite)."""
+
+
+@dataclass(frozen=True)
+class Photo:
+    image: Image.Image
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    label: str  # the model's label, e.g. "hot_dog"
+    name: str  # how people read it, e.g. "hot dog"
+    probability: float
+    food: str | None  # the database food this label maps to; None when there is no data
+
+
+@dataclass
+class Analysis:
+    model: dict  # {"name", "version", "path"}
+    suggestions: list[Suggestion]
+    threshold: float
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def top(self) -> Suggestion:
+        return self.suggestions[0]
+
+    @property
+    def confident(self) -> bool:
+        return self.top.probability >= self.threshold
+
+    @property
+    def unsure_message(self) -> str | None:
+        if self.confident:
+            return None
+        return (
+            f"The model is not sure: its best guess, {self.top.name}, has only "
+            f"{self.top.probability:.0%} confidence (your threshold is {self.threshold:.0%}). "
+            "Pick the right food from the suggestions or search by name."
+        )
+
+    def to_dict(self) -> dict:
+        return {
+            "model": self.model,
+            "predictions": [asdict(s) for s in self.suggestions],
+            "threshold": self.threshold,
+            "confident": self.confident,
+            "message": self.unsure_message,
+            "notes": list(self.notes),
+        }
+
+
+def read_photo(data: bytes, name: str = "photo") -> Photo:
+    """Bytes from an upload -> an RGB photo, or ImageError with a message a person can act on."""
+    try:
+        image = load_image(data, name)
+    except ImageError:
+        if data[4:8] == b"ftyp" and data[8:12] in _HEIF_BRANDS:
+            raise ImageError(
+                f"{name}: HEIC/HEIF photos are not supported; export it as JPEG or set the camera "
+                "to 'Most Compatible'"
+            ) from None
+        raise
+    notes = []
+    # Decision: an animated GIF/WebP/PNG is analysed by its first frame (load_image decodes
+    # frame 0), and the user is told, rather than refusing a file that usually shows the dish.
+    with Image.open(io.BytesIO(data)) as probe:
+        if getattr(probe, "is_animated", False):
+            notes.append(f"{name} is animated: only its first frame was analysed.")
+    return Photo(image, tuple(notes))
+
+
+def check_grams(grams: float | str | None) -> float | None:
+    """Grams as typed (empty: none given) -> a number. Refuses text, NaN and infinities here;
+    the database refuses <= 0 and absurd sizes."""
+    if isinstance(grams, str):
+        grams = grams.strip() or None
+    if grams is None:
+        return None
+    try:
+        grams = float(grams)
+    except (TypeError, ValueError):
+        raise PortionError(f"grams must be a number, got {grams!r}") from None
+    if not math.isfinite(grams):
+        raise PortionError(f"grams must be a finite number, got {grams}")
+    return grams
+
+
+class Analyzer:
+    """Runs the active model and looks foods up; shared by every request."""
+
+    def __init__(self, catalog) -> None:
+        self.catalog = catalog  # app.catalog.ModelCatalog: the active engine, created once
+        # One inference at a time: each ONNX Runtime run already uses every core, so parallel
+        # runs only oversubscribe the CPU and raise every request's latency.
+        self._inference = threading.Lock()
+
+    def analyze(self, photo: Photo, threshold: float) -> Analysis:
+        engine, info = self.catalog.active()
+        with self._inference:
+            predictions = engine.predict([photo.image], top_k=TOP_K)[0]
+        suggestions = [
+            Suggestion(p.label, human_name(p.label), float(p.probability), food_for_label(p.label))
+            for p in predictions
+        ]
+        model = {"name": info.name, "version": engine.version, "path": str(info.path)}
+        return Analysis(model, suggestions, float(threshold), list(photo.notes))
+
+
+def food_for_label(label: str) -> str | None:
+    """The database food a model label maps to, or None when the database has no data."""
+    try:
+        return service.lookup(label)["food"]
+    except UnknownFood:
+        return None
+
+
+def nutrition_card(food: str, *, grams: float | None = None, serving: str | None = None,
+                   exchange_unit_g: float = 15.0) -> dict:
+    """The database's nutrition card for a portion (default serving when none is given)."""
+    grams = check_grams(grams)
+    if grams is not None and serving:
+        raise PortionError("give a portion in grams or a serving, not both")
+    return service.lookup(food, grams=grams, serving=serving or None, exchange_unit_g=exchange_unit_g)

@@ -1,0 +1,170 @@
+"""The models the app can use: the default, every ONNX file in data_home()/models/ and any
+passed with --model; which one is active; one ONNX Runtime engine per file, created once."""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Callable
+
+from models.errors import ModelError
+from models.paths import data_home
+
+# Accuracy keys looked up in a model's report JSON, most specific first (top-level or one
+# level down, e.g. {"metrics": {"top1": 0.83}}).
+_ACCURACY_KEYS = ("top1_accuracy", "top1", "accuracy", "acc1", "val_top1")
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    name: str  # shown in the UI and accepted by activate(): the file name without .onnx
+    path: Path
+    model_name: str  # registry name from the ONNX metadata
+    version: str
+    classes: int
+    accuracy: float | None  # top-1 in [0, 1] from the report JSON, None without one
+    report: Path | None
+    default: bool
+
+
+def find_report(path: Path) -> Path | None:
+    """The report JSON that sits next to an ONNX file, if any."""
+    for candidate in (path.with_suffix(".report.json"), path.with_suffix(".json"), path.with_name(path.name + ".json")):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def read_accuracy(report: Path) -> float | None:
+    """Top-1 accuracy in [0, 1] from a report, or None when it has none (or is unreadable)."""
+    try:
+        data = json.loads(report.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    scopes = [data] + [v for v in data.values() if isinstance(v, dict)]
+    for key in _ACCURACY_KEYS:
+        for scope in scopes:
+            value = scope.get(key)
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 100:
+                return value / 100 if value > 1 else float(value)
+    return None
+
+
+def describe(path: Path, default: bool) -> ModelInfo:
+    """Read what the UI lists about a model file, without starting an inference session."""
+    from models.engine import read_metadata
+
+    meta = read_metadata(path)
+    report = find_report(path)
+    return ModelInfo(
+        name=path.stem,
+        path=path,
+        model_name=meta["model_name"],
+        version=meta["version"],
+        classes=len(json.loads(meta["labels"])),
+        accuracy=read_accuracy(report) if report else None,
+        report=report,
+        default=default,
+    )
+
+
+class ModelCatalog:
+    def __init__(self, extra: list[Path] | None = None, default_path: Callable[[], Path] | None = None) -> None:
+        self._extra = [Path(p).resolve() for p in extra or []]
+        self._default_path_fn = default_path
+        self._default: Path | None = None
+        self._engines: dict[Path, object] = {}
+        # describe() parses the whole ONNX protobuf; the Models tab lists on every page load.
+        self._described: dict[Path, tuple[tuple, ModelInfo]] = {}
+        self._active: ModelInfo | None = None
+        # Re-entrant: active() holds it while start() loads the engine.
+        self._lock = threading.RLock()
+
+    def default_path(self) -> Path:
+        """The default model's file (exported on the very first call; can take a minute)."""
+        if self._default is None:
+            if self._default_path_fn is None:
+                from models.default import default_model_path
+
+                self._default_path_fn = default_model_path
+            self._default = Path(self._default_path_fn()).resolve()
+        return self._default
+
+    def list(self) -> tuple[list[ModelInfo], list[str]]:
+        """(usable models, one line per file that could not be read)."""
+        default = self.default_path()
+        folder = data_home() / "models"
+        paths = [default, *sorted(p.resolve() for p in folder.glob("*.onnx")), *self._extra]
+        seen: set[Path] = set()
+        infos, problems = [], []
+        for path in paths:
+            if path in seen:
+                continue
+            seen.add(path)
+            try:
+                info = self._describe(path, default=path == default)
+            except ModelError as exc:
+                problems.append(str(exc))
+                continue
+            if any(other.name == info.name for other in infos):
+                # Same file name in two folders: the folder tells them apart.
+                info = replace(info, name=f"{info.name} ({path.parent})")
+            infos.append(info)
+        return infos, problems
+
+    def start(self) -> ModelInfo:
+        """Load the model that is active at start: the first --model, else the default."""
+        path = self._extra[0] if self._extra else self.default_path()
+        info = self._describe(path, default=path == self.default_path())
+        self._engine(path)
+        self._active = info
+        return info
+
+    def active(self):
+        """(engine, info) of the active model, loading it on first use."""
+        if self._active is None:
+            with self._lock:
+                if self._active is None:
+                    self.start()
+        info = self._active
+        return self._engine(info.path), info
+
+    @property
+    def active_info(self) -> ModelInfo | None:
+        return self._active
+
+    def activate(self, name: str) -> ModelInfo:
+        """Make the listed model called `name` the active one (for every user of this server)."""
+        infos, _ = self.list()
+        matches = [info for info in infos if info.name == name]
+        if not matches:
+            known = ", ".join(info.name for info in infos)
+            raise ModelError(f"no model called {name!r}; available: {known}")
+        info = matches[0]
+        self._engine(info.path)  # load before switching, so a broken file never becomes active
+        self._active = info
+        return info
+
+    def _describe(self, path: Path, default: bool) -> ModelInfo:
+        """describe(), cached until the file or its report changes."""
+        if not path.is_file():
+            raise ModelError(f"{path}: model file not found")
+        report = find_report(path)
+        stamp = tuple((p.stat().st_mtime_ns, p.stat().st_size) for p in (path, report) if p is not None)
+        cached = self._described.get(path)
+        if cached is None or cached[0] != stamp or cached[1].default != default:
+            cached = self._described[path] = (stamp, describe(path, default))
+        return cached[1]
+
+    def _engine(self, path: Path):
+        from models.engine import Engine
+
+        with self._lock:
+            engine = self._engines.get(path)
+            if engine is None:
+                engine = self._engines[path] = Engine(path)
+            return engine

@@ -1,0 +1,87 @@
+"""How the web app is configured: one dataclass, filled from flags and environment variables."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from models.errors import FoodtagError
+
+# The name every meal is logged under when the app runs without sign-in (the default).
+LOCAL_USER = "local"
+
+
+class ConfigError(FoodtagError):
+    """The app cannot start with these settings."""
+
+
+def is_loopback(host: str) -> bool:
+    """True when only this machine can reach `host` ("localhost", 127.0.0.0/8, ::1)."""
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        # A host name other than localhost may resolve to any interface: treat it as public.
+        return False
+
+
+@dataclass
+class AppConfig:
+    host: str = "127.0.0.1"
+    port: int = 7860
+    # Extra ONNX files offered in the Models tab; the first one is active at start.
+    # Without any, the project's default model is active.
+    models: list[Path] = field(default_factory=list)
+    db_url: str | None = None  # None: FOODTAG_DB_URL, else SQLite in data_home()
+    # Sign-in with per-user logs. Off: one local user, no sign-in (loopback only).
+    accounts: bool = False
+    # Largest photo accepted by the UI upload and by POST /api/analyze. Phone photos are
+    # 2-8 MB; a 20 MB cap leaves room for 50 MP JPEGs without letting clients fill memory.
+    max_upload_mb: float = 20.0
+    # Concurrent Gradio events per handler. Inference is CPU-bound and ONNX Runtime already
+    # uses every core for one image, so more parallel runs only add latency.
+    concurrency: int = 2
+
+    def __post_init__(self) -> None:
+        self.models = [Path(p).expanduser() for p in self.models]
+        if not 0 <= self.port <= 65535:
+            raise ConfigError(f"port must be 0-65535, got {self.port}")
+        if not 0 < self.max_upload_mb <= 200:
+            raise ConfigError(f"max upload size must be in (0, 200] MB, got {self.max_upload_mb}")
+        if self.concurrency < 1:
+            raise ConfigError(f"concurrency must be at least 1, got {self.concurrency}")
+        for path in self.models:
+            if path.suffix.lower() != ".onnx" or not path.is_file():
+                raise ConfigError(f"--model {path}: not an existing .onnx file")
+        if not self.accounts and not is_loopback(self.host):
+            raise ConfigError(
+                f"refusing to listen on {self.host} without accounts: anyone on the network could "
+                "read and change the meal log. Add users with `python -m app users add NAME` "
+                "and start with --accounts, or bind to 127.0.0.1."
+            )
+
+    @property
+    def max_upload_bytes(self) -> int:
+        return int(self.max_upload_mb * 1024 * 1024)
+
+    @classmethod
+    def from_env(cls, **overrides) -> "AppConfig":
+        """Defaults < FOODTAG_* environment variables < explicit overrides (flags)."""
+        env = os.environ
+        values: dict = {}
+        if env.get("FOODTAG_HOST"):
+            values["host"] = env["FOODTAG_HOST"]
+        if env.get("FOODTAG_PORT"):
+            try:
+                values["port"] = int(env["FOODTAG_PORT"])
+            except ValueError:
+                raise ConfigError(f"FOODTAG_PORT must be an integer, got {env['FOODTAG_PORT']!r}") from None
+        if env.get("FOODTAG_MODEL"):
+            values["models"] = [Path(env["FOODTAG_MODEL"])]
+        if env.get("FOODTAG_ACCOUNTS"):
+            values["accounts"] = env["FOODTAG_ACCOUNTS"].strip().lower() in ("1", "true", "yes", "on")
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)

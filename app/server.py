@@ -1,0 +1,245 @@
+"""The HTTP server: FastAPI with GET /healthz and POST /api/analyze, the Gradio UI at /.
+
+Nothing heavy happens at import or in App(): the database is migrated and the model loaded
+by `App.startup()` (run before uvicorn starts, and again harmlessly by the lifespan).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from contextlib import asynccontextmanager
+
+import fastapi
+import gradio as gr
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+from sqlalchemy import text
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
+
+from app.analysis import DISCLAIMER, Analyzer, PortionError, nutrition_card, read_photo
+from app.auth import Identity, NotSignedIn
+from app.catalog import ModelCatalog
+from app.config import LOCAL_USER, AppConfig
+from app.ui import AppContext, build_ui
+from db import service, session
+from db.errors import InvalidValue, UnknownFood
+from db.session import get_engine, session_scope
+from models.errors import FoodtagError, ImageError, ModelError
+
+log = logging.getLogger("foodtag.app")
+
+# Room for the multipart framing and the small form fields next to the photo.
+_FORM_OVERHEAD = 64 * 1024
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def error(status: int, message: str, **headers: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status, headers=headers or None)
+
+
+class App:
+    """The server's parts and its start-up; `fastapi` is what uvicorn serves."""
+
+    def __init__(self, config: AppConfig) -> None:
+        self.config = config
+        catalog = ModelCatalog(config.models)
+        self.ctx = AppContext(
+            catalog=catalog,
+            analyzer=Analyzer(catalog),
+            identity=Identity(config.accounts),
+            max_upload_bytes=config.max_upload_bytes,
+        )
+        self._started = False
+        self._start_lock = threading.Lock()
+        self.fastapi = self._build()
+
+    def startup(self) -> None:
+        """Migrate and seed the database, create the local user, load the active model."""
+        with self._start_lock:
+            if self._started:
+                return
+            if self.config.db_url:
+                session.configure(self.config.db_url)
+            session.init_db()
+            if not self.config.accounts:
+                service.ensure_user(LOCAL_USER)
+            info = self.ctx.catalog.start()
+            log.info("model %s (%d classes) loaded from %s", info.name, info.classes, info.path)
+            self._started = True
+
+    def _build(self) -> FastAPI:
+        @asynccontextmanager
+        async def lifespan(_app: FastAPI):
+            await run_in_threadpool(self.startup)
+            yield
+
+        api = FastAPI(title="foodtag", lifespan=lifespan, docs_url="/api/docs", redoc_url=None,
+                      openapi_url="/api/openapi.json")
+        api.add_api_route("/healthz", self.healthz, methods=["GET"])
+        api.add_api_route(
+            "/api/analyze", self.analyze, methods=["POST"],
+            openapi_extra={"requestBody": {"content": {"multipart/form-data": {"schema": {
+                "type": "object", "required": ["file"],
+                "properties": {
+                    "file": {"type": "string", "format": "binary", "description": "the meal photo"},
+                    "grams": {"type": "number", "description": "portion in grams (else a serving)"},
+                    "serving": {"type": "string", "description": "serving name; default serving if neither"},
+                    "food": {"type": "string", "description": "use this food instead of the top prediction"},
+                }}}}}},
+        )
+
+        @api.exception_handler(Exception)
+        async def _unexpected(_request: Request, exc: Exception) -> JSONResponse:
+            log.exception("unexpected error", exc_info=exc)
+            return error(500, "internal error; the server log has the details")
+
+        self.blocks = blocks = build_ui(self.ctx)
+        # Inference runs one image at a time on all cores (see Analyzer), so a couple of
+        # concurrent events per handler keep the page responsive without oversubscribing.
+        blocks.queue(default_concurrency_limit=self.config.concurrency, max_size=64)
+        gr.mount_gradio_app(
+            api,
+            blocks,
+            path="/",
+            auth=self.ctx.identity.check_password if self.config.accounts else None,
+            auth_message="Sign in with a name and password made by `python -m app users add NAME`.",
+            max_file_size=self.config.max_upload_bytes,
+            show_error=False,  # gr.Error messages still show; unexpected exceptions do not leak
+            run_history=False,  # meal photos are health data: keep no copies in the browser
+            footer_links=["api", "settings"],
+        )
+        gradio_app = api.routes[-1].app  # the Mount just added
+        self.ctx.identity.attach_gradio(lambda request: _gradio_user(gradio_app, request))
+        return api
+
+    # ---- routes -------------------------------------------------------------------------
+
+    def healthz(self) -> JSONResponse:
+        """Model and database status; 503 when either cannot serve."""
+        info = self.ctx.catalog.active_info
+        model = (
+            {"ok": True, "name": info.name, "architecture": info.model_name, "version": info.version,
+             "classes": info.classes}
+            if info else {"ok": False, "error": "no model loaded yet"}
+        )
+        try:
+            with session_scope(write=False) as db_session:
+                db_session.execute(text("SELECT 1"))
+            database = {"ok": True, "backend": get_engine().dialect.name}
+        except Exception as exc:  # any failure means "not healthy"; the type is enough here
+            database = {"ok": False, "error": type(exc).__name__}
+        ok = model["ok"] and database["ok"]
+        return JSONResponse({"status": "ok" if ok else "unavailable", "model": model, "database": database},
+                            status_code=200 if ok else 503)
+
+    async def analyze(self, request: Request) -> JSONResponse:
+        """Multipart photo (+ optional grams / serving / food) -> predictions and nutrition card."""
+        try:
+            # Off the event loop: checking a Basic password is deliberately slow (argon2).
+            user = await run_in_threadpool(self.ctx.identity.api_user, request)
+        except NotSignedIn as exc:
+            return error(401, str(exc), **{"WWW-Authenticate": 'Basic realm="foodtag"'})
+        limit = self.config.max_upload_bytes
+        too_large = f"upload too large: the limit is {limit / 2**20:g} MB"
+        declared = request.headers.get("content-length")
+        if declared and declared.isdigit() and int(declared) > limit + _FORM_OVERHEAD:
+            return error(413, too_large)
+        try:
+            form = await _limited(request, limit + _FORM_OVERHEAD).form(max_files=1, max_fields=10)
+        except _TooLarge:
+            return error(413, too_large)
+        except Exception:  # Starlette raises several types for malformed multipart bodies
+            return error(400, "send the photo as multipart/form-data in a field named 'file'")
+        try:
+            upload = form.get("file")
+            if not isinstance(upload, UploadFile):
+                return error(400, "no photo: send it as multipart/form-data in a field named 'file'")
+            data = await upload.read()
+            name = upload.filename or "photo"
+        finally:
+            await form.close()
+        if len(data) > limit:
+            return error(413, too_large)
+        try:
+            fields = {key: _text_field(form, key) for key in ("grams", "serving", "food")}
+            result = await run_in_threadpool(self._analyze_sync, user, data, name, **fields)
+        except ImageError as exc:
+            return error(400, str(exc))
+        except (PortionError, InvalidValue) as exc:
+            return error(422, str(exc))
+        except UnknownFood as exc:
+            return error(404, str(exc))
+        except ModelError as exc:
+            return error(503, str(exc))
+        except FoodtagError as exc:
+            return error(400, str(exc))
+        return JSONResponse(result)
+
+    def _analyze_sync(self, user: str, data: bytes, name: str, *, grams: str | None, serving: str | None,
+                      food: str | None) -> dict:
+        if grams is not None:
+            try:
+                grams = float(grams)
+            except ValueError:
+                raise PortionError(f"grams must be a number, got {grams!r}") from None
+        photo = read_photo(data, name)
+        settings = service.get_settings(user)
+        analysis = self.ctx.analyzer.analyze(photo, settings["confidence_threshold"])
+        chosen = food or analysis.top.food
+        card = (
+            nutrition_card(chosen, grams=grams, serving=serving, exchange_unit_g=settings["exchange_unit_g"])
+            if chosen else None
+        )
+        return {**analysis.to_dict(), "food": card["food"] if card else None, "card": card, "disclaimer": DISCLAIMER}
+
+
+def _text_field(form, key: str) -> str | None:
+    value = form.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise FoodtagError(f"form field {key!r} must be text, not a file")
+    return value.strip() or None
+
+
+def _limited(request: Request, limit: int) -> Request:
+    """The same request, whose body stops with _TooLarge after `limit` bytes (chunked uploads
+    have no Content-Length to check up front)."""
+    received = 0
+
+    async def receive():
+        nonlocal received
+        message = await request.receive()
+        if message["type"] == "http.request":
+            received += len(message.get("body", b""))
+            if received > limit:
+                raise _TooLarge
+        return message
+
+    return Request(request.scope, receive)
+
+
+def _gradio_user(gradio_app, request: fastapi.Request) -> str | None:
+    """The user Gradio signed in with this browser's cookie, if any."""
+    token = request.cookies.get(f"access-token-{gradio_app.cookie_id}") or request.cookies.get(
+        f"access-token-unsecure-{gradio_app.cookie_id}"
+    )
+    return gradio_app.tokens.get(token) if token else None
+
+
+def serve(config: AppConfig) -> None:
+    import uvicorn
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    app = App(config)
+    print("Starting foodtag: preparing the database and the model (the first run exports the "
+          "default model, about a minute)...", flush=True)
+    app.startup()
+    mode = "accounts (sign-in required)" if config.accounts else "single-user local mode, no sign-in"
+    print(f"foodtag on http://{config.host}:{config.port}/ ({mode})", flush=True)
+    uvicorn.run(app.fastapi, host=config.host, port=config.port, log_level="warning")

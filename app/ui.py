@@ -1,0 +1,498 @@
+"""The web UI: thin Gradio handlers over app.analysis and db.service, then the layout.
+
+Every handler that touches a meal log takes `request: gr.Request` and asks `Identity` for
+the user; no handler accepts a user name from the page. Every event has an api_name, so the
+same functions are the app's named API (and the Gradio sign-in guards them all).
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import uuid
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from pathlib import Path
+
+import gradio as gr
+import pandas as pd
+
+from app import views
+from app.analysis import Analyzer, check_grams, nutrition_card, read_photo
+from app.auth import Identity
+from app.catalog import ModelCatalog
+from db import service
+from models.errors import FoodtagError, ImageError
+
+HISTORY_DAYS = 28
+EXCHANGE_UNITS = (15.0, 12.0, 10.0)  # g available carbohydrate per exchange: US/UK, DE/AT, CH
+# Logging ahead of a planned meal is normal; a date further out than this is a typo.
+MAX_FUTURE = timedelta(days=1)
+# Exported logs are health data: our copies live a few minutes, Gradio's an hour at most.
+EXPORT_MAX_AGE_S = 300
+GRADIO_CACHE_S = 3600
+
+
+@dataclass
+class AppContext:
+    """What every handler shares: the model catalogue, the analyser and the identity rules."""
+
+    catalog: ModelCatalog
+    analyzer: Analyzer
+    identity: Identity
+    max_upload_bytes: int
+
+
+def parse_when(text: str | None, *, today: date | None = None) -> datetime:
+    """"now", "HH:MM", "YYYY-MM-DD HH:MM[:SS]" -> a local datetime; clear error otherwise."""
+    now = datetime.now().replace(microsecond=0)
+    text = (text or "").strip()
+    if text in ("", "now"):
+        return now
+    for pattern in ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M"):
+        try:
+            when = datetime.strptime(text, pattern)
+            break
+        except ValueError:
+            continue
+    else:
+        try:
+            when = datetime.combine(today or now.date(), time.fromisoformat(text))
+        except ValueError:
+            raise FoodtagError(f"time {text!r} not understood: use HH:MM or YYYY-MM-DD HH:MM") from None
+    if when - now > MAX_FUTURE:
+        raise FoodtagError(f"time {text!r} is more than a day in the future")
+    return when
+
+
+def parse_day(text: str | None) -> date:
+    text = (text or "").strip()
+    if text in ("", "now"):
+        return date.today()
+    try:
+        return date.fromisoformat(text[:10])
+    except ValueError:
+        raise FoodtagError(f"date {text!r} not understood: use YYYY-MM-DD") from None
+
+
+def _day_bounds(day: date) -> tuple[datetime, datetime]:
+    start = datetime.combine(day, time.min)
+    return start, start + timedelta(days=1)
+
+
+@contextmanager
+def shown_errors():
+    """FoodtagError -> gr.Error: the page shows its one-line message (never a traceback)."""
+    try:
+        yield
+    except FoodtagError as exc:
+        raise gr.Error(str(exc)) from None
+
+
+def _entry_id(value: int | float | None) -> int:
+    if value is None:
+        raise FoodtagError("Pick an entry first.")
+    return int(value)
+
+
+def _chosen_food(state: dict | None) -> str:
+    food = (state or {}).get("food")
+    if not food:
+        raise FoodtagError("Analyse a photo or pick a food first.")
+    return food
+
+
+class Handlers:
+    """One method per event. Each is a thin adapter: parse the widgets, call the domain code,
+    shape the result for the widgets."""
+
+    def __init__(self, ctx: AppContext) -> None:
+        self.ctx = ctx
+        self._exports = Path(tempfile.mkdtemp(prefix="foodtag-exports-"))
+
+    def _user(self, request: gr.Request | None) -> str:
+        return self.ctx.identity.ui_user(request)
+
+    # ---- Analyse -----------------------------------------------------------------------
+
+    def analyze(self, upload: str | None, webcam: str | None, request: gr.Request):
+        """Photo -> (state, preview, headline, suggestions, servings, grams, card).
+
+        A bad photo is not an exception here: the headline says what is wrong and the
+        previous photo's card is cleared, so it cannot be mistaken for this one's."""
+        with shown_errors():
+            user = self._user(request)
+        if not (upload or webcam):
+            return self._analysis_failed("Upload a photo or take one with the webcam first.")
+        path = Path(upload or webcam)
+        name = path.name if upload else "webcam photo"
+        try:
+            size = path.stat().st_size
+            if size > self.ctx.max_upload_bytes:
+                raise ImageError(f"{name}: file is {size / 2**20:.1f} MB; the limit is "
+                                 f"{self.ctx.max_upload_bytes / 2**20:.0f} MB")
+            photo = read_photo(path.read_bytes(), name)
+            settings = service.get_settings(user)
+            analysis = self.ctx.analyzer.analyze(photo, settings["confidence_threshold"])
+            state = {"analysis": analysis.to_dict()}
+            card, servings, state = self._card_for(state, settings, analysis.top.food, serving=None, grams=None)
+        except FoodtagError as exc:
+            return self._analysis_failed(str(exc))
+        return (
+            state,
+            photo.image,
+            views.analysis_markdown(analysis),
+            gr.update(choices=views.suggestion_choices(analysis), value=analysis.top.food),
+            servings,
+            gr.update(value=None),
+            card,
+        )
+
+    def _analysis_failed(self, message: str):
+        return (
+            {"analysis": None, "food": None, "external_id": None},
+            None,
+            f"❌ **{message}**",
+            gr.update(choices=[], value=None),
+            gr.update(choices=[], value=None),
+            gr.update(value=None),
+            "",
+        )
+
+    def _card_for(self, state: dict, settings: dict, food: str | None, *, serving, grams):
+        """(card markdown, servings dropdown update, new state) for a food and portion."""
+        state = dict(state or {})
+        state["food"] = food
+        # A new card is a new meal to log; logging the same card twice stays one entry.
+        state["external_id"] = uuid.uuid4().hex if food else None
+        if not food:
+            return "", gr.update(choices=[], value=None), state
+        card = nutrition_card(food, grams=grams, serving=serving, exchange_unit_g=settings["exchange_unit_g"])
+        choices = [(f"{s['name']} ({views.fmt(s['grams'], 'g')})", s["name"]) for s in card["servings"]]
+        return views.card_markdown(card), gr.update(choices=choices, value=card["portion"].get("serving")), state
+
+    def choose_food(self, state: dict, food: str | None, request: gr.Request):
+        """A suggestion or a search hit was picked: its card at its default serving."""
+        with shown_errors():
+            settings = service.get_settings(self._user(request))
+            card, servings, state = self._card_for(state, settings, food, serving=None, grams=None)
+        return state, servings, gr.update(value=None), card
+
+    def search_foods(self, text: str):
+        """Food names matching what was typed, for when the model is wrong or unsure."""
+        text = (text or "").strip()
+        if not text:
+            return gr.update(choices=[], value=None), ""
+        with shown_errors():
+            hits = service.search(text, limit=10)
+        if not hits:
+            return gr.update(choices=[], value=None), f"No food matches {text!r}."
+        found = "1 food matches" if len(hits) == 1 else f"{len(hits)} foods match"
+        return gr.update(choices=[h["food"] for h in hits], value=None), f"{found} {text!r}: pick one."
+
+    def set_serving(self, state: dict, serving: str | None, request: gr.Request):
+        """A serving was picked: it replaces any grams typed before."""
+        return (*self._portion(state, request, serving=serving, grams=None), gr.update(value=None))
+
+    def set_grams(self, state: dict, serving: str | None, grams: str | None, request: gr.Request):
+        """Grams were typed: they win over the serving (emptied: back to the serving)."""
+        return self._portion(state, request, serving=serving if grams is None else None, grams=grams)
+
+    def _portion(self, state: dict, request: gr.Request, *, serving, grams):
+        with shown_errors():
+            settings = service.get_settings(self._user(request))
+            card, servings, state = self._card_for(state, settings, _chosen_food(state), serving=serving,
+                                                   grams=check_grams(grams))
+        return state, servings, card
+
+    def log_meal(self, state: dict, serving: str | None, grams: str | None, meal_type: str | None,
+                 eaten_at: str | None, note: str | None, request: gr.Request) -> str:
+        """Log the card on screen for the signed-in user."""
+        analysis = (state or {}).get("analysis")
+        top = analysis["predictions"][0] if analysis else None
+        with shown_errors():
+            grams = check_grams(grams)
+            entry = service.log_meal(
+                self._user(request),
+                _chosen_food(state),
+                grams=grams,
+                serving=None if grams is not None else serving,
+                eaten_at=parse_when(eaten_at),
+                meal_type=meal_type or "",
+                note=(note or "").strip(),
+                predicted_label=top["label"] if top else None,
+                confidence=top["probability"] if top else None,
+                model_version=analysis["model"]["version"] if analysis else None,
+                external_id=state.get("external_id"),
+            )
+        when = entry["eaten_at"][:16].replace("T", " ")
+        if not entry["created"]:
+            return f"Already logged: {entry['food']} at {when} (entry {entry['id']})."
+        return (
+            f"✅ Logged {entry['food']}, {views.portion_text(entry['grams'], entry.get('serving'))}: "
+            f"{views.fmt(entry['carbohydrate_g'], 'g')} carbohydrate, at {when}."
+        )
+
+    # ---- Today and history ---------------------------------------------------------------
+
+    def day_view(self, day_text: str | None, request: gr.Request):
+        """(entries table, totals vs targets, entry picker, meals chart, daily chart)."""
+        with shown_errors():
+            user = self._user(request)
+            day = parse_day(day_text)
+            summary = service.day_summary(user, day)
+            start = day - timedelta(days=HISTORY_DAYS - 1)
+            history = service.list_meals(user, datetime.combine(start, time.min), _day_bounds(day)[1])
+            daily = service.daily_totals(user, days=HISTORY_DAYS, until=day)
+        target = summary["targets"].get("daily_carb_target_g")
+        daily_rows = [{"day": d["date"], "series": "eaten", "carbohydrate (g)": d["carbohydrate_g"]} for d in daily]
+        if target:
+            daily_rows += [{"day": d["date"], "series": "daily target", "carbohydrate (g)": target} for d in daily]
+        return (
+            views.entries_table(summary["entries"]),
+            views.totals_table(summary),
+            gr.update(choices=views.entry_choices(summary["entries"]), value=None),
+            views.meal_carbs_frame(history, start, day),
+            pd.DataFrame(daily_rows, columns=["day", "series", "carbohydrate (g)"]),
+        )
+
+    def load_entry(self, entry_id: int | None, day_text: str | None, request: gr.Request):
+        """Fill the edit form from one of the user's own entries on the day shown."""
+        with shown_errors():
+            entry_id, day = _entry_id(entry_id), parse_day(day_text)
+            # day_summary is scoped to the user, so another user's id is simply not there.
+            entries = service.day_summary(self._user(request), day)["entries"]
+            entry = next((e for e in entries if e["id"] == entry_id), None)
+            if entry is None:
+                raise FoodtagError(f"no meal entry {entry_id} on {day.isoformat()}")
+        return entry["grams"], entry["meal_type"] or None, entry["eaten_at"][:16].replace("T", " "), entry["note"]
+
+    def edit_entry(self, entry_id: int | None, grams: float | None, meal_type: str | None,
+                   eaten_at: str | None, note: str | None, request: gr.Request) -> str:
+        with shown_errors():
+            changes = {"meal_type": meal_type or "", "note": (note or "").strip(), "eaten_at": parse_when(eaten_at)}
+            if grams is not None:
+                changes["grams"] = check_grams(grams)
+            entry = service.update_meal(self._user(request), _entry_id(entry_id), **changes)
+        return f"Saved entry {entry['id']}: {entry['food']}, {views.portion_text(entry['grams'], entry.get('serving'))}."
+
+    def delete_entry(self, entry_id: int | None, request: gr.Request) -> str:
+        with shown_errors():
+            entry_id = _entry_id(entry_id)
+            service.delete_meal(self._user(request), entry_id)
+        return f"Deleted entry {entry_id}."
+
+    def export_csv(self, request: gr.Request) -> str:
+        """The user's whole log as CSV, for a dietitian."""
+        with shown_errors():
+            user = self._user(request)
+        # Gradio copies the returned file into its cache (purged by delete_cache) after this
+        # returns, so our copy cannot be removed here; earlier ones are removed instead.
+        self._sweep_exports()
+        folder = Path(tempfile.mkdtemp(prefix="export-", dir=self._exports))
+        path = folder / f"foodtag-log-{date.today().isoformat()}.csv"
+        with path.open("w", encoding="utf-8", newline="") as out:
+            service.export_log_csv(user, out)
+        return str(path)
+
+    def _sweep_exports(self) -> None:
+        cutoff = datetime.now().timestamp() - EXPORT_MAX_AGE_S
+        for folder in self._exports.glob("export-*"):
+            if folder.stat().st_mtime < cutoff:
+                shutil.rmtree(folder, ignore_errors=True)
+
+    # ---- Settings -----------------------------------------------------------------------
+
+    def load_settings(self, request: gr.Request):
+        with shown_errors():
+            s = service.get_settings(self._user(request))
+        return s["daily_kcal_target"], s["daily_carb_target_g"], f"{s['exchange_unit_g']:g}", s["confidence_threshold"]
+
+    def save_settings(self, kcal: float | None, carbs: float | None, unit: str | None, threshold: float | None,
+                      request: gr.Request) -> str:
+        values = {"daily_kcal_target": kcal, "daily_carb_target_g": carbs,
+                  "exchange_unit_g": float(unit) if unit else None, "confidence_threshold": threshold}
+        with shown_errors():
+            # db.service checks every range; empty fields stay as they were.
+            service.update_settings(self._user(request), **{k: v for k, v in values.items() if v is not None})
+        return "Settings saved."
+
+    # ---- Models -------------------------------------------------------------------------
+
+    def list_models(self):
+        infos, problems = self.ctx.catalog.list()
+        active = self.ctx.catalog.active_info
+        rows = [
+            [
+                "●" if active and info.path == active.path else "",
+                info.name,
+                info.model_name,
+                info.classes,
+                "" if info.accuracy is None else f"{info.accuracy:.1%}",
+                "default" if info.default else "deployed",
+                str(info.path),
+            ]
+            for info in infos
+        ]
+        table = pd.DataFrame(rows, columns=["active", "name", "architecture", "classes", "top-1 accuracy", "kind", "file"])
+        note = "\n".join(f"⚠️ skipped {p}" for p in problems)
+        return table, gr.update(choices=[i.name for i in infos], value=active.name if active else None), note
+
+    def activate_model(self, name: str | None, request: gr.Request):
+        with shown_errors():
+            self._user(request)
+            if not name:
+                raise FoodtagError("Pick a model first.")
+            info = self.ctx.catalog.activate(name)
+        table, choices, note = self.list_models()
+        return table, choices, f"Active model: {info.name} ({info.classes} classes). {note}".strip()
+
+    # ---- Page ---------------------------------------------------------------------------
+
+    def default_meal(self) -> str:
+        return views.meal_for_time(datetime.now())
+
+    def whoami(self, request: gr.Request) -> str:
+        if not self.ctx.identity.accounts:
+            return "Single-user local mode (no sign-in)."
+        with shown_errors():
+            return f"Signed in as **{self._user(request)}** · [Sign out](/logout)"
+
+
+def build_ui(ctx: AppContext) -> gr.Blocks:
+    h = Handlers(ctx)
+    with gr.Blocks(title="foodtag", delete_cache=(GRADIO_CACHE_S // 2, GRADIO_CACHE_S)) as demo:
+        gr.Markdown("# foodtag: meal photo to carbohydrates")
+        who = gr.Markdown()
+        gr.Markdown(views.safety_note(), elem_id="safety-note")
+        state = gr.State({"analysis": None, "food": None, "external_id": None})
+        nothing = gr.State(None)  # stands in for the photo source an event does not use
+
+        with gr.Tab("Analyse", id="analyse"):
+            with gr.Row():
+                with gr.Column(scale=1):
+                    upload = gr.File(label="Meal photo", file_types=["image"], type="filepath", elem_id="photo-upload")
+                    with gr.Accordion("Use the webcam", open=False):
+                        webcam = gr.Image(sources=["webcam"], type="filepath", label="Webcam")
+                    analyze_btn = gr.Button("Analyse", variant="primary")
+                    preview = gr.Image(label="Analysed photo", interactive=False, height=240)
+                with gr.Column(scale=2):
+                    headline = gr.Markdown(elem_id="analysis-headline")
+                    suggestions = gr.Radio(label="Top suggestions (pick the right one)", choices=[])
+                    with gr.Row():
+                        search_text = gr.Textbox(label="Wrong? Search foods by name", scale=3)
+                        search_btn = gr.Button("Search", scale=1)
+                    search_hits = gr.Dropdown(label="Search results", choices=[], interactive=True)
+                    search_status = gr.Markdown()
+                    with gr.Row():
+                        serving = gr.Dropdown(label="Serving", choices=[], interactive=True)
+                        # A textbox, not gr.Number: empty must mean "use the serving", and a
+                        # Number shows 0 when empty.
+                        grams = gr.Textbox(label="or grams", placeholder="e.g. 150")
+                    card = gr.Markdown(elem_id="nutrition-card")
+                    with gr.Row():
+                        meal_type = gr.Dropdown(label="Meal", choices=list(views.MEAL_TYPES))
+                        eaten_at = gr.DateTime(label="Eaten at", value="now", include_time=True, type="string")
+                    note = gr.Textbox(label="Note (optional)")
+                    log_btn = gr.Button("Log this meal", variant="primary", elem_id="log-meal")
+                    log_status = gr.Markdown(elem_id="log-status")
+
+        with gr.Tab("Today & history", id="today"):
+            with gr.Row():
+                day = gr.DateTime(label="Day", value="now", include_time=False, type="string")
+                refresh_btn = gr.Button("Show")
+            totals = gr.Dataframe(label="Totals vs your daily targets", interactive=False, elem_id="day-totals")
+            entries = gr.Dataframe(label="Meals", interactive=False)
+            with gr.Row():
+                meals_plot = gr.BarPlot(x="day", y="carbohydrate (g)", color="meal", title=f"Carbohydrate per meal, last {HISTORY_DAYS} days", elem_id="meals-plot",
+                                        x_label_angle=-45, tooltip=["day", "meal", "food", "carbohydrate (g)"])
+                daily_plot = gr.LinePlot(x="day", y="carbohydrate (g)", color="series", title="Carbohydrate per day vs target", elem_id="daily-plot",
+                                         x_label_angle=-45)
+            with gr.Accordion("Edit or delete an entry", open=False):
+                entry_pick = gr.Dropdown(label="Entry", choices=[], interactive=True)
+                with gr.Row():
+                    edit_grams = gr.Number(label="Grams", minimum=0, maximum=5000)
+                    edit_meal = gr.Dropdown(label="Meal", choices=list(views.MEAL_TYPES))
+                    edit_when = gr.Textbox(label="Eaten at (YYYY-MM-DD HH:MM)")
+                    edit_note = gr.Textbox(label="Note")
+                with gr.Row():
+                    save_entry_btn = gr.Button("Save changes")
+                    delete_btn = gr.Button("Delete entry", variant="stop")
+                entry_status = gr.Markdown()
+            with gr.Row():
+                export_btn = gr.Button("Export my log as CSV (for your dietitian)")
+                export_file = gr.File(label="CSV", interactive=False)
+
+        with gr.Tab("Settings", id="settings"):
+            kcal_target = gr.Number(label="Daily energy target (kcal)", minimum=1)
+            carb_target = gr.Number(label="Daily carbohydrate target (g)", minimum=1)
+            unit = gr.Radio(label="Carbohydrate exchange unit (g available carbohydrate)",
+                            choices=[f"{u:g}" for u in EXCHANGE_UNITS])
+            threshold = gr.Slider(label="Confidence threshold: below it the app says the model is unsure",
+                                  minimum=0.05, maximum=0.95, step=0.05)
+            save_settings_btn = gr.Button("Save settings", variant="primary")
+            settings_status = gr.Markdown()
+
+        with gr.Tab("Models", id="models"):
+            models_table = gr.Dataframe(interactive=False)
+            with gr.Row():
+                model_pick = gr.Dropdown(label="Model", choices=[], interactive=True)
+                activate_btn = gr.Button("Use this model")
+            models_status = gr.Markdown()
+
+        _batch_tab(ctx)
+
+        # ---- wiring ----
+        # Events that repeat another one (same handler, other trigger) are callable but
+        # left out of the API page, which lists each operation once.
+        quiet = {"api_visibility": "undocumented"}
+        analysis_outputs = [state, preview, headline, suggestions, serving, grams, card]
+        analyze_btn.click(h.analyze, [upload, webcam], analysis_outputs, api_name="analyze")
+        # A new upload or snapshot is analysed at once, by itself.
+        upload.upload(h.analyze, [upload, nothing], analysis_outputs, api_name="analyze_upload", **quiet)
+        webcam.input(h.analyze, [nothing, webcam], analysis_outputs, api_name="analyze_webcam", **quiet)
+        pick_outputs = [state, serving, grams, card]
+        suggestions.input(h.choose_food, [state, suggestions], pick_outputs, api_name="choose_suggestion")
+        search_hits.input(h.choose_food, [state, search_hits], pick_outputs, api_name="choose_food")
+        search_btn.click(h.search_foods, [search_text], [search_hits, search_status], api_name="search_foods")
+        search_text.submit(h.search_foods, [search_text], [search_hits, search_status], api_name="search_foods_submit", **quiet)
+        serving.input(h.set_serving, [state, serving], [state, serving, card, grams], api_name="set_serving")
+        grams.submit(h.set_grams, [state, serving, grams], [state, serving, card], api_name="set_grams")
+        grams.blur(h.set_grams, [state, serving, grams], [state, serving, card], api_name="set_grams_blur", **quiet)
+
+        day_outputs = [entries, totals, entry_pick, meals_plot, daily_plot]
+        log_btn.click(
+            h.log_meal, [state, serving, grams, meal_type, eaten_at, note], [log_status], api_name="log_meal"
+        ).success(h.day_view, [day], day_outputs, api_name="day_view_after_log", **quiet)
+        refresh_btn.click(h.day_view, [day], day_outputs, api_name="day_view")
+        entry_pick.input(h.load_entry, [entry_pick, day], [edit_grams, edit_meal, edit_when, edit_note], api_name="load_entry")
+        save_entry_btn.click(
+            h.edit_entry, [entry_pick, edit_grams, edit_meal, edit_when, edit_note], [entry_status], api_name="edit_entry"
+        ).success(h.day_view, [day], day_outputs, api_name="day_view_after_edit", **quiet)
+        delete_btn.click(h.delete_entry, [entry_pick], [entry_status], api_name="delete_entry").success(
+            h.day_view, [day], day_outputs, api_name="day_view_after_delete", **quiet
+        )
+        export_btn.click(h.export_csv, None, [export_file], api_name="export_csv")
+
+        settings_fields = [kcal_target, carb_target, unit, threshold]
+        save_settings_btn.click(h.save_settings, settings_fields, [settings_status], api_name="save_settings").success(
+            h.day_view, [day], day_outputs, api_name="day_view_after_settings", **quiet
+        )
+
+        activate_btn.click(h.activate_model, [model_pick], [models_table, model_pick, models_status], api_name="activate_model")
+
+        demo.load(h.whoami, None, [who], api_name="whoami")
+        demo.load(h.default_meal, None, [meal_type], api_name="default_meal", **quiet)
+        demo.load(h.load_settings, None, settings_fields, api_name="load_settings")
+        demo.load(h.day_view, [day], day_outputs, api_name="day_view_on_load", **quiet)
+        demo.load(h.list_models, None, [models_table, model_pick, models_status], api_name="list_models")
+    return demo
+
+
+def _batch_tab(ctx: AppContext) -> None:
+    """The batch CSV tab (app.batch_ui), run with the active model."""
+    from app.batch_ui import build_batch_tab
+
+    with gr.Tab("Batch", id="batch"):
+        build_batch_tab(lambda: ctx.catalog.active()[0])

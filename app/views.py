@@ -1,0 +1,189 @@
+"""What the pages show: pure functions from the database's dicts to Markdown and tables.
+
+Kept apart from the Gradio wiring so they are tested without a server.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+
+import pandas as pd
+
+from app.analysis import DISCLAIMER, Analysis
+
+# (key in NUTRIENTS, label, unit) in the order a dietitian reads a label.
+CARD_ROWS = (
+    ("kcal", "Energy", "kcal"),
+    ("carbohydrate_g", "Carbohydrate", "g"),
+    ("available_carbohydrate_g", "Available carbohydrate (carbs - fiber)", "g"),
+    ("sugars_g", "Sugars", "g"),
+    ("fiber_g", "Fiber", "g"),
+    ("protein_g", "Protein", "g"),
+    ("fat_g", "Fat", "g"),
+    ("saturated_fat_g", "Saturated fat", "g"),
+    ("sodium_mg", "Sodium", "mg"),
+)
+
+MEAL_TYPES = ("breakfast", "lunch", "dinner", "snack")
+
+ENTRY_COLUMNS = ["id", "time", "meal", "food", "portion", "carbs (g)", "available carbs (g)", "kcal", "GL"]
+
+
+def fmt(value: float | None, unit: str = "", digits: int = 1) -> str:
+    if value is None:
+        return "n/a"
+    text = f"{value:,.{digits}f}".rstrip("0").rstrip(".") if digits else f"{value:,.0f}"
+    return f"{text} {unit}".strip()
+
+
+def portion_text(grams: float, serving: str | None) -> str:
+    return f"{serving} ({fmt(grams, 'g')})" if serving else fmt(grams, "g")
+
+
+def card_markdown(card: dict) -> str:
+    """The nutrition card: nutrients for the portion, GI/GL, exchanges and the USDA source."""
+    portion = card["portion"]
+    exchanges = card["exchanges"]
+    lines = [
+        f"### {card['food']}",
+        f"**Portion:** {portion_text(portion['grams'], portion.get('serving'))}",
+        "",
+        f"**Carbohydrate exchanges:** {fmt(exchanges['value'])} "
+        f"(1 exchange = {fmt(exchanges['unit_g'], 'g')} available carbohydrate)",
+        "",
+        "| Nutrient | This portion | per 100 g |",
+        "|---|---:|---:|",
+    ]
+    for key, label, unit in CARD_ROWS:
+        digits = 0 if unit in ("kcal", "mg") else 1
+        lines.append(f"| {label} | {fmt(portion.get(key), unit, digits)} | {fmt(card['per_100g'].get(key), unit, digits)} |")
+    gi, gl = card.get("glycemic_index"), card.get("glycemic_load")
+    lines.append("")
+    lines.append(f"**Glycemic index:** {gi['value']} (glucose = 100; {gi['source']})" if gi else
+                 "**Glycemic index:** no published value for this food")
+    if gl:
+        lines.append(f"**Glycemic load:** {fmt(gl['value'])} ({gl['band']})")
+    source = card["source"]
+    lines += [
+        "",
+        f"**Source:** USDA FoodData Central, {source['dataset']}, FDC ID {source['fdc_id']}: "
+        f"\"{source['description']}\"",
+    ]
+    if source.get("proxy_note"):
+        lines.append(f"*Stand-in entry:* {source['proxy_note']}")
+    return "\n".join(lines)
+
+
+def analysis_markdown(analysis: Analysis) -> str:
+    """The headline above the suggestions: best guess, or a plain "not sure"."""
+    lines = [f"⚠️ {n}" for n in analysis.notes]
+    if analysis.confident:
+        top = analysis.top
+        lines.append(f"**Best guess: {top.name}** ({top.probability:.0%}, model {analysis.model['name']}).")
+    else:
+        lines.append(f"**{analysis.unsure_message}**")
+    if analysis.top.food is None:
+        lines.append(f"No nutrition data for {analysis.top.name}: pick another suggestion or search by name.")
+    return "\n\n".join(lines)
+
+
+def suggestion_choices(analysis: Analysis) -> list[tuple[str, str]]:
+    """Radio choices (shown text, food name); labels without nutrition data are left out."""
+    choices = []
+    for s in analysis.suggestions:
+        if s.food and all(value != s.food for _, value in choices):
+            shown = s.food if s.food.lower() == s.name.lower() else f"{s.food} ({s.name})"
+            choices.append((f"{shown}: {s.probability:.0%}", s.food))
+    return choices
+
+
+def entries_table(entries: list[dict]) -> pd.DataFrame:
+    rows = [
+        [
+            e["id"],
+            datetime.fromisoformat(e["eaten_at"]).strftime("%H:%M"),
+            e["meal_type"] or "",
+            e["food"],
+            portion_text(e["grams"], e.get("serving")),
+            round(e["carbohydrate_g"] or 0.0, 1),
+            round(e["available_carbohydrate_g"] or 0.0, 1),
+            round(e["kcal"] or 0.0),
+            "" if e.get("glycemic_load") is None else round(e["glycemic_load"], 1),
+        ]
+        for e in entries
+    ]
+    return pd.DataFrame(rows, columns=ENTRY_COLUMNS)
+
+
+def entry_choices(entries: list[dict]) -> list[tuple[str, int]]:
+    return [
+        (f"{datetime.fromisoformat(e['eaten_at']):%H:%M} {e['meal_type'] or 'meal'}: {e['food']}, "
+         f"{portion_text(e['grams'], e.get('serving'))}", e["id"])
+        for e in entries
+    ]
+
+
+def totals_table(summary: dict) -> pd.DataFrame:
+    """The day's totals against the user's daily targets."""
+    totals, targets = summary["totals"], summary["targets"]
+    rows = []
+    for key, label, unit, target_key in (
+        ("kcal", "Energy", "kcal", "daily_kcal_target"),
+        ("carbohydrate_g", "Carbohydrate", "g", "daily_carb_target_g"),
+        ("available_carbohydrate_g", "Available carbohydrate", "g", None),
+        ("sugars_g", "Sugars", "g", None),
+        ("fiber_g", "Fiber", "g", None),
+        ("protein_g", "Protein", "g", None),
+        ("fat_g", "Fat", "g", None),
+        ("sodium_mg", "Sodium", "mg", None),
+        ("glycemic_load", "Glycemic load (foods with a GI)", "", None),
+    ):
+        if key not in totals:
+            continue
+        eaten = totals[key] or 0.0
+        target = targets.get(target_key) if target_key else None
+        share = f"{eaten / target:.0%}" if target else ""
+        rows.append([label, fmt(eaten, unit, 1 if unit in ("g", "") else 0), fmt(target, unit, 0) if target else "", share])
+    if "exchanges" in totals:
+        rows.append([f"Carbohydrate exchanges ({fmt(targets.get('exchange_unit_g'), 'g')})", fmt(totals["exchanges"]), "", ""])
+    return pd.DataFrame(rows, columns=["", "eaten", "daily target", "of target"])
+
+
+def meal_carbs_frame(entries: list[dict], start: date, end: date) -> pd.DataFrame:
+    """Carbohydrate per meal, one row per entry, for a bar chart stacked by meal type per day."""
+    rows = [
+        {
+            "day": datetime.fromisoformat(e["eaten_at"]).date().isoformat(),
+            "meal": e["meal_type"] or "other",
+            "carbohydrate (g)": round(e["carbohydrate_g"] or 0.0, 1),
+            "food": e["food"],
+        }
+        for e in entries
+    ]
+    frame = pd.DataFrame(rows, columns=["day", "meal", "carbohydrate (g)", "food"])
+    # Days without meals still get a zero bar, so gaps in logging are visible.
+    logged = set(frame["day"])
+    empty = [
+        {"day": d.isoformat(), "meal": "none logged", "carbohydrate (g)": 0.0, "food": ""}
+        for d in (start + timedelta(days=i) for i in range((end - start).days + 1))
+        if d.isoformat() not in logged
+    ]
+    if empty:
+        frame = pd.concat([frame, pd.DataFrame(empty)], ignore_index=True) if rows else pd.DataFrame(empty)
+    return frame.sort_values("day", kind="stable").reset_index(drop=True)
+
+
+def safety_note() -> str:
+    return f"<small>{DISCLAIMER}</small>"
+
+
+def meal_for_time(when: datetime) -> str:
+    """The meal people usually eat at this hour, as the log form's default."""
+    hour = when.hour + when.minute / 60
+    if 4 <= hour < 10.5:
+        return "breakfast"
+    if 11 <= hour < 14.5:
+        return "lunch"
+    if 17.5 <= hour < 22:
+        return "dinner"
+    return "snack"

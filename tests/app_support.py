@@ -1,0 +1,79 @@
+"""Helpers for the app tests: a live server on a free port, test photos and bad inputs."""
+
+from __future__ import annotations
+
+import io
+import socket
+import threading
+import time
+from dataclasses import dataclass
+
+import uvicorn
+from PIL import Image
+
+from app.config import AppConfig
+from app.server import App
+
+
+@dataclass
+class LiveServer:
+    url: str
+    app: App
+    server: uvicorn.Server
+    thread: threading.Thread
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+
+
+def start_server(config: AppConfig) -> LiveServer:
+    """Start the real FastAPI + Gradio app with uvicorn in a thread, on a free port.
+
+    The Gradio tests' `launch(prevent_thread_lock=True)` does the same for a bare Blocks;
+    here the Blocks is mounted in our FastAPI app, so uvicorn is started directly.
+    """
+    app = App(config)
+    app.startup()
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app.fastapi, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("test server did not start")
+        time.sleep(0.05)
+    return LiveServer(f"http://127.0.0.1:{port}", app, server, thread)
+
+
+def jpeg_bytes(image: Image.Image, quality: int = 90) -> bytes:
+    out = io.BytesIO()
+    image.convert("RGB").save(out, format="JPEG", quality=quality)
+    return out.getvalue()
+
+
+def bad_inputs(photo: Image.Image) -> dict[str, tuple[str, bytes, str]]:
+    """name -> (file name, bytes, words the error message must contain)."""
+    jpeg = jpeg_bytes(photo)
+    huge = io.BytesIO()
+    # 9000 x 8000 = 72 MP of 1-bit zeros: a few kB on disk, refused from the header alone.
+    Image.new("1", (9000, 8000)).save(huge, format="PNG")
+    heic = b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + b"\x00" * 256
+    return {
+        "not_an_image": ("notes.txt", b"this is a shopping list, not a photo\n", "not an image"),
+        "truncated_jpeg": ("meal.jpg", jpeg[: len(jpeg) // 2], "truncated"),
+        "empty": ("empty.jpg", b"", "empty"),
+        "huge_dimensions": ("huge.png", huge.getvalue(), "too large"),
+        "heic": ("IMG_0001.HEIC", heic, "HEIC"),
+    }
+
+
+def animated_gif(photo: Image.Image) -> bytes:
+    frames = [photo.convert("RGB").resize((224, 168)), Image.new("RGB", (224, 168), (0, 0, 255))]
+    out = io.BytesIO()
+    frames[0].save(out, format="GIF", save_all=True, append_images=frames[1:], duration=200, loop=0)
+    return out.getvalue()

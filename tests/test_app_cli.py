@@ -1,0 +1,78 @@
+"""`python -m app`: serving, the refusal to serve a network without accounts, `users add`."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_app(*args: str, stdin: str = "", env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "app", *args], cwd=ROOT, input=stdin, capture_output=True, text=True,
+        timeout=timeout, env={**os.environ, **(env or {})},
+    )
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "192.168.1.20"])
+def test_refuses_network_address_without_accounts(host):
+    result = run_app("--host", host)
+    assert result.returncode == 1
+    assert "refusing to listen on" in result.stderr and "--accounts" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_users_add(tmp_path):
+    from db import service
+    from db.session import configure
+
+    url = f"sqlite:///{tmp_path / 'users.db'}"
+    result = run_app("users", "add", "carol", "--password-stdin", "--db-url", url, stdin="carol-secret-1\n")
+    assert result.returncode == 0, result.stderr
+    again = run_app("users", "add", "carol", "--password-stdin", "--db-url", url, stdin="carol-secret-2\n")
+    assert again.returncode == 1 and "already exists" in again.stderr
+    short = run_app("users", "add", "dave", "--password-stdin", "--db-url", url, stdin="abc\n")
+    assert short.returncode == 1 and "too short" in short.stderr
+    configure(url)
+    try:
+        assert service.verify_password("carol", "carol-secret-1")
+        assert not service.verify_password("carol", "carol-secret-2")
+    finally:
+        configure(None)
+
+
+def test_batch_command_is_dispatched():
+    result = run_app("batch", "--help")
+    assert result.returncode == 0 and "usage" in result.stdout.lower()
+
+
+def test_python_m_app_serves(tmp_path, default_model_path):
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {**os.environ, "FOODTAG_PORT": str(port), "FOODTAG_DB_URL": f"sqlite:///{tmp_path / 'serve.db'}"}
+    proc = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert proc.poll() is None, proc.stdout.read()
+            try:
+                response = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2)
+                break
+            except httpx.HTTPError:
+                assert time.monotonic() < deadline, "server did not start"
+                time.sleep(0.5)
+        assert response.status_code == 200 and response.json()["model"]["name"] == "food_default"
+        assert "foodtag" in httpx.get(f"http://127.0.0.1:{port}/").text
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)

@@ -1,0 +1,47 @@
+"""The Models tab's catalogue: default + deployed + --model files, accuracy, switching."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from app.catalog import ModelCatalog
+from models.errors import ModelError
+
+
+def test_lists_default_and_extra_models_and_switches(default_model_path, tmp_path, coffee_image):
+    deployed = tmp_path / "student_vit.onnx"
+    shutil.copy(default_model_path, deployed)
+    (tmp_path / "student_vit.report.json").write_text(json.dumps({"metrics": {"top1": 0.812}}))
+    broken = tmp_path / "broken.onnx"
+    broken.write_bytes(b"not onnx at all")
+
+    catalog = ModelCatalog([deployed, broken])
+    infos, problems = catalog.list()
+    by_name = {info.name: info for info in infos}
+    assert by_name["food_default"].default and by_name["food_default"].accuracy is None
+    assert by_name["student_vit"].accuracy == pytest.approx(0.812) and by_name["student_vit"].classes == 46
+    assert len(problems) == 1 and "broken.onnx" in problems[0]
+
+    # The first --model is active at start; switching loads each engine once.
+    engine, info = catalog.active()
+    assert info.name == "student_vit"
+    assert catalog.activate("food_default").name == "food_default"
+    default_engine, _ = catalog.active()
+    assert default_engine is not engine
+    catalog.activate("student_vit")
+    assert catalog.active()[0] is engine
+    assert engine.predict([coffee_image])[0][0].label == "espresso"
+
+    with pytest.raises(ModelError, match="no model called 'nope'"):
+        catalog.activate("nope")
+
+
+def test_a_broken_model_never_becomes_active(default_model_path, tmp_path):
+    broken = tmp_path / "broken.onnx"
+    broken.write_bytes(b"not onnx at all")
+    catalog = ModelCatalog([broken])
+    with pytest.raises(ModelError, match="broken.onnx"):
+        catalog.start()

@@ -1,0 +1,246 @@
+"""The live app in single-user local mode: gradio_client and HTTP against a real server."""
+
+from __future__ import annotations
+
+import csv
+from datetime import date
+from types import SimpleNamespace
+
+import gradio as gr
+import httpx
+import numpy as np
+import pytest
+from app_support import animated_gif, bad_inputs, jpeg_bytes, start_server
+from db_support import write_seed
+from gradio_client import Client, handle_file
+from PIL import Image
+
+from app.config import LOCAL_USER, AppConfig
+from app.ui import Handlers
+from db import service
+from db.session import configure, init_db
+
+MAX_UPLOAD_MB = 2
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory, default_model_path):
+    folder = tmp_path_factory.mktemp("app-local")
+    url = f"sqlite:///{folder / 'foodtag.db'}"
+    # The small test seed (espresso, banana, pizza...), so results do not move with the real seed.
+    configure(url)
+    init_db(seed_dir=write_seed(folder / "seed"))
+    live = start_server(AppConfig(port=0, db_url=url, max_upload_mb=MAX_UPLOAD_MB))
+    yield live
+    live.stop()
+    configure(None)
+
+
+@pytest.fixture(scope="module")
+def coffee_jpeg(coffee_image, tmp_path_factory):
+    path = tmp_path_factory.mktemp("photos") / "espresso.jpg"
+    path.write_bytes(jpeg_bytes(coffee_image))
+    return path
+
+
+@pytest.fixture(scope="module")
+def client(server):
+    return Client(server.url, verbose=False)
+
+
+def post_photo(server, name: str, data: bytes, **fields) -> httpx.Response:
+    return httpx.post(f"{server.url}/api/analyze", files={"file": (name, data)}, data=fields, timeout=60)
+
+
+def table_rows(value) -> list[list]:
+    """A Dataframe output as gradio_client returns it."""
+    return value["data"] if isinstance(value, dict) else value
+
+
+def test_healthz(server):
+    body = httpx.get(f"{server.url}/healthz").json()
+    assert body["status"] == "ok"
+    assert body["model"]["ok"] and body["model"]["name"] == "food_default" and body["model"]["classes"] == 46
+    assert body["database"] == {"ok": True, "backend": "sqlite"}
+
+
+def test_client_analyses_logs_and_reads_totals(client, coffee_jpeg):
+    preview, headline, suggestions, serving, grams, card = client.predict(
+        handle_file(str(coffee_jpeg)), None, api_name="/analyze"
+    )
+    assert "espresso" in headline.lower()
+    assert "### Espresso" in card and "FDC ID 171891" in card and "exchanges" in card.lower()
+    assert serving["value"] == "1 shot (1 fl oz)"
+
+    status = client.predict(None, "200", "breakfast", "now", "double espresso", api_name="/log_meal")
+    assert status.startswith("✅ Logged Espresso, 200 g")
+    # The same card logged again (a double click) stays one entry.
+    again = client.predict(None, "200", "breakfast", "now", "double espresso", api_name="/log_meal")
+    assert again.startswith("Already logged")
+
+    entries, totals, *_ = client.predict(date.today().isoformat(), api_name="/day_view")
+    rows = [r for r in table_rows(entries) if r[3] == "Espresso" and r[4] == "200 g"]
+    assert len(rows) == 1
+    carbs = {r[0]: r for r in table_rows(totals)}["Carbohydrate"]
+    # 200 g at 1.67 g/100 g = 3.3 g (plus whatever other tests in this module logged before).
+    target = service.get_settings(LOCAL_USER)["daily_carb_target_g"]
+    assert float(carbs[1].split()[0]) >= 3.3 and carbs[2] == f"{target:g} g" and carbs[3].endswith("%")
+
+
+def test_api_analyze_photo_and_portions(server, coffee_image):
+    photo = jpeg_bytes(coffee_image)
+    body = post_photo(server, "cup.jpg", photo).json()
+    assert [p["label"] for p in body["predictions"]][0] == "espresso" and len(body["predictions"]) == 5
+    assert abs(sum(p["probability"] for p in body["predictions"]) - 1) < 0.5
+    assert body["food"] == "Espresso" and body["card"]["portion"]["serving"] == "1 shot (1 fl oz)"
+    assert body["card"]["source"]["fdc_id"] == 171891 and "insulin" in body["disclaimer"]
+    assert body["model"]["name"] == "food_default"
+
+    assert post_photo(server, "cup.jpg", photo, grams="60").json()["card"]["portion"]["grams"] == 60
+    banana = post_photo(server, "cup.jpg", photo, food="banana", serving="1 cup sliced").json()
+    assert banana["food"] == "Banana" and banana["card"]["portion"]["grams"] == 150
+
+
+@pytest.mark.parametrize("fields, status, words", [
+    ({"grams": "-5"}, 422, "grams"),
+    ({"grams": "0"}, 422, "grams"),
+    ({"grams": "100000"}, 422, "grams"),
+    ({"grams": "nan"}, 422, "finite"),
+    ({"grams": "a handful"}, 422, "number"),
+    ({"grams": "50", "serving": "1 shot (1 fl oz)"}, 422, "not both"),
+    ({"serving": "a bucket"}, 422, "no serving"),
+    ({"food": "unicorn steak"}, 404, "unicorn"),
+])
+def test_api_refuses_bad_portions(server, coffee_image, fields, status, words):
+    response = post_photo(server, "cup.jpg", jpeg_bytes(coffee_image), **fields)
+    assert response.status_code == status
+    assert words in response.json()["error"]
+
+
+@pytest.mark.parametrize("case", ["not_an_image", "truncated_jpeg", "empty", "huge_dimensions", "heic"])
+def test_api_bad_photos_are_4xx_json(server, coffee_image, case):
+    name, data, words = bad_inputs(coffee_image)[case]
+    response = post_photo(server, name, data)
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert words.lower() in error.lower() and name in error
+    assert "Traceback" not in response.text
+
+
+def test_api_upload_limits_and_malformed_requests(server, coffee_image):
+    too_big = b"\xff\xd8" + b"\0" * (MAX_UPLOAD_MB * 2**20 + 10)
+    response = post_photo(server, "big.jpg", too_big)
+    assert response.status_code == 413 and "limit" in response.json()["error"]
+    response = httpx.post(f"{server.url}/api/analyze", data={"grams": "10"})
+    assert response.status_code == 400 and "'file'" in response.json()["error"]
+    response = httpx.post(f"{server.url}/api/analyze", content=b"{}", headers={"content-type": "application/json"})
+    assert response.status_code == 400
+    # Still serving after every bad request above.
+    assert httpx.get(f"{server.url}/healthz").status_code == 200
+    assert post_photo(server, "ok.jpg", jpeg_bytes(coffee_image)).status_code == 200
+
+
+def test_animated_gif_is_analysed_by_its_first_frame(server, coffee_image):
+    body = post_photo(server, "loop.gif", animated_gif(coffee_image)).json()
+    assert body["predictions"][0]["label"] == "espresso"
+    assert any("first frame" in note for note in body["notes"])
+
+
+def test_ui_handler_bad_photos_give_clear_messages(server, coffee_image, tmp_path):
+    handlers = Handlers(server.app.ctx)
+    local = SimpleNamespace(username=None)
+    for case, (name, data, words) in bad_inputs(coffee_image).items():
+        path = tmp_path / name
+        path.write_bytes(data)
+        state, preview, headline, *_rest, card = handlers.analyze(str(path), None, local)
+        assert headline.startswith("❌") and words.lower() in headline.lower() and name in headline, case
+        assert state["food"] is None and preview is None and card == ""
+    big = tmp_path / "big.jpg"
+    big.write_bytes(b"\0" * (MAX_UPLOAD_MB * 2**20 + 1))
+    assert "limit is 2 MB" in handlers.analyze(str(big), None, local)[2]
+    assert "Upload a photo" in handlers.analyze(None, None, local)[2]
+    gif = tmp_path / "loop.gif"
+    gif.write_bytes(animated_gif(coffee_image))
+    state, _preview, headline, *_ = handlers.analyze(str(gif), None, local)
+    assert "first frame" in headline and state["food"] == "Espresso"
+
+
+def test_ui_refuses_bad_portions_and_times(server, coffee_jpeg):
+    handlers = Handlers(server.app.ctx)
+    local = SimpleNamespace(username=None)
+    state = handlers.analyze(str(coffee_jpeg), None, local)[0]
+    for grams, words in ((-5, "grams"), ("0", "grams"), ("9999", "grams"), ("a handful", "number"),
+                         (float("inf"), "finite")):
+        with pytest.raises(gr.Error, match=words):
+            handlers.set_grams(state, None, grams, local)
+        with pytest.raises(gr.Error, match=words):
+            handlers.log_meal(state, None, grams, "lunch", "now", "", local)
+    with pytest.raises(gr.Error, match="not understood"):
+        handlers.log_meal(state, "1 shot (1 fl oz)", None, "lunch", "teatime", "", local)
+    state, _servings, card = handlers.set_grams(state, None, " 90 ", local)
+    assert "90 g" in card
+    # Emptied grams: back to the serving.
+    state, servings, card = handlers.set_grams(state, "1 shot (1 fl oz)", "", local)
+    assert "1 shot (1 fl oz) (30 g)" in card
+
+
+def test_unsure_model_says_so(client, tmp_path):
+    # Random noise is no food: the model spreads its probability thin.
+    noise = tmp_path / "noise.png"
+    Image.fromarray(np.random.default_rng(0).integers(0, 255, (224, 224, 3), dtype=np.uint8)).save(noise)
+    before = client.predict(api_name="/load_settings")
+    client.predict(2000, 250, "15", 0.95, api_name="/save_settings")
+    try:
+        _preview, headline, *_ = client.predict(handle_file(str(noise)), None, api_name="/analyze")
+        assert "not sure" in headline and "threshold is 95%" in headline
+    finally:
+        client.predict(*before, api_name="/save_settings")
+
+
+def test_search_pick_edit_delete_and_export(client, coffee_jpeg, tmp_path):
+    hits, status = client.predict("banan", api_name="/search_foods")
+    assert "Banana" in str(hits) or "foods match" in status
+    client.predict(handle_file(str(coffee_jpeg)), None, api_name="/analyze")
+    _serving, _grams, card = client.predict("Banana", api_name="/choose_food")
+    assert "### Banana" in card
+    client.predict("1 cup sliced", api_name="/set_serving")
+    logged = client.predict("1 cup sliced", None, "snack", "now", "", api_name="/log_meal")
+    assert "Logged Banana, 1 cup sliced (150 g)" in logged
+
+    entries, *_ = client.predict(date.today().isoformat(), api_name="/day_view")
+    entry_id = next(r[0] for r in table_rows(entries) if r[3] == "Banana")
+    grams, meal, when, note = client.predict(entry_id, date.today().isoformat(), api_name="/load_entry")
+    assert (grams, meal) == (150, "snack")
+    client.predict(entry_id, 75, "snack", when, "half", api_name="/edit_entry")
+    entries, *_ = client.predict(date.today().isoformat(), api_name="/day_view")
+    assert any(r[0] == entry_id and r[4] == "75 g" for r in table_rows(entries))
+
+    exported = client.predict(api_name="/export_csv")
+    with open(exported, newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert any(r["id"] == str(entry_id) and r["note"] == "half" for r in rows)
+    assert {r["user"] for r in rows} == {LOCAL_USER}
+
+    client.predict(entry_id, api_name="/delete_entry")
+    assert all(e["id"] != entry_id for e in service.day_summary(LOCAL_USER, date.today())["entries"])
+
+
+def test_settings_round_trip_and_refusals(client):
+    before = client.predict(api_name="/load_settings")
+    assert "saved" in client.predict(1800, 180, "10", 0.4, api_name="/save_settings")
+    assert client.predict(api_name="/load_settings") == (1800, 180, "10", 0.4)
+    with pytest.raises(Exception, match="less than minimum"):
+        client.predict(-1, 180, "10", 0.4, api_name="/save_settings")
+    with pytest.raises(Exception, match="between"):
+        client.predict(50000, 180, "10", 0.4, api_name="/save_settings")
+    client.predict(*before, api_name="/save_settings")
+
+
+def test_models_tab_lists_and_switches(client):
+    table, choice, _note = client.predict(api_name="/list_models")
+    rows = table_rows(table)
+    assert rows[0][1] == "food_default" and rows[0][0] == "●" and rows[0][3] == 46
+    _table, choice, status = client.predict("food_default", api_name="/activate_model")
+    assert "Active model: food_default" in status
+    with pytest.raises(Exception, match="not in the list of choices"):
+        client.predict("nope", api_name="/activate_model")

@@ -1,0 +1,154 @@
+"""App pieces that need neither a server nor a model: config rules, parsing, views, photos."""
+
+import io
+import json
+from datetime import date, datetime, timedelta
+
+import pytest
+from app_support import animated_gif, bad_inputs, jpeg_bytes
+
+from app.analysis import PortionError, check_grams, read_photo
+from app.catalog import read_accuracy
+from app.config import AppConfig, ConfigError, is_loopback
+from app.ui import parse_day, parse_when
+from app import views
+from models.errors import FoodtagError, ImageError
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "::1", "127.0.0.2"])
+def test_loopback_hosts_need_no_accounts(host):
+    assert is_loopback(host)
+    AppConfig(host=host)
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "192.168.1.20", "::", "myhost.example"])
+def test_public_host_without_accounts_is_refused(host):
+    with pytest.raises(ConfigError, match="without accounts"):
+        AppConfig(host=host)
+    AppConfig(host=host, accounts=True)
+
+
+def test_env_config(monkeypatch):
+    monkeypatch.setenv("FOODTAG_PORT", "8123")
+    monkeypatch.setenv("FOODTAG_HOST", "localhost")
+    config = AppConfig.from_env(port=9000)
+    assert (config.host, config.port) == ("localhost", 9000)
+    monkeypatch.setenv("FOODTAG_PORT", "eighty")
+    with pytest.raises(ConfigError, match="FOODTAG_PORT"):
+        AppConfig.from_env()
+
+
+def test_model_flag_must_be_an_onnx_file(tmp_path):
+    with pytest.raises(ConfigError, match="not an existing .onnx"):
+        AppConfig(models=[tmp_path / "missing.onnx"])
+
+
+def test_parse_when():
+    now = datetime.now()
+    assert abs(parse_when("now") - now) < timedelta(seconds=5)
+    assert parse_when("2024-03-01 12:30") == datetime(2024, 3, 1, 12, 30)
+    assert parse_when("07:45", today=date(2024, 3, 1)) == datetime(2024, 3, 1, 7, 45)
+    with pytest.raises(FoodtagError, match="not understood"):
+        parse_when("yesterday-ish")
+    with pytest.raises(FoodtagError, match="future"):
+        parse_when((now + timedelta(days=3)).strftime("%Y-%m-%d %H:%M"))
+    assert parse_day("2024-03-01") == date(2024, 3, 1)
+    with pytest.raises(FoodtagError, match="YYYY-MM-DD"):
+        parse_day("March")
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), "lots"])
+def test_check_grams_refuses_non_numbers(value):
+    with pytest.raises(PortionError):
+        check_grams(value)
+
+
+def test_read_photo_bad_inputs(coffee_image):
+    for name, (file_name, data, words) in bad_inputs(coffee_image).items():
+        with pytest.raises(ImageError) as info:
+            read_photo(data, file_name)
+        message = str(info.value)
+        assert words.lower() in message.lower(), (name, message)
+        assert file_name in message and "\n" not in message
+
+
+def test_avif_is_not_mistaken_for_heic(coffee_image):
+    from PIL import features
+
+    if not features.check("avif"):
+        pytest.skip("this Pillow has no AVIF codec")
+    out = io.BytesIO()
+    coffee_image.save(out, format="AVIF")
+    assert read_photo(out.getvalue(), "cup.avif").image.size == coffee_image.size
+
+
+def test_animated_gif_uses_first_frame_and_says_so(coffee_image):
+    photo = read_photo(animated_gif(coffee_image), "loop.gif")
+    assert photo.image.mode == "RGB" and photo.image.size == (224, 168)
+    # Frame 0 is the coffee photo, not frame 1's solid blue.
+    assert photo.image.getpixel((112, 84)) != (0, 0, 255)
+    assert any("first frame" in note for note in photo.notes)
+    assert read_photo(jpeg_bytes(coffee_image), "cup.jpg").notes == ()
+
+
+def test_read_accuracy(tmp_path):
+    report = tmp_path / "m.report.json"
+    report.write_text(json.dumps({"metrics": {"top1": 83.5}}))
+    assert read_accuracy(report) == pytest.approx(0.835)
+    report.write_text(json.dumps({"accuracy": 0.71}))
+    assert read_accuracy(report) == pytest.approx(0.71)
+    report.write_text("{not json")
+    assert read_accuracy(report) is None
+
+
+CARD = {
+    "food": "Cheese pizza", "food_id": 1, "category": "Mixed dishes",
+    "source": {"dataset": "FNDDS", "fdc_id": 2705433, "code": "58106230",
+               "description": "Pizza, cheese, from restaurant or fast food, medium crust", "proxy_note": None},
+    "per_100g": {"kcal": 266.0, "carbohydrate_g": 33.0, "available_carbohydrate_g": 30.7, "sugars_g": 3.6,
+                 "fiber_g": 2.3, "protein_g": 11.4, "fat_g": 9.7, "saturated_fat_g": 4.4, "sodium_mg": 598.0},
+    "portion": {"grams": 107.0, "serving": "1 slice", "kcal": 284.6, "carbohydrate_g": 35.3,
+                "available_carbohydrate_g": 32.8, "sugars_g": 3.9, "fiber_g": 2.5, "protein_g": 12.2,
+                "fat_g": 10.4, "saturated_fat_g": 4.7, "sodium_mg": None},
+    "servings": [{"name": "1 slice", "grams": 107.0, "default": True}],
+    "glycemic_index": {"value": 80, "source": "Atkinson 2008, Table A1"},
+    "glycemic_load": {"value": 26.3, "band": "high"},
+    "exchanges": {"unit_g": 15.0, "value": 2.2},
+}
+
+
+def test_card_markdown_shows_every_part():
+    text = views.card_markdown(CARD)
+    for needle in ("Cheese pizza", "1 slice (107 g)", "2.2", "15 g", "Available carbohydrate", "32.8 g",
+                   "Sodium | n/a", "Glycemic index:** 80", "26.3 (high)", "FNDDS, FDC ID 2705433",
+                   "Pizza, cheese, from restaurant"):
+        assert needle in text, needle
+    proxied = {**CARD, "source": {**CARD["source"], "proxy_note": "closest USDA dish"}, "glycemic_index": None,
+               "glycemic_load": None}
+    text = views.card_markdown(proxied)
+    assert "closest USDA dish" in text and "no published value" in text
+
+
+def test_meal_chart_has_a_bar_for_every_day():
+    entries = [{"eaten_at": "2024-03-02T08:00:00", "meal_type": "breakfast", "carbohydrate_g": 40.0, "food": "Oatmeal"}]
+    frame = views.meal_carbs_frame(entries, date(2024, 3, 1), date(2024, 3, 3))
+    assert list(frame["day"]) == ["2024-03-01", "2024-03-02", "2024-03-03"]
+    assert frame.loc[1, "carbohydrate (g)"] == 40.0
+
+
+def test_meal_for_time():
+    assert [views.meal_for_time(datetime(2024, 1, 1, h)) for h in (7, 12, 16, 19, 23)] == [
+        "breakfast", "lunch", "snack", "dinner", "snack"]
+
+
+def test_totals_table_against_targets():
+    summary = {
+        "totals": {"kcal": 1500.0, "carbohydrate_g": 137.5, "available_carbohydrate_g": 120.0, "glycemic_load": 61.2,
+                   "exchanges": 8.0},
+        "targets": {"daily_kcal_target": 2000.0, "daily_carb_target_g": 275.0, "exchange_unit_g": 15.0},
+    }
+    rows = {r[0]: r[1:] for r in views.totals_table(summary).values.tolist()}
+    assert rows["Energy"] == ["1,500 kcal", "2,000 kcal", "75%"]
+    assert rows["Carbohydrate"] == ["137.5 g", "275 g", "50%"]
+    assert rows["Carbohydrate exchanges (15 g)"][0] == "8"
+    assert rows["Glycemic load (foods with a GI)"][0] == "61.2"
