@@ -1,0 +1,323 @@
+"""Data: sources (ImageFolder, Food-101, CSV, unlabelled folder, synthetic), transforms, samplers.
+
+Reproducibility: every sample is transformed under an RNG seeded from (seed, epoch, index),
+and the sampler is a pure function of (seed, epoch, position). So augmentation does not
+depend on worker count, process count or where a resumed run restarted, and the global
+RNG (dropout) is untouched by data loading.
+
+Corrupt images (empty, truncated, not an image, missing from a manifest) are skipped with a
+warning on stderr and counted: the next image of the list takes the slot, so batch shapes
+and the step count stay fixed, and the count is reported as `skipped_images` in the
+metrics. A source where no image can be read is an error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import random
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from PIL import Image
+from torch.utils.data import DataLoader, Dataset, Sampler
+
+from distill.errors import DistillError
+from models.errors import ImageError
+from models.images import load_image
+from models.preprocess import PreprocessConfig
+
+IMG_EXTENSIONS = (".jpg", ".jpeg", ".png", ".ppm", ".bmp", ".pgm", ".tif", ".tiff", ".webp")
+VAL_FOLDERS = ("val", "valid", "validation", "test")
+
+
+@dataclass
+class Source:
+    """What a data spec resolved to: image paths with labels (-1 = unlabelled), or synthetic."""
+
+    description: str
+    classes: list[str] | None  # None: unlabelled photos
+    items: list[tuple[str, int]]
+    synthetic: tuple[int, int, int] | None = None  # (classes, images, split seed)
+
+    def __len__(self) -> int:
+        return self.synthetic[1] if self.synthetic else len(self.items)
+
+
+# --- finding the images -----------------------------------------------------------------------
+
+
+def open_source(spec: str, split: str, synthetic_classes: int = 4, synthetic_images: int = 256) -> Source | None:
+    """Resolve a --data/--val-data spec. split "val" of a training spec finds its val part."""
+    if spec == "synthetic":
+        count = synthetic_images if split == "train" else max(synthetic_images // 4, synthetic_classes)
+        classes = [f"class_{i}" for i in range(synthetic_classes)]
+        return Source(f"synthetic {split} ({count} images)", classes, [],
+                      (synthetic_classes, count, 0 if split == "train" else 1))
+    path = Path(spec).expanduser()
+    if not path.exists():
+        raise DistillError(f"data: {path} does not exist")
+    if path.is_file():
+        if path.suffix.lower() != ".csv":
+            raise DistillError(f"data: {path} is a file but not a .csv manifest")
+        return _csv_source(path)
+    if (path / "meta" / "classes.txt").is_file() and (path / "images").is_dir():
+        return _food101_source(path, "train" if split == "train" else "test")
+    if (path / "train").is_dir():
+        if split == "train":
+            return _folder_source(path / "train")
+        for name in VAL_FOLDERS:
+            if (path / name).is_dir():
+                return _folder_source(path / name)
+        return None
+    return _folder_source(path)
+
+
+def has_val_split(spec: str) -> bool:
+    """Whether a training spec carries its own validation part (used when --val-data is empty)."""
+    if spec == "synthetic":
+        return True
+    path = Path(spec).expanduser()
+    if (path / "meta" / "classes.txt").is_file() and (path / "images").is_dir():
+        return (path / "meta" / "test.txt").is_file()
+    return (path / "train").is_dir() and any((path / name).is_dir() for name in VAL_FOLDERS)
+
+
+def _is_image(path: Path) -> bool:
+    return path.suffix.lower() in IMG_EXTENSIONS and not path.name.startswith(".")
+
+
+def _folder_source(root: Path) -> Source:
+    """ImageFolder layout (root/<class>/**/img), else a flat folder of unlabelled photos."""
+    class_dirs = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
+    if class_dirs:
+        classes = [p.name for p in class_dirs]
+        items = []
+        for label, class_dir in enumerate(class_dirs):
+            files = sorted(str(p) for p in class_dir.rglob("*") if p.is_file() and _is_image(p))
+            if not files:
+                raise DistillError(f"data: class folder {class_dir} has no images "
+                                   f"({', '.join(IMG_EXTENSIONS)}); remove it or add images")
+            items += [(f, label) for f in files]
+        return Source(f"ImageFolder {root} ({len(items)} images, {len(classes)} classes)", classes, items)
+    files = sorted(str(p) for p in root.iterdir() if p.is_file() and _is_image(p))
+    if not files:
+        raise DistillError(f"data: no images found in {root} (expected class folders or photos "
+                           f"with extensions {', '.join(IMG_EXTENSIONS)})")
+    return Source(f"unlabelled photos {root} ({len(files)} images)", None, [(f, -1) for f in files])
+
+
+def _food101_source(root: Path, split: str) -> Source:
+    classes = [line.strip() for line in (root / "meta" / "classes.txt").read_text().splitlines() if line.strip()]
+    split_file = root / "meta" / f"{split}.txt"
+    if not split_file.is_file():
+        raise DistillError(f"data: Food-101 split file {split_file} is missing")
+    index = {name: i for i, name in enumerate(classes)}
+    items = []
+    for n, line in enumerate(split_file.read_text().splitlines(), 1):
+        line = line.strip()
+        if not line:
+            continue
+        name = line.split("/")[0]
+        if name not in index:
+            raise DistillError(f"data: {split_file}:{n}: class {name!r} is not in meta/classes.txt")
+        items.append((str(root / "images" / f"{line}.jpg"), index[name]))
+    if not items:
+        raise DistillError(f"data: {split_file} lists no images")
+    return Source(f"Food-101 {root} {split} split ({len(items)} images, {len(classes)} classes)", classes, items)
+
+
+def _csv_source(path: Path) -> Source:
+    with open(path, newline="", encoding="utf-8-sig") as f:
+        reader = csv.DictReader(f)
+        if not reader.fieldnames or "path" not in reader.fieldnames:
+            raise DistillError(f"data: {path} needs a header row with a 'path' column (and 'label')")
+        rows = [(row["path"] or "", (row.get("label") or "").strip()) for row in reader]
+    rows = [(p, label) for p, label in rows if p.strip()]
+    if not rows:
+        raise DistillError(f"data: {path} lists no images")
+    labelled = [label != "" for _, label in rows]
+    if any(labelled) and not all(labelled):
+        raise DistillError(f"data: {path} mixes labelled and unlabelled rows; label all or none")
+    resolve = lambda p: str(Path(p) if Path(p).is_absolute() else path.parent / p)  # noqa: E731
+    if not all(labelled):
+        return Source(f"CSV {path} ({len(rows)} unlabelled images)", None, [(resolve(p), -1) for p, _ in rows])
+    classes = sorted({label for _, label in rows})
+    index = {name: i for i, name in enumerate(classes)}
+    items = [(resolve(p), index[label]) for p, label in rows]
+    return Source(f"CSV {path} ({len(items)} images, {len(classes)} classes)", classes, items)
+
+
+def check_training_source(source: Source) -> None:
+    if source.classes is not None and len(source.classes) < 2:
+        raise DistillError(f"data: {source.description} has only one class "
+                           f"({source.classes[0]!r}); classification needs at least 2")
+
+
+def remap(source: Source, classes: list[str], what: str) -> Source:
+    """Express a source's labels in the model's class order (val folders may list fewer)."""
+    if source.classes is None or source.classes == classes:
+        return source
+    index = {name: i for i, name in enumerate(classes)}
+    unknown = [c for c in source.classes if c not in index]
+    if unknown:
+        raise DistillError(f"data: {what} has classes the model does not know: "
+                           f"{', '.join(unknown[:5])}{' ...' if len(unknown) > 5 else ''}")
+    if source.synthetic:
+        return source
+    items = [(p, index[source.classes[label]]) for p, label in source.items]
+    return Source(source.description, list(classes), items)
+
+
+# --- datasets -----------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def seeded(seed: int):
+    """Run a transform under its own RNG seed, leaving the global RNG states as they were."""
+    py_state, np_state = random.getstate(), np.random.get_state()
+    with torch.random.fork_rng(devices=[]):
+        torch.default_generator.manual_seed(seed)  # CPU only: CUDA streams are not ours to reseed
+        random.seed(seed)
+        np.random.seed(seed)
+        try:
+            yield
+        finally:
+            random.setstate(py_state)
+            np.random.set_state(np_state)
+
+
+def sample_seed(seed: int, epoch: int, index: int) -> int:
+    return int(np.random.SeedSequence([seed, epoch, index]).generate_state(1)[0])
+
+
+class ImageDataset(Dataset):
+    """(image tensor, label, skipped) per index; `skipped` counts unreadable files replaced."""
+
+    def __init__(self, source: Source, transform, seed: int = 0):
+        self.source, self.transform, self.seed, self.epoch = source, transform, seed, 0
+        self._warned: set[str] = set()
+
+    def __len__(self) -> int:
+        return len(self.source)
+
+    def load(self, index: int) -> tuple[Image.Image, int, int]:
+        items = self.source.items
+        for offset in range(len(items)):
+            path, label = items[(index + offset) % len(items)]
+            try:
+                return load_image(path), label, offset
+            except ImageError as exc:
+                if path not in self._warned:
+                    self._warned.add(path)
+                    print(f"warning: skipping unreadable image: {exc}", file=sys.stderr, flush=True)
+        raise DistillError(f"data: not one image of {self.source.description} can be read")
+
+    def __getitem__(self, index: int):
+        image, label, skipped = self.load(index)
+        with seeded(sample_seed(self.seed, self.epoch, index)):
+            return self.transform(image), label, skipped
+
+
+class SyntheticDataset(ImageDataset):
+    """Labelled images whose class sets the colour, stripe angle and stripe frequency.
+
+    Noise and a random phase make every image different; the class stays easy to learn.
+    """
+
+    SIZE = 64
+
+    def load(self, index: int) -> tuple[Image.Image, int, int]:
+        num_classes, _, split_seed = self.source.synthetic
+        label = index % num_classes
+        rng = np.random.default_rng([self.seed, split_seed, index])
+        yy, xx = np.mgrid[0:self.SIZE, 0:self.SIZE] / self.SIZE
+        angle = np.pi * label / num_classes
+        frequency = 3 + 2 * (label % 3)
+        stripes = np.sin(2 * np.pi * frequency * (xx * np.cos(angle) + yy * np.sin(angle)) + rng.uniform(0, 2 * np.pi))
+        hue = np.array([np.cos(2 * np.pi * (label / num_classes + k / 3)) for k in range(3)]) * 0.35 + 0.5
+        image = hue * (0.65 + 0.35 * stripes[..., None]) + rng.normal(0, 0.08, (self.SIZE, self.SIZE, 3))
+        return Image.fromarray((np.clip(image, 0, 1) * 255).astype(np.uint8), "RGB"), label, 0
+
+
+def make_dataset(source: Source, transform, seed: int) -> ImageDataset:
+    return (SyntheticDataset if source.synthetic else ImageDataset)(source, transform, seed)
+
+
+# --- transforms -------------------------------------------------------------------------------------
+
+
+class EvalTransform:
+    """The model's own preprocessing (PreprocessConfig.apply), as a picklable callable."""
+
+    def __init__(self, preprocess: PreprocessConfig):
+        self.preprocess = preprocess
+
+    def __call__(self, image: Image.Image) -> torch.Tensor:
+        return torch.from_numpy(self.preprocess.apply(image))
+
+
+def train_transform(preprocess: PreprocessConfig, augment: bool, rand_augment: str, scale_min: float, re_prob: float):
+    """timm's training pipeline: RandomResizedCrop, flip, RandAugment, normalise, random erasing."""
+    if not augment:
+        return EvalTransform(preprocess)
+    from timm.data import create_transform
+
+    return create_transform(
+        preprocess.input_size, is_training=True, scale=(scale_min, 1.0), hflip=0.5,
+        auto_augment=None if rand_augment.lower() == "none" else rand_augment,
+        interpolation=preprocess.interpolation, mean=preprocess.mean, std=preprocess.std,
+        re_prob=re_prob, re_mode="pixel",
+    )
+
+
+# --- sampling and loading -------------------------------------------------------------------------
+
+
+class EpochSampler(Sampler[int]):
+    """This process's share of one training epoch.
+
+    A permutation seeded by (seed, epoch) is cut to whole optimizer steps, the first `skip`
+    samples (a resumed mid-epoch position) are dropped, and process r takes every
+    world_size-th index from r. Batch k of every process together is global batch k, so
+    P processes x batch B see exactly what 1 process x batch P*B sees.
+    """
+
+    def __init__(self, size: int, *, step_samples: int, seed: int, epoch: int, skip: int = 0,
+                 rank: int = 0, world_size: int = 1):
+        self.usable = size // step_samples * step_samples
+        self.seed, self.epoch, self.skip, self.rank, self.world_size = seed, epoch, skip, rank, world_size
+        self.size = size
+
+    def __iter__(self):
+        generator = torch.Generator().manual_seed(self.seed * 100_003 + self.epoch)
+        order = torch.randperm(self.size, generator=generator)[: self.usable][self.skip:]
+        return iter(order[self.rank :: self.world_size].tolist())
+
+    def __len__(self) -> int:
+        return (self.usable - self.skip) // self.world_size
+
+
+class ShardSampler(Sampler[int]):
+    """Evaluation: every index exactly once across processes (no padding, no duplicates)."""
+
+    def __init__(self, size: int, rank: int = 0, world_size: int = 1):
+        self.indices = list(range(rank, size, world_size))
+
+    def __iter__(self):
+        return iter(self.indices)
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+
+def make_loader(dataset: Dataset, sampler: Sampler, batch_size: int, num_workers: int, pin_memory: bool) -> DataLoader:
+    return DataLoader(
+        dataset, batch_size=batch_size, sampler=sampler, num_workers=num_workers, pin_memory=pin_memory,
+        # Its own generator: creating an iterator must not draw from the global RNG, or a
+        # resumed run's dropout would diverge from the uninterrupted one.
+        generator=torch.Generator().manual_seed(0),
+    )

@@ -1,0 +1,174 @@
+"""Every line of process-group code lives here: init/destroy, wrap/unwrap, reductions, ZeRO.
+
+Launch with torchrun (it sets RANK, WORLD_SIZE, LOCAL_RANK); a plain `python -m distill`
+runs as a single process with no process group. Under SageMaker data parallel the
+launcher starts the processes and `backend=smddp` initialises through its package.
+The rest of the trainer asks `is_main()` before writing or printing anything.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass
+
+import torch
+import torch.distributed as tdist
+from torch import nn
+from torch.nn.parallel import DistributedDataParallel
+
+from distill.errors import DistillError
+
+
+@dataclass(frozen=True)
+class DistEnv:
+    rank: int = 0
+    world_size: int = 1
+    local_rank: int = 0
+    device: torch.device = torch.device("cpu")
+    backend: str | None = None  # None: single process, no process group
+
+    @property
+    def is_main(self) -> bool:
+        return self.rank == 0
+
+
+_env = DistEnv()
+
+
+def env() -> DistEnv:
+    return _env
+
+
+def is_main() -> bool:
+    return _env.rank == 0
+
+
+def _local_rank() -> int:
+    for name in ("LOCAL_RANK", "SMDATAPARALLEL_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK"):
+        if name in os.environ:
+            return int(os.environ[name])
+    return 0
+
+
+def init(device: str = "auto", backend: str = "auto") -> DistEnv:
+    """Pick the device, and join the process group when launched by torchrun or SageMaker."""
+    global _env
+    if device == "cuda" and not torch.cuda.is_available():
+        raise DistillError("device: cuda was asked for but no CUDA device is available")
+    use_cuda = device == "cuda" or (device == "auto" and torch.cuda.is_available())
+    launched = "RANK" in os.environ or backend == "smddp"
+    if not launched:
+        _env = DistEnv(device=torch.device("cuda" if use_cuda else "cpu"))
+        return _env
+    if backend == "smddp":
+        try:  # importing registers the "smddp" backend with torch.distributed
+            import smdistributed.dataparallel.torch.torch_smddp  # noqa: F401
+        except ImportError:
+            raise DistillError("backend: smddp needs SageMaker's smdistributed.dataparallel package, "
+                               "which is not installed here; use --backend auto") from None
+    elif backend == "auto":
+        backend = "nccl" if use_cuda else "gloo"
+    if backend in ("nccl", "smddp") and not use_cuda:
+        raise DistillError(f"backend: {backend} needs CUDA devices; use --backend gloo on CPU")
+    local_rank = _local_rank()
+    if use_cuda:
+        torch.cuda.set_device(local_rank)
+    tdist.init_process_group(backend=backend)
+    _env = DistEnv(rank=tdist.get_rank(), world_size=tdist.get_world_size(), local_rank=local_rank,
+                   device=torch.device("cuda", local_rank) if use_cuda else torch.device("cpu"),
+                   backend=backend)
+    return _env
+
+
+def destroy() -> None:
+    global _env
+    if tdist.is_available() and tdist.is_initialized():
+        tdist.destroy_process_group()
+    _env = DistEnv(device=_env.device)
+
+
+def wrap(model: nn.Module) -> nn.Module:
+    """DDP-wrap the student only (the teacher is frozen and never wrapped)."""
+    if _env.backend is None:
+        return model
+    device_ids = [_env.local_rank] if _env.device.type == "cuda" else None
+    return DistributedDataParallel(model, device_ids=device_ids)
+
+
+def unwrap(model: nn.Module) -> nn.Module:
+    """The plain module under DDP and torch.compile wrappers (what checkpoints hold)."""
+    while True:
+        if isinstance(model, DistributedDataParallel):
+            model = model.module
+        elif hasattr(model, "_orig_mod"):
+            model = model._orig_mod
+        else:
+            return model
+
+
+def grad_sync(model: nn.Module, enabled: bool):
+    """Skip DDP's gradient all-reduce on accumulation micro-steps; only the last one syncs."""
+    if enabled or not isinstance(model, DistributedDataParallel):
+        return contextlib.nullcontext()
+    return model.no_sync()
+
+
+def all_reduce_sum(tensor: torch.Tensor) -> torch.Tensor:
+    if _env.backend is not None:
+        tdist.all_reduce(tensor, op=tdist.ReduceOp.SUM)
+    return tensor
+
+
+def all_gather_object(obj) -> list:
+    if _env.backend is None:
+        return [obj]
+    out = [None] * _env.world_size
+    tdist.all_gather_object(out, obj)
+    return out
+
+
+def broadcast_object(obj):
+    """Rank 0's value on every rank (e.g. the run folder name, which has a timestamp)."""
+    if _env.backend is None:
+        return obj
+    box = [obj]
+    tdist.broadcast_object_list(box, src=0)
+    return box[0]
+
+
+def barrier() -> None:
+    if _env.backend is not None:
+        # gloo has no device_ids; NCCL wants them to avoid guessing the device.
+        if _env.device.type == "cuda" and _env.backend == "nccl":
+            tdist.barrier(device_ids=[_env.local_rank])
+        else:
+            tdist.barrier()
+
+
+def any_rank(flag: bool) -> bool:
+    """True on every rank if it is true on any (e.g. one rank met a bad input)."""
+    if _env.backend is None:
+        return flag
+    t = torch.tensor([1.0 if flag else 0.0], device=_env.device)
+    return bool(all_reduce_sum(t).item() > 0)
+
+
+def make_optimizer(param_groups: list[dict], zero: bool, **adamw_kwargs) -> torch.optim.Optimizer:
+    """AdamW; with --zero each rank keeps only its shard of the optimizer state."""
+    if zero and _env.backend is not None:
+        from torch.distributed.optim import ZeroRedundancyOptimizer
+
+        return ZeroRedundancyOptimizer(param_groups, optimizer_class=torch.optim.AdamW, **adamw_kwargs)
+    return torch.optim.AdamW(param_groups, **adamw_kwargs)
+
+
+def optimizer_state(optimizer: torch.optim.Optimizer) -> dict | None:
+    """The full optimizer state on rank 0 (None elsewhere). Collective: every rank must call it.
+
+    ZeRO shards are gathered with consolidate_state_dict, so a checkpoint always holds the
+    whole state and resumes with or without --zero, on any number of processes.
+    """
+    if hasattr(optimizer, "consolidate_state_dict"):
+        optimizer.consolidate_state_dict(to=0)
+    return optimizer.state_dict() if is_main() else None
