@@ -159,8 +159,6 @@ class Trainer:
             model.preprocess = PreprocessConfig.from_dict(resume["model"]["preprocess"])
         expected = getattr(getattr(model, "patch_embed", None), "img_size", None)
         size = self.cfg.data.img_size
-        if resume is None and not size and expected is not None and expected[0] == expected[1]:
-            size = expected[0]  # timm keeps its pretrained 224 in the config when built with img_size=...
         if resume is None and size:
             model.preprocess = dataclasses.replace(model.preprocess, input_size=size)
         if expected is not None and tuple(expected) != (model.preprocess.input_size,) * 2:

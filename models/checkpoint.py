@@ -37,7 +37,7 @@ def load_checkpoint_model(path: str | Path, labels: list[str] | None = None) -> 
     if not path.is_file():
         raise ModelError(f"{path}: checkpoint not found")
     try:
-        checkpoint = torch.load(path, map_location="cpu", weights_only=False)
+        checkpoint = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # truncated zip, pickle garbage, wrong format: all unusable
         raise ModelError(f"{path}: not a readable checkpoint ({type(exc).__name__}: {exc})") from None
     if not isinstance(checkpoint, dict) or "model" not in checkpoint:

@@ -111,6 +111,8 @@ def _timm_model(timm_name: str, *, labels: list[str] | None, pretrained: bool, *
     if labels is None:
         labels = imagenet_labels() if model.num_classes == 1000 else [f"class_{i}" for i in range(model.num_classes)]
     model.preprocess = _preprocess_from_timm(model, labels)
+    if "img_size" in kwargs:  # timm keeps the pretrained size in pretrained_cfg
+        model.preprocess.input_size = int(kwargs["img_size"])
     return model
 
 

@@ -120,3 +120,10 @@ def test_ensemble_averages_member_probabilities(coffee_image):
 def test_ensemble_rejects_different_label_spaces():
     with pytest.raises(ModelError, match="share one label space"):
         create_model("ensemble:efficientnet_lite0+food_default", pretrained=False)
+
+
+def test_timm_students_built_at_another_size_say_so_in_their_preprocessing():
+    model = create_model("deit_tiny_patch16_224", labels=LABELS, pretrained=False, img_size=64)
+    assert model.preprocess.input_size == 64
+    with torch.inference_mode():
+        assert model.eval()(torch.zeros(1, 3, 64, 64)).shape == (1, 3)
