@@ -68,6 +68,10 @@ class App:
             session.init_db()
             if not self.config.accounts:
                 service.ensure_user(LOCAL_USER)
+            elif service.account_count() == 0:
+                # Sign-in is required but nobody could sign in: say how, instead of a dead login page.
+                raise FoodtagError("accounts are on but no user has a password yet: "
+                                   "create one with `python -m app users add NAME`")
             info = self.ctx.catalog.start()
             log.info("model %s (%d classes) loaded from %s", info.name, info.classes, info.path)
             self._started = True

@@ -59,6 +59,10 @@ def count_foods(*, session: Session) -> int:
     return session.scalar(select(func.count(Food.id))) or 0
 
 
+def count_users_with_password(*, session: Session) -> int:
+    return session.scalar(select(func.count(User.id)).where(User.password_hash.is_not(None))) or 0
+
+
 def find_user(name: str, *, session: Session) -> User | None:
     return session.scalar(select(User).where(User.name_key == name_key(name)))
 

@@ -65,6 +65,12 @@ def food_count() -> int:
         return repo.count_foods(session=session)
 
 
+def account_count() -> int:
+    """Users who can sign in (they have a password)."""
+    with session_scope(write=False) as session:
+        return repo.count_users_with_password(session=session)
+
+
 def _portion(food: Food, grams: object, serving: object) -> tuple[float, str | None]:
     """(grams, serving name or None) for a portion given as grams, a serving name, or neither
     (the food's default serving)."""

@@ -30,6 +30,13 @@ def test_refuses_network_address_without_accounts(host):
     assert "Traceback" not in result.stderr
 
 
+def test_accounts_mode_without_any_account_says_how_to_create_one(tmp_path):
+    result = run_app("--accounts", "--db-url", f"sqlite:///{tmp_path / 'empty.db'}", "--port", "0")
+    assert result.returncode == 1
+    assert "no user has a password yet" in result.stderr and "python -m app users add NAME" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_users_add(tmp_path):
     from db import service
     from db.session import configure
