@@ -39,7 +39,8 @@ def start_server(config: AppConfig) -> LiveServer:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app.fastapi, log_level="warning", lifespan="on"))
+    # Gradio clients hold event streams open; do not wait for them on shutdown.
+    server = uvicorn.Server(uvicorn.Config(app.fastapi, log_level="warning", lifespan="on", timeout_graceful_shutdown=1))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30

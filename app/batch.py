@@ -1,0 +1,317 @@
+"""`python -m app batch`: recognise every photo listed in a CSV and add its nutrition.
+
+    python -m app batch meals.csv --out results.csv [--model M.onnx] [--images-root DIR]
+        [--top-k K] [--log-user USER] [--resume] [--allow-outside-root]
+        [--workers N] [--batch-size B]
+
+Input: a UTF-8, comma-separated CSV with an `image` column (a path; relative paths resolve
+against --images-root, else the CSV's folder) and optionally `grams` or `serving`,
+`eaten_at`, `user`, `meal` and `note`. Every other column passes through unchanged.
+
+Output: every input row once, in input order: its own cells, then RESULT_COLUMNS
+(prediction, portion, nutrients, GI/GL, exchanges, FDC id, model version, status, error),
+plus RESULTS.summary.csv with per-user, per-day totals. Cells that a spreadsheet would run
+as a formula (starting with = + - @, tab or CR) get a leading ' - pass-through cells too,
+so an input cell "-5" comes out as "'-5".
+
+Exit status: 0 every row ok, 1 some rows have status=error, 2 the input or an option is
+unusable (nothing was processed), 130 interrupted (rerun with --resume to continue).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import closing
+from dataclasses import dataclass, field
+from itertools import chain, islice
+from pathlib import Path
+
+from app.batch_csv import InputRow, InputSpec, ResultWriter, inspect_input, iter_rows, open_results
+from app.batch_errors import BatchInputError, RowError
+from app.batch_log import MealLog
+from app.batch_nutrition import NutritionCache
+from app.batch_paths import ImageResolver
+from app.batch_pipeline import Item, predicted_chunks
+from app.batch_resume import ResumePoint, find_resume_point
+from app.batch_rows import RESULT_COLUMNS, nutrition_cells, parse_request, prediction_cells, result_row
+from app.batch_summary import summary_path, write_summary
+from models.errors import FoodtagError
+
+Progress = Callable[[int, int], None]  # (rows done, rows in the file)
+MAX_BATCH_SIZE = 1024
+
+
+def default_workers() -> int:
+    # Decoding threads; more than the cores only adds switching.
+    return max(1, min(8, os.cpu_count() or 1))
+
+
+@dataclass
+class BatchConfig:
+    input: Path
+    out: Path
+    model: Path | None = None
+    images_root: Path | None = None
+    top_k: int = 5
+    log_user: str | None = None
+    resume: bool = False
+    allow_outside_root: bool = False
+    workers: int = field(default_factory=default_workers)
+    batch_size: int = 32
+    # How a refused path's message tells the user to allow it (the app has no such switch).
+    refusal_hint: str = "pass --allow-outside-root to permit it"
+
+    def __post_init__(self) -> None:
+        self.input, self.out = Path(self.input), Path(self.out)
+        self.model = Path(self.model) if self.model else None
+        self.images_root = Path(self.images_root) if self.images_root else None
+        if self.top_k < 1:
+            raise BatchInputError(f"--top-k must be at least 1, got {self.top_k}")
+        if self.workers < 1:
+            raise BatchInputError(f"--workers must be at least 1, got {self.workers}")
+        if not 1 <= self.batch_size <= MAX_BATCH_SIZE:
+            raise BatchInputError(f"--batch-size must be between 1 and {MAX_BATCH_SIZE}, got {self.batch_size}")
+        if self.log_user is not None and not self.log_user.strip():
+            raise BatchInputError("--log-user needs a user name")
+
+
+@dataclass(frozen=True)
+class BatchPlan:
+    """A checked configuration: the input is valid and the outputs can be written."""
+
+    config: BatchConfig
+    spec: InputSpec
+    resolver: ImageResolver
+    summary: Path
+
+    @property
+    def header(self) -> list[str]:
+        return [*self.spec.header, *RESULT_COLUMNS]
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    out: Path
+    summary: Path
+    rows: int  # rows in the output (all of the input)
+    processed: int  # rows this run computed (fewer when resuming)
+    errors: int  # rows with status=error, in the whole output
+    seconds: float
+    lookups: int  # nutrition lookups that reached the database
+    cache_hits: int
+
+
+def plan_batch(config: BatchConfig) -> BatchPlan:
+    """Every check that can reject the whole job, before any model or database work."""
+    spec = inspect_input(config.input)
+    ours = {name.lower() for name in RESULT_COLUMNS}
+    clashes = [name for name in spec.header if name.strip().lower() in ours]
+    if clashes:
+        raise BatchInputError(
+            f"{config.input}: column(s) {', '.join(map(repr, clashes))} would clash with result columns; rename them"
+        )
+    summary = summary_path(config.out)
+    if config.out.is_dir():
+        raise BatchInputError(f"--out {config.out} is a folder; give a file name")
+    if not config.out.parent.is_dir():
+        raise BatchInputError(f"--out {config.out}: folder {config.out.parent} does not exist")
+    if config.input.resolve() in (config.out.resolve(), summary.resolve()):
+        raise BatchInputError("--out would overwrite the input CSV")
+    root = config.images_root or config.input.parent
+    if not root.is_dir():
+        raise BatchInputError(f"--images-root {root} is not a folder")
+    resolver = ImageResolver(root, config.allow_outside_root, config.refusal_hint)
+    return BatchPlan(config=config, spec=spec, resolver=resolver, summary=summary)
+
+
+def _chunked(items: Iterable[Item], size: int) -> Iterator[list[Item]]:
+    iterator = iter(items)
+    while chunk := list(islice(iterator, size)):
+        yield chunk
+
+
+class _Runner:
+    """Turns input rows into result rows; one per run_batch call."""
+
+    def __init__(self, plan: BatchPlan, engine, service):
+        self.plan, self.engine = plan, engine
+        config = plan.config
+        self.meal_log, exchange_unit_g = None, 15.0
+        if config.log_user:
+            service.ensure_user(config.log_user)
+            exchange_unit_g = float(service.get_settings(config.log_user)["exchange_unit_g"])
+            self.meal_log = MealLog(config.log_user, plan.spec, service.log_meal)
+        self.nutrition = NutritionCache(service.lookup, exchange_unit_g=exchange_unit_g)
+
+    def already_written(self, row: InputRow) -> None:
+        if self.meal_log is not None:
+            self.meal_log.external_id(row.cells)  # counts this row, so later rows keep their ids
+
+    def item(self, row: InputRow, write: bool) -> Item:
+        spec = self.plan.spec
+        item = Item(row=row, write=write, name=spec.value(row.cells, "image"))
+        try:
+            if row.problem:
+                raise RowError(row.problem)
+            item.request = parse_request(spec, row.cells)
+            item.path = self.plan.resolver.resolve(item.name)
+        except RowError as exc:
+            item.error = str(exc)
+        return item
+
+    def result(self, item: Item) -> tuple[list[str], bool]:
+        """The output row for a predicted (or failed) item, and whether it is ok."""
+        values: dict[str, str] = {}
+        error = item.error
+        external_id = self.meal_log.external_id(item.row.cells) if self.meal_log else ""
+        if item.predictions:
+            values.update(prediction_cells(item.predictions))
+            values["model_version"] = self.engine.version
+        if not error:
+            best, request = item.predictions[0], item.request
+            try:
+                values.update(nutrition_cells(self.nutrition.card(best.label, request.grams, request.serving)))
+                if self.meal_log is not None and self.meal_log.belongs(request):
+                    values["log_entry_id"] = self.meal_log.add(
+                        request, best.label, best.probability, self.engine.version, external_id
+                    )
+            except RowError as exc:
+                error = str(exc)
+        values["status"] = "error" if error else "ok"
+        values["error"] = error
+        return [*item.row.cells, *result_row(values)], not error
+
+    def predicted(self, items: Iterable[Item]) -> Iterator[list[Item]]:
+        config = self.plan.config
+        return predicted_chunks(
+            _chunked(items, config.batch_size),
+            self.engine.preprocess_image,
+            lambda batch: self.engine.predict_arrays(batch, top_k=config.top_k),
+            workers=config.workers,
+            batch_size=config.batch_size,
+        )
+
+
+def run_batch(plan: BatchPlan, engine, *, progress: Progress | None = None, service=None) -> BatchResult:
+    """Process the plan's input into its output and summary (see the module docstring).
+
+    `engine` is a models.engine.Engine (or anything with its labels, version,
+    preprocess_image and predict_arrays); `service` defaults to `db.service`.
+    """
+    config, spec = plan.config, plan.spec
+    if service is None:
+        from db import service
+    runner = _Runner(plan, engine, service)
+    started = time.perf_counter()
+    rows = iter_rows(spec)
+    start = ResumePoint()
+    if config.resume and config.out.exists():
+        start = find_resume_point(
+            config.out, plan.header, len(spec.header), spec.path, rows, version=engine.version,
+            batch_size=config.batch_size, on_row=runner.already_written,
+        )
+    done, errors = start.done, start.errors
+    if progress:
+        progress(done, spec.rows)
+    replay = start.replay if done < spec.rows else []  # a finished output needs nothing again
+    items = chain((runner.item(row, write=False) for row in replay), (runner.item(row, write=True) for row in rows))
+    with open_results(config.out, append=bool(start.end)) as handle:
+        writer = ResultWriter(handle)
+        if not start.end:
+            writer.write(plan.header)
+        chunks = runner.predicted(items)
+        with closing(chunks):  # on an interrupt, stop the decoding threads now, not at garbage collection
+            for chunk in chunks:
+                for item in filter(lambda item: item.write, chunk):
+                    cells, ok = runner.result(item)
+                    writer.write(cells)
+                    done, errors = done + 1, errors + (not ok)
+                handle.flush()  # a killed run loses at most this chunk; --resume finds the rest
+                if progress:
+                    progress(done, spec.rows)
+    write_summary(config.out, plan.summary, default_user=config.log_user or "")
+    return BatchResult(
+        out=config.out, summary=plan.summary, rows=done, processed=done - start.done, errors=errors,
+        seconds=time.perf_counter() - started, lookups=runner.nutrition.misses, cache_hits=runner.nutrition.hits,
+    )
+
+
+# --- command line ----------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m app batch",
+        description="Recognise the food in every photo listed in a CSV and add its nutrition.",
+        epilog="Exit status: 0 all rows ok, 1 some rows failed (status=error), 2 unusable input, 130 interrupted.",
+    )
+    parser.add_argument("input", type=Path, metavar="INPUT.csv", help="CSV with an 'image' column")
+    parser.add_argument("--out", type=Path, required=True, metavar="RESULTS.csv", help="results CSV to write")
+    parser.add_argument("--model", type=Path, metavar="M.onnx", help="ONNX model (default: the embedded food model)")
+    parser.add_argument("--images-root", type=Path, metavar="DIR", help="folder relative image paths start from (default: the CSV's folder)")
+    parser.add_argument("--top-k", type=int, default=5, metavar="K", help="alternatives listed per photo (default 5; at most the model's labels)")
+    parser.add_argument("--log-user", metavar="USER", help="also add the rows to USER's meal log (once, however often you rerun)")
+    parser.add_argument("--resume", action="store_true", help="continue a half-written RESULTS.csv")
+    parser.add_argument("--allow-outside-root", action="store_true", help="let image paths leave the images folder")
+    parser.add_argument("--workers", type=int, default=default_workers(), metavar="N", help="decoding threads (default: cores, at most 8)")
+    parser.add_argument("--batch-size", type=int, default=32, metavar="B", help="photos per model call (default 32)")
+    return parser
+
+
+def _tqdm_progress() -> tuple[Progress, Callable[[], None]]:
+    from tqdm import tqdm
+
+    bars = []
+
+    def progress(done: int, total: int) -> None:
+        if not bars:  # created at the first report, so a resumed run's rate counts new rows only
+            bars.append(tqdm(total=total, initial=done, unit="img", dynamic_ncols=True, smoothing=0.05))
+        bars[0].update(done - bars[0].n)
+
+    def close() -> None:
+        if bars:
+            bars[0].close()
+
+    return progress, close
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    progress, close_bar = _tqdm_progress()
+    try:
+        plan = plan_batch(BatchConfig(
+            input=args.input, out=args.out, model=args.model, images_root=args.images_root,
+            top_k=args.top_k, log_user=args.log_user, resume=args.resume,
+            allow_outside_root=args.allow_outside_root, workers=args.workers, batch_size=args.batch_size,
+        ))
+        from db.session import init_db
+        from models.default import default_model_path
+        from models.engine import Engine
+
+        engine = Engine(plan.config.model or default_model_path())
+        init_db()
+        result = run_batch(plan, engine, progress=progress)
+    except KeyboardInterrupt:
+        close_bar()
+        print(f"\ninterrupted; run again with --resume to continue {args.out}", file=sys.stderr)
+        return 130
+    except FoodtagError as exc:
+        close_bar()
+        print(f"python -m app batch: error: {exc}", file=sys.stderr)
+        return 2
+    close_bar()
+    rate = result.processed / result.seconds if result.seconds else 0.0
+    print(
+        f"{result.rows} rows -> {result.out} ({result.errors} with status=error); summary -> {result.summary}\n"
+        f"{result.processed} rows this run in {result.seconds:.1f} s ({rate:.1f} img/s); "
+        f"nutrition lookups {result.lookups}, cache hits {result.cache_hits}"
+    )
+    return 1 if result.errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

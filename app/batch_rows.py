@@ -1,0 +1,105 @@
+"""One row of a batch: what it asks for (portion, time, user) and the cells it gets back."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime
+
+from app.batch_csv import InputSpec
+from app.batch_errors import RowError
+from models.engine import Prediction
+
+# Columns added after the input's own, in this order.
+RESULT_COLUMNS = (
+    "predicted_label", "probability", "top_k", "predicted_food", "portion_g", "portion_serving",
+    "kcal", "carbohydrate_g", "available_carbohydrate_g", "sugars_g", "fiber_g", "protein_g",
+    "fat_g", "glycemic_index", "glycemic_load", "exchanges", "fdc_id", "model_version",
+    "log_entry_id", "status", "error",
+)
+NUTRIENT_COLUMNS = (
+    "kcal", "carbohydrate_g", "available_carbohydrate_g", "sugars_g", "fiber_g", "protein_g", "fat_g",
+)
+
+
+@dataclass(frozen=True)
+class RowRequest:
+    grams: float | None
+    serving: str | None
+    eaten_at: datetime | None
+    user: str
+    meal: str
+    note: str
+
+
+def parse_eaten_at(text: str) -> datetime | None:
+    """ISO 8601 date or date-time ("2024-05-01", "2024-05-01 12:30", "...T12:30:00+02:00")."""
+    if not text:
+        return None
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        raise RowError(f"eaten_at {text!r} is not an ISO date or date-time (e.g. 2024-05-01 12:30)") from None
+
+
+def parse_request(spec: InputSpec, cells: list[str]) -> RowRequest:
+    grams_text = spec.value(cells, "grams")
+    serving = spec.value(cells, "serving") or None
+    grams = None
+    if grams_text:
+        try:
+            grams = float(grams_text)
+        except ValueError:
+            raise RowError(f"grams {grams_text!r} is not a number (use a dot for decimals)") from None
+        if not math.isfinite(grams) or grams <= 0:
+            raise RowError(f"grams must be a positive number, got {grams_text!r}")
+        if serving:
+            raise RowError("give grams or serving, not both")
+    return RowRequest(
+        grams=grams,
+        serving=serving,
+        eaten_at=parse_eaten_at(spec.value(cells, "eaten_at")),
+        user=spec.value(cells, "user"),
+        meal=spec.value(cells, "meal"),
+        note=spec.value(cells, "note"),
+    )
+
+
+def number(value: float | int | None, digits: int = 1) -> str:
+    if value is None:
+        return ""
+    # + 0.0 turns -0.0 into 0.0, so no cell starts with "-" (it would be neutralised).
+    return f"{round(float(value), digits) + 0.0:.{digits}f}"
+
+
+def prediction_cells(predictions: list[Prediction]) -> dict[str, str]:
+    best = predictions[0]
+    return {
+        "predicted_label": best.label,
+        "probability": number(best.probability, 4),
+        "top_k": "; ".join(f"{p.label}:{p.probability:.4f}" for p in predictions),
+    }
+
+
+def nutrition_cells(card: dict) -> dict[str, str]:
+    """The nutrition card of `db.service.lookup` as result cells."""
+    portion = card["portion"]
+    gi = card.get("glycemic_index")
+    gl = card.get("glycemic_load")
+    exchanges = card.get("exchanges")
+    cells = {
+        "predicted_food": card["food"],
+        "portion_g": number(portion["grams"]),
+        "portion_serving": portion.get("serving") or "",
+        "glycemic_index": "" if gi is None else str(gi["value"]),
+        "glycemic_load": "" if gl is None else number(gl["value"]),
+        "exchanges": "" if exchanges is None else number(exchanges.get("value"), 2),
+        "fdc_id": str(card["source"]["fdc_id"]),
+    }
+    cells.update({name: number(portion.get(name)) for name in NUTRIENT_COLUMNS})
+    return cells
+
+
+def result_row(values: dict[str, str]) -> list[str]:
+    """The added cells in RESULT_COLUMNS order; missing ones empty."""
+    return [values.get(name, "") for name in RESULT_COLUMNS]

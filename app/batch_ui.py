@@ -1,0 +1,122 @@
+"""The app's Batch tab: a CSV of meals plus a zip of their photos in, results and a
+per-day summary out. The same work as `python -m app batch`, through `app.batch`.
+
+Uploaded photos are unpacked with `extract_zip` (no zip-slip, no symlinks, size and count
+limits) into a private temporary folder that is the images root: CSV paths can reach
+nothing else, and there is no switch to allow it here. The folder is deleted as soon as the
+run ends; the two result files are deleted shortly after Gradio has copied them for download.
+"""
+
+from __future__ import annotations
+
+import atexit
+import re
+import shutil
+import tempfile
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import gradio as gr
+
+from app.batch import BatchConfig, BatchResult, Progress, plan_batch, run_batch
+from app.batch_csv import inspect_input
+from app.batch_zip import extract_zip
+from models.errors import FoodtagError
+
+MAX_TOP_K = 10
+# Seconds our result files outlive a run: Gradio has long copied them for download by then.
+KEEP_RESULTS_S = 120.0
+
+
+def run_upload(csv_file: Path, zip_file: Path, top_k: int, engine, work: Path, progress: Progress | None = None) -> BatchResult:
+    """Check the CSV, unpack the photos into `work`, run the batch; outputs stay in `work`."""
+    inspect_input(csv_file)  # a bad CSV fails before a large zip is unpacked
+    photos = work / "photos"
+    extract_zip(zip_file, photos)
+    try:
+        stem = re.sub(r"[^A-Za-z0-9._-]+", "_", csv_file.stem)[:80] or "meals"
+        plan = plan_batch(BatchConfig(
+            input=csv_file, out=work / f"{stem}.results.csv", images_root=photos, top_k=top_k,
+            refusal_hint="only photos inside the uploaded zip can be used",
+        ))
+        return run_batch(plan, engine, progress=progress)
+    finally:
+        shutil.rmtree(photos, ignore_errors=True)
+
+
+def result_message(result: BatchResult) -> str:
+    rate = result.processed / result.seconds if result.seconds else 0.0
+    if result.errors:
+        outcome = f"⚠️ **{result.errors} of {result.rows} rows failed**: see the `status` and `error` columns."
+    else:
+        outcome = f"✅ **All {result.rows} rows analysed.**"
+    return f"{outcome} ({result.seconds:.1f} s, {rate:.1f} photos/s)"
+
+
+_pending: set[Path] = set()
+
+
+def _remove_later(work: Path) -> None:
+    """Delete a run's folder once Gradio has copied its files for download (right after the
+    handler returns), so no second copy of anyone's meal data stays on the server."""
+
+    def remove() -> None:
+        shutil.rmtree(work, ignore_errors=True)
+        _pending.discard(work)
+
+    _pending.add(work)
+    timer = threading.Timer(KEEP_RESULTS_S, remove)
+    timer.daemon = True
+    timer.start()
+
+
+@atexit.register
+def _remove_pending() -> None:
+    # Timers are daemon threads and die with the process; their folders must not outlive it.
+    for work in list(_pending):
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def build_batch_tab(get_engine: Callable[[], object]) -> None:
+    """Components and events of the Batch tab; call inside `with gr.Tab("Batch"):`."""
+
+    def run(csv_path: str | None, zip_path: str | None, top_k: float, progress=gr.Progress()):
+        if not csv_path:
+            raise gr.Error("Upload the meals CSV first.")
+        if not zip_path:
+            raise gr.Error("Upload the photos as a .zip as well.")
+        work = Path(tempfile.mkdtemp(prefix="foodtag-batch-"))
+        csv_file = Path(csv_path)
+
+        def report(done: int, total: int) -> None:
+            progress((done, total), desc="Analysing photos", unit="photos")
+
+        try:
+            result = run_upload(csv_file, Path(zip_path), int(top_k), get_engine(), work, report)
+        except FoodtagError as exc:
+            shutil.rmtree(work, ignore_errors=True)
+            # Name the upload as the user knows it, not by the server's temporary path.
+            raise gr.Error(str(exc).replace(str(csv_file), csv_file.name)) from None
+        except BaseException:
+            shutil.rmtree(work, ignore_errors=True)
+            raise
+        _remove_later(work)
+        return str(result.out), str(result.summary), result_message(result)
+
+    gr.Markdown(
+        "Analyse many meals at once. The **CSV** needs an `image` column with each photo's path "
+        "inside the **zip**; optional columns `grams` or `serving`, `eaten_at`, `user`, `meal`, "
+        "`note`, and any others, which are copied to the results unchanged."
+    )
+    with gr.Row():
+        csv_in = gr.File(label="Meals CSV", file_types=[".csv"], type="filepath")
+        zip_in = gr.File(label="Photos (.zip)", file_types=[".zip"], type="filepath")
+    top_k = gr.Slider(1, MAX_TOP_K, value=3, step=1, label="Alternatives listed per photo (top-k)")
+    run_btn = gr.Button("Analyse CSV", variant="primary")
+    status = gr.Markdown()
+    with gr.Row():
+        results = gr.File(label="Results CSV", interactive=False)
+        summary = gr.File(label="Per-day summary CSV", interactive=False)
+
+    run_btn.click(run, [csv_in, zip_in, top_k], [results, summary, status], api_name="batch_run")
