@@ -1,4 +1,4 @@
-"""Rows as the plain dicts the app, the CLI and JSON output use (shapes fixed in CONTRACTS.md).
+"""Rows as the plain dicts the app, the CLI and JSON output use (shapes documented in db/service.py).
 All arithmetic is delegated to db.nutrition; this module only picks, rounds and names.
 """
 

@@ -1,7 +1,7 @@
 """Seed data: read and strictly check db/seed/{foods,servings,glycemic_index}.csv, then load
 them into an empty database.
 
-The format is fixed in the team contract (CONTRACTS.md, "Seed data format"). Every problem is
+The format is described in db/seed/README.md. Every problem is
 reported as ``SeedError("<file>:<line>: <what is wrong>")`` before anything is written, so a
 bad seed never leaves a half-filled food table.
 """

@@ -32,7 +32,18 @@ _MEAL_CHANGES = ("food", "grams", "serving", "eaten_at", "meal_type", "note")
 def lookup(query: str, grams: float | None = None, serving: str | None = None,
            exchange_unit_g: float = 15.0) -> dict[str, Any]:
     """The nutrition card for ``grams`` (or a named ``serving``, or the default serving) of
-    the food whose label, name or alias is ``query``."""
+    the food whose label, name or alias is ``query``::
+
+        {"food", "food_id", "category",
+         "source": {"dataset", "fdc_id", "code", "description", "proxy_note"},
+         "per_100g": NUTRIENTS, "portion": {"grams", "serving", **NUTRIENTS},
+         "servings": [{"name", "grams", "default"}],
+         "glycemic_index": {"value", "source"} | None,
+         "glycemic_load": {"value", "band"} | None,
+         "exchanges": {"unit_g", "value"}}
+
+    NUTRIENTS: kcal, carbohydrate_g, available_carbohydrate_g, sugars_g, fiber_g, protein_g,
+    fat_g, saturated_fat_g, sodium_mg (None where USDA has no value)."""
     unit = nutrition.check_exchange_unit(exchange_unit_g)
     with session_scope(write=False) as session:
         food = repo.find_food(query, session=session)

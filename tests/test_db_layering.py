@@ -1,4 +1,4 @@
-"""db imports only what CONTRACTS.md allows: never app or distill, and from models only
+"""db imports stay in their layer: never app or distill, and from models only
 paths, labels and errors."""
 
 import ast
@@ -27,3 +27,11 @@ def test_db_imports_stay_in_their_layer():
             assert top not in ("app", "distill"), f"{path}: imports {name}"
             if top == "models":
                 assert name in ALLOWED_FROM_MODELS, f"{path}: imports {name}"
+
+
+def test_models_never_import_app_distill_or_db():
+    files = sorted((DB.parent / "models").rglob("*.py"))
+    assert files
+    for path in files:
+        for name in _imports(path):
+            assert name.split(".")[0] not in ("app", "distill", "db"), f"{path}: imports {name}"
