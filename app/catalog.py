@@ -56,7 +56,7 @@ def read_accuracy(report: Path) -> float | None:
 
 def describe(path: Path, default: bool) -> ModelInfo:
     """Read what the UI lists about a model file, without starting an inference session."""
-    from models.engine import read_metadata
+    from models.metadata import read_metadata
 
     meta = read_metadata(path)
     report = find_report(path)

@@ -14,7 +14,7 @@ def default_model_path() -> Path:
     """Path of the default food model's ONNX file, exporting it on the first call."""
     import json
 
-    from models.engine import read_metadata
+    from models.metadata import read_metadata
     from models.labels import IMAGENET_FOOD_CLASSES
 
     path = data_home() / "models" / f"{DEFAULT_MODEL}.onnx"

@@ -8,12 +8,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import onnx
 import onnxruntime as ort
 from PIL import Image
 
 from models.errors import ModelError
-from models.export import META_PREFIX
+from models.metadata import read_metadata
 from models.preprocess import PreprocessConfig
 
 # TensorRT and CUDA first when this machine really has them; ORT skips unavailable ones.
@@ -38,18 +37,6 @@ def _cuda_device_present() -> bool:
     if os.environ.get("CUDA_VISIBLE_DEVICES", None) in ("", "-1"):
         return False
     return Path("/proc/driver/nvidia/version").exists()
-
-
-def read_metadata(path: Path) -> dict[str, str]:
-    try:
-        proto = onnx.load(str(path), load_external_data=False)
-    except Exception as exc:
-        raise ModelError(f"{path}: not a readable ONNX file ({type(exc).__name__})") from None
-    meta = {p.key[len(META_PREFIX):]: p.value for p in proto.metadata_props if p.key.startswith(META_PREFIX)}
-    missing = {"preprocess", "labels", "model_name", "version"} - meta.keys()
-    if missing:
-        raise ModelError(f"{path}: ONNX file has no foodtag metadata ({', '.join(sorted(missing))} missing); re-export it with `python -m models export`")
-    return meta
 
 
 class Engine:

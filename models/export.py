@@ -16,9 +16,9 @@ from PIL import Image
 from torch import nn
 
 from models.errors import ModelError
+from models.metadata import META_PREFIX
 
 OPSET = 17
-META_PREFIX = "foodtag."
 # PyTorch and ONNX Runtime fuse and reorder float ops differently; logits of a correct export
 # agree to ~1e-5 relative. 1e-3 of the logit range catches real mistakes (wrong weights,
 # wrong layout) without flagging float noise.

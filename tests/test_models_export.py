@@ -8,7 +8,8 @@ import onnx
 import pytest
 import torch
 
-from models.engine import Engine, read_metadata
+from models.engine import Engine
+from models.metadata import read_metadata
 from models.errors import ModelError
 from models.export import check_parity, export_onnx, parity_images
 from models.registry import create_model
@@ -100,3 +101,9 @@ def test_concurrent_first_runs_produce_one_valid_file(tmp_path):
     onnx.checker.check_model(outputs[0])
     assert Engine(outputs[0]).model_name == "food_default"
     assert sorted(p.name for p in (tmp_path / "models").iterdir()) == ["food_default.onnx"]
+
+
+def test_inference_does_not_load_torch():
+    # Serving processes should not pay torch's ~600 MB; only export and training need it.
+    code = "import sys, models.engine, models.default, models.images; assert 'torch' not in sys.modules"
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0

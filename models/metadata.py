@@ -1,0 +1,31 @@
+"""The metadata an exported ONNX file carries: labels, preprocessing, model name, version.
+
+Kept apart from export so that inference (engine, app, batch) never imports torch.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import onnx
+
+from models.errors import ModelError
+
+META_PREFIX = "foodtag."
+REQUIRED_KEYS = ("preprocess", "labels", "model_name", "version")
+
+
+def read_metadata(path: Path) -> dict[str, str]:
+    """The ``foodtag.*`` metadata of an ONNX file, without the prefix."""
+    try:
+        proto = onnx.load(str(path), load_external_data=False)
+    except Exception as exc:
+        raise ModelError(f"{path}: not a readable ONNX file ({type(exc).__name__})") from None
+    meta = {p.key[len(META_PREFIX):]: p.value for p in proto.metadata_props if p.key.startswith(META_PREFIX)}
+    missing = [key for key in REQUIRED_KEYS if key not in meta]
+    if missing:
+        raise ModelError(
+            f"{path}: ONNX file has no foodtag metadata ({', '.join(missing)} missing); "
+            "re-export it with `python -m models export`"
+        )
+    return meta
