@@ -12,11 +12,6 @@ from typing import Callable
 from models.errors import ModelError
 from models.paths import data_home
 
-# Accuracy keys looked up in a model's report JSON, most specific first (top-level or one
-# level down, e.g. {"metrics": {"top1": 0.83}}).
-_ACCURACY_KEYS = ("top1_accuracy", "top1", "accuracy", "acc1", "val_top1")
-
-
 @dataclass(frozen=True)
 class ModelInfo:
     name: str  # shown in the UI and accepted by activate(): the file name without .onnx
@@ -30,27 +25,19 @@ class ModelInfo:
 
 
 def find_report(path: Path) -> Path | None:
-    """The report JSON that sits next to an ONNX file, if any."""
-    for candidate in (path.with_suffix(".report.json"), path.with_suffix(".json"), path.with_name(path.name + ".json")):
-        if candidate.is_file():
-            return candidate
-    return None
+    """``<model>.report.json`` next to ``<model>.onnx``, as ``python -m distill eval --json`` writes it."""
+    report = path.with_suffix(".report.json")
+    return report if report.is_file() else None
 
 
 def read_accuracy(report: Path) -> float | None:
-    """Top-1 accuracy in [0, 1] from a report, or None when it has none (or is unreadable)."""
+    """The report's ``top1`` (a fraction in [0, 1]), or None when it has none or is unreadable."""
     try:
-        data = json.loads(report.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        value = json.loads(report.read_text(encoding="utf-8")).get("top1")
+    except (OSError, ValueError, AttributeError):
         return None
-    if not isinstance(data, dict):
-        return None
-    scopes = [data] + [v for v in data.values() if isinstance(v, dict)]
-    for key in _ACCURACY_KEYS:
-        for scope in scopes:
-            value = scope.get(key)
-            if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 100:
-                return value / 100 if value > 1 else float(value)
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 1:
+        return float(value)
     return None
 
 

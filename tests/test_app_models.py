@@ -14,7 +14,7 @@ from models.errors import ModelError
 def test_lists_default_and_extra_models_and_switches(default_model_path, tmp_path, coffee_image):
     deployed = tmp_path / "student_vit.onnx"
     shutil.copy(default_model_path, deployed)
-    (tmp_path / "student_vit.report.json").write_text(json.dumps({"metrics": {"top1": 0.812}}))
+    (tmp_path / "student_vit.report.json").write_text(json.dumps({"top1": 0.812, "top5": 0.97}))
     broken = tmp_path / "broken.onnx"
     broken.write_bytes(b"not onnx at all")
 

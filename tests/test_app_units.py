@@ -93,10 +93,12 @@ def test_animated_gif_uses_first_frame_and_says_so(coffee_image):
 
 def test_read_accuracy(tmp_path):
     report = tmp_path / "m.report.json"
-    report.write_text(json.dumps({"metrics": {"top1": 83.5}}))
+    report.write_text(json.dumps({"top1": 0.835, "top5": 0.97}))  # as `distill eval --json` writes
     assert read_accuracy(report) == pytest.approx(0.835)
-    report.write_text(json.dumps({"accuracy": 0.71}))
-    assert read_accuracy(report) == pytest.approx(0.71)
+    report.write_text(json.dumps({"top1": 83.5}))  # not a fraction: refused, not guessed
+    assert read_accuracy(report) is None
+    report.write_text(json.dumps([0.8]))
+    assert read_accuracy(report) is None
     report.write_text("{not json")
     assert read_accuracy(report) is None
 
