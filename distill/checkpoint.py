@@ -22,6 +22,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from models.checkpoint import read_checkpoint
+
 from distill.errors import DistillError
 
 FORMAT = "foodtag-distill/1"
@@ -52,15 +54,8 @@ def copy_atomic(src: Path, dst: Path) -> None:
 
 def load(path: str | Path, what: str = "checkpoint") -> dict:
     """Read a training checkpoint; missing, truncated or foreign files are one-line errors."""
-    path = Path(path)
-    if not path.is_file():
-        raise DistillError(f"{what}: {path} does not exist")
-    try:
-        ckpt = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as exc:  # truncated zip, garbage bytes, foreign pickle: all unusable
-        detail = str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__
-        raise DistillError(f"{what}: {path} is truncated or corrupt ({detail})") from None
-    if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT:
+    ckpt = read_checkpoint(path, what)
+    if ckpt.get("format") != FORMAT:
         raise DistillError(f"{what}: {path} is not a distill training checkpoint")
     return ckpt
 

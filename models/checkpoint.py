@@ -31,21 +31,33 @@ def model_from_record(record: dict) -> nn.Module:
     return model.eval()
 
 
-def load_checkpoint_model(path: str | Path, labels: list[str] | None = None) -> nn.Module:
-    """The model stored under the ``model`` key of a training checkpoint."""
+def read_checkpoint(path: str | Path, what: str = "checkpoint") -> dict:
+    """A torch.save'd checkpoint dict (tensors and plain types only: nothing is executed).
+
+    Missing, truncated or foreign files are one-line errors naming the file.
+    """
     path = Path(path)
     if not path.is_file():
-        raise ModelError(f"{path}: checkpoint not found")
+        raise ModelError(f"{what}: {path} does not exist")
     try:
         checkpoint = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as exc:  # truncated zip, pickle garbage, wrong format: all unusable
-        raise ModelError(f"{path}: not a readable checkpoint ({type(exc).__name__}: {exc})") from None
-    if not isinstance(checkpoint, dict) or "model" not in checkpoint:
-        raise ModelError(f"{path}: not a foodtag checkpoint (no 'model' record)")
+    except Exception as exc:  # truncated zip, garbage bytes, foreign pickle: all unusable
+        detail = str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__
+        raise ModelError(f"{what}: {path} is truncated or corrupt ({detail})") from None
+    if not isinstance(checkpoint, dict):
+        raise ModelError(f"{what}: {path} is not a foodtag checkpoint")
+    return checkpoint
+
+
+def load_checkpoint_model(path: str | Path, labels: list[str] | None = None) -> nn.Module:
+    """The model stored under the ``model`` key of a training checkpoint."""
+    checkpoint = read_checkpoint(path)
+    if "model" not in checkpoint:
+        raise ModelError(f"checkpoint: {path} is not a foodtag checkpoint (no 'model' record)")
     try:
         model = model_from_record(checkpoint["model"])
     except (KeyError, RuntimeError, TypeError) as exc:
-        raise ModelError(f"{path}: checkpoint does not match its model ({exc})") from None
+        raise ModelError(f"checkpoint: {path} does not match its model ({exc})") from None
     if labels is not None and list(labels) != model.preprocess.labels:
-        raise ModelError(f"{path}: checkpoint labels differ from the requested labels")
+        raise ModelError(f"checkpoint: {path} has other labels than the requested ones")
     return model

@@ -52,7 +52,7 @@ def test_teacher_label_space_mismatch(tmp_path, capsys):
     teacher = save_teacher(tmp_path / "t.pt", ["class_0", "class_1", "pizza"])
     fails(capsys, "train", *tiny_args(tmp_path / "out", teacher=f"ckpt:{teacher}"),
           match="not in the teacher: class_2, class_3; not in the data: pizza")
-    fails(capsys, "train", *tiny_args(tmp_path / "out", teacher=f"ckpt:{tmp_path / 'nope.pt'}"), match="not found")
+    fails(capsys, "train", *tiny_args(tmp_path / "out", teacher=f"ckpt:{tmp_path / 'nope.pt'}"), match="nope.pt does not exist")
     fails(capsys, "train", *tiny_args(tmp_path / "out", teacher="no_such_model"), match="unknown model")
 
 
