@@ -6,7 +6,9 @@ import io
 import socket
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 import uvicorn
 from PIL import Image
@@ -49,6 +51,27 @@ def start_server(config: AppConfig) -> LiveServer:
             raise RuntimeError("test server did not start")
         time.sleep(0.05)
     return LiveServer(f"http://127.0.0.1:{port}", app, server, thread)
+
+
+@contextmanager
+def seeded_server(folder: Path, users: dict[str, str | None] = {}, **config):
+    """A live app on a fresh SQLite file with the small test seed (espresso, banana, pizza...),
+    so results do not move with the real seed. ``users``: name -> password (None: no password)."""
+    from db import service
+    from db.session import configure, init_db
+    from db_support import write_seed
+
+    url = f"sqlite:///{folder / 'foodtag.db'}"
+    configure(url)
+    init_db(seed_dir=write_seed(folder / "seed"))
+    for name, password in users.items():
+        service.create_user(name, password)
+    live = start_server(AppConfig(port=0, db_url=url, **config))
+    try:
+        yield live
+    finally:
+        live.stop()
+        configure(None)
 
 
 def jpeg_bytes(image: Image.Image, quality: int = 90) -> bytes:

@@ -10,14 +10,11 @@ from types import SimpleNamespace
 import gradio as gr
 import httpx
 import pytest
-from app_support import jpeg_bytes, start_server
-from db_support import write_seed
+from app_support import jpeg_bytes, seeded_server
 from gradio_client import Client, handle_file
 
-from app.config import AppConfig
 from app.ui import Handlers
 from db import service
-from db.session import configure, init_db
 
 PASSWORDS = {"alice": "alice-pass-123", "bob": "bob-pass-456"}
 SECRET = "alice-private-note-7f3a"
@@ -43,17 +40,10 @@ REVIEWED_ENDPOINTS = {
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, default_model_path):
-    folder = tmp_path_factory.mktemp("app-accounts")
-    url = f"sqlite:///{folder / 'foodtag.db'}"
-    configure(url)
-    init_db(seed_dir=write_seed(folder / "seed"))
-    for name, password in PASSWORDS.items():
-        service.create_user(name, password)
-    service.create_user("nopass")  # a password-less user must not be able to sign in
-    live = start_server(AppConfig(port=0, db_url=url, accounts=True))
-    yield live
-    live.stop()
-    configure(None)
+    # "nopass" has no password: it must not be able to sign in.
+    users = {**PASSWORDS, "nopass": None}
+    with seeded_server(tmp_path_factory.mktemp("app-accounts"), users, accounts=True) as live:
+        yield live
 
 
 @pytest.fixture(scope="module")

@@ -7,12 +7,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from app_support import jpeg_bytes, start_server
-from db_support import write_seed
+from app_support import jpeg_bytes, seeded_server
 
-from app.config import LOCAL_USER, AppConfig
+from app.config import LOCAL_USER
 from db import service
-from db.session import configure, init_db
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
@@ -23,14 +21,8 @@ pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists() and not shutil.which
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, default_model_path):
-    folder = tmp_path_factory.mktemp("app-browser")
-    url = f"sqlite:///{folder / 'foodtag.db'}"
-    configure(url)
-    init_db(seed_dir=write_seed(folder / "seed"))
-    live = start_server(AppConfig(port=0, db_url=url))
-    yield live
-    live.stop()
-    configure(None)
+    with seeded_server(tmp_path_factory.mktemp("app-browser")) as live:
+        yield live
 
 
 def test_upload_photo_see_card_and_log(server, coffee_image, tmp_path):

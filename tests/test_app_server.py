@@ -10,30 +10,21 @@ import gradio as gr
 import httpx
 import numpy as np
 import pytest
-from app_support import animated_gif, bad_inputs, jpeg_bytes, start_server
-from db_support import write_seed
+from app_support import animated_gif, bad_inputs, jpeg_bytes, seeded_server
 from gradio_client import Client, handle_file
 from PIL import Image
 
-from app.config import LOCAL_USER, AppConfig
+from app.config import LOCAL_USER
 from app.ui import Handlers
 from db import service
-from db.session import configure, init_db
 
 MAX_UPLOAD_MB = 2
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, default_model_path):
-    folder = tmp_path_factory.mktemp("app-local")
-    url = f"sqlite:///{folder / 'foodtag.db'}"
-    # The small test seed (espresso, banana, pizza...), so results do not move with the real seed.
-    configure(url)
-    init_db(seed_dir=write_seed(folder / "seed"))
-    live = start_server(AppConfig(port=0, db_url=url, max_upload_mb=MAX_UPLOAD_MB))
-    yield live
-    live.stop()
-    configure(None)
+    with seeded_server(tmp_path_factory.mktemp("app-local"), max_upload_mb=MAX_UPLOAD_MB) as live:
+        yield live
 
 
 @pytest.fixture(scope="module")
