@@ -35,7 +35,7 @@ _FORM_OVERHEAD = 64 * 1024
 
 
 class _TooLarge(Exception):
-    pass
+    """The upload passed the size limit while streaming in."""
 
 
 def error(status: int, message: str, **headers: str) -> JSONResponse:

@@ -76,9 +76,3 @@ class PreprocessConfig:
     @classmethod
     def from_json(cls, text: str) -> "PreprocessConfig":
         return cls.from_dict(json.loads(text))
-
-    def eval_transform(self):
-        """A torchvision-style transform (PIL -> tensor) running exactly `apply`."""
-        import torch
-
-        return lambda image: torch.from_numpy(self.apply(image))
