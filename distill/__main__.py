@@ -1,5 +1,8 @@
-"""`python -m distill train|eval`: distil a frozen teacher into a small student, or evaluate one.
+"""`python -m distill`: distil a frozen teacher into a small student, evaluate, run the pipeline.
 
+    python -m distill pipeline --data DIR --out RUN_DIR [--preset cpu|gpu]   (all of it, resumable)
+    python -m distill deploy RUN_DIR                        (the student into the app's model folder)
+    python -m distill report RUN_DIR [--out FILE]           (report.md of a finished or partial run)
     python -m distill train --data DIR --teacher ckpt:teacher.pt --model vit_micro ...
     torchrun --nproc-per-node 2 -m distill train ...        (DDP; --zero shards AdamW)
     python -m distill eval --checkpoint runs/x/best.pt --data DIR
@@ -19,9 +22,11 @@ if not __package__:  # run as a file (SageMaker): import the package from the re
     sys.path[0] = str(Path(__file__).resolve().parents[1])
 
 from distill import config, dist  # noqa: E402
+from distill.errors import DistillError  # noqa: E402
 from models.errors import FoodtagError  # noqa: E402
 
-USAGE = "usage: python -m distill {train,eval} [options]   (--help after the command lists them)"
+USAGE = ("usage: python -m distill {pipeline,deploy,report,train,eval} [options]   "
+         "(--help after the command lists them)")
 
 
 def train(argv: list[str]) -> None:
@@ -54,6 +59,34 @@ def evaluate(argv: list[str]) -> None:
         dist.destroy()
 
 
+def pipeline(argv: list[str]) -> None:
+    from distill.pipeline import main as run_pipeline
+
+    run_pipeline(argv)
+
+
+def deploy(argv: list[str]) -> None:
+    from distill.deploy import main as run_deploy
+
+    run_deploy(argv)
+
+
+def report(argv: list[str]) -> None:
+    import argparse
+
+    from distill.report import write_report
+
+    parser = argparse.ArgumentParser(prog="python -m distill report", description="report.md of a pipeline run")
+    parser.add_argument("run_dir", type=Path)
+    parser.add_argument("--out", type=Path, default=None, help="write here instead of RUN_DIR/report.md")
+    parser.add_argument("--images", type=config.parse_bool, default=True, metavar="BOOL",
+                        help="draw the confusion matrices and curves beside RUN_DIR/report.md (default: true)")
+    args = parser.parse_args(argv)
+    if not (args.run_dir / "pipeline.json").is_file():
+        raise DistillError(f"report: {args.run_dir} is not a pipeline run folder (no pipeline.json)")
+    print(write_report(args.run_dir, args.out, images=args.images))
+
+
 def one_line(exc: Exception) -> str:
     """A DataLoader worker re-raises with the worker's traceback in the message: keep the cause."""
     text = str(exc).strip()
@@ -66,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if "SM_MODEL_DIR" in os.environ and (not argv or argv[0].startswith("--")) and argv[:1] != ["--help"]:
         argv.insert(0, "train")  # SageMaker passes hyperparameters only
-    commands = {"train": train, "eval": evaluate}
+    commands = {"train": train, "eval": evaluate, "pipeline": pipeline, "deploy": deploy, "report": report}
     if argv[:1] in (["-h"], ["--help"]):
         print(__doc__)
         return 0

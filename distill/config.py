@@ -69,6 +69,8 @@ class ModelConfig:
                            "'none' for plain supervised training. Its labels must be the data's classes")
     teacher_resize: bool = opt(True, "resize each batch to the teacher's input size when it differs "
                                      "from the student's")
+    freeze_body: bool = opt(False, "train only the classifier head (the body's weights stay as loaded): "
+                                   "the head warm-up before fine-tuning a pretrained model")
 
 
 @dataclass
@@ -96,6 +98,11 @@ class OptimConfig:
     ema: bool = opt(False, "keep an exponential moving average of the weights (timm ModelEmaV3); "
                            "the EMA weights are then the ones evaluated and saved as the model")
     ema_decay: float = opt(0.9998, "EMA decay per optimizer step")
+    layer_decay: float = opt(1.0, "discriminative learning rates: each layer group below the head gets "
+                                  "this factor times the lr of the group above (timm layer decay; 1 = "
+                                  "one lr for all)")
+    patience: int = opt(0, "early stopping: end the run after this many validations without a better "
+                           "top-1 (0 = never)")
 
 
 @dataclass
@@ -148,11 +155,13 @@ class TrainConfig:
         _non_negative(num_workers=d.num_workers, img_size=d.img_size, max_steps=o.max_steps,
                       warmup_steps=o.warmup_steps, clip_grad=o.clip_grad, mixup=d.mixup,
                       cutmix=d.cutmix, weight_decay=o.weight_decay, min_lr=o.min_lr,
-                      profile_steps=self.run.profile_steps)
+                      profile_steps=self.run.profile_steps, patience=o.patience)
         for name, value in (("alpha", lo.alpha), ("label_smoothing", d.label_smoothing),
                             ("re_prob", d.re_prob), ("ema_decay", o.ema_decay)):
             if not 0 <= value <= 1:
                 raise DistillError(f"config: {name} must be in [0, 1], got {value}")
+        if not 0 < o.layer_decay <= 1:
+            raise DistillError(f"config: layer_decay must be in (0, 1], got {o.layer_decay}")
         if not 0 < d.scale_min <= 1:
             raise DistillError(f"config: scale_min must be in (0, 1], got {d.scale_min}")
         # timm's Mixup pairs each image with its mirror in the batch, so it needs an even batch.

@@ -112,7 +112,7 @@ class Trainer:
             self.ema = ModelEmaV3(self.student, decay=o.ema_decay, use_warmup=True)
         # checkpoints, EMA and evaluation use the plain student; the step uses the wrapped one
         self.model = dist.wrap(torch.compile(self.student) if cfg.run.compile else self.student)
-        self.optimizer = make_optimizer(self.student, o.lr, o.weight_decay, o.zero)
+        self.optimizer = make_optimizer(self.student, o.lr, o.weight_decay, o.zero, o.layer_decay)
         self.scheduler = make_scheduler(self.optimizer, self.total_steps, min(o.warmup_steps, self.total_steps // 10), o.min_lr)
         self.scaler = precision.grad_scaler(self.precision, self.device)
         self.mixup = None
@@ -124,7 +124,7 @@ class Trainer:
         self.task = DistillTask(self.model, self.teacher, cfg.loss, labelled=self.labelled,
                                 label_smoothing=0.0 if self.mixup else d.label_smoothing)
         self.epoch = self.step = self.epoch_samples = 0
-        self.best_top1, self.last_metrics = -1.0, {}
+        self.best_top1, self.last_metrics, self.stale_validations = -1.0, {}, 0
         if resume is not None:
             self._restore(resume)
         else:  # training randomness (dropout, drop-path) differs per rank, like nanoGPT's seed offset
@@ -161,6 +161,8 @@ class Trainer:
         size = self.cfg.data.img_size
         if resume is None and size:
             model.preprocess = dataclasses.replace(model.preprocess, input_size=size)
+        if m.freeze_body:
+            freeze_body(model)
         if expected is not None and tuple(expected) != (model.preprocess.input_size,) * 2:
             raise DistillError(f"config: student {m.model} is built for {tuple(expected)} inputs but img_size is "
                                f"{model.preprocess.input_size}: also pass --model-kwargs '{{img_size: "
@@ -207,6 +209,7 @@ class Trainer:
             self.ema.load_state_dict(ckpt["ema"])
         self.epoch, self.step, self.epoch_samples = ckpt["epoch"], ckpt["step"], ckpt["epoch_samples"]
         self.best_top1, self.last_metrics = ckpt["best_top1"], ckpt["metrics"]
+        self.stale_validations = ckpt.get("stale_validations", 0)
         if ckpt["world_size"] == self.world:
             checkpoint.set_rng_state(ckpt["rng"][self.rank])
         else:
@@ -226,7 +229,7 @@ class Trainer:
         epoch_samples = self.steps_per_epoch * self.step_samples
         stats = torch.zeros(3, device=self.device)  # loss sum, steps, skipped images since the last log
         tick, tick_step = time.perf_counter(), self.step
-        while self.step < self.total_steps:
+        while self.step < self.total_steps and not self.stopped_early:
             batches = iter(self.train_loader())
             while self.epoch_samples < epoch_samples and self.step < self.total_steps:
                 self.scheduler.step_update(self.step)
@@ -305,8 +308,16 @@ class Trainer:
             self.book.message(f"epoch {round(epoch, 2):g} step {self.step}: val {summary(metrics)}")
             top1 = metrics.get("top1", metrics.get("agreement", 0.0))
             if top1 > self.best_top1:
-                self.best_top1, best = top1, True
+                self.best_top1, best, self.stale_validations = top1, True, 0
+            else:
+                self.stale_validations += 1
+            if self.stopped_early:
+                self.book.message(f"early stop: no better validation top-1 for {self.stale_validations} epochs")
         self.save(best=best)
+
+    @property
+    def stopped_early(self) -> bool:
+        return 0 < self.cfg.optim.patience <= self.stale_validations
 
     def save(self, best: bool = False) -> None:
         """Write last.pt (and best.pt). Collective: every rank takes part in gathering state."""
@@ -330,6 +341,7 @@ class Trainer:
             "epoch": self.epoch, "step": self.step, "epoch_samples": self.epoch_samples,
             "rng": rng, "world_size": self.world,
             "best_top1": self.best_top1, "metrics": self.last_metrics,
+            "stale_validations": self.stale_validations,
         }
         checkpoint.save_atomic(ckpt, self.out / "last.pt")
         if best:
@@ -343,6 +355,16 @@ class Trainer:
             if self.last_metrics:
                 done += f", val {summary(self.last_metrics)}"
             print(f"{done}; checkpoints in {self.out}" + (f"; curves {plot}" if plot else ""), file=sys.stderr)
+
+
+def freeze_body(model: torch.nn.Module) -> None:
+    """Only the classifier head learns. Applied before the DDP wrap, which then tracks just the head."""
+    if not hasattr(model, "get_classifier"):
+        raise DistillError(f"config: freeze_body needs a model with a classifier head (timm's get_classifier); "
+                           f"{model.registry_name} has none")
+    head = {id(p) for p in model.get_classifier().parameters()}
+    for p in model.parameters():
+        p.requires_grad_(id(p) in head)
 
 
 def resolve_config(explicit: dict) -> tuple[TrainConfig, dict | None]:

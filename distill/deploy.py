@@ -1,0 +1,148 @@
+"""`python -m distill deploy RUN_DIR`: install a pipeline's student where the app finds models.
+
+The app lists every ``$FOODTAG_HOME/models/*.onnx`` with the top-1 of the
+``<model>.report.json`` beside it (app.catalog). Before installing, every label the model can
+emit is looked up in the nutrition database the way the app does (db.service.lookup): a model
+must never show a food the nutrition card cannot describe. Unknown labels are refused unless
+a label map (YAML or JSON, ``model_label: database food``) says which food each one is; the
+installed file then emits the database's labels.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+from distill.errors import DistillError
+
+NAME = re.compile(r"[A-Za-z0-9][\w.-]{0,79}")
+
+
+def load_label_map(path: str | Path) -> dict[str, str]:
+    import yaml
+
+    path = Path(path)
+    if not path.is_file():
+        raise DistillError(f"deploy: label map {path} does not exist")
+    try:
+        values = yaml.safe_load(path.read_text())  # JSON is YAML too
+    except yaml.YAMLError as exc:
+        raise DistillError(f"deploy: label map {path} is not valid YAML/JSON ({str(exc).splitlines()[0]})") from None
+    if not isinstance(values, dict) or not all(isinstance(k, str) and isinstance(v, str) and v.strip()
+                                               for k, v in values.items()):
+        raise DistillError(f"deploy: label map {path} must map each model label to a database food name")
+    return {k: v.strip() for k, v in values.items()}
+
+
+def unknown_labels(labels: list[str]) -> list[str]:
+    """The labels the nutrition database cannot look up (after the app's own lookup rules)."""
+    from db import service
+    from db.errors import UnknownFood
+    from db.session import init_db
+
+    init_db()  # idempotent; a fresh install gets its seeded database
+    missing = []
+    for label in labels:
+        try:
+            service.lookup(label)
+        except UnknownFood:
+            missing.append(label)
+    return missing
+
+
+def relabelled(labels: list[str], label_map: dict[str, str]) -> list[str]:
+    """The model's labels with the mapped ones replaced by the database food they stand for."""
+    foreign = sorted(set(label_map) - set(labels))
+    if foreign:
+        raise DistillError(f"deploy: the label map names labels the model does not have: {', '.join(foreign)}")
+    return [label_map.get(label, label) for label in labels]
+
+
+def deploy(run_dir: str | Path, *, name: str | None = None, label_map: str | Path | None = None,
+           force: bool = False, model: str = "student") -> Path:
+    """Install RUN_DIR/<model>.onnx (+ its report) into data_home()/models; returns the new path."""
+    import onnx
+
+    from models.metadata import META_PREFIX, read_metadata
+    from models.paths import data_home
+    from models.preprocess import PreprocessConfig
+
+    run_dir = Path(run_dir)
+    source = run_dir / f"{model}.onnx"
+    if not source.is_file():
+        raise DistillError(f"deploy: {source} does not exist (run `python -m distill pipeline` into {run_dir} first)")
+    name = name or f"{run_dir.resolve().name}-{model}"
+    if not NAME.fullmatch(name):
+        raise DistillError(f"deploy: name {name!r} must be letters, digits, '.', '-' or '_' (at most 80)")
+    meta = read_metadata(source)
+    labels = json.loads(meta["labels"])
+    mapping = load_label_map(label_map) if label_map else {}
+    served = relabelled(labels, mapping) if mapping else labels
+    missing = unknown_labels(served)
+    if missing:
+        shown = ", ".join(missing[:10]) + (f" (+{len(missing) - 10} more)" if len(missing) > 10 else "")
+        raise DistillError(
+            f"deploy: the nutrition database cannot describe {len(missing)} of the model's {len(labels)} labels: "
+            f"{shown}. Map each to a database food with --label-map FILE (YAML 'label: food'), "
+            "or add them to the seed (db/seed); nothing was installed")
+    folder = data_home() / "models"
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"{name}.onnx"
+    if target.is_file() and not force:
+        try:
+            same = read_metadata(target)["version"] == meta["version"] and json.loads(read_metadata(target)["labels"]) == served
+        except Exception:  # an unreadable file there is not ours to replace silently
+            same = False
+        if not same:
+            raise DistillError(f"deploy: {target} already exists and holds another model; "
+                               "choose another --name or pass --force to replace it")
+    with tempfile.TemporaryDirectory(dir=folder, prefix=".deploy-") as tmp:
+        staged = Path(tmp) / target.name
+        if served != labels:
+            proto = onnx.load(str(source))
+            preprocess = PreprocessConfig.from_json(meta["preprocess"])
+            preprocess.labels = served
+            updates = {META_PREFIX + "labels": json.dumps(served), META_PREFIX + "preprocess": preprocess.to_json()}
+            for prop in proto.metadata_props:
+                if prop.key in updates:
+                    prop.value = updates[prop.key]
+            onnx.save(proto, str(staged))
+        else:
+            shutil.copyfile(source, staged)
+        report = _read_json(run_dir / f"{model}.report.json")
+        report.update(deployed_from=str(run_dir.resolve()), label_map=mapping, labels=served)
+        staged_report = Path(tmp) / f"{name}.report.json"
+        staged_report.write_text(json.dumps(report, indent=2))
+        # The report first: the app lists a model with whatever report is beside it.
+        os.replace(staged_report, folder / staged_report.name)
+        os.replace(staged, target)
+    if (run_dir / "report.md").is_file():
+        shutil.copyfile(run_dir / "report.md", folder / f"{name}.report.md")
+    return target
+
+
+def _read_json(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        raise DistillError(f"deploy: {path} is missing: the model has no measured accuracy to show "
+                           "(rerun the pipeline; its eval stage writes it)") from None
+
+
+def main(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(prog="python -m distill deploy", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("run_dir", help="a pipeline run folder (holding student.onnx and its report)")
+    parser.add_argument("--name", default=None, help="installed model name (default: <run folder>-student)")
+    parser.add_argument("--model", default="student", choices=("student", "teacher", "baseline"),
+                        help="which of the run's models to install (default: student)")
+    parser.add_argument("--label-map", default=None, help="YAML/JSON file: model label -> database food")
+    parser.add_argument("--force", action="store_true", help="replace an installed model of the same name")
+    args = parser.parse_args(argv)
+    path = deploy(args.run_dir, name=args.name, label_map=args.label_map, force=args.force, model=args.model)
+    print(f"installed {path} (the app lists it under Models)")

@@ -1,0 +1,312 @@
+"""`python -m distill pipeline`: labelled photos in, a served model and its report out.
+
+    python -m distill pipeline --data DIR --out RUN_DIR [--preset cpu|gpu|FILE.yaml]
+
+Stages, each skipped when its outputs exist and are valid (see distill.stages), so an
+interrupted pipeline resumes at the stage it was in, and a training stage from its last.pt:
+
+    teacher-head, teacher    head warm-up on a frozen body, then fine-tuning (per ensemble member)
+    export-teacher, eval-teacher   teacher.onnx (metadata + parity check), its accuracy on val
+    student                  the ViT distilled from the teacher
+    baseline                 the same ViT trained on the labels alone (off: --baseline false)
+    export-*, eval-*         student.onnx, baseline.onnx and their accuracy (<model>.report.json)
+    int8                     *.int8.onnx, when models.quantize is available
+    bench                    ONNX Runtime images/s of every model, side by side
+    report                   report.md with tables, confusion matrices and training curves
+    deploy                   (--deploy) the student into the app's model folder
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from distill import config, data, dist
+from distill.errors import DistillError
+from distill.preset import Preset, load_preset, preset_names
+from distill.stages import Stage, StageBook
+
+MODELS = ("teacher", "student", "baseline")
+
+
+@dataclass
+class PipelineConfig:
+    data: str
+    out: str
+    preset: str = "cpu"
+    val_data: str = ""
+    baseline: bool = True
+    deploy: bool = False
+    deploy_name: str = ""
+    label_map: str = ""
+    bench_rounds: int = 5
+
+    def __post_init__(self) -> None:
+        if not self.data:
+            raise DistillError("pipeline: pass --data DIR (an ImageFolder tree with train/ and val/)")
+        if not self.out:
+            raise DistillError("pipeline: pass --out RUN_DIR")
+        if self.bench_rounds < 1:
+            raise DistillError(f"pipeline: bench_rounds must be >= 1, got {self.bench_rounds}")
+        if self.data != "synthetic" and not Path(self.data).expanduser().exists():
+            raise DistillError(f"data: {self.data} does not exist")
+        if not self.val_data and not data.has_val_split(self.data):
+            raise DistillError(f"data: {self.data} has no val/ folder: the pipeline selects models on "
+                               "validation data; pass --val-data")
+
+
+class Pipeline:
+    def __init__(self, cfg: PipelineConfig):
+        self.cfg = cfg
+        self.preset: Preset = load_preset(cfg.preset)
+        self.run_dir = Path(cfg.out).expanduser().resolve()
+        self.book = StageBook(self.run_dir)
+        self.common = {**self.preset.train, "data": cfg.data}
+        if cfg.val_data:
+            self.common["val_data"] = cfg.val_data
+        self._check_run_folder()
+
+    # --- paths and specs --------------------------------------------------------------------------
+
+    def onnx(self, name: str, suffix: str = ".onnx") -> Path:
+        return self.run_dir / f"{name}{suffix}"
+
+    def member_folder(self, member: str, head: bool = False) -> Path:
+        base = "teacher" if len(self.preset.teachers) == 1 else f"teacher-{member}"
+        return self.run_dir / (f"{base}-head" if head else base)
+
+    def teacher_checkpoints(self) -> list[Path]:
+        return [self.member_folder(m.name) / "best.pt" for m in self.preset.teachers]
+
+    def teacher_spec(self) -> str:
+        specs = [f"ckpt:{p}" for p in self.teacher_checkpoints()]
+        return specs[0] if len(specs) == 1 else "ensemble:" + "+".join(specs)
+
+    def models(self) -> list[str]:
+        return [m for m in MODELS if m != "baseline" or self.has_baseline]
+
+    @property
+    def has_baseline(self) -> bool:
+        return self.cfg.baseline and self.preset.baseline is not None
+
+    def _check_run_folder(self) -> None:
+        """A run folder belongs to one preset and one data set: refuse to mix two runs."""
+        identity = {"preset": self.preset.source, "data": self.cfg.data, "val_data": self.cfg.val_data}
+        path = self.run_dir / "pipeline.json"
+        if path.is_file():
+            recorded = json.loads(path.read_text())
+            if recorded != identity:
+                raise DistillError(f"pipeline: {self.run_dir} holds a run with another preset or data; "
+                                   "choose another --out (nothing was changed)")
+        else:
+            self.run_dir.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(identity, indent=2))
+
+    # --- the stages -----------------------------------------------------------------------------
+
+    def stages(self) -> list[Stage]:
+        stages = []
+        for member in self.preset.teachers:
+            finetune = {**self.common, **member.finetune, "teacher": "none"}
+            if member.warmup is not None:
+                head = self.member_folder(member.name, head=True)
+                stages.append(self._train_stage(head.name, {**self.common, **member.warmup, "teacher": "none",
+                                                            "freeze_body": True}, head, []))
+                finetune["model"] = f"ckpt:{head / 'best.pt'}"
+                finetune["freeze_body"] = False
+                inputs = [head / "best.pt"]
+            else:
+                inputs = []
+            folder = self.member_folder(member.name)
+            stages.append(self._train_stage(folder.name, finetune, folder, inputs))
+        stages += self._model_stages("teacher", self.teacher_spec(), self.teacher_checkpoints())
+        teacher_ckpts = self.teacher_checkpoints()
+        student = {**self.common, **self.preset.student, "teacher": self.teacher_spec()}
+        stages.append(self._train_stage("student", student, self.run_dir / "student", teacher_ckpts))
+        stages += self._model_stages("student", f"ckpt:{self.run_dir / 'student' / 'best.pt'}",
+                                     [self.run_dir / "student" / "best.pt"])
+        if self.has_baseline:
+            baseline = {**self.common, **self.preset.student, **self.preset.baseline, "teacher": "none"}
+            stages.append(self._train_stage("baseline", baseline, self.run_dir / "baseline", []))
+            stages += self._model_stages("baseline", f"ckpt:{self.run_dir / 'baseline' / 'best.pt'}",
+                                         [self.run_dir / "baseline" / "best.pt"])
+        if int8_available():
+            stages.append(Stage("int8", self._int8, [self.onnx(m, ".int8.onnx") for m in self.models()],
+                                [self.onnx(m) for m in self.models()]))
+        stages.append(Stage("bench", self._bench, [self.run_dir / "bench.json"], self._served_files()))
+        stages.append(Stage("report", self._report, [self.run_dir / "report.md"],
+                            [self.run_dir / "eval" / f"{m}.json" for m in self.models()] + [self.run_dir / "bench.json"]))
+        if self.cfg.deploy:
+            stages.append(Stage("deploy", self._deploy, [], [self.onnx("student"), self.run_dir / "report.md"]))
+        return stages
+
+    def _served_files(self) -> list[Path]:
+        files = [self.onnx(m) for m in self.models()]
+        if int8_available():
+            files += [self.onnx(m, ".int8.onnx") for m in self.models()]
+        return files
+
+    def _train_stage(self, name: str, options: dict, folder: Path, inputs: list[Path]) -> Stage:
+        stage = Stage(name, lambda: None, [folder / "best.pt"], inputs)
+        stage.run = lambda: self._train(stage, options, folder)
+        return stage
+
+    def _model_stages(self, name: str, spec: str, inputs: list[Path]) -> list[Stage]:
+        return [
+            Stage(f"export-{name}", lambda: self._export(name, spec), [self.onnx(name)], inputs),
+            Stage(f"eval-{name}", lambda: self._evaluate(name),
+                  [self.run_dir / "eval" / f"{name}.json", self.onnx(name, ".report.json")], [self.onnx(name)]),
+        ]
+
+    # --- what each stage does -------------------------------------------------------------------
+
+    def _train(self, stage: Stage, options: dict, folder: Path) -> dict:
+        from distill.train import Trainer, resolve_config
+
+        if self.book.has_stale_record(stage) and folder.exists():
+            # Its teacher (or its own best.pt) changed since it finished: keep the old run aside.
+            aside = folder.with_name(f"{folder.name}.stale-{datetime.now():%Y%m%d-%H%M%S}")
+            folder.rename(aside)
+            self.log(f"[{stage.name}] out of date; the previous run moved to {aside.name}")
+        explicit = {**options, "out": str(folder)}
+        if (folder / "last.pt").is_file():
+            explicit["resume"] = str(folder / "last.pt")
+            self.log(f"[{stage.name}] continuing from {folder / 'last.pt'}")
+        cfg, resume = resolve_config(explicit)
+        dist.init(cfg.run.device, cfg.run.backend)
+        trainer = None
+        try:
+            trainer = Trainer(cfg, resume)
+            trainer.fit()
+        finally:
+            if trainer is not None:
+                trainer.close()
+            dist.destroy()
+        return {"best_top1": trainer.best_top1, "steps": trainer.step, "total_steps": trainer.total_steps,
+                "stopped_early": trainer.stopped_early, "resumed": resume is not None}
+
+    def _export(self, name: str, spec: str) -> dict:
+        from distill.measure import count_gmacs, count_parameters
+        from models.errors import ModelError
+        from models.export import export_onnx
+        from models.registry import create_model
+
+        try:
+            model = create_model(spec)
+            export_onnx(model, self.onnx(name))
+        except ModelError as exc:
+            raise DistillError(f"export {name}: {exc}") from None
+        return {"spec": spec, "parameters": count_parameters(model), "gmacs": count_gmacs(model),
+                "input_size": model.preprocess.input_size}
+
+    def _evaluate(self, name: str) -> dict:
+        from distill.measure import evaluate_onnx, write_model_report
+
+        options = config.build(config.TrainConfig, {**self.common, "teacher": "none"})
+        val = data.open_source(self.cfg.val_data or self.cfg.data, "val", options.data.synthetic_classes,
+                               options.data.synthetic_images)
+        metrics = evaluate_onnx(self.onnx(name), val, seed=options.run.seed,
+                                batch_size=options.data.batch_size, num_workers=options.data.num_workers)
+        (self.run_dir / "eval").mkdir(exist_ok=True)
+        (self.run_dir / "eval" / f"{name}.json").write_text(json.dumps(metrics))
+        write_model_report(metrics, self.onnx(name, ".report.json"), run=str(self.run_dir), role=name)
+        self.log(f"[eval-{name}] top-1 {metrics['top1']:.2%}, top-5 {metrics['top5']:.2%} on {metrics['images']} images")
+        return {"top1": metrics["top1"], "top5": metrics["top5"]}
+
+    def _int8(self) -> dict:
+        from models.quantize import quantize_int8
+
+        results = {}
+        for name in self.models():
+            results[name] = quantize_int8(self.onnx(name), self.onnx(name, ".int8.onnx"))
+        return results
+
+    def _bench(self) -> dict:
+        from models.bench import compare_engines
+        from models.engine import Engine
+
+        engines = {path.name: Engine(path) for path in self._served_files()}
+        result = compare_engines(engines, rounds=self.cfg.bench_rounds)
+        result["cpu"] = cpu_description()
+        (self.run_dir / "bench.json").write_text(json.dumps(result, indent=2))
+        return {}
+
+    def _report(self) -> dict:
+        from distill.report import write_report
+
+        write_report(self.run_dir)
+        return {}
+
+    def _deploy(self) -> dict:
+        from distill.deploy import deploy
+
+        installed = deploy(self.run_dir, name=self.cfg.deploy_name or None, label_map=self.cfg.label_map or None)
+        return {"installed": str(installed)}
+
+    # --- running --------------------------------------------------------------------------------
+
+    def log(self, text: str) -> None:
+        line = f"{datetime.now():%Y-%m-%d %H:%M:%S} {text}"
+        print(line, file=sys.stderr, flush=True)
+        with open(self.run_dir / "pipeline.log", "a") as f:
+            f.write(line + "\n")
+
+    def run(self) -> Path:
+        start = time.perf_counter()
+        self.log(f"pipeline {self.preset.name} on {self.cfg.data} into {self.run_dir}")
+        (self.run_dir / "preset.yaml").write_text(config.yaml.safe_dump(self.preset.source, sort_keys=False))
+        for stage in self.stages():
+            self.book.run(stage, self.log)
+        self.log(f"pipeline finished in {(time.perf_counter() - start) / 60:.1f} min (this invocation); "
+                 f"report {self.run_dir / 'report.md'}")
+        return self.run_dir / "report.md"
+
+
+def int8_available() -> bool:
+    """The int8 stage needs models.quantize (the inference-speed work)."""
+    return importlib.util.find_spec("models.quantize") is not None
+
+
+def cpu_description() -> str:
+    """CPU model and core count, for the benchmark's context."""
+    name = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                name = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{name or 'unknown CPU'}, {os.cpu_count()} cores"
+
+
+def parse_args(argv: list[str]) -> PipelineConfig:
+    parser = argparse.ArgumentParser(prog="python -m distill pipeline", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", required=True, help="ImageFolder root with train/ and val/ (or any "
+                        "`distill train --data` kind with --val-data)")
+    parser.add_argument("--val-data", default="", help="validation data when --data has no val/ folder")
+    parser.add_argument("--out", required=True, help="run folder (rerun the same command to resume)")
+    parser.add_argument("--preset", default="cpu", help=f"recipe: {', '.join(preset_names())} or a YAML file "
+                        "(default: cpu)")
+    parser.add_argument("--baseline", type=config.parse_bool, default=True, metavar="BOOL",
+                        help="also train the student without the teacher, for comparison (default: true)")
+    parser.add_argument("--deploy", action="store_true", help="install the student into the app's model "
+                        "folder at the end (like `python -m distill deploy RUN_DIR`)")
+    parser.add_argument("--deploy-name", default="", help="the deployed model's name (default: the run folder's)")
+    parser.add_argument("--label-map", default="", help="YAML/JSON mapping of model labels to database "
+                        "foods, for labels the nutrition database does not know")
+    parser.add_argument("--bench-rounds", type=int, default=5, help="interleaved rounds of the speed benchmark")
+    args = parser.parse_args(argv)
+    return PipelineConfig(**vars(args))
+
+
+def main(argv: list[str]) -> None:
+    Pipeline(parse_args(argv)).run()

@@ -1,0 +1,229 @@
+"""RUN_DIR/report.md from what a pipeline run left behind: stage records, eval/*.json, bench.json.
+
+Works on a partial run too (missing parts say so), so `python -m distill report RUN_DIR`
+shows how far a run has got. Pictures: a confusion matrix per model and the training
+curves of every training stage, as PNGs beside the report.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from distill.stages import StageBook
+
+MODELS = ("teacher", "student", "baseline")
+TARGETS = {"teacher_top1": 0.85, "student_fraction": 0.90, "speedup": 2.0, "kd_gain": 0.05, "hours": 3.0}
+
+
+def _read(path: Path) -> dict | None:
+    try:
+        return json.loads(path.read_text())
+    except (FileNotFoundError, ValueError):
+        return None
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1%}"
+
+
+def _verdict(ok: bool | None) -> str:
+    return "not measured yet" if ok is None else ("**met**" if ok else "**not met**")
+
+
+def collect(run_dir: Path) -> dict:
+    """Everything the report shows, as plain data (also what docs/results.md is made from)."""
+    book = StageBook(run_dir)
+    records = {r["stage"]: r for r in book.all_records()}
+    evals = {m: _read(run_dir / "eval" / f"{m}.json") for m in MODELS}
+    bench = _read(run_dir / "bench.json")
+    speed: dict[str, dict[int, dict]] = {}
+    for row in (bench or {}).get("rows", []):
+        speed.setdefault(row["model"], {})[row["batch"]] = row
+    return {"run_dir": run_dir, "records": records, "evals": evals, "bench": bench, "speed": speed,
+            "preset": _read(run_dir / "pipeline.json") or {}}
+
+
+def targets(info: dict) -> list[tuple[str, str, bool | None]]:
+    """(target, what was measured, met?) for each of the issue's targets."""
+    evals, speed, records = info["evals"], info["speed"], info["records"]
+    teacher, student, baseline = (evals[m] for m in MODELS)
+    rows = []
+    t1 = teacher["top1"] if teacher else None
+    rows.append((f"teacher top-1 >= {TARGETS['teacher_top1']:.0%}", _pct(t1),
+                 None if t1 is None else t1 >= TARGETS["teacher_top1"]))
+    if teacher and student:
+        fraction = student["top1"] / teacher["top1"]
+        rows.append((f"student top-1 >= {TARGETS['student_fraction']:.0%} of the teacher's",
+                     f"{_pct(student['top1'])} = {fraction:.1%} of the teacher", fraction >= TARGETS["student_fraction"]))
+    else:
+        rows.append((f"student top-1 >= {TARGETS['student_fraction']:.0%} of the teacher's", "-", None))
+    for batch in (1, 32):
+        row = speed.get("student.onnx", {}).get(batch)
+        rows.append((f"student >= {TARGETS['speedup']:g}x the teacher's images/s, batch {batch}",
+                     f"{row['vs_first']:.2f}x" if row else "-", None if row is None else row["vs_first"] >= TARGETS["speedup"]))
+    if student and baseline:
+        gain = student["top1"] - baseline["top1"]
+        rows.append((f"KD student >= {TARGETS['kd_gain'] * 100:.0f} points above the no-teacher baseline",
+                     f"{gain * 100:+.1f} points", gain >= TARGETS["kd_gain"]))
+    else:
+        rows.append((f"KD student >= {TARGETS['kd_gain'] * 100:.0f} points above the no-teacher baseline", "-", None))
+    finished = "report" in records or "bench" in records
+    hours = sum(r["seconds"] for r in records.values()) / 3600
+    rows.append((f"whole pipeline under {TARGETS['hours']:g} h", f"{hours:.2f} h" + ("" if finished else " so far"),
+                 hours < TARGETS["hours"] if finished else None))
+    return rows
+
+
+def _stage_line(record: dict) -> str:
+    details = record.get("details") or {}
+    notes = []
+    if "best_top1" in details:
+        notes.append(f"best val top-1 {_pct(details['best_top1'])}, {details['steps']}/{details['total_steps']} steps")
+        if details.get("stopped_early"):
+            notes.append("stopped early")
+        if details.get("resumed"):
+            notes.append("resumed from last.pt (time of the last attempt)")
+    if "top1" in details:
+        notes.append(f"top-1 {_pct(details['top1'])}")
+    if "gmacs" in details:
+        notes.append(f"{details['parameters'] / 1e6:.2f} M params, {details['gmacs']:.3g} GMACs, {details['input_size']} px")
+    return f"| {record['stage']} | {record['seconds'] / 60:.1f} | {'; '.join(notes)} |"
+
+
+def markdown(info: dict, images: bool = True) -> str:
+    run_dir, records, evals, speed = info["run_dir"], info["records"], info["evals"], info["speed"]
+    preset = info["preset"].get("preset", {})
+    lines = [f"# Pipeline report: {run_dir.name}", ""]
+    lines += [f"Data: `{info['preset'].get('data', '?')}`. Preset: {preset.get('description', '').strip()}", ""]
+    if info["bench"]:
+        lines += [f"Speed measured with ONNX Runtime on {info['bench'].get('cpu', 'this CPU')}, "
+                  f"{info['bench']['rounds']} interleaved rounds (median).", ""]
+    lines += ["## Results on the validation data", "",
+              "| model | top-1 | top-5 | params (M) | GMACs | input px | images/s b1 | images/s b32 | speed vs teacher b1 / b32 |",
+              "|---|---|---|---|---|---|---|---|---|"]
+    names = [m for m in MODELS if evals[m] or f"export-{m}" in records]
+    for name in names + [f"{m}.int8" for m in MODELS if f"{m}.int8.onnx" in speed]:
+        base = name.split(".")[0]
+        ev = evals.get(name)
+        export = (records.get(f"export-{base}") or {}).get("details", {})
+        s = speed.get(f"{name}.onnx", {})
+        cells = [name, _pct(ev["top1"]) if ev else "-", _pct(ev["top5"]) if ev else "-",
+                 f"{export['parameters'] / 1e6:.2f}" if export else "-", f"{export['gmacs']:.3g}" if export else "-",
+                 str(export.get("input_size", "-")),
+                 *(f"{s[b]['images_per_s']:.1f}" if b in s else "-" for b in (1, 32)),
+                 " / ".join(f"{s[b]['vs_first']:.2f}x" for b in (1, 32) if b in s) or "-"]
+        lines.append("| " + " | ".join(cells) + " |")
+    int8 = records.get("int8")
+    if int8 is None:
+        lines += ["", "int8: not run (needs `models.quantize`, the inference-speed work, which this checkout lacks)."]
+    else:
+        lines += ["", f"int8: {json.dumps(int8.get('details', {}))}"]
+    lines += ["", "## Targets", "", "| target | measured | |", "|---|---|---|"]
+    lines += [f"| {t} | {m} | {_verdict(ok)} |" for t, m, ok in targets(info)]
+    teacher = evals["teacher"]
+    if teacher:
+        from distill.measure import agreement
+
+        lines += ["", "## Agreement with the teacher (same top-1 class on a validation image)", ""]
+        for name in ("student", "baseline"):
+            if evals[name]:
+                lines.append(f"- {name}: {_pct(agreement(evals[name], teacher))}")
+    present = [m for m in MODELS if evals[m]]
+    if present:
+        classes = evals[present[0]]["classes"]
+        lines += ["", "## Per-class top-1", "", "| class | images | " + " | ".join(present) + " |",
+                  "|---|---|" + "---|" * len(present)]
+        for c in classes:
+            count = evals[present[0]]["per_class_images"].get(c, 0)
+            lines.append(f"| {c} | {count} | " + " | ".join(_pct(evals[m]["per_class"].get(c)) for m in present) + " |")
+    lines += ["", "## Stages (wall time of the attempt that finished each one)", "", "| stage | minutes | result |",
+              "|---|---|---|"]
+    lines += [_stage_line(r) for r in records.values()]
+    total = sum(r["seconds"] for r in records.values())
+    lines += ["", f"Total: {total / 60:.1f} min ({total / 3600:.2f} h)."]
+    why = (preset.get("student") or {}).get("why")
+    if why:
+        lines += ["", "## The student and why", "", why.strip()]
+    if images:
+        pictures = [f"![confusion matrix of the {m}](confusion-{m}.png)" for m in present]
+        if (run_dir / "curves.png").is_file():
+            pictures.append("![validation top-1 of every training stage](curves.png)")
+        if pictures:
+            lines += ["", "## Pictures", ""] + pictures
+    lines += ["", "## Configuration (the preset)", "", "```yaml", yaml.safe_dump(preset, sort_keys=False).strip(), "```", ""]
+    return "\n".join(lines)
+
+
+def plot_confusion(metrics: dict, out: Path) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    matrix = np.asarray(metrics["confusion"])
+    classes = metrics["classes"]
+    size = max(5, 0.45 * len(classes) + 2)
+    fig, ax = plt.subplots(figsize=(size, size))
+    ax.imshow(matrix, cmap="Blues")
+    if len(classes) <= 30:
+        ax.set_xticks(range(len(classes)), classes, rotation=90)
+        ax.set_yticks(range(len(classes)), classes)
+        for i in range(len(classes)):
+            for j in range(len(classes)):
+                if matrix[i, j]:
+                    ax.text(j, i, str(matrix[i, j]), ha="center", va="center", fontsize=7,
+                            color="white" if matrix[i, j] > matrix.max() / 2 else "black")
+    ax.set(xlabel="predicted", ylabel="true", title=f"{metrics['model']}: top-1 {metrics['top1']:.1%}")
+    fig.tight_layout()
+    fig.savefig(out, dpi=100)
+    plt.close(fig)
+    return out
+
+
+def plot_stage_curves(run_dir: Path, out: Path) -> Path | None:
+    """Validation top-1 per epoch of every training stage, one line each."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    runs = sorted(p.parent for p in run_dir.glob("*/metrics.jsonl") if ".stale-" not in p.parent.name)
+    if not runs:
+        return None
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+    for folder in runs:
+        records = [json.loads(line) for line in (folder / "metrics.jsonl").read_text().splitlines() if line.strip()]
+        val = [(r["epoch"], r["val/top1"]) for r in records if "val/top1" in r]
+        train = [(r["epoch"], r["train/loss"]) for r in records if "train/loss" in r]
+        if val:
+            right.plot(*zip(*val), marker="o", label=folder.name)
+        if train:
+            left.plot(*zip(*train), label=folder.name)
+    left.set(xlabel="epoch", ylabel="training loss", title="training loss")
+    right.set(xlabel="epoch", ylabel="validation top-1", title="validation top-1", ylim=(0, 1))
+    for ax in (left, right):
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out, dpi=100)
+    plt.close(fig)
+    return out
+
+
+def write_report(run_dir: Path, out: Path | None = None, images: bool = True) -> Path:
+    """Write the report (and its PNGs beside RUN_DIR/report.md); returns the report's path."""
+    run_dir = Path(run_dir)
+    info = collect(run_dir)
+    if images:
+        for name, metrics in info["evals"].items():
+            if metrics:
+                plot_confusion(metrics, run_dir / f"confusion-{name}.png")
+        plot_stage_curves(run_dir, run_dir / "curves.png")
+    out = Path(out) if out else run_dir / "report.md"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(markdown(info, images=images))
+    return out
