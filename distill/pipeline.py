@@ -7,7 +7,8 @@ interrupted pipeline resumes at the stage it was in, and a training stage from i
 
     teacher-head, teacher    head warm-up on a frozen body, then fine-tuning (per ensemble member)
     export-teacher, eval-teacher   teacher.onnx (metadata + parity check), its accuracy on val
-    student                  the ViT distilled from the teacher
+    student                  the ViT distilled from the teacher (first filling the teacher-logit
+                             cache: the teacher's logits on K augmented views of every photo)
     baseline                 the same ViT trained on the labels alone (off: --baseline false)
     export-*, eval-*         student.onnx, baseline.onnx and their accuracy (<model>.report.json)
     int8                     *.int8.onnx, when models.quantize is available
@@ -69,6 +70,8 @@ class Pipeline:
         self.run_dir = Path(cfg.out).expanduser().resolve()
         self.book = StageBook(self.run_dir)
         self.common = {**self.preset.train, "data": cfg.data}
+        if self.preset.image_cache and cfg.data != "synthetic":  # synthetic photos are drawn, not decoded
+            self.common["image_cache"] = str(self.run_dir / "cache")
         if cfg.val_data:
             self.common["val_data"] = cfg.val_data
         self._check_run_folder()
@@ -129,6 +132,8 @@ class Pipeline:
         stages += self._model_stages("teacher", self.teacher_spec(), self.teacher_checkpoints())
         teacher_ckpts = self.teacher_checkpoints()
         student = {**self.common, **self.preset.student, "teacher": self.teacher_spec()}
+        if self.preset.logit_cache:  # built inside the student stage, resumable, keyed by the teacher's weights
+            student["logit_cache"] = str(self.run_dir / "cache")
         stages.append(self._train_stage("student", student, self.run_dir / "student", teacher_ckpts))
         stages += self._model_stages("student", f"ckpt:{self.run_dir / 'student' / 'best.pt'}",
                                      [self.run_dir / "student" / "best.pt"])
@@ -213,7 +218,8 @@ class Pipeline:
         val = data.open_source(self.cfg.val_data or self.cfg.data, "val", options.data.synthetic_classes,
                                options.data.synthetic_images)
         metrics = evaluate_onnx(self.onnx(name), val, seed=options.run.seed,
-                                batch_size=options.data.batch_size, num_workers=options.data.num_workers)
+                                batch_size=options.data.batch_size,
+                                num_workers=data.resolve_workers(options.data.num_workers))
         (self.run_dir / "eval").mkdir(exist_ok=True)
         (self.run_dir / "eval" / f"{name}.json").write_text(json.dumps(metrics))
         write_model_report(metrics, self.onnx(name, ".report.json"), run=str(self.run_dir), role=name)

@@ -8,6 +8,9 @@ A preset (``distill/presets/<name>.yaml``, or any YAML file path) holds:
                   are averaged into one ensemble teacher
     student       {why: the reason for this student (into the report), options}
     baseline      options on top of the student's for the no-teacher baseline; `false` = none
+    caches        {images: true, logits: true}: decode every photo once into RUN_DIR/cache for all
+                  training stages; run the teacher once on `logit_views` views per photo and let
+                  the student replay them (distill.image_cache, distill.logit_cache)
 
 Every option block is checked against TrainConfig here, so a typo fails before any training.
 """
@@ -24,7 +27,7 @@ from distill.errors import DistillError
 
 PRESET_DIR = Path(__file__).resolve().parent / "presets"
 # Options the pipeline sets itself: the data, the run folders, the chaining of stages.
-RESERVED = ("data", "val_data", "out", "resume", "teacher", "log_dir")
+RESERVED = ("data", "val_data", "out", "resume", "teacher", "log_dir", "image_cache", "logit_cache")
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,8 @@ class Preset:
     student: dict
     student_why: str
     baseline: dict | None  # None: no baseline stage
+    image_cache: bool = True
+    logit_cache: bool = True
     source: dict = field(default_factory=dict, compare=False)  # the YAML as read, for the report
 
 
@@ -57,7 +62,7 @@ def load_preset(spec: str) -> Preset:
         raise DistillError(f"preset: {spec!r} is neither a preset ({', '.join(preset_names())}) nor a YAML file")
     values = config.load_yaml(str(path))
     where = f"preset {path}"
-    unknown = set(values) - {"description", "train", "teacher", "student", "baseline"}
+    unknown = set(values) - {"description", "train", "teacher", "student", "baseline", "caches"}
     if unknown:
         raise DistillError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
     train = _options(values.get("train") or {}, f"{where}: train")
@@ -83,10 +88,15 @@ def load_preset(spec: str) -> Preset:
     baseline = values.get("baseline", {})
     if baseline is not False and not isinstance(baseline, dict):
         raise DistillError(f"{where}: baseline must be a mapping of options or false")
+    caches = values.get("caches") or {}
+    if not isinstance(caches, dict) or set(caches) - {"images", "logits"} or not all(
+            isinstance(v, bool) for v in caches.values()):
+        raise DistillError(f"{where}: caches must be a mapping like {{images: true, logits: true}}")
     preset = Preset(
         name=path.stem, description=str(values.get("description", "")).strip(), train=train, teachers=teachers,
         student=_options(student["options"], f"{where}: student"), student_why=str(student.get("why", "")).strip(),
         baseline=None if baseline is False else _options(baseline or {}, f"{where}: baseline"), source=values,
+        image_cache=caches.get("images", True), logit_cache=caches.get("logits", True),
     )
     return preset
 

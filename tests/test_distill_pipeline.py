@@ -1,0 +1,259 @@
+"""`python -m distill pipeline` in miniature (synthetic photos, tiny ViTs, a few steps), its
+resume after an interruption, the report, and `python -m distill deploy` with its label check."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+import yaml
+
+from distill.errors import DistillError
+from distill_support import run_cli
+
+TINY = {"pretrained": False, "model_kwargs": {"img_size": 16, "patch_size": 8, "depth": 1, "embed_dim": 16, "num_heads": 2}}
+TINY_PRESET = {
+    "description": "miniature recipe for the tests",
+    "train": {"batch_size": 8, "num_workers": 0, "progress": False, "tensorboard": False, "log_every": 1,
+              "synthetic_images": 32, "synthetic_classes": 4, "augment": False, "warmup_steps": 0, "lr": 3e-3},
+    "teacher": [{"name": "tiny",
+                 "warmup": {"model": "vit_micro", **TINY, "epochs": 1},
+                 "finetune": {"epochs": 3, "layer_decay": 0.8}}],
+    "student": {"why": "the smallest ViT that runs", "options": {"model": "vit_micro", **TINY, "epochs": 2,
+                                                                  "alpha": 0.1, "temperature": 1.0}},
+    "baseline": {},
+}
+TRAINING_STAGES = ["teacher-head", "teacher", "student", "baseline"]
+
+
+def stage_lines(log: str) -> dict[str, str]:
+    """stage -> what happened to it in one invocation's log ('running' or 'done already')."""
+    out = {}
+    for line in log.splitlines():
+        if "] done already" in line or "] running" in line:
+            name = line.split("[", 1)[1].split("]", 1)[0]
+            out[name] = "skipped" if "done already" in line else "ran"
+    return out
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    """One miniature pipeline, killed inside the student stage and then run again."""
+    from distill import train
+
+    root = tmp_path_factory.mktemp("pipeline")
+    preset = root / "tiny.yaml"
+    preset.write_text(yaml.safe_dump(TINY_PRESET))
+    run_dir = root / "run"
+    args = ["pipeline", "--data", "synthetic", "--out", str(run_dir), "--preset", str(preset), "--bench-rounds", "1"]
+
+    # First invocation: the student stage dies right after its first checkpoint (epoch 1 of 2).
+    original_save = train.Trainer.save
+
+    def save_then_die(self, best=False):
+        original_save(self, best)
+        if self.out.name == "student":
+            raise KeyboardInterrupt("killed")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(train.Trainer, "save", save_then_die)
+        with pytest.raises(KeyboardInterrupt):
+            run_cli(*args)
+    first_log = (run_dir / "pipeline.log").read_text()
+    assert torch.load(run_dir / "student" / "last.pt", weights_only=True)["step"] == 4
+    assert not (run_dir / "stages" / "student.json").exists()
+
+    assert run_cli(*args) == 0
+    second_log = (run_dir / "pipeline.log").read_text()[len(first_log):]
+    assert run_cli(*args) == 0
+    third_log = (run_dir / "pipeline.log").read_text()[len(first_log) + len(second_log):]
+    return {"dir": run_dir, "preset": preset, "logs": (first_log, second_log, third_log)}
+
+
+def test_interrupted_pipeline_resumes_at_the_stage_it_was_in(run):
+    first, second, third = (stage_lines(log) for log in run["logs"])
+    assert first == {"teacher-head": "ran", "teacher": "ran", "export-teacher": "ran", "eval-teacher": "ran",
+                     "student": "ran"}
+    assert all(second[name] == "skipped" for name in first if name != "student")
+    assert second["student"] == "ran" and "continuing from" in run["logs"][1]
+    record = json.loads((run["dir"] / "stages" / "student.json").read_text())
+    assert record["details"]["resumed"] and record["details"]["steps"] == record["details"]["total_steps"] == 8
+    # Steps 1-4 were logged once, by the first invocation; the second logged 5-8.
+    steps = [json.loads(line)["step"] for line in (run["dir"] / "student" / "metrics.jsonl").read_text().splitlines()
+             if "train/loss" in line]
+    assert steps == list(range(1, 9))
+    # A finished run skips every stage.
+    assert third and set(third.values()) == {"skipped"}
+
+
+def test_every_artifact_is_written(run):
+    from models.metadata import read_metadata
+
+    d = run["dir"]
+    for stage in TRAINING_STAGES:
+        assert {"best.pt", "last.pt", "config.yaml", "metrics.jsonl", "curves.png"} <= {p.name for p in (d / stage).iterdir()}
+    for name in ("teacher", "student", "baseline"):
+        meta = read_metadata(d / f"{name}.onnx")
+        assert json.loads(meta["labels"]) == [f"class_{i}" for i in range(4)]
+        assert json.loads(meta["preprocess"])["input_size"] == 16
+        report = json.loads((d / f"{name}.report.json").read_text())
+        evaluated = json.loads((d / "eval" / f"{name}.json").read_text())
+        assert report["top1"] == evaluated["top1"] and evaluated["images"] == 8
+        assert sum(map(sum, evaluated["confusion"])) == 8
+    bench = json.loads((d / "bench.json").read_text())
+    assert {(r["model"], r["batch"]) for r in bench["rows"]} == {
+        (f"{m}.onnx", b) for m in ("teacher", "student", "baseline") for b in (1, 32)}
+    for png in ("confusion-teacher.png", "confusion-student.png", "confusion-baseline.png", "curves.png"):
+        assert (d / png).stat().st_size > 1000
+    text = (d / "report.md").read_text()
+    for heading in ("## Results", "## Targets", "## Agreement", "## Per-class top-1", "## Stages",
+                    "## The student and why", "## Configuration"):
+        assert heading in text
+    assert "the smallest ViT that runs" in text and "int8: not run" in text
+    assert "| student |" in text and "| baseline |" in text and "| class_3 | 2 |" in text
+
+
+def test_exported_models_load_in_the_app(run):
+    from app.catalog import describe
+    from app.config import AppConfig
+    from models.engine import Engine
+    from models.export import parity_images
+
+    for name in ("teacher", "student", "baseline"):
+        path = run["dir"] / f"{name}.onnx"
+        AppConfig(models=[path])  # what `python -m app --model` and `app batch --model` check first
+        info = describe(path, default=False)
+        assert info.accuracy == json.loads((run["dir"] / f"{name}.report.json").read_text())["top1"]
+        predictions = Engine(path).predict(parity_images(count=2), top_k=2)
+        assert [len(p) for p in predictions] == [2, 2]
+
+
+def test_a_changed_teacher_retrains_what_depends_on_it(run, tmp_path):
+    """Stage validity follows the inputs: new teacher weights make the student stale."""
+    import shutil
+
+    from distill.pipeline import Pipeline, PipelineConfig
+
+    copy = tmp_path / "run"
+    shutil.copytree(run["dir"], copy)
+    pipeline = Pipeline(PipelineConfig(data="synthetic", out=str(copy), preset=str(run["preset"])))
+    stages = {s.name: s for s in pipeline.stages()}
+    assert all(pipeline.book.is_done(s) for s in stages.values())
+    (copy / "teacher" / "best.pt").write_bytes((copy / "teacher" / "best.pt").read_bytes())  # new mtime
+    assert not pipeline.book.is_done(stages["student"]) and pipeline.book.has_stale_record(stages["student"])
+    assert not pipeline.book.is_done(stages["export-teacher"])
+    assert pipeline.book.is_done(stages["baseline"]) and pipeline.book.is_done(stages["teacher-head"])
+
+
+def test_run_folder_of_another_preset_is_refused(run, tmp_path):
+    other = tmp_path / "other.yaml"
+    other.write_text(yaml.safe_dump({**TINY_PRESET, "description": "another recipe"}))
+    from distill.pipeline import Pipeline, PipelineConfig
+
+    with pytest.raises(DistillError, match="another preset or data"):
+        Pipeline(PipelineConfig(data="synthetic", out=str(run["dir"]), preset=str(other)))
+
+
+def test_report_command_rewrites_the_report(run, tmp_path, capsys):
+    out = tmp_path / "results.md"
+    assert run_cli("report", str(run["dir"]), "--out", str(out), "--images", "false") == 0
+    text = out.read_text()
+    assert "## Targets" in text and "![" not in text
+    assert run_cli("report", str(tmp_path)) == 2
+    assert "not a pipeline run folder" in capsys.readouterr().err
+
+
+# --- deploy -----------------------------------------------------------------------------------------
+
+
+def test_deploy_refuses_labels_the_database_cannot_describe(run, capsys):
+    from models.paths import data_home
+
+    assert run_cli("deploy", str(run["dir"]), "--name", "refused") == 2
+    err = capsys.readouterr().err
+    assert "cannot describe 4 of the model's 4 labels: class_0, class_1, class_2, class_3" in err
+    assert "--label-map" in err
+    assert not (data_home() / "models" / "refused.onnx").exists()
+    assert not (data_home() / "models" / "refused.report.json").exists()
+
+
+def test_deploy_with_a_label_map_installs_where_the_app_lists_it(run, tmp_path, capsys):
+    from app.catalog import ModelCatalog
+    from models.engine import Engine
+    from models.paths import data_home
+
+    partial = tmp_path / "partial.yaml"
+    partial.write_text("class_0: pizza\nclass_1: banana\n")
+    assert run_cli("deploy", str(run["dir"]), "--name", "tiny", "--label-map", str(partial)) == 2
+    assert "cannot describe 2 of the model's 4 labels: class_2, class_3" in capsys.readouterr().err
+
+    mapping = tmp_path / "map.json"
+    mapping.write_text(json.dumps({"class_0": "pizza", "class_1": "banana", "class_2": "hot_dog", "class_3": "espresso"}))
+    assert run_cli("deploy", str(run["dir"]), "--name", "tiny", "--label-map", str(mapping)) == 0
+    installed = data_home() / "models" / "tiny.onnx"
+    assert Engine(installed).labels == ["pizza", "banana", "hot_dog", "espresso"]
+    assert Engine(installed).preprocess.labels == ["pizza", "banana", "hot_dog", "espresso"]
+    report = json.loads((data_home() / "models" / "tiny.report.json").read_text())
+    assert report["top1"] == json.loads((run["dir"] / "student.report.json").read_text())["top1"]
+    assert (data_home() / "models" / "tiny.report.md").is_file()
+    infos, _ = ModelCatalog(default_path=lambda: installed).list()
+    assert any(info.name == "tiny" and info.accuracy == report["top1"] for info in infos)
+
+    # Deploying the same model again is fine; another model under that name needs --force.
+    assert run_cli("deploy", str(run["dir"]), "--name", "tiny", "--label-map", str(mapping)) == 0
+    assert run_cli("deploy", str(run["dir"]), "--model", "baseline", "--name", "tiny", "--label-map", str(mapping)) == 2
+    assert "already exists" in capsys.readouterr().err
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("class_9: pizza\n")
+    assert run_cli("deploy", str(run["dir"]), "--name", "x", "--label-map", str(bad)) == 2
+    assert "labels the model does not have: class_9" in capsys.readouterr().err
+
+
+# --- presets ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["cpu", "gpu"])
+def test_shipped_presets_are_valid(name):
+    from distill.preset import load_preset
+
+    preset = load_preset(name)
+    assert preset.teachers and preset.student["model"] and preset.student_why and preset.baseline is not None
+    assert all(m.warmup["freeze_body"] for m in preset.teachers)
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"student": {"options": {"modle": "vit_micro"}}}, "unknown option 'modle'"),
+    ({"student": {"options": {"teacher": "none"}}}, "teacher are set by the pipeline"),
+    ({"teacher": []}, "teacher must be a list"),
+    ({"teacher": [{"name": "a", "finetune": {"epochs": 1}}]}, "names no model"),
+    ({"extra": 1}, "unknown key"),
+])
+def test_bad_presets_are_refused_before_training(tmp_path, change, message):
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump({**TINY_PRESET, **change}))
+    assert run_cli("pipeline", "--data", "synthetic", "--out", str(tmp_path / "run"), "--preset", str(path)) == 2
+    assert not (tmp_path / "run").exists()
+
+
+def test_pipeline_needs_validation_data(tmp_path, capsys):
+    from distill_support import image_folder
+
+    image_folder(tmp_path / "photos", ["a", "b"], 2)
+    assert run_cli("pipeline", "--data", str(tmp_path / "photos"), "--out", str(tmp_path / "run")) == 2
+    assert "no val/ folder" in capsys.readouterr().err
+
+
+# ../shared/data/food10 from a clone, ../../shared/data/food10 from a worktree under wt/.
+FOOD10 = next((p for p in (Path(__file__).resolve().parents[i] / "shared" / "data" / "food10" for i in (2, 3))
+               if (p / "train").is_dir()), Path("food10-absent"))
+
+
+@pytest.mark.skipif(not (FOOD10 / "train").is_dir(), reason="food10 photos not present")
+def test_food10_classes_can_be_deployed_without_a_map():
+    from distill import data
+    from distill.deploy import unknown_labels
+
+    classes = data.open_source(str(FOOD10), "train").classes
+    assert len(classes) == 10 and unknown_labels(classes) == []
