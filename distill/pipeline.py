@@ -100,17 +100,17 @@ class Pipeline:
         return self.cfg.baseline and self.preset.baseline is not None
 
     def _check_run_folder(self) -> None:
-        """A run folder belongs to one preset and one data set: refuse to mix two runs."""
-        identity = {"preset": self.preset.source, "data": self.cfg.data, "val_data": self.cfg.val_data}
+        """A run folder belongs to one data set: refuse to mix two. (A changed preset is fine: the
+        stages whose options changed run again.) pipeline.json also tells the report the preset."""
+        identity = {"data": self.cfg.data, "val_data": self.cfg.val_data}
         path = self.run_dir / "pipeline.json"
         if path.is_file():
             recorded = json.loads(path.read_text())
-            if recorded != identity:
-                raise DistillError(f"pipeline: {self.run_dir} holds a run with another preset or data; "
+            if {k: recorded.get(k) for k in identity} != identity:
+                raise DistillError(f"pipeline: {self.run_dir} holds a run on other data ({recorded.get('data')}); "
                                    "choose another --out (nothing was changed)")
-        else:
-            self.run_dir.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(identity, indent=2))
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({**identity, "preset_name": self.preset.name, "preset": self.preset.source}, indent=2))
 
     # --- the stages -----------------------------------------------------------------------------
 
@@ -159,7 +159,9 @@ class Pipeline:
         return files
 
     def _train_stage(self, name: str, options: dict, folder: Path, inputs: list[Path]) -> Stage:
-        stage = Stage(name, lambda: None, [folder / "best.pt"], inputs)
+        # Paths inside the run folder are recorded relative to it, so a moved run folder stays valid.
+        settings = {k: v.replace(str(self.run_dir), "$RUN_DIR") if isinstance(v, str) else v for k, v in options.items()}
+        stage = Stage(name, lambda: None, [folder / "best.pt"], inputs, settings=settings)
         stage.run = lambda: self._train(stage, options, folder)
         return stage
 
@@ -176,7 +178,7 @@ class Pipeline:
         from distill.train import Trainer, resolve_config
 
         if self.book.has_stale_record(stage) and folder.exists():
-            # Its teacher (or its own best.pt) changed since it finished: keep the old run aside.
+            # Its options, its teacher or its own best.pt changed since it finished: keep the old run aside.
             aside = folder.with_name(f"{folder.name}.stale-{datetime.now():%Y%m%d-%H%M%S}")
             folder.rename(aside)
             self.log(f"[{stage.name}] out of date; the previous run moved to {aside.name}")
@@ -267,7 +269,6 @@ class Pipeline:
     def run(self) -> Path:
         start = time.perf_counter()
         self.log(f"pipeline {self.preset.name} on {self.cfg.data} into {self.run_dir}")
-        (self.run_dir / "preset.yaml").write_text(config.yaml.safe_dump(self.preset.source, sort_keys=False))
         for stage in self.stages():
             self.book.run(stage, self.log)
         self.log(f"pipeline finished in {(time.perf_counter() - start) / 60:.1f} min (this invocation); "

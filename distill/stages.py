@@ -1,10 +1,11 @@
 """Resumable stages: a stage runs unless its record says its outputs exist and are still valid.
 
-After a stage succeeds, ``RUN_DIR/stages/<name>.json`` records the size and modification
-time of every input and output file, the wall time and the stage's details. A later run
-skips the stage when every output still matches its record and every input is unchanged;
-otherwise the stage runs again (a training stage continues from its last.pt). A killed run
-therefore restarts at the stage it was in.
+After a stage succeeds, ``RUN_DIR/stages/<name>.json`` records its settings (a training
+stage's options), the size and modification time of every input and output file, the wall
+time and the stage's details. A later run skips the stage when its settings are the same,
+every output still matches its record and every input is unchanged; otherwise the stage runs
+again (a training stage continues from its last.pt). A killed run therefore restarts at the
+stage it was in, and a changed recipe redoes exactly the stages it touches and those after.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ class Stage:
     run: Callable[[], dict | None]  # does the work; returns details for the record
     outputs: list[Path]
     inputs: list[Path] = field(default_factory=list)
+    settings: dict = field(default_factory=dict)  # JSON-able; a change makes the stage run again
 
 
 def fingerprint(path: Path) -> list[int] | None:
@@ -59,7 +61,7 @@ class StageBook:
             return False
         outputs = self._files(stage.outputs)
         return (all(v is not None for v in outputs.values()) and outputs == record["outputs"]
-                and self._files(stage.inputs) == record["inputs"])
+                and self._files(stage.inputs) == record["inputs"] and _jsonable(stage.settings) == record["settings"])
 
     def has_stale_record(self, stage: Stage) -> bool:
         """Finished once, but its inputs or outputs changed since: its folder is out of date."""
@@ -76,7 +78,8 @@ class StageBook:
         record = {
             "stage": stage.name, "seconds": round(seconds, 1),
             "finished_at": datetime.now(timezone.utc).isoformat(timespec="microseconds"),
-            "inputs": self._files(stage.inputs), "outputs": self._files(stage.outputs), "details": details,
+            "settings": _jsonable(stage.settings), "inputs": self._files(stage.inputs),
+            "outputs": self._files(stage.outputs), "details": details,
         }
         missing = [k for k, v in record["outputs"].items() if v is None]
         if missing:
@@ -93,3 +96,8 @@ class StageBook:
             return []
         records = [self.record(p.stem) for p in self.folder.glob("*.json")]
         return sorted((r for r in records if r), key=lambda r: r["finished_at"])
+
+
+def _jsonable(value: dict) -> dict:
+    """As the record stores it (tuples become lists), so a fresh stage compares equal."""
+    return json.loads(json.dumps(value))

@@ -147,13 +147,31 @@ def test_a_changed_teacher_retrains_what_depends_on_it(run, tmp_path):
     assert pipeline.book.is_done(stages["baseline"]) and pipeline.book.is_done(stages["teacher-head"])
 
 
-def test_run_folder_of_another_preset_is_refused(run, tmp_path):
-    other = tmp_path / "other.yaml"
-    other.write_text(yaml.safe_dump({**TINY_PRESET, "description": "another recipe"}))
+def test_a_changed_recipe_redoes_the_stages_it_touches(run, tmp_path):
+    import shutil
+
     from distill.pipeline import Pipeline, PipelineConfig
 
-    with pytest.raises(DistillError, match="another preset or data"):
-        Pipeline(PipelineConfig(data="synthetic", out=str(run["dir"]), preset=str(other)))
+    copy = tmp_path / "run"
+    shutil.copytree(run["dir"], copy)
+    other = tmp_path / "other.yaml"
+    other.write_text(yaml.safe_dump({**TINY_PRESET, "student": {"why": "x", "options": {
+        **TINY_PRESET["student"]["options"], "epochs": 3}}}))
+    pipeline = Pipeline(PipelineConfig(data="synthetic", out=str(copy), preset=str(other)))
+    done = {s.name: pipeline.book.is_done(s) for s in pipeline.stages()}
+    assert done["teacher"] and done["export-teacher"] and not done["student"]
+    # The baseline shares the student's options, so it changes too.
+    assert not done["baseline"]
+
+
+def test_run_folder_of_other_data_is_refused(run, tmp_path):
+    from distill.pipeline import Pipeline, PipelineConfig
+    from distill_support import image_folder
+
+    for split in ("train", "val"):
+        image_folder(tmp_path / "photos" / split, ["a", "b"], 2)
+    with pytest.raises(DistillError, match="holds a run on other data"):
+        Pipeline(PipelineConfig(data=str(tmp_path / "photos"), out=str(run["dir"]), preset=str(run["preset"])))
 
 
 def test_report_command_rewrites_the_report(run, tmp_path, capsys):
