@@ -30,20 +30,11 @@ USAGE = ("usage: python -m distill {pipeline,deploy,report,train,eval} [options]
 
 
 def train(argv: list[str]) -> None:
-    from distill.train import Trainer, resolve_config
+    from distill.train import resolve_config, run
 
     explicit = config.parse_args(config.TrainConfig, argv, "python -m distill train",
                                  "Distil a frozen teacher into a student (or train it supervised: --teacher none).")
-    cfg, resume = resolve_config(explicit)
-    dist.init(cfg.run.device, cfg.run.backend)
-    trainer = None
-    try:
-        trainer = Trainer(cfg, resume)
-        trainer.fit()
-    finally:
-        if trainer is not None:
-            trainer.close()
-        dist.destroy()
+    run(*resolve_config(explicit))
 
 
 def evaluate(argv: list[str]) -> None:

@@ -63,22 +63,30 @@ def relabelled(labels: list[str], label_map: dict[str, str]) -> list[str]:
     return [label_map.get(label, label) for label in labels]
 
 
+def installed_path(run_dir: str | Path, name: str | None = None, model: str = "student") -> Path:
+    """Where deploy puts a run's model: data_home()/models/<name>.onnx (default name <run>-<model>)."""
+    from models.paths import data_home
+
+    name = name or f"{Path(run_dir).resolve().name}-{model}"
+    if not NAME.fullmatch(name):
+        raise DistillError(f"deploy: name {name!r} must be letters, digits, '.', '-' or '_' (at most 80)")
+    return data_home() / "models" / f"{name}.onnx"
+
+
 def deploy(run_dir: str | Path, *, name: str | None = None, label_map: str | Path | None = None,
            force: bool = False, model: str = "student") -> Path:
     """Install RUN_DIR/<model>.onnx (+ its report) into data_home()/models; returns the new path."""
     import onnx
 
     from models.metadata import META_PREFIX, read_metadata
-    from models.paths import data_home
     from models.preprocess import PreprocessConfig
 
     run_dir = Path(run_dir)
     source = run_dir / f"{model}.onnx"
     if not source.is_file():
         raise DistillError(f"deploy: {source} does not exist (run `python -m distill pipeline` into {run_dir} first)")
-    name = name or f"{run_dir.resolve().name}-{model}"
-    if not NAME.fullmatch(name):
-        raise DistillError(f"deploy: name {name!r} must be letters, digits, '.', '-' or '_' (at most 80)")
+    target = installed_path(run_dir, name, model)
+    name, folder = target.stem, target.parent
     meta = read_metadata(source)
     labels = json.loads(meta["labels"])
     mapping = load_label_map(label_map) if label_map else {}
@@ -90,9 +98,7 @@ def deploy(run_dir: str | Path, *, name: str | None = None, label_map: str | Pat
             f"deploy: the nutrition database cannot describe {len(missing)} of the model's {len(labels)} labels: "
             f"{shown}. Map each to a database food with --label-map FILE (YAML 'label: food'), "
             "or add them to the seed (db/seed); nothing was installed")
-    folder = data_home() / "models"
     folder.mkdir(parents=True, exist_ok=True)
-    target = folder / f"{name}.onnx"
     if target.is_file() and not force:
         try:
             same = read_metadata(target)["version"] == meta["version"] and json.loads(read_metadata(target)["labels"]) == served

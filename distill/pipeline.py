@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from distill import config, data, dist
+from distill import config, data
 from distill.errors import DistillError
 from distill.preset import Preset, load_preset, preset_names
 from distill.stages import Stage, StageBook
@@ -149,7 +149,11 @@ class Pipeline:
         stages.append(Stage("report", self._report, [self.run_dir / "report.md"],
                             [self.run_dir / "eval" / f"{m}.json" for m in self.models()] + [self.run_dir / "bench.json"]))
         if self.cfg.deploy:
-            stages.append(Stage("deploy", self._deploy, [], [self.onnx("student"), self.run_dir / "report.md"]))
+            from distill.deploy import installed_path
+
+            target = installed_path(self.run_dir, self.cfg.deploy_name or None)
+            stages.append(Stage("deploy", self._deploy, [target], [self.onnx("student"), self.run_dir / "report.md"],
+                                settings={"label_map": self.cfg.label_map}))
         return stages
 
     def _served_files(self) -> list[Path]:
@@ -175,7 +179,8 @@ class Pipeline:
     # --- what each stage does -------------------------------------------------------------------
 
     def _train(self, stage: Stage, options: dict, folder: Path) -> dict:
-        from distill.train import Trainer, resolve_config
+        from distill.train import resolve_config
+        from distill.train import run as run_training
 
         if self.book.has_stale_record(stage) and folder.exists():
             # Its options, its teacher or its own best.pt changed since it finished: keep the old run aside.
@@ -187,15 +192,7 @@ class Pipeline:
             explicit["resume"] = str(folder / "last.pt")
             self.log(f"[{stage.name}] continuing from {folder / 'last.pt'}")
         cfg, resume = resolve_config(explicit)
-        dist.init(cfg.run.device, cfg.run.backend)
-        trainer = None
-        try:
-            trainer = Trainer(cfg, resume)
-            trainer.fit()
-        finally:
-            if trainer is not None:
-                trainer.close()
-            dist.destroy()
+        trainer = run_training(cfg, resume)
         return {"best_top1": trainer.best_top1, "steps": trainer.step, "total_steps": trainer.total_steps,
                 "stopped_early": trainer.stopped_early, "resumed": resume is not None}
 

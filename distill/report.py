@@ -94,6 +94,28 @@ def _stage_line(record: dict) -> str:
     return f"| {record['stage']} | {record['seconds'] / 60:.1f} | {'; '.join(notes)} |"
 
 
+def in_progress(run_dir: Path, records: dict) -> list[str]:
+    """One line per training folder without a stage record: how far its last attempt got."""
+    lines = []
+    for jsonl in sorted(run_dir.glob("*/metrics.jsonl")):
+        folder = jsonl.parent
+        if folder.name in records or ".stale-" in folder.name:
+            continue
+        entries = [json.loads(line) for line in jsonl.read_text().splitlines() if line.strip()]
+        train = [r for r in entries if "train/loss" in r]
+        val = [r for r in entries if "val/top1" in r]
+        if not train:
+            lines.append(f"{folder.name}: started, no step logged yet")
+            continue
+        last = train[-1]
+        line = (f"{folder.name}: step {last['step']}, epoch {last['epoch']:.2f}, training loss {last['train/loss']:.3f}, "
+                f"{last['train/images_per_s']:.1f} images/s")
+        if val:
+            line += "; validation top-1 by epoch: " + ", ".join(_pct(r["val/top1"]) for r in val)
+        lines.append(line)
+    return lines
+
+
 def markdown(info: dict, images: bool = True) -> str:
     run_dir, records, evals, speed = info["run_dir"], info["records"], info["evals"], info["speed"]
     preset = info["preset"].get("preset", {})
@@ -145,6 +167,9 @@ def markdown(info: dict, images: bool = True) -> str:
     lines += [_stage_line(r) for r in records.values()]
     total = sum(r["seconds"] for r in records.values())
     lines += ["", f"Total: {total / 60:.1f} min ({total / 3600:.2f} h)."]
+    running = in_progress(run_dir, records)
+    if running:
+        lines += ["", "Not finished yet:", ""] + [f"- {line}" for line in running]
     why = (preset.get("student") or {}).get("why")
     if why:
         lines += ["", "## The student and why", "", why.strip()]

@@ -409,6 +409,20 @@ def freeze_body(model: torch.nn.Module) -> None:
         p.requires_grad_(id(p) in head)
 
 
+def run(cfg: TrainConfig, resume: dict | None = None) -> Trainer:
+    """One whole training run: join the process group, build, fit, close (also on failure)."""
+    dist.init(cfg.run.device, cfg.run.backend)
+    trainer = None
+    try:
+        trainer = Trainer(cfg, resume)
+        trainer.fit()
+    finally:
+        if trainer is not None:
+            trainer.close()
+        dist.destroy()
+    return trainer
+
+
 def resolve_config(explicit: dict) -> tuple[TrainConfig, dict | None]:
     """Defaults < SageMaker env < checkpoint config (when resuming) < YAML < command line."""
     resume = checkpoint.load(explicit["resume"], "resume") if explicit.get("resume") else None

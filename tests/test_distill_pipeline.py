@@ -183,6 +183,26 @@ def test_report_command_rewrites_the_report(run, tmp_path, capsys):
     assert "not a pipeline run folder" in capsys.readouterr().err
 
 
+def test_an_ensemble_teacher_trains_each_member_and_exports_their_average(run, tmp_path):
+    from distill.pipeline import Pipeline, PipelineConfig
+    from models.export import export_onnx
+    from models.registry import create_model
+
+    two = tmp_path / "two.yaml"
+    member = TINY_PRESET["teacher"][0]
+    two.write_text(yaml.safe_dump({**TINY_PRESET, "teacher": [{**member, "name": "a"}, {**member, "name": "b"}]}))
+    pipeline = Pipeline(PipelineConfig(data="synthetic", out=str(tmp_path / "run"), preset=str(two)))
+    stages = {s.name: s for s in pipeline.stages()}
+    assert [n for n in stages if n.startswith("teacher")] == ["teacher-a-head", "teacher-a", "teacher-b-head", "teacher-b"]
+    spec = stages["student"].settings["teacher"]
+    assert spec == "ensemble:ckpt:$RUN_DIR/teacher-a/best.pt+ckpt:$RUN_DIR/teacher-b/best.pt"
+    assert set(stages["student"].inputs) == {tmp_path / "run" / f"teacher-{m}" / "best.pt" for m in "ab"}
+    # What export-teacher does with two members (here the miniature run's teacher twice).
+    teacher = run["dir"] / "teacher" / "best.pt"
+    path = export_onnx(create_model(f"ensemble:ckpt:{teacher}+ckpt:{teacher}"), tmp_path / "ensemble.onnx")
+    assert path.is_file()
+
+
 # --- deploy -----------------------------------------------------------------------------------------
 
 
@@ -219,6 +239,10 @@ def test_deploy_with_a_label_map_installs_where_the_app_lists_it(run, tmp_path, 
     infos, _ = ModelCatalog(default_path=lambda: installed).list()
     assert any(info.name == "tiny" and info.accuracy == report["top1"] for info in infos)
 
+    # The pipeline's --deploy stage installs under the run folder's name.
+    from distill.deploy import installed_path
+
+    assert installed_path(run["dir"]) == data_home() / "models" / "run-student.onnx"
     # Deploying the same model again is fine; another model under that name needs --force.
     assert run_cli("deploy", str(run["dir"]), "--name", "tiny", "--label-map", str(mapping)) == 0
     assert run_cli("deploy", str(run["dir"]), "--model", "baseline", "--name", "tiny", "--label-map", str(mapping)) == 2

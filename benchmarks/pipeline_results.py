@@ -1,0 +1,73 @@
+"""docs/results.md: the pipeline's numbers on a data set, reproducibly.
+
+    .venv/bin/python benchmarks/pipeline_results.py --data ../shared/data/food10 --out runs/food10-cpu
+    .venv/bin/python benchmarks/pipeline_results.py --out runs/food10-cpu --report-only   # from what a run has so far
+
+Runs `python -m distill pipeline --preset cpu` (resumable: rerun to continue) and writes the
+run's report, without pictures, under a header naming the command, the commit and the machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from distill.pipeline import cpu_description  # noqa: E402
+from distill.report import collect, markdown  # noqa: E402
+
+
+def commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", help="data root with train/ and val/ (not needed with --report-only)")
+    parser.add_argument("--out", required=True, type=Path, help="the pipeline's run folder")
+    parser.add_argument("--preset", default="cpu")
+    parser.add_argument("--results", type=Path, default=ROOT / "docs" / "results.md")
+    parser.add_argument("--report-only", action="store_true", help="do not train; report what the run holds")
+    args = parser.parse_args()
+    command = [sys.executable, "-m", "distill", "pipeline", "--data", str(args.data), "--out", str(args.out),
+               "--preset", args.preset]
+    if not args.report_only:
+        if not args.data:
+            parser.error("--data is needed unless --report-only")
+        status = subprocess.run(command, cwd=ROOT).returncode
+        if status:
+            print(f"pipeline stopped with status {status}; the results below are what it has so far", file=sys.stderr)
+    if not (args.out / "pipeline.json").is_file():
+        parser.error(f"{args.out} is not a pipeline run folder")
+    header = [
+        "# Results: the model pipeline",
+        "",
+        f"Generated {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC by `benchmarks/pipeline_results.py` at commit "
+        f"{commit()} on {cpu_description()}.",
+        "Reproduce (resumable; rerun to continue a stopped run):",
+        "",
+        "```bash",
+        f".venv/bin/python benchmarks/pipeline_results.py --data ../shared/data/food10 --out runs/{args.out.name}"
+        f" --preset {args.preset}",
+        "```",
+        "",
+    ]
+    body = markdown(collect(args.out), images=False)
+    body = body.split("\n", 1)[1]  # the report's own title gives way to this page's
+    args.results.parent.mkdir(parents=True, exist_ok=True)
+    args.results.write_text("\n".join(header) + body)
+    print(f"wrote {args.results}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
