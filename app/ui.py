@@ -491,8 +491,8 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
 
 
 def _batch_tab(ctx: AppContext) -> None:
-    """The batch CSV tab (app.batch_ui), run with the active model."""
-    from app.batch_ui import build_batch_tab
+    """The batch CSV tab (app.batch.ui), run with the active model."""
+    from app.batch.ui import build_batch_tab
 
     with gr.Tab("Batch", id="batch"):
         build_batch_tab(lambda: ctx.catalog.active()[0])

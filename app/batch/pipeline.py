@@ -23,9 +23,9 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from app.batch_csv import InputRow
-from app.batch_errors import RowError
-from app.batch_rows import RowRequest
+from app.batch.csvfile import InputRow
+from app.batch.errors import RowError
+from app.batch.rows import RowRequest
 from models.engine import Prediction
 from models.errors import ImageError
 from models.images import load_image
