@@ -1,4 +1,4 @@
-"""`python -m models`: list, export, predict, bench."""
+"""`python -m models`: list, export, quantize, predict, bench."""
 
 from __future__ import annotations
 
@@ -23,8 +23,31 @@ def _export(args) -> None:
     from models.export import export_onnx
     from models.registry import create_model
 
-    path = export_onnx(create_model(args.name), args.out, opset=args.opset)
+    path = export_onnx(create_model(args.name), args.out, opset=args.opset, fuse=args.fuse)
     print(f"wrote {path}")
+
+
+def _quantize(args) -> None:
+    import json
+    import warnings
+
+    from models.quantize import AGREEMENT_THRESHOLD, quantize_model
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        report = quantize_model(
+            args.model, args.out, photos_dir=args.photos, calibration_dir=args.calibration,
+            modes=tuple(args.mode) if args.mode else None, agreement_threshold=AGREEMENT_THRESHOLD if args.threshold is None else args.threshold,
+            allow_below_threshold=args.allow_below_threshold,
+        )
+    for warning in caught:
+        print(f"warning: {warning.message}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2))
+        return
+    for candidate in report.candidates:
+        print(f"  {candidate['name']:<26} top-1 agreement with fp32 {candidate['top1_agreement']:.2%}")
+    print(f"wrote {report.out_path} ({report.chosen}, {report.top1_agreement:.2%} agreement on {report.photos} photos)")
 
 
 def _predict(args) -> None:
@@ -76,7 +99,23 @@ def main(argv: list[str] | None = None) -> int:
     export.add_argument("name", help="registry name, timm:<name>, ckpt:<path> or ensemble:<a>+<b>")
     export.add_argument("--out", required=True, type=Path)
     export.add_argument("--opset", type=int, default=17)
+    export.add_argument("--fuse", action=argparse.BooleanOptionalAction, default=True,
+                        help="ViTs: fused Attention, LayerNorm and GELU for ONNX Runtime (default: on)")
     export.set_defaults(run=_export)
+    quantize = commands.add_parser("quantize", help="int8 variant of an exported model, checked against fp32 on photos")
+    quantize.add_argument("model", type=Path, help="an exported fp32 .onnx file")
+    quantize.add_argument("--out", required=True, type=Path, help="where to write, e.g. MODEL.int8.onnx")
+    quantize.add_argument("--photos", required=True, type=Path,
+                          help="folder of photos (any depth) on which int8 must agree with fp32")
+    quantize.add_argument("--calibration", type=Path, help="folder of photos for static QDQ calibration (also tries static)")
+    quantize.add_argument("--mode", action="append", choices=("dynamic", "static"),
+                          help="limit the candidates (repeatable); default: dynamic, plus static with --calibration")
+    quantize.add_argument("--threshold", type=float, default=None,
+                          help="minimum top-1 agreement with fp32 (default: models.quantize.AGREEMENT_THRESHOLD, 0.99)")
+    quantize.add_argument("--allow-below-threshold", action="store_true",
+                          help="write the file even under the threshold (with a loud warning and a metadata flag)")
+    quantize.add_argument("--json", action="store_true", help="print the report as JSON")
+    quantize.set_defaults(run=_quantize)
     predict = commands.add_parser("predict", help="top-k foods for image files")
     predict.add_argument("model", type=Path, help="an exported .onnx file")
     predict.add_argument("images", nargs="+", type=Path)
