@@ -68,27 +68,24 @@ def _predict(args) -> None:
         sys.exit(1)
 
 
+def _fp16(args) -> None:
+    from models.variants import write_fp16
+
+    print(f"wrote {write_fp16(args.model, args.out)}")
+
+
 def _bench(args) -> None:
-    import os
-    import tempfile
+    import json
 
-    import torch
-
-    from models.bench import benchmark, format_table
-    from models.default import DEFAULT_MODEL, default_model_path
-    from models.engine import Engine
-    from models.export import export_onnx
+    from models.bench import benchmark, format_result
     from models.registry import create_model
 
-    model = create_model(args.name)
-    if args.name == DEFAULT_MODEL:
-        onnx_path = default_model_path()
-    else:
-        onnx_path = export_onnx(model, Path(tempfile.mkdtemp()) / "bench.onnx")
-    engine = Engine(onnx_path)
-    print(f"model {args.name}, input {model.preprocess.input_size}px, {os.cpu_count()} CPU threads "
-          f"(torch {torch.get_num_threads()}), ONNX Runtime providers {engine.providers}")
-    print(format_table(benchmark(model, engine, iterations=args.iterations)))
+    result = benchmark(
+        create_model(args.name, **({"pretrained": False} if args.random_init else {})),
+        photos_dir=args.photos, calibration_dir=args.calibration, batches=tuple(args.batch or (1, 32)),
+        iterations=args.iterations, e2e_iterations=args.e2e_iterations,
+    )
+    print(json.dumps(result.to_dict(), indent=2) if args.json else format_result(result))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -121,9 +118,19 @@ def main(argv: list[str] | None = None) -> int:
     predict.add_argument("images", nargs="+", type=Path)
     predict.add_argument("--top-k", type=int, default=5)
     predict.set_defaults(run=_predict)
-    bench = commands.add_parser("bench", help="PyTorch eager vs ONNX Runtime: images/s, p50/p95")
-    bench.add_argument("name", nargs="?", default="food_default")
-    bench.add_argument("--iterations", type=int, default=40)
+    fp16 = commands.add_parser("fp16", help="fp16 variant of an exported model, for CUDA")
+    fp16.add_argument("model", type=Path, help="an exported fp32 .onnx file")
+    fp16.add_argument("--out", required=True, type=Path, help="e.g. MODEL.fp16.onnx")
+    fp16.set_defaults(run=_fp16)
+    bench = commands.add_parser("bench", help="eager vs ONNX Runtime fp32, fused, int8 (and GPU): images/s, p50/p95, agreement")
+    bench.add_argument("name", nargs="?", default="food_default", help="registry name, timm:<name> or ckpt:<path>")
+    bench.add_argument("--random-init", action="store_true", help="random weights (speed only; agreement needs a trained model)")
+    bench.add_argument("--photos", type=Path, help="photo folder: top-1 agreement, int8 guard, 12 MP end-to-end source")
+    bench.add_argument("--calibration", type=Path, help="calibration photos: also try static QDQ int8")
+    bench.add_argument("--batch", type=int, action="append", help="batch sizes (repeatable; default 1 and 32)")
+    bench.add_argument("--iterations", type=int, default=40, help="timed calls at batch 1 (a quarter at larger batches)")
+    bench.add_argument("--e2e-iterations", type=int, default=10, help="timed 12 MP JPEG analyses per decode mode")
+    bench.add_argument("--json", action="store_true", help="print the result as JSON")
     bench.set_defaults(run=_bench)
     args = parser.parse_args(argv)
     try:

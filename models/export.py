@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import tempfile
@@ -17,7 +16,7 @@ from torch import nn
 
 from models.errors import ModelError
 from models.fusion import ORT_DOMAIN, fused_operator_counts, optimize_transformer, transformer_shape, with_exportable_attention
-from models.metadata import META_PREFIX
+from models.metadata import set_metadata
 
 OPSET = 17
 # PyTorch and ONNX Runtime fuse and reorder float ops differently; logits of a correct export
@@ -67,20 +66,15 @@ def export_onnx(model: nn.Module, out_path: str | Path, *, opset: int = OPSET, p
             proto, _ = optimize_transformer(raw_path, *shape)
         else:
             proto = onnx.load(str(raw_path))
-        version = hashlib.sha256(proto.SerializeToString()).hexdigest()[:12]
-        metadata = {
+        set_metadata(proto, {
             "model_name": getattr(model, "registry_name", type(model).__name__),
-            "version": version,
             "labels": json.dumps(cfg.labels),
             "preprocess": cfg.to_json(),
             "exported_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "opset": str(opset),
             "precision": "fp32",
             "fused_ops": json.dumps(fused_operator_counts(proto)),
-        }
-        del proto.metadata_props[:]
-        for key, value in metadata.items():
-            proto.metadata_props.add(key=META_PREFIX + key, value=value)
+        })
         staged = Path(tmp) / out_path.name
         onnx.save(proto, str(staged))
         if parity:

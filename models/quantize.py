@@ -16,7 +16,6 @@ written unless the caller allows it, and then the file says so in its metadata.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import tempfile
@@ -30,7 +29,7 @@ import onnx
 from models.engine import Engine, SessionSettings
 from models.errors import FoodtagError, ModelError
 from models.images import load_image
-from models.metadata import META_PREFIX, read_metadata
+from models.metadata import read_metadata, set_metadata
 from models.preprocess import PreprocessConfig
 
 # An int8 model may change the top-1 food of at most 1 photo in 100 against its fp32 source:
@@ -126,17 +125,6 @@ def _quantize(candidate: Candidate, source: Path, out: Path, calibration: np.nda
         )
 
 
-def _with_metadata(path: Path, source_meta: dict[str, str], extra: dict[str, str]) -> onnx.ModelProto:
-    """The quantised graph with the source's metadata, a new version and the quantisation facts."""
-    proto = onnx.load(str(path))
-    del proto.metadata_props[:]
-    version = hashlib.sha256(proto.SerializeToString()).hexdigest()[:12]
-    meta = {**source_meta, **extra, "version": version, "source_version": source_meta["version"]}
-    for key, value in meta.items():
-        proto.metadata_props.add(key=META_PREFIX + key, value=value)
-    return proto
-
-
 def quantize_model(
     fp32_path: str | Path,
     out_path: str | Path,
@@ -207,7 +195,9 @@ def quantize_model(
                 f"WRITING A BELOW-THRESHOLD MODEL: int8 agrees with fp32 on only {chosen.top1_agreement:.2%} "
                 f"of {len(photos)} photos (threshold {agreement_threshold:.0%})", stacklevel=2,
             )
-        proto = _with_metadata(staged, source_meta, {
+        proto = set_metadata(onnx.load(str(staged)), {
+            **source_meta,
+            "source_version": source_meta["version"],
             "precision": "int8",
             "quantization": chosen.name,
             "top1_agreement": f"{chosen.top1_agreement:.4f}",
