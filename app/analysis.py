@@ -6,7 +6,6 @@ what a photo is, which food gets the card or which portions are allowed.
 
 from __future__ import annotations
 
-import io
 import math
 import threading
 from dataclasses import asdict, dataclass, field
@@ -15,7 +14,7 @@ from PIL import Image
 
 from db import service
 from db.errors import UnknownFood
-from models.errors import FoodtagError, ImageError
+from models.errors import FoodtagError
 from models.images import load_image
 from models.labels import human_name
 
@@ -25,11 +24,6 @@ DISCLAIMER = (
     "Carbohydrate information only, not medical advice: this app never suggests an insulin "
     "dose. Photo estimates can be wrong; check portions and ask your diabetes team."
 )
-
-# ISO-BMFF brands of HEIF stills (bytes 8-12, after "ftyp"). When Pillow cannot decode one,
-# "not an image" would send an iPhone user looking for the wrong problem.
-_HEIF_BRANDS = {b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1"}
-
 
 class PortionError(FoodtagError):
     """A portion the app refuses before asking the database (not a number, infinite)."""
@@ -85,24 +79,14 @@ class Analysis:
         }
 
 
-def read_photo(data: bytes, name: str = "photo") -> Photo:
-    """Bytes from an upload -> an RGB photo, or ImageError with a message a person can act on."""
-    try:
-        image = load_image(data, name)
-    except ImageError:
-        if data[4:8] == b"ftyp" and data[8:12] in _HEIF_BRANDS:
-            raise ImageError(
-                f"{name}: HEIC/HEIF photos are not supported; export it as JPEG or set the camera "
-                "to 'Most Compatible'"
-            ) from None
-        raise
-    notes = []
+def read_photo(data: bytes, name: str = "photo", min_side: int | None = None) -> Photo:
+    """Bytes from an upload -> an RGB photo (decoded just large enough for a shorter side of
+    `min_side`), or ImageError with a message a person can act on."""
+    image = load_image(data, name, min_side=min_side)
     # Decision: an animated GIF/WebP/PNG is analysed by its first frame (load_image decodes
     # frame 0), and the user is told, rather than refusing a file that usually shows the dish.
-    with Image.open(io.BytesIO(data)) as probe:
-        if getattr(probe, "is_animated", False):
-            notes.append(f"{name} is animated: only its first frame was analysed.")
-    return Photo(image, tuple(notes))
+    notes = (f"{name} is animated: only its first frame was analysed.",) if image.info.get("animated") else ()
+    return Photo(image, notes)
 
 
 def check_grams(grams: float | str | None) -> float | None:
@@ -129,6 +113,11 @@ class Analyzer:
         # One inference at a time: each ONNX Runtime run already uses every core, so parallel
         # runs only oversubscribe the CPU and raise every request's latency.
         self._inference = threading.Lock()
+
+    def read(self, data: bytes, name: str) -> Photo:
+        """An upload decoded only as large as the active model's preprocessing needs."""
+        engine, _ = self.catalog.active()
+        return read_photo(data, name, min_side=engine.preprocess.resize_size)
 
     def analyze(self, photo: Photo, threshold: float) -> Analysis:
         engine, info = self.catalog.active()

@@ -18,7 +18,7 @@ from sqlalchemy import text
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
-from app.analysis import DISCLAIMER, Analyzer, PortionError, nutrition_card, read_photo
+from app.analysis import DISCLAIMER, Analyzer, PortionError, nutrition_card
 from app.auth import Identity, NotSignedIn
 from app.catalog import ModelCatalog
 from app.config import LOCAL_USER, AppConfig
@@ -191,7 +191,7 @@ class App:
                 grams = float(grams)
             except ValueError:
                 raise PortionError(f"grams must be a number, got {grams!r}") from None
-        photo = read_photo(data, name)
+        photo = self.ctx.analyzer.read(data, name)
         settings = service.get_settings(user)
         analysis = self.ctx.analyzer.analyze(photo, settings["confidence_threshold"])
         chosen = food or analysis.top.food

@@ -19,7 +19,7 @@ import gradio as gr
 import pandas as pd
 
 from app import views
-from app.analysis import Analyzer, check_grams, nutrition_card, read_photo
+from app.analysis import Analyzer, check_grams, nutrition_card
 from app.auth import Identity
 from app.catalog import ModelCatalog
 from db import service
@@ -132,7 +132,7 @@ class Handlers:
             if size > self.ctx.max_upload_bytes:
                 raise ImageError(f"{name}: file is {size / 2**20:.1f} MB; the limit is "
                                  f"{self.ctx.max_upload_bytes / 2**20:.0f} MB")
-            photo = read_photo(path.read_bytes(), name)
+            photo = self.ctx.analyzer.read(path.read_bytes(), name)
             settings = service.get_settings(user)
             analysis = self.ctx.analyzer.analyze(photo, settings["confidence_threshold"])
             state = {"analysis": analysis.to_dict()}
@@ -491,8 +491,8 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
 
 
 def _batch_tab(ctx: AppContext) -> None:
-    """The batch CSV tab (app.batch_ui), run with the active model."""
-    from app.batch_ui import build_batch_tab
+    """The batch CSV tab (app.batch.ui), run with the active model."""
+    from app.batch.ui import build_batch_tab
 
     with gr.Tab("Batch", id="batch"):
         build_batch_tab(lambda: ctx.catalog.active()[0])

@@ -1,4 +1,4 @@
-"""`python -m models`: list, export, predict, bench."""
+"""`python -m models`: list, export, quantize, predict, bench."""
 
 from __future__ import annotations
 
@@ -23,8 +23,31 @@ def _export(args) -> None:
     from models.export import export_onnx
     from models.registry import create_model
 
-    path = export_onnx(create_model(args.name), args.out, opset=args.opset)
+    path = export_onnx(create_model(args.name), args.out, opset=args.opset, fuse=args.fuse)
     print(f"wrote {path}")
+
+
+def _quantize(args) -> None:
+    import json
+    import warnings
+
+    from models.quantize import AGREEMENT_THRESHOLD, quantize_model
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        report = quantize_model(
+            args.model, args.out, photos_dir=args.photos, calibration_dir=args.calibration,
+            modes=tuple(args.mode) if args.mode else None, agreement_threshold=AGREEMENT_THRESHOLD if args.threshold is None else args.threshold,
+            allow_below_threshold=args.allow_below_threshold,
+        )
+    for warning in caught:
+        print(f"warning: {warning.message}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2))
+        return
+    for candidate in report.candidates:
+        print(f"  {candidate['name']:<26} top-1 agreement with fp32 {candidate['top1_agreement']:.2%}")
+    print(f"wrote {report.out_path} ({report.chosen}, {report.top1_agreement:.2%} agreement on {report.photos} photos)")
 
 
 def _predict(args) -> None:
@@ -45,27 +68,24 @@ def _predict(args) -> None:
         sys.exit(1)
 
 
+def _fp16(args) -> None:
+    from models.variants import write_fp16
+
+    print(f"wrote {write_fp16(args.model, args.out)}")
+
+
 def _bench(args) -> None:
-    import os
-    import tempfile
+    import json
 
-    import torch
-
-    from models.bench import benchmark, format_table
-    from models.default import DEFAULT_MODEL, default_model_path
-    from models.engine import Engine
-    from models.export import export_onnx
+    from models.bench import benchmark, format_result
     from models.registry import create_model
 
-    model = create_model(args.name)
-    if args.name == DEFAULT_MODEL:
-        onnx_path = default_model_path()
-    else:
-        onnx_path = export_onnx(model, Path(tempfile.mkdtemp()) / "bench.onnx")
-    engine = Engine(onnx_path)
-    print(f"model {args.name}, input {model.preprocess.input_size}px, {os.cpu_count()} CPU threads "
-          f"(torch {torch.get_num_threads()}), ONNX Runtime providers {engine.providers}")
-    print(format_table(benchmark(model, engine, iterations=args.iterations)))
+    result = benchmark(
+        create_model(args.name, **({"pretrained": False} if args.random_init else {})),
+        photos_dir=args.photos, calibration_dir=args.calibration, batches=tuple(args.batch or (1, 32)),
+        iterations=args.iterations, e2e_iterations=args.e2e_iterations,
+    )
+    print(json.dumps(result.to_dict(), indent=2) if args.json else format_result(result))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -76,15 +96,41 @@ def main(argv: list[str] | None = None) -> int:
     export.add_argument("name", help="registry name, timm:<name>, ckpt:<path> or ensemble:<a>+<b>")
     export.add_argument("--out", required=True, type=Path)
     export.add_argument("--opset", type=int, default=17)
+    export.add_argument("--fuse", action=argparse.BooleanOptionalAction, default=True,
+                        help="ViTs: fused Attention, LayerNorm and GELU for ONNX Runtime (default: on)")
     export.set_defaults(run=_export)
+    quantize = commands.add_parser("quantize", help="int8 variant of an exported model, checked against fp32 on photos")
+    quantize.add_argument("model", type=Path, help="an exported fp32 .onnx file")
+    quantize.add_argument("--out", required=True, type=Path, help="where to write, e.g. MODEL.int8.onnx")
+    quantize.add_argument("--photos", required=True, type=Path,
+                          help="folder of photos (any depth) on which int8 must agree with fp32")
+    quantize.add_argument("--calibration", type=Path, help="folder of photos for static QDQ calibration (also tries static)")
+    quantize.add_argument("--mode", action="append", choices=("dynamic", "static"),
+                          help="limit the candidates (repeatable); default: dynamic, plus static with --calibration")
+    quantize.add_argument("--threshold", type=float, default=None,
+                          help="minimum top-1 agreement with fp32 (default: models.quantize.AGREEMENT_THRESHOLD, 0.99)")
+    quantize.add_argument("--allow-below-threshold", action="store_true",
+                          help="write the file even under the threshold (with a loud warning and a metadata flag)")
+    quantize.add_argument("--json", action="store_true", help="print the report as JSON")
+    quantize.set_defaults(run=_quantize)
     predict = commands.add_parser("predict", help="top-k foods for image files")
     predict.add_argument("model", type=Path, help="an exported .onnx file")
     predict.add_argument("images", nargs="+", type=Path)
     predict.add_argument("--top-k", type=int, default=5)
     predict.set_defaults(run=_predict)
-    bench = commands.add_parser("bench", help="PyTorch eager vs ONNX Runtime: images/s, p50/p95")
-    bench.add_argument("name", nargs="?", default="food_default")
-    bench.add_argument("--iterations", type=int, default=40)
+    fp16 = commands.add_parser("fp16", help="fp16 variant of an exported model, for CUDA")
+    fp16.add_argument("model", type=Path, help="an exported fp32 .onnx file")
+    fp16.add_argument("--out", required=True, type=Path, help="e.g. MODEL.fp16.onnx")
+    fp16.set_defaults(run=_fp16)
+    bench = commands.add_parser("bench", help="eager vs ONNX Runtime fp32, fused, int8 (and GPU): images/s, p50/p95, agreement")
+    bench.add_argument("name", nargs="?", default="food_default", help="registry name, timm:<name> or ckpt:<path>")
+    bench.add_argument("--random-init", action="store_true", help="random weights (speed only; agreement needs a trained model)")
+    bench.add_argument("--photos", type=Path, help="photo folder: top-1 agreement, int8 guard, 12 MP end-to-end source")
+    bench.add_argument("--calibration", type=Path, help="calibration photos: also try static QDQ int8")
+    bench.add_argument("--batch", type=int, action="append", help="batch sizes (repeatable; default 1 and 32)")
+    bench.add_argument("--iterations", type=int, default=40, help="timed calls at batch 1 (a quarter at larger batches)")
+    bench.add_argument("--e2e-iterations", type=int, default=10, help="timed 12 MP JPEG analyses per decode mode")
+    bench.add_argument("--json", action="store_true", help="print the result as JSON")
     bench.set_defaults(run=_bench)
     args = parser.parse_args(argv)
     try:

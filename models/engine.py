@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +18,69 @@ from models.preprocess import PreprocessConfig
 
 # TensorRT and CUDA first when this machine really has them; ORT skips unavailable ones.
 _PREFERRED_PROVIDERS = ("TensorrtExecutionProvider", "CUDAExecutionProvider", "CPUExecutionProvider")
+GPU_PROVIDERS = ("TensorrtExecutionProvider", "CUDAExecutionProvider")
+_GRAPH_LEVELS = {
+    "disable": ort.GraphOptimizationLevel.ORT_DISABLE_ALL,
+    "basic": ort.GraphOptimizationLevel.ORT_ENABLE_BASIC,
+    "extended": ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED,
+    "all": ort.GraphOptimizationLevel.ORT_ENABLE_ALL,
+}
+
+
+@lru_cache(maxsize=1)
+def cpu_features() -> frozenset[str]:
+    """The SIMD flags of this CPU that decide int8 and bf16 kernels (read at run time).
+
+    avx512_vnni / avx_vnni: int8 dot products in one instruction (int8 much faster);
+    avx512_bf16 / amx_bf16: native bf16. An AVX2-only CPU has none of them.
+    """
+    wanted = {"avx2", "avx512f", "avx512_vnni", "avx_vnni", "avx512_bf16", "amx_bf16", "amx_int8"}
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("flags"):
+                    return frozenset(wanted & set(line.split(":", 1)[1].split()))
+    except OSError:
+        pass  # not Linux: report no special features, which only makes choices conservative
+    return frozenset()
+
+
+def usable_cpus() -> int:
+    """Cores this process may run on (cgroup/affinity aware), not the host's total."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+@dataclass(frozen=True)
+class SessionSettings:
+    """ONNX Runtime session options, chosen from the machine unless given.
+
+    One inference at a time uses every usable core (intra-op); graph branches run one after the
+    other (inter-op 1, sequential), since a classifier has no parallel branches worth a thread
+    pool, and the app serialises calls through its queue.
+    """
+
+    intra_op_threads: int = field(default_factory=usable_cpus)
+    inter_op_threads: int = 1
+    graph_optimization: str = "all"
+    parallel_execution: bool = False
+
+    def __post_init__(self) -> None:
+        if self.graph_optimization not in _GRAPH_LEVELS:
+            raise ModelError(f"graph_optimization must be one of {', '.join(_GRAPH_LEVELS)}, got {self.graph_optimization!r}")
+        if self.intra_op_threads < 1 or self.inter_op_threads < 1:
+            raise ModelError("thread counts must be at least 1")
+
+    def to_ort(self) -> ort.SessionOptions:
+        options = ort.SessionOptions()
+        options.graph_optimization_level = _GRAPH_LEVELS[self.graph_optimization]
+        options.intra_op_num_threads = self.intra_op_threads
+        options.inter_op_num_threads = self.inter_op_threads
+        options.execution_mode = ort.ExecutionMode.ORT_PARALLEL if self.parallel_execution else ort.ExecutionMode.ORT_SEQUENTIAL
+        options.log_severity_level = 3
+        return options
 
 
 @dataclass(frozen=True)
@@ -40,7 +104,21 @@ def _cuda_device_present() -> bool:
 
 
 class Engine:
-    def __init__(self, path: str | Path, providers: list[str] | None = None, threads: int | None = None):
+    """One ONNX model loaded for inference.
+
+    ``providers`` defaults to the best present on this machine (TensorRT, CUDA, CPU);
+    ``settings`` to SessionSettings() (threads from the usable cores, all graph optimisations);
+    ``threads`` is a shortcut for the intra-op thread count. On a GPU provider, inputs and
+    outputs go through IO binding so each call makes one host-to-device and one device-to-host copy.
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        providers: list[str] | None = None,
+        threads: int | None = None,
+        settings: SessionSettings | None = None,
+    ):
         self.path = Path(path)
         if not self.path.is_file():
             raise ModelError(f"{self.path}: model file not found")
@@ -50,26 +128,34 @@ class Engine:
         self.model_name = meta["model_name"]
         self.version = meta["version"]
         self.metadata = meta
-        options = ort.SessionOptions()
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        # One inference at a time uses every core; the app serialises calls through its queue.
-        options.intra_op_num_threads = threads or os.cpu_count() or 1
-        options.inter_op_num_threads = 1
-        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        options.log_severity_level = 3
+        settings = settings or SessionSettings()
+        if threads is not None:
+            settings = SessionSettings(threads, settings.inter_op_threads, settings.graph_optimization, settings.parallel_execution)
+        self.settings = settings
         try:
-            self.session = ort.InferenceSession(str(self.path), options, providers=providers or default_providers())
+            self.session = ort.InferenceSession(str(self.path), settings.to_ort(), providers=providers or default_providers())
         except Exception as exc:
             raise ModelError(f"{self.path}: ONNX Runtime cannot load it ({type(exc).__name__}: {exc})") from None
         self.input_name = self.session.get_inputs()[0].name
+        self.output_name = self.session.get_outputs()[0].name
+        # Callers always pass float32; a file with float16 inputs gets its batch converted here.
+        self.input_dtype = np.float16 if self.session.get_inputs()[0].type == "tensor(float16)" else np.float32
         self.providers = self.session.get_providers()
+        self.device = "cuda" if self.providers[0] in GPU_PROVIDERS else "cpu"
 
     def preprocess_image(self, image: Image.Image) -> np.ndarray:
         return self.preprocess.apply(image)
 
     def run(self, batch: np.ndarray) -> np.ndarray:
         """Raw logits for a preprocessed batch (N, 3, H, W)."""
-        return self.session.run(None, {self.input_name: np.ascontiguousarray(batch, dtype=np.float32)})[0]
+        batch = np.ascontiguousarray(batch, dtype=self.input_dtype)
+        if self.device == "cpu":
+            return self.session.run([self.output_name], {self.input_name: batch})[0]
+        binding = self.session.io_binding()
+        binding.bind_ortvalue_input(self.input_name, ort.OrtValue.ortvalue_from_numpy(batch, "cuda", 0))
+        binding.bind_output(self.output_name, "cuda", 0)
+        self.session.run_with_iobinding(binding)
+        return binding.copy_outputs_to_cpu()[0]
 
     def predict_arrays(self, batch: np.ndarray, top_k: int = 5) -> list[list[Prediction]]:
         logits = self.run(batch).astype(np.float64)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import tempfile
@@ -16,7 +15,8 @@ from PIL import Image
 from torch import nn
 
 from models.errors import ModelError
-from models.metadata import META_PREFIX
+from models.fusion import ORT_DOMAIN, fused_operator_counts, optimize_transformer, transformer_shape, with_exportable_attention
+from models.metadata import set_metadata
 
 OPSET = 17
 # PyTorch and ONNX Runtime fuse and reorder float ops differently; logits of a correct export
@@ -40,34 +40,41 @@ def parity_images(count: int = 4, size: int = 320, seed: int = 0) -> list[Image.
     return images
 
 
-def export_onnx(model: nn.Module, out_path: str | Path, *, opset: int = OPSET, parity: bool = True) -> Path:
-    """Write ``model`` as ONNX (dynamic batch) with its metadata; refuse if ORT disagrees."""
+def export_onnx(model: nn.Module, out_path: str | Path, *, opset: int = OPSET, parity: bool = True, fuse: bool = True) -> Path:
+    """Write ``model`` as ONNX (dynamic batch) with its metadata; refuse if ORT disagrees.
+
+    With ``fuse`` (the default), ViT attention exports as ONNX Runtime's fused Attention op and
+    the transformer optimizer fuses LayerNorm and GELU (models.fusion); other models are
+    exported as they are. ``fuse=False`` gives the plain graph, for comparison.
+    """
     out_path = Path(out_path)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     model = model.eval().float().cpu()
     cfg = model.preprocess
     dummy = torch.zeros(2, 3, cfg.input_size, cfg.input_size)
+    exported, fused_blocks = with_exportable_attention(model) if fuse else (model, 0)
     with tempfile.TemporaryDirectory(dir=out_path.parent, prefix=".export-") as tmp:
         raw_path = Path(tmp) / "model.onnx"
         with torch.no_grad():
             torch.onnx.export(
-                model, (dummy,), str(raw_path), input_names=["images"], output_names=["logits"],
+                exported, (dummy,), str(raw_path), input_names=["images"], output_names=["logits"],
                 dynamic_axes={"images": {0: "batch"}, "logits": {0: "batch"}},
-                opset_version=opset, dynamo=False,
+                opset_version=opset, dynamo=False, custom_opsets={ORT_DOMAIN: 1} if fused_blocks else None,
             )
-        proto = onnx.load(str(raw_path))
-        version = hashlib.sha256(proto.SerializeToString()).hexdigest()[:12]
-        metadata = {
+        shape = transformer_shape(model) if fuse else None
+        if shape is not None:
+            proto, _ = optimize_transformer(raw_path, *shape)
+        else:
+            proto = onnx.load(str(raw_path))
+        set_metadata(proto, {
             "model_name": getattr(model, "registry_name", type(model).__name__),
-            "version": version,
             "labels": json.dumps(cfg.labels),
             "preprocess": cfg.to_json(),
             "exported_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "opset": str(opset),
-        }
-        del proto.metadata_props[:]
-        for key, value in metadata.items():
-            proto.metadata_props.add(key=META_PREFIX + key, value=value)
+            "precision": "fp32",
+            "fused_ops": json.dumps(fused_operator_counts(proto)),
+        })
         staged = Path(tmp) / out_path.name
         onnx.save(proto, str(staged))
         if parity:

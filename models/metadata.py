@@ -5,6 +5,7 @@ Kept apart from export so that inference (engine, app, batch) never imports torc
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import onnx
@@ -29,3 +30,16 @@ def read_metadata(path: Path) -> dict[str, str]:
             "re-export it with `python -m models export`"
         )
     return meta
+
+
+def set_metadata(proto: onnx.ModelProto, values: dict[str, str]) -> onnx.ModelProto:
+    """Replace the file's metadata with ``values`` plus ``version``, a hash of the graph.
+
+    The hash covers weights and graph, not the metadata, so the same model exported twice gets
+    the same version, and any variant (fused, int8, fp16) gets its own.
+    """
+    del proto.metadata_props[:]
+    values = {**values, "version": hashlib.sha256(proto.SerializeToString()).hexdigest()[:12]}
+    for key, value in values.items():
+        proto.metadata_props.add(key=META_PREFIX + key, value=value)
+    return proto

@@ -86,13 +86,16 @@ def bad_inputs(photo: Image.Image) -> dict[str, tuple[str, bytes, str]]:
     huge = io.BytesIO()
     # 9000 x 8000 = 72 MP of 1-bit zeros: a few kB on disk, refused from the header alone.
     Image.new("1", (9000, 8000)).save(huge, format="PNG")
-    heic = b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + b"\x00" * 256
+    broken_heic = b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + b"\x00" * 256
+    ppm = io.BytesIO()
+    photo.convert("RGB").save(ppm, format="PPM")
     return {
         "not_an_image": ("notes.txt", b"this is a shopping list, not a photo\n", "not an image"),
         "truncated_jpeg": ("meal.jpg", jpeg[: len(jpeg) // 2], "truncated"),
         "empty": ("empty.jpg", b"", "empty"),
         "huge_dimensions": ("huge.png", huge.getvalue(), "too large"),
-        "heic": ("IMG_0001.HEIC", heic, "HEIC"),
+        "broken_heic": ("IMG_0001.HEIC", broken_heic, "not an image"),
+        "unsupported_format": ("scan.ppm", ppm.getvalue(), "unsupported format"),
     }
 
 

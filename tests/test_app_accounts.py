@@ -34,7 +34,7 @@ REVIEWED_ENDPOINTS = {
     "export_csv": "export_csv", "save_settings": "save_settings", "load_settings": "load_settings",
     "activate_model": "activate_model", "list_models": "list_models", "whoami": "whoami",
     "default_meal": "default_meal",
-    "batch_run": "run",  # app.batch_ui: analyses an uploaded CSV; reads and writes no meal log
+    "batch_run": "run",  # app.batch.ui: analyses an uploaded CSV; reads and writes no meal log
 }
 
 

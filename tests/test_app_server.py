@@ -108,7 +108,8 @@ def test_api_refuses_bad_portions(server, coffee_image, fields, status, words):
     assert words in response.json()["error"]
 
 
-@pytest.mark.parametrize("case", ["not_an_image", "truncated_jpeg", "empty", "huge_dimensions", "heic"])
+@pytest.mark.parametrize("case", ["not_an_image", "truncated_jpeg", "empty", "huge_dimensions", "broken_heic",
+                                  "unsupported_format"])
 def test_api_bad_photos_are_4xx_json(server, coffee_image, case):
     name, data, words = bad_inputs(coffee_image)[case]
     response = post_photo(server, name, data)

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from app.batch_csv import inspect_input, iter_rows, neutralise, read_records
-from app.batch_errors import BatchInputError, RowError
-from app.batch_paths import ImageResolver
-from app.batch_zip import ZipLimits, ZipRejected, extract_zip
+from app.batch.csvfile import inspect_input, iter_rows, neutralise, read_records
+from app.batch.errors import BatchInputError, RowError
+from app.batch.paths import ImageResolver
+from app.batch.archive import ZipLimits, ZipRejected, extract_zip
 from batch_support import jpeg_bytes
 
 
@@ -212,7 +212,7 @@ def test_zip_with_duplicate_names_or_garbage_is_refused(tmp_path):
 # --- decoding one photo ----------------------------------------------------------------------------
 
 def test_decode_turns_every_failure_into_a_row_error(tmp_path, monkeypatch):
-    import app.batch_pipeline as pipeline
+    import app.batch.pipeline as pipeline
 
     good = tmp_path / "a.jpg"
     good.write_bytes(jpeg_bytes())

@@ -12,7 +12,7 @@ import pytest
 from PIL import Image
 
 from app.batch import BatchConfig, main, plan_batch, run_batch
-from app.batch_rows import RESULT_COLUMNS
+from app.batch.rows import RESULT_COLUMNS
 from batch_support import (
     KNOWN_LABELS, UNKNOWN_LABEL, jpeg_bytes, photo, read_csv, read_rows, tiny_model, use_database, write_csv,
 )

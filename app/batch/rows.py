@@ -6,8 +6,8 @@ import math
 from dataclasses import dataclass
 from datetime import datetime
 
-from app.batch_csv import InputSpec
-from app.batch_errors import RowError
+from app.batch.csvfile import InputSpec
+from app.batch.errors import RowError
 from models.engine import Prediction
 
 # Columns added after the input's own, in this order.
