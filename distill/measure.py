@@ -51,6 +51,26 @@ def evaluate_onnx(onnx_path: Path, val: data.Source, *, seed: int = 0, batch_siz
     }
 
 
+def photo_folder(source: data.Source, folder: Path, *, seed: int = 0, limit: int = 2000) -> Path:
+    """A folder of (at most ``limit``) photos of a source, for tools that read photo folders:
+    links to the files, or PNGs of generated (synthetic) images. Rewritten on every call."""
+    import shutil
+
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    dataset = data.make_dataset(source, None, seed)
+    step = max(1, -(-len(dataset) // limit))  # every k-th photo keeps all classes
+    for index in range(0, len(dataset), step):
+        if source.synthetic:
+            image, _, _ = dataset.load(index)
+            image.save(folder / f"{index:06d}.png")
+        else:
+            path = Path(source.items[index][0])
+            (folder / f"{index:06d}{path.suffix.lower()}").symlink_to(path.resolve())
+    return folder
+
+
 def write_model_report(metrics: dict, path: Path, **extra) -> Path:
     """``<model>.report.json`` next to the ONNX file: what the app's Models tab reads (top1)."""
     keep = ("model", "model_name", "version", "data", "images", "top1", "top5", "per_class", "per_class_images")

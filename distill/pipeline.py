@@ -11,7 +11,7 @@ interrupted pipeline resumes at the stage it was in, and a training stage from i
                              cache: the teacher's logits on K augmented views of every photo)
     baseline                 the same ViT trained on the labels alone (off: --baseline false)
     export-*, eval-*         student.onnx, baseline.onnx and their accuracy (<model>.report.json)
-    int8                     *.int8.onnx, when models.quantize is available
+    int8                     *.int8.onnx (models.quantize, with its agreement guard) and their accuracy
     bench                    ONNX Runtime images/s of every model, side by side
     report                   report.md with tables, confusion matrices and training curves
     deploy                   (--deploy) the student into the app's model folder
@@ -143,9 +143,9 @@ class Pipeline:
             stages += self._model_stages("baseline", f"ckpt:{self.run_dir / 'baseline' / 'best.pt'}",
                                          [self.run_dir / "baseline" / "best.pt"])
         if int8_available():
-            stages.append(Stage("int8", self._int8, [self.onnx(m, ".int8.onnx") for m in self.models()],
-                                [self.onnx(m) for m in self.models()]))
-        stages.append(Stage("bench", self._bench, [self.run_dir / "bench.json"], self._served_files()))
+            stages.append(Stage("int8", self._int8, [self.run_dir / "int8.json"], [self.onnx(m) for m in self.models()]))
+        stages.append(Stage("bench", self._bench, [self.run_dir / "bench.json"],
+                            [self.onnx(m) for m in self.models()] + [self.run_dir / "int8.json"] * int8_available()))
         stages.append(Stage("report", self._report, [self.run_dir / "report.md"],
                             [self.run_dir / "eval" / f"{m}.json" for m in self.models()] + [self.run_dir / "bench.json"]))
         if self.cfg.deploy:
@@ -157,10 +157,10 @@ class Pipeline:
         return stages
 
     def _served_files(self) -> list[Path]:
+        """The fp32 models, then the int8 variants the int8 stage wrote."""
         files = [self.onnx(m) for m in self.models()]
-        if int8_available():
-            files += [self.onnx(m, ".int8.onnx") for m in self.models()]
-        return files
+        written = json.loads((self.run_dir / "int8.json").read_text()) if int8_available() else {}
+        return files + [self.onnx(m, ".int8.onnx") for m in self.models() if written.get(m, {}).get("out_path")]
 
     def _train_stage(self, name: str, options: dict, folder: Path, inputs: list[Path]) -> Stage:
         # Paths inside the run folder are recorded relative to it, so a moved run folder stays valid.
@@ -213,9 +213,7 @@ class Pipeline:
     def _evaluate(self, name: str) -> dict:
         from distill.measure import evaluate_onnx, write_model_report
 
-        options = config.build(config.TrainConfig, {**self.common, "teacher": "none"})
-        val = data.open_source(self.cfg.val_data or self.cfg.data, "val", options.data.synthetic_classes,
-                               options.data.synthetic_images)
+        val, options = self._val_source()
         metrics = evaluate_onnx(self.onnx(name), val, seed=options.run.seed,
                                 batch_size=options.data.batch_size,
                                 num_workers=data.resolve_workers(options.data.num_workers))
@@ -225,13 +223,42 @@ class Pipeline:
         self.log(f"[eval-{name}] top-1 {metrics['top1']:.2%}, top-5 {metrics['top5']:.2%} on {metrics['images']} images")
         return {"top1": metrics["top1"], "top5": metrics["top5"]}
 
-    def _int8(self) -> dict:
-        from models.quantize import quantize_int8
+    def _val_source(self) -> tuple[data.Source, config.TrainConfig]:
+        options = config.build(config.TrainConfig, {**self.common, "teacher": "none"})
+        val = data.open_source(self.cfg.val_data or self.cfg.data, "val", options.data.synthetic_classes,
+                               options.data.synthetic_images)
+        return val, options
 
+    def _int8(self) -> dict:
+        """int8 variants (models.quantize: the best of dynamic and static QDQ, calibrated on training
+        photos, kept only when its top-1 agrees with fp32 on >= 99% of the validation photos)."""
+        from distill.measure import evaluate_onnx, photo_folder
+        from models.errors import ModelError
+        from models.quantize import quantize_model
+
+        val, options = self._val_source()
+        train = data.open_source(self.cfg.data, "train", options.data.synthetic_classes, options.data.synthetic_images)
+        photos = photo_folder(val, self.run_dir / "cache" / "int8-val", seed=options.run.seed)
+        calibration = photo_folder(train, self.run_dir / "cache" / "int8-calibration", seed=options.run.seed, limit=256)
         results = {}
         for name in self.models():
-            results[name] = quantize_int8(self.onnx(name), self.onnx(name, ".int8.onnx"))
-        return results
+            try:
+                report = quantize_model(self.onnx(name), self.onnx(name, ".int8.onnx"), photos_dir=photos,
+                                        calibration_dir=calibration)
+            except ModelError as exc:  # under the agreement threshold: nothing written, and the report says why
+                results[name] = {"out_path": None, "refused": str(exc)}
+                self.onnx(name, ".int8.onnx").unlink(missing_ok=True)
+                self.log(f"[int8] {name}: {exc}")
+                continue
+            metrics = evaluate_onnx(self.onnx(name, ".int8.onnx"), val, seed=options.run.seed,
+                                    batch_size=options.data.batch_size)
+            (self.run_dir / "eval" / f"{name}.int8.json").write_text(json.dumps(metrics))
+            results[name] = {**report.to_dict(), "top1": metrics["top1"]}
+            self.log(f"[int8] {name}: {report.chosen}, agreement with fp32 {report.top1_agreement:.2%}, "
+                     f"top-1 {metrics['top1']:.2%}")
+        (self.run_dir / "int8.json").write_text(json.dumps(results, indent=2))
+        return {name: {k: r.get(k) for k in ("chosen", "top1_agreement", "top1", "refused") if r.get(k) is not None}
+                for name, r in results.items()}
 
     def _bench(self) -> dict:
         from models.bench import compare_engines

@@ -39,6 +39,7 @@ def collect(run_dir: Path) -> dict:
     book = StageBook(run_dir)
     records = {r["stage"]: r for r in book.all_records()}
     evals = {m: _read(run_dir / "eval" / f"{m}.json") for m in MODELS}
+    evals.update({f"{m}.int8": _read(run_dir / "eval" / f"{m}.int8.json") for m in MODELS})
     bench = _read(run_dir / "bench.json")
     speed: dict[str, dict[int, dict]] = {}
     for row in (bench or {}).get("rows", []):
@@ -128,7 +129,7 @@ def markdown(info: dict, images: bool = True) -> str:
               "| model | top-1 | top-5 | params (M) | GMACs | input px | images/s b1 | images/s b32 | speed vs teacher b1 / b32 |",
               "|---|---|---|---|---|---|---|---|---|"]
     names = [m for m in MODELS if evals[m] or f"export-{m}" in records]
-    for name in names + [f"{m}.int8" for m in MODELS if f"{m}.int8.onnx" in speed]:
+    for name in names + [f"{m}.int8" for m in MODELS if evals[f"{m}.int8"]]:
         base = name.split(".")[0]
         ev = evals.get(name)
         export = (records.get(f"export-{base}") or {}).get("details", {})
@@ -141,9 +142,16 @@ def markdown(info: dict, images: bool = True) -> str:
         lines.append("| " + " | ".join(cells) + " |")
     int8 = records.get("int8")
     if int8 is None:
-        lines += ["", "int8: not run (needs `models.quantize`, the inference-speed work, which this checkout lacks)."]
+        lines += ["", "int8: not run yet (or `models.quantize` is missing from this checkout)."]
     else:
-        lines += ["", f"int8: {json.dumps(int8.get('details', {}))}"]
+        lines += ["", "int8 (`models.quantize`; kept only when its top-1 agrees with fp32 on >= 99% of the "
+                      "validation photos):"]
+        for name, result in int8["details"].items():
+            if "refused" in result:
+                lines.append(f"- {name}: not written: {result['refused']}")
+            else:
+                lines.append(f"- {name}: {result['chosen']}, top-1 agreement with fp32 {_pct(result['top1_agreement'])}, "
+                             f"top-1 {_pct(result['top1'])}")
     lines += ["", "## Targets", "", "| target | measured | |", "|---|---|---|"]
     lines += [f"| {t} | {m} | {_verdict(ok)} |" for t, m, ok in targets(info)]
     teacher = evals["teacher"]

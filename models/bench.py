@@ -247,28 +247,20 @@ def format_result(result: BenchResult) -> str:
     return "\n".join(lines)
 
 
-def compare_engines(engines: dict[str, Engine], batches=(1, 32), rounds: int = 5, calls: int = 8) -> dict:
-    """ONNX Runtime images/s of several models, measured side by side in one run.
+def compare_engines(engines: dict[str, Engine], batches=(1, 32), rounds: int = 5, iterations: int = 40) -> dict:
+    """ONNX Runtime images/s of several models, each at its own input size, timed side by side
+    (time_variants interleaves them round by round, so machine noise hits all alike).
 
-    Each round times every model in turn (interleaved, so machine noise hits all alike); the
-    result per model and batch is the median over rounds, and each model's speed relative to
-    the first one is the median of the per-round ratios (robust on a shared machine).
-    """
-    names = list(engines)
-    images = parity_images(count=4)
-    per_round: dict[tuple[str, int], list[float]] = {(n, b): [] for n in names for b in batches}
-    for batch in batches:
-        arrays = {n: np.stack([e.preprocess_image(images[i % len(images)]) for i in range(batch)]) for n, e in engines.items()}
-        n_calls = calls if batch == 1 else max(2, calls // 4)
-        for _ in range(rounds):
-            for name, engine in engines.items():
-                times = _time_calls(lambda: engine.run(arrays[name]), n_calls, warmup=1)
-                per_round[(name, batch)].append(batch / float(np.median(times)))
-    rows = []
-    for name in names:
-        for batch in batches:
-            speeds = np.asarray(per_round[(name, batch)])
-            ratios = speeds / np.asarray(per_round[(names[0], batch)])
-            rows.append({"model": name, "batch": batch, "images_per_s": float(np.median(speeds)),
-                         "vs_first": float(np.median(ratios))})
-    return {"rounds": rounds, "reference": names[0], "rows": rows}
+    Each row gives images/s (median call) and the speed relative to the first model."""
+    photos = parity_images(count=4)
+    own = {name: {b: np.stack([e.preprocess_image(photos[i % len(photos)]) for i in range(b)]) for b in batches}
+           for name, e in engines.items()}
+    # time_variants hands every variant the same batch; each model runs its own of that size.
+    variants = [Variant(name, lambda shared, e=e, a=own[name]: e.run(a[len(shared)])) for name, e in engines.items()]
+    sizes = {b: np.zeros((b, 1, 1, 1), np.float32) for b in batches}
+    times = time_variants(variants, sizes, iterations, rounds)
+    speed = {key: key[1] / float(np.median(t)) for key, t in times.items()}
+    first = next(iter(engines))
+    rows = [{"model": name, "batch": b, "images_per_s": speed[name, b], "vs_first": speed[name, b] / speed[first, b]}
+            for name in engines for b in batches]
+    return {"rounds": rounds, "reference": first, "rows": rows}

@@ -102,16 +102,25 @@ def test_every_artifact_is_written(run):
         evaluated = json.loads((d / "eval" / f"{name}.json").read_text())
         assert report["top1"] == evaluated["top1"] and evaluated["images"] == 8
         assert sum(map(sum, evaluated["confusion"])) == 8
+    int8 = json.loads((d / "int8.json").read_text())
+    written = [m for m in ("teacher", "student", "baseline") if int8[m]["out_path"]]
+    for name in ("teacher", "student", "baseline"):
+        if name in written:
+            assert read_metadata(d / f"{name}.int8.onnx")["precision"] == "int8"
+            assert json.loads((d / "eval" / f"{name}.int8.json").read_text())["images"] == 8
+        else:
+            assert "agreement" in int8[name]["refused"] and not (d / f"{name}.int8.onnx").exists()
     bench = json.loads((d / "bench.json").read_text())
     assert {(r["model"], r["batch"]) for r in bench["rows"]} == {
-        (f"{m}.onnx", b) for m in ("teacher", "student", "baseline") for b in (1, 32)}
+        (f"{m}{kind}.onnx", b) for m in ("teacher", "student", "baseline") for b in (1, 32)
+        for kind in ([""] + [".int8"] * (m in written))}
     for png in ("confusion-teacher.png", "confusion-student.png", "confusion-baseline.png", "curves.png"):
         assert (d / png).stat().st_size > 1000
     text = (d / "report.md").read_text()
     for heading in ("## Results", "## Targets", "## Agreement", "## Per-class top-1", "## Stages",
                     "## The student and why", "## Configuration"):
         assert heading in text
-    assert "the smallest ViT that runs" in text and "int8: not run" in text
+    assert "the smallest ViT that runs" in text and "int8 (`models.quantize`" in text
     assert "| student |" in text and "| baseline |" in text and "| class_3 | 2 |" in text
 
 
