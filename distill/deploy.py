@@ -63,6 +63,21 @@ def relabelled(labels: list[str], label_map: dict[str, str]) -> list[str]:
     return [label_map.get(label, label) for label in labels]
 
 
+def served_labels(labels: list[str], label_map: str | Path | None) -> tuple[list[str], dict[str, str]]:
+    """The labels the installed model will emit (mapped) and the map; refuses any label the
+    nutrition database cannot describe."""
+    mapping = load_label_map(label_map) if label_map else {}
+    served = relabelled(labels, mapping) if mapping else labels
+    missing = unknown_labels(served)
+    if missing:
+        shown = ", ".join(missing[:10]) + (f" (+{len(missing) - 10} more)" if len(missing) > 10 else "")
+        raise DistillError(
+            f"deploy: the nutrition database cannot describe {len(missing)} of the model's {len(labels)} labels: "
+            f"{shown}. Map each to a database food with --label-map FILE (YAML 'label: food'), "
+            "or add them to the seed (db/seed); nothing was installed")
+    return served, mapping
+
+
 def installed_path(run_dir: str | Path, name: str | None = None, model: str = "student") -> Path:
     """Where deploy puts a run's model: data_home()/models/<name>.onnx (default name <run>-<model>)."""
     from models.paths import data_home
@@ -78,7 +93,7 @@ def deploy(run_dir: str | Path, *, name: str | None = None, label_map: str | Pat
     """Install RUN_DIR/<model>.onnx (+ its report) into data_home()/models; returns the new path."""
     import onnx
 
-    from models.metadata import META_PREFIX, read_metadata
+    from models.metadata import read_metadata, set_metadata
     from models.preprocess import PreprocessConfig
 
     run_dir = Path(run_dir)
@@ -89,15 +104,7 @@ def deploy(run_dir: str | Path, *, name: str | None = None, label_map: str | Pat
     name, folder = target.stem, target.parent
     meta = read_metadata(source)
     labels = json.loads(meta["labels"])
-    mapping = load_label_map(label_map) if label_map else {}
-    served = relabelled(labels, mapping) if mapping else labels
-    missing = unknown_labels(served)
-    if missing:
-        shown = ", ".join(missing[:10]) + (f" (+{len(missing) - 10} more)" if len(missing) > 10 else "")
-        raise DistillError(
-            f"deploy: the nutrition database cannot describe {len(missing)} of the model's {len(labels)} labels: "
-            f"{shown}. Map each to a database food with --label-map FILE (YAML 'label: food'), "
-            "or add them to the seed (db/seed); nothing was installed")
+    served, mapping = served_labels(labels, label_map)
     folder.mkdir(parents=True, exist_ok=True)
     if target.is_file() and not force:
         try:
@@ -110,13 +117,10 @@ def deploy(run_dir: str | Path, *, name: str | None = None, label_map: str | Pat
     with tempfile.TemporaryDirectory(dir=folder, prefix=".deploy-") as tmp:
         staged = Path(tmp) / target.name
         if served != labels:
-            proto = onnx.load(str(source))
             preprocess = PreprocessConfig.from_json(meta["preprocess"])
             preprocess.labels = served
-            updates = {META_PREFIX + "labels": json.dumps(served), META_PREFIX + "preprocess": preprocess.to_json()}
-            for prop in proto.metadata_props:
-                if prop.key in updates:
-                    prop.value = updates[prop.key]
+            proto = set_metadata(onnx.load(str(source)), {**meta, "labels": json.dumps(served),
+                                                           "preprocess": preprocess.to_json()})
             onnx.save(proto, str(staged))
         else:
             shutil.copyfile(source, staged)

@@ -74,6 +74,13 @@ class Pipeline:
             self.common["image_cache"] = str(self.run_dir / "cache")
         if cfg.val_data:
             self.common["val_data"] = cfg.val_data
+        if cfg.deploy:  # refuse now, not after hours of training, when the app could not describe a class
+            from distill.deploy import served_labels
+
+            options = config.build(config.TrainConfig, {**self.common, "teacher": "none"})
+            classes = data.open_source(cfg.data, "train", options.data.synthetic_classes,
+                                       options.data.synthetic_images).classes
+            served_labels(classes or [], cfg.label_map or None)
         self._check_run_folder()
 
     # --- paths and specs --------------------------------------------------------------------------

@@ -248,6 +248,19 @@ def test_deploy_with_a_label_map_installs_where_the_app_lists_it(run, tmp_path, 
     infos, _ = ModelCatalog(default_path=lambda: installed).list()
     assert any(info.name == "tiny" and info.accuracy == report["top1"] for info in infos)
 
+    # `python -m app batch --model` on the installed file: every row gets a food and its card.
+    from app.batch.runner import main as batch_main
+    from batch_support import photo, read_csv, write_csv
+
+    photo(tmp_path / "a.jpg", seed=1)
+    photo(tmp_path / "b.jpg", seed=2)
+    csv = write_csv(tmp_path / "meals.csv", ["image"], [["a.jpg"], ["b.jpg"]])
+    assert batch_main([str(csv), "--out", str(tmp_path / "out.csv"), "--model", str(installed), "--workers", "1"]) == 0
+    rows = read_csv(tmp_path / "out.csv")
+    assert [r["status"] for r in rows] == ["ok", "ok"]
+    assert {r["predicted_label"] for r in rows} <= {"pizza", "banana", "hot_dog", "espresso"}
+    assert all(float(r["carbohydrate_g"]) >= 0 for r in rows)
+
     # The pipeline's --deploy stage installs under the run folder's name.
     from distill.deploy import installed_path
 
@@ -285,6 +298,15 @@ def test_bad_presets_are_refused_before_training(tmp_path, change, message):
     path = tmp_path / "bad.yaml"
     path.write_text(yaml.safe_dump({**TINY_PRESET, **change}))
     assert run_cli("pipeline", "--data", "synthetic", "--out", str(tmp_path / "run"), "--preset", str(path)) == 2
+    assert not (tmp_path / "run").exists()
+
+
+def test_pipeline_deploy_refuses_undescribable_classes_before_training(tmp_path, capsys):
+    preset = tmp_path / "tiny.yaml"
+    preset.write_text(yaml.safe_dump(TINY_PRESET))
+    assert run_cli("pipeline", "--data", "synthetic", "--out", str(tmp_path / "run"), "--preset", str(preset),
+                   "--deploy") == 2
+    assert "cannot describe 4 of the model's 4 labels" in capsys.readouterr().err
     assert not (tmp_path / "run").exists()
 
 
