@@ -278,7 +278,7 @@ def test_deploy_with_a_label_map_installs_where_the_app_lists_it(run, tmp_path, 
 # --- presets ----------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["cpu", "gpu"])
+@pytest.mark.parametrize("name", ["cpu", "cpu-ensemble", "gpu"])
 def test_shipped_presets_are_valid(name):
     from distill.preset import load_preset
 
