@@ -200,3 +200,13 @@ def test_bench_measures_every_cpu_variant_and_the_phone_photo(micro, photos_dir)
     assert [r.decode for r in result.end_to_end] == ["full", "draft"]
     assert result.end_to_end[0].tensor_shape == result.end_to_end[1].tensor_shape == (3, 32, 32)
     assert result.variants["ort-fused"]["fused_ops"]["Attention"] == MICRO["depth"]
+
+
+def test_compare_engines_reports_every_file_relative_to_the_first(fused_path, tmp_path, micro):
+    from models.bench import compare_engines
+
+    plain = export_onnx(micro, tmp_path / "plain.onnx", fuse=False)
+    result = compare_engines({"fused": Engine(fused_path), "plain": Engine(plain)}, batches=(1, 2), rounds=2, calls=2)
+    assert [(r["model"], r["batch"]) for r in result["rows"]] == [("fused", 1), ("fused", 2), ("plain", 1), ("plain", 2)]
+    assert all(r["images_per_s"] > 0 for r in result["rows"])
+    assert [r["vs_first"] for r in result["rows"][:2]] == [1.0, 1.0]
