@@ -63,7 +63,7 @@ def export_onnx(model: nn.Module, out_path: str | Path, *, opset: int = OPSET, p
             )
         shape = transformer_shape(model) if fuse else None
         if shape is not None:
-            proto, _ = optimize_transformer(raw_path, *shape)
+            proto = optimize_transformer(raw_path, *shape)
         else:
             proto = onnx.load(str(raw_path))
         set_metadata(proto, {
