@@ -6,13 +6,12 @@ what a photo is, which food gets the card or which portions are allowed.
 
 from __future__ import annotations
 
-import math
 import threading
 from dataclasses import asdict, dataclass, field
 
 from PIL import Image
 
-from db import service
+from db import service, validate
 from db.errors import UnknownFood
 from models.errors import FoodtagError
 from models.images import load_image
@@ -26,7 +25,7 @@ DISCLAIMER = (
 )
 
 class PortionError(FoodtagError):
-    """A portion the app refuses before asking the database (not a number, infinite)."""
+    """A portion the app refuses before asking the database (grams and a serving at once)."""
 
 
 @dataclass(frozen=True)
@@ -89,22 +88,6 @@ def read_photo(data: bytes, name: str = "photo", min_side: int | None = None) ->
     return Photo(image, notes)
 
 
-def check_grams(grams: float | str | None) -> float | None:
-    """Grams as typed (empty: none given) -> a number. Refuses text, NaN and infinities here;
-    the database refuses <= 0 and absurd sizes."""
-    if isinstance(grams, str):
-        grams = grams.strip() or None
-    if grams is None:
-        return None
-    try:
-        grams = float(grams)
-    except (TypeError, ValueError):
-        raise PortionError(f"grams must be a number, got {grams!r}") from None
-    if not math.isfinite(grams):
-        raise PortionError(f"grams must be a finite number, got {grams}")
-    return grams
-
-
 class Analyzer:
     """Runs the active model and looks foods up; shared by every request."""
 
@@ -139,10 +122,10 @@ def food_for_label(label: str) -> str | None:
         return None
 
 
-def nutrition_card(food: str, *, grams: float | None = None, serving: str | None = None,
+def nutrition_card(food: str, *, grams: float | str | None = None, serving: str | None = None,
                    exchange_unit_g: float = 15.0) -> dict:
     """The database's nutrition card for a portion (default serving when none is given)."""
-    grams = check_grams(grams)
+    grams = validate.optional_grams(grams)
     if grams is not None and serving:
         raise PortionError("give a portion in grams or a serving, not both")
     return service.lookup(food, grams=grams, serving=serving or None, exchange_unit_g=exchange_unit_g)

@@ -186,11 +186,6 @@ class App:
 
     def _analyze_sync(self, user: str, data: bytes, name: str, *, grams: str | None, serving: str | None,
                       food: str | None) -> dict:
-        if grams is not None:
-            try:
-                grams = float(grams)
-            except ValueError:
-                raise PortionError(f"grams must be a number, got {grams!r}") from None
         photo = self.ctx.analyzer.read(data, name)
         settings = service.get_settings(user)
         analysis = self.ctx.analyzer.analyze(photo, settings["confidence_threshold"])

@@ -19,10 +19,10 @@ import gradio as gr
 import pandas as pd
 
 from app import views
-from app.analysis import Analyzer, check_grams, nutrition_card
+from app.analysis import Analyzer, nutrition_card
 from app.auth import Identity
 from app.catalog import ModelCatalog
-from db import service
+from db import service, validate
 from models.errors import FoodtagError, ImageError
 
 HISTORY_DAYS = 28
@@ -60,10 +60,10 @@ def parse_when(text: str | None, *, today: date | None = None) -> datetime:
         try:
             when = datetime.combine(today or now.date(), time.fromisoformat(text))
         except ValueError:
-            raise FoodtagError(f"time {text!r} not understood: use HH:MM or YYYY-MM-DD HH:MM") from None
+            raise FoodtagError(f"time {validate.echo(text)} not understood: use HH:MM or YYYY-MM-DD HH:MM") from None
     if when - now > MAX_FUTURE:
-        raise FoodtagError(f"time {text!r} is more than a day in the future")
-    return when
+        raise FoodtagError(f"time {validate.echo(text)} is more than a day in the future")
+    return validate.moment("time", when)
 
 
 def parse_day(text: str | None) -> date:
@@ -71,9 +71,10 @@ def parse_day(text: str | None) -> date:
     if text in ("", "now"):
         return date.today()
     try:
-        return date.fromisoformat(text[:10])
+        day = date.fromisoformat(text[:10])
     except ValueError:
-        raise FoodtagError(f"date {text!r} not understood: use YYYY-MM-DD") from None
+        raise FoodtagError(f"date {validate.echo(text)} not understood: use YYYY-MM-DD") from None
+    return validate.day(day)
 
 
 def _day_bounds(day: date) -> tuple[datetime, datetime]:
@@ -203,7 +204,7 @@ class Handlers:
         with shown_errors():
             settings = service.get_settings(self._user(request))
             card, servings, state = self._card_for(state, settings, _chosen_food(state), serving=serving,
-                                                   grams=check_grams(grams))
+                                                   grams=validate.optional_grams(grams))
         return state, servings, card
 
     def log_meal(self, state: dict, serving: str | None, grams: str | None, meal_type: str | None,
@@ -212,7 +213,7 @@ class Handlers:
         analysis = (state or {}).get("analysis")
         top = analysis["predictions"][0] if analysis else None
         with shown_errors():
-            grams = check_grams(grams)
+            grams = validate.optional_grams(grams)
             entry = service.log_meal(
                 self._user(request),
                 _chosen_food(state),
@@ -273,7 +274,7 @@ class Handlers:
         with shown_errors():
             changes = {"meal_type": meal_type or "", "note": (note or "").strip(), "eaten_at": parse_when(eaten_at)}
             if grams is not None:
-                changes["grams"] = check_grams(grams)
+                changes["grams"] = validate.grams(grams)
             entry = service.update_meal(self._user(request), _entry_id(entry_id), **changes)
         return f"Saved entry {entry['id']}: {entry['food']}, {views.portion_text(entry['grams'], entry.get('serving'))}."
 

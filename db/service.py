@@ -14,7 +14,7 @@ from typing import IO, Any
 
 from sqlalchemy.exc import IntegrityError
 
-from db import cards, checks, nutrition, passwords, repo
+from db import cards, checks, nutrition, passwords, repo, validate
 from db import search as fuzzy
 from db.errors import InvalidPortion, InvalidValue, UserExists
 from db.keys import name_key
@@ -88,7 +88,7 @@ def _portion(food: Food, grams: object, serving: object) -> tuple[float, str | N
     if grams is not None and serving is not None:
         raise InvalidPortion("give grams or a serving, not both")
     if grams is not None:
-        return nutrition.check_grams(grams), None
+        return validate.grams(grams), None
     if serving is None:
         default = food.default_serving
         if default is None:  # the seed loader guarantees one; rows added by hand may lack it
