@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session, selectinload
 from db import search
 from db.errors import InvalidValue, NotFound, UnknownFood, UnknownUser
 from db.keys import name_key
-from db.models import Food, FoodAlias, FoodLabel, MealEntry, User
+from db.models import Food, FoodAlias, FoodLabel, MealEntry, ModelChange, User
 
 MAX_QUERY_LEN = 200
 
@@ -103,3 +103,8 @@ def entries(user: User, *, session: Session, start: datetime | None = None,
     if end is not None:
         statement = statement.where(MealEntry.eaten_at < end)
     return list(session.scalars(statement.order_by(MealEntry.eaten_at, MealEntry.id)))
+
+
+def model_changes(limit: int, *, session: Session) -> list[ModelChange]:
+    """The latest model changes, newest first."""
+    return list(session.scalars(select(ModelChange).order_by(ModelChange.id.desc()).limit(limit)))

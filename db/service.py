@@ -18,7 +18,7 @@ from db import cards, checks, nutrition, passwords, repo, validate
 from db import search as fuzzy
 from db.errors import InvalidPortion, InvalidValue, UserExists
 from db.keys import name_key
-from db.models import Food, MealEntry, User
+from db.models import Food, MealEntry, ModelChange, User
 from db.session import session_scope
 from models.errors import FoodtagError
 
@@ -105,15 +105,16 @@ def _portion(food: Food, grams: object, serving: object) -> tuple[float, str | N
 
 # --- users ------------------------------------------------------------------------------
 
-def create_user(name: str, password: str | None = None) -> None:
-    """A new user; password None makes a local user who needs none. UserExists if taken."""
+def create_user(name: str, password: str | None = None, *, admin: bool = False) -> None:
+    """A new user; password None makes a local user who needs none. UserExists if taken.
+    ``admin``: may change the server's default model."""
     name = checks.user_name(name)
     password_hash = passwords.hash_password(pw) if (pw := checks.password(password)) else None
     try:
         with session_scope() as session:
             if repo.find_user(name, session=session) is not None:
                 raise UserExists(f"user {name!r} already exists")
-            session.add(User(name=name, password_hash=password_hash))
+            session.add(User(name=name, password_hash=password_hash, is_admin=bool(admin)))
             session.flush()
     except IntegrityError:  # a concurrent create won the race
         raise UserExists(f"user {name!r} already exists") from None
@@ -149,6 +150,44 @@ def verify_password(name: str, password: str) -> bool:
             if row is not None and row.password_hash == stored:
                 row.password_hash = rehashed
     return True
+
+
+def is_admin(user: str) -> bool:
+    with session_scope(write=False) as session:
+        return repo.get_user(user, session=session).is_admin
+
+
+def user_model(user: str) -> str | None:
+    """The model the user picked for themselves; None: the server's default."""
+    with session_scope(write=False) as session:
+        return repo.get_user(user, session=session).model
+
+
+def set_user_model(user: str, model: str | None) -> None:
+    """Pick a model for this user only (None: back to the server's default); recorded."""
+    model = checks.optional_text("model", model, 200)
+    with session_scope() as session:
+        row = repo.get_user(user, session=session)
+        if row.model != model:
+            session.add(ModelChange(changed_by=row.name, scope="user", from_model=row.model, to_model=model))
+            row.model = model
+
+
+def record_server_model_change(user: str, from_model: str | None, to_model: str) -> None:
+    """Record that ``user`` (the caller checked they are an admin) changed the server's default."""
+    with session_scope() as session:
+        row = repo.get_user(user, session=session)
+        session.add(ModelChange(changed_by=row.name, scope="server",
+                                from_model=checks.optional_text("from_model", from_model, 200),
+                                to_model=checks.text("to_model", to_model, 200)))
+
+
+def model_changes(limit: int = 50) -> list[dict[str, Any]]:
+    """The latest model changes, newest first: changed_at (UTC ISO), changed_by, scope, from, to."""
+    with session_scope(write=False) as session:
+        rows = repo.model_changes(limit, session=session)
+        return [{"changed_at": r.changed_at.isoformat(timespec="seconds"), "changed_by": r.changed_by,
+                 "scope": r.scope, "from_model": r.from_model, "to_model": r.to_model} for r in rows]
 
 
 def get_settings(user: str) -> dict[str, float]:
