@@ -13,7 +13,7 @@ from PIL import Image
 
 from db import service, validate
 from db.errors import UnknownFood
-from models.errors import FoodtagError
+from models.errors import FoodtagError, ModelError
 from models.images import load_image
 from models.labels import human_name
 
@@ -44,7 +44,7 @@ class Suggestion:
 
 @dataclass
 class Analysis:
-    model: dict  # {"name", "version", "path"}
+    model: dict  # {"name", "version"}: never a server path
     suggestions: list[Suggestion]
     threshold: float
     notes: list[str] = field(default_factory=list)
@@ -81,6 +81,8 @@ class Analysis:
 def read_photo(data: bytes, name: str = "photo", min_side: int | None = None) -> Photo:
     """Bytes from an upload -> an RGB photo (decoded just large enough for a shorter side of
     `min_side`), or ImageError with a message a person can act on."""
+    # The file name is the client's: error messages repeat only its start.
+    name = name if len(name) <= 80 else name[:77] + "..."
     image = load_image(data, name, min_side=min_side)
     # Decision: an animated GIF/WebP/PNG is analysed by its first frame (load_image decodes
     # frame 0), and the user is told, rather than refusing a file that usually shows the dish.
@@ -97,21 +99,32 @@ class Analyzer:
         # runs only oversubscribe the CPU and raise every request's latency.
         self._inference = threading.Lock()
 
-    def read(self, data: bytes, name: str) -> Photo:
-        """An upload decoded only as large as the active model's preprocessing needs."""
-        engine, _ = self.catalog.active()
+    def read(self, data: bytes, name: str, model: str | None = None) -> Photo:
+        """An upload decoded only as large as the model's preprocessing needs."""
+        engine, _, _ = self._model(model)
         return read_photo(data, name, min_side=engine.preprocess.resize_size)
 
-    def analyze(self, photo: Photo, threshold: float) -> Analysis:
-        engine, info = self.catalog.active()
+    def analyze(self, photo: Photo, threshold: float, model: str | None = None) -> Analysis:
+        """Top-k foods by `model` (a user's own pick; None: the server's default)."""
+        engine, info, note = self._model(model)
         with self._inference:
             predictions = engine.predict([photo.image], top_k=TOP_K)[0]
         suggestions = [
             Suggestion(p.label, human_name(p.label), float(p.probability), food_for_label(p.label))
             for p in predictions
         ]
-        model = {"name": info.name, "version": engine.version, "path": str(info.path)}
-        return Analysis(model, suggestions, float(threshold), list(photo.notes))
+        model = {"name": info.name, "version": engine.version}
+        return Analysis(model, suggestions, float(threshold), [*photo.notes, *([note] if note else [])])
+
+    def _model(self, name: str | None):
+        """(engine, info, note): a user's model, or the default when theirs was removed."""
+        if name is None:
+            return (*self.catalog.active(), None)
+        try:
+            return (*self.catalog.named(name), None)
+        except ModelError:
+            engine, info = self.catalog.active()
+            return engine, info, f"Your model {validate.echo(name)} is no longer installed; the server's default {info.name} was used."
 
 
 def food_for_label(label: str) -> str | None:

@@ -54,12 +54,12 @@ def lookup(query: str, grams: float | None = None, serving: str | None = None,
 def search(text: str, limit: int = 10) -> list[dict[str, Any]]:
     """Foods whose name, alias or label resembles ``text``, best first, with a 0-1 score."""
     if not isinstance(text, str):
-        raise InvalidValue(f"search text must be text, got {text!r}")
+        raise InvalidValue(f"search text must be text, got {validate.echo(text)}")
     if len(text) > repo.MAX_QUERY_LEN:
         raise InvalidValue(f"search text is longer than {repo.MAX_QUERY_LEN} characters")
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_SEARCH_LIMIT:
         raise InvalidValue(
-            f"limit must be a whole number from 1 to {MAX_SEARCH_LIMIT}, got {limit!r}"
+            f"limit must be a whole number from 1 to {MAX_SEARCH_LIMIT}, got {validate.echo(limit)}"
         )
     if not name_key(text):
         return []
@@ -95,12 +95,12 @@ def _portion(food: Food, grams: object, serving: object) -> tuple[float, str | N
             raise InvalidPortion(f"{food.name} has no default serving; give grams")
         return default.grams, default.name
     if not isinstance(serving, str):
-        raise InvalidPortion(f"serving must be text, got {serving!r}")
+        raise InvalidPortion(f"serving must be text, got {validate.echo(serving)}")
     for candidate in food.servings:
         if name_key(candidate.name) == name_key(serving):
             return candidate.grams, candidate.name
     names = ", ".join(s.name for s in food.servings)
-    raise InvalidPortion(f"{food.name} has no serving {serving.strip()!r} (servings: {names})")
+    raise InvalidPortion(f"{food.name} has no serving {validate.echo(serving.strip())} (servings: {names})")
 
 
 # --- users ------------------------------------------------------------------------------
@@ -298,7 +298,7 @@ def daily_totals(user: str, days: int = 28, until: date | None = None) -> list[d
     (default today), oldest first; days without entries give 0."""
     if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= MAX_SUMMARY_DAYS:
         raise InvalidValue(
-            f"days must be a whole number from 1 to {MAX_SUMMARY_DAYS}, got {days!r}"
+            f"days must be a whole number from 1 to {MAX_SUMMARY_DAYS}, got {validate.echo(days)}"
         )
     last = date.today() if until is None else checks.day(until)
     first = last - timedelta(days=days - 1)
