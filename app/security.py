@@ -74,6 +74,10 @@ class Throttle:
         with self._lock:
             self._failures.pop(key, None)
 
+    def clear(self) -> None:
+        with self._lock:
+            self._failures.clear()
+
 
 class PasswordChecker:
     """Checks passwords without stalling the server: the slow, memory-hungry argon2 verify
@@ -221,6 +225,7 @@ class Guard:
         token_to_info = _request_info.set({"client": client})
         try:
             user, expired = self.sessions.of_request(headers)
+            stale = _sign_in_cookie_names(headers) if expired else []
             if expired:
                 scope = _without_sign_in_cookies(scope)
             if self.accounts and scope["type"] == "http" and "/file=" in scope["path"]:
@@ -228,7 +233,7 @@ class Guard:
                 if owner is not None and owner != user:
                     await _refuse(scope, receive, send, 404, "file not found")
                     return
-            send = self._watch_sign_in(scope, send, clear_cookies=expired)
+            send = self._watch_sign_in(scope, send, clear_cookies=stale)
             await self.app(scope, receive, send)
         finally:
             _request_info.reset(token_to_info)
@@ -245,8 +250,8 @@ class Guard:
             return "cross-origin requests are refused"
         return None
 
-    def _watch_sign_in(self, scope, send, *, clear_cookies: bool):
-        """Start a session when Gradio's /login sets its cookie; clear expired cookies."""
+    def _watch_sign_in(self, scope, send, *, clear_cookies: list[str]):
+        """Start a session when Gradio's /login sets its cookie; clear the expired cookies named."""
         signing_in = scope["type"] == "http" and scope.get("method") == "POST" and scope["path"].rstrip("/").endswith("/login")
         if not (signing_in or clear_cookies):
             return send
@@ -259,9 +264,8 @@ class Guard:
                     for token in _tokens_in_set_cookie(headers):
                         if user:
                             self.sessions.start(token, user)
-                if clear_cookies:
-                    for name in _sign_in_cookie_names(Headers(scope=scope)):
-                        headers.append("set-cookie", f"{name}=; Max-Age=0; Path=/; HttpOnly")
+                for name in clear_cookies:
+                    headers.append("set-cookie", f"{name}=; Max-Age=0; Path=/; HttpOnly")
             await send(message)
 
         return watched
