@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 from datetime import date
+from pathlib import Path
 from types import SimpleNamespace
 
 import gradio as gr
@@ -260,3 +261,54 @@ def test_models_tab_lists_and_switches(client):
         "from_model": "food_default", "to_model": "food_default"}
     with pytest.raises(Exception, match="not in the list of choices"):
         client.predict("nope", api_name="/activate_model")
+
+
+def test_single_user_mode_refuses_foreign_hosts_and_origins(server):
+    port = server.url.rsplit(":", 1)[1]
+    rebinding = {"Host": f"evil.example:{port}"}
+    assert httpx.get(f"{server.url}/healthz", headers=rebinding).status_code == 403
+    response = httpx.post(f"{server.url}/gradio_api/call/save_settings", headers=rebinding,
+                          json={"data": [1800, 180, "10", 0.4]})
+    assert response.status_code == 403 and "answers only to" in response.json()["error"]
+    foreign_page = {"Origin": "http://evil.example"}
+    response = httpx.post(f"{server.url}/gradio_api/call/save_settings", headers=foreign_page,
+                          json={"data": [1800, 180, "10", 0.4]})
+    assert response.status_code == 403 and "cross-origin" in response.json()["error"]
+    assert service.get_settings(LOCAL_USER)["exchange_unit_g"] == 15.0  # nothing changed
+    for host in (f"127.0.0.1:{port}", f"localhost:{port}"):
+        assert httpx.get(f"{server.url}/healthz", headers={"Host": host}).status_code == 200
+    same_origin = {"Origin": f"http://localhost:{port}"}
+    assert httpx.post(f"{server.url}/gradio_api/call/save_settings", headers=same_origin,
+                      json={"data": [1800, 180, "10", 0.4]}).status_code == 200
+
+
+def test_heic_photo_is_analysed_like_its_jpeg_twin(server, coffee_image):
+    from image_support import heic_bytes
+
+    as_jpeg = post_photo(server, "cup.jpg", jpeg_bytes(coffee_image, quality=95)).json()
+    as_heic = post_photo(server, "IMG_0001.HEIC", heic_bytes(coffee_image)).json()
+    assert as_heic["predictions"][0]["label"] == as_jpeg["predictions"][0]["label"] == "espresso"
+    assert as_heic["food"] == "Espresso"
+
+
+def test_private_files_are_owner_only(client, server, tmp_path):
+    import os
+    import stat
+
+    from db.session import database_url
+    from models.paths import data_home
+
+    service.log_meal(LOCAL_USER, "Espresso", grams=100)  # the -wal and -shm exist once written
+    client.predict(api_name="/export_csv")
+    database = Path(database_url().removeprefix("sqlite:///"))
+    files = [database, Path(f"{database}-wal"), Path(f"{database}-shm")]
+    cache = Path(os.environ["GRADIO_TEMP_DIR"])
+    assert cache.is_relative_to(data_home())
+    cached = [p for p in cache.rglob("*") if p.is_file()]
+    assert any(p.name.startswith("foodtag-log-") for p in cached)  # the export, as Gradio serves it
+    files += cached + list((data_home() / "models").glob("*.onnx"))
+    for path in files:
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
+    folders = [data_home(), data_home() / "models", cache, *(p for p in cache.rglob("*") if p.is_dir())]
+    for path in folders:
+        assert stat.S_IMODE(path.stat().st_mode) == 0o700, path
