@@ -145,6 +145,10 @@ class Sessions:
     def start(self, token: str, user: str) -> None:
         now = time.monotonic()
         with self._lock:
+            # Sessions nobody came back to would otherwise stay listed as live forever.
+            for old in [t for t, s in self._live.items() if now - s.started > self.max_age_s]:
+                del self._live[old]
+                self._expired.add(old)
             self._live[token] = _Session(user, now, now)
 
     def user(self, token: str) -> str | None:

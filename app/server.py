@@ -13,8 +13,8 @@ from contextlib import asynccontextmanager
 
 import gradio as gr
 from fastapi import Depends, FastAPI, Request
-from fastapi.security import HTTPBasic, HTTPBasicCredentials
 from fastapi.responses import JSONResponse
+from fastapi.security import HTTPBasic, HTTPBasicCredentials
 from sqlalchemy import text
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
@@ -28,8 +28,8 @@ from app.ui import AppContext, build_ui
 from db import service, session
 from db.errors import InvalidValue, UnknownFood
 from db.session import get_engine, session_scope
-from models.paths import data_home
 from models.errors import FoodtagError, ImageError, ModelError
+from models.paths import data_home
 
 log = logging.getLogger("foodtag.app")
 

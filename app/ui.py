@@ -21,8 +21,8 @@ import pandas as pd
 from app import views
 from app.analysis import Analyzer, nutrition_card
 from app.auth import Identity
-from app.security import OwnedFiles, private_dir
 from app.catalog import ModelCatalog
+from app.security import OwnedFiles, private_dir
 from db import service, validate
 from models.errors import FoodtagError, ImageError
 from models.paths import data_home
@@ -443,7 +443,7 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
             with gr.Accordion("Edit or delete an entry", open=False):
                 entry_pick = gr.Dropdown(label="Entry", choices=[], interactive=True)
                 with gr.Row():
-                    edit_grams = gr.Number(label="Grams", minimum=0, maximum=5000)
+                    edit_grams = gr.Number(label="Grams", minimum=validate.MIN_PORTION_G, maximum=validate.MAX_PORTION_G)
                     edit_meal = gr.Dropdown(label="Meal", choices=list(views.MEAL_TYPES))
                     edit_when = gr.Textbox(label="Eaten at (YYYY-MM-DD HH:MM)")
                     edit_note = gr.Textbox(label="Note")

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import gradio as gr
 
-from app.batch.runner import BatchConfig, BatchResult, Progress, plan_batch, run_batch
-from app.batch.csvfile import inspect_input
 from app.batch.archive import extract_zip
+from app.batch.csvfile import inspect_input
+from app.batch.runner import BatchConfig, BatchResult, Progress, plan_batch, run_batch
 from models.errors import FoodtagError
 
 MAX_TOP_K = 10
