@@ -139,6 +139,32 @@ def time_variants(variants: list[Variant], inputs: dict[int, np.ndarray], iterat
     return times
 
 
+def compare_engines(engines: dict[str, Engine], batches=(1, 32), rounds: int = 5, calls: int = 8) -> dict:
+    """ONNX Runtime images/s of several model files, measured side by side (the pipeline's bench).
+
+    Each round times every model in turn; the result per model and batch is the median over
+    rounds, and each model's speed relative to the first one is the median of the per-round
+    ratios (robust on a shared machine).
+    """
+    names = list(engines)
+    images = parity_images(count=4)
+    per_round: dict[tuple[str, int], list[float]] = {(n, b): [] for n in names for b in batches}
+    for batch in batches:
+        arrays = {n: np.stack([e.preprocess_image(images[i % len(images)]) for i in range(batch)]) for n, e in engines.items()}
+        n_calls = calls if batch == 1 else max(2, calls // 4)
+        for _ in range(rounds):
+            for name, engine in engines.items():
+                engine.run(arrays[name])  # warm-up
+                per_round[name, batch].append(batch / float(np.median(_time(lambda: engine.run(arrays[name]), n_calls))))
+    rows = []
+    for name in names:
+        for batch in batches:
+            speeds = np.asarray(per_round[name, batch])
+            ratios = speeds / np.asarray(per_round[names[0], batch])
+            rows.append({"model": name, "batch": batch, "images_per_s": float(np.median(speeds)), "vs_first": float(np.median(ratios))})
+    return {"rounds": rounds, "reference": names[0], "rows": rows}
+
+
 def phone_jpeg(image: Image.Image, size: tuple[int, int] = PHONE_SIZE, quality: int = 92) -> bytes:
     """``image`` resized to a 12 MP phone photo and saved as a JPEG, as a phone would send it."""
     out = io.BytesIO()

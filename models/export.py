@@ -63,7 +63,7 @@ def export_onnx(model: nn.Module, out_path: str | Path, *, opset: int = OPSET, p
             )
         shape = transformer_shape(model) if fuse else None
         if shape is not None:
-            proto, _ = optimize_transformer(raw_path, *shape)
+            proto = optimize_transformer(raw_path, *shape)
         else:
             proto = onnx.load(str(raw_path))
         set_metadata(proto, {
@@ -77,6 +77,8 @@ def export_onnx(model: nn.Module, out_path: str | Path, *, opset: int = OPSET, p
         })
         staged = Path(tmp) / out_path.name
         onnx.save(proto, str(staged))
+        # Owner-only like the data folder models are deployed to; share one by copying it.
+        staged.chmod(0o600)
         if parity:
             check_parity(model, staged)
         # Atomic: readers (and concurrent first runs) see the old file or the whole new one.

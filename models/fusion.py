@@ -94,14 +94,12 @@ def with_exportable_attention(model: nn.Module) -> tuple[nn.Module, int]:
 def transformer_shape(model: nn.Module) -> tuple[int, int] | None:
     """(num_heads, hidden_size) of a ViT's attention, or None for other models."""
     for module in model.modules():
-        if _is_plain_timm_attention(module) or isinstance(module, ExportableAttention):
-            heads = module.num_heads
-            hidden = module.qkv.in_features if hasattr(module, "qkv") else module.qkv_weight.shape[0]
-            return heads, hidden
+        if _is_plain_timm_attention(module):
+            return module.num_heads, module.qkv.in_features
     return None
 
 
-def optimize_transformer(path: Path, num_heads: int, hidden_size: int) -> tuple[onnx.ModelProto, dict[str, int]]:
+def optimize_transformer(path: Path, num_heads: int, hidden_size: int) -> onnx.ModelProto:
     """Run ONNX Runtime's transformer optimizer (ViT fusions) on an exported file.
 
     ``opt_level=0`` applies only the graph-pattern fusions (SkipLayerNormalization, BiasGelu,
@@ -110,9 +108,7 @@ def optimize_transformer(path: Path, num_heads: int, hidden_size: int) -> tuple[
     """
     from onnxruntime.transformers.optimizer import optimize_model
 
-    optimized = optimize_model(str(path), model_type="vit", num_heads=num_heads, hidden_size=hidden_size, opt_level=0)
-    stats = {op: count for op, count in optimized.get_fused_operator_statistics().items() if count}
-    return optimized.model, stats
+    return optimize_model(str(path), model_type="vit", num_heads=num_heads, hidden_size=hidden_size, opt_level=0).model
 
 
 def fused_operator_counts(proto: onnx.ModelProto) -> dict[str, int]:

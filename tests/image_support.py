@@ -52,3 +52,28 @@ def bombs() -> dict[str, bytes]:
         "rgba-8000x8000.png": blank_png(8000, 8000, rgba=True),
         "photo-60mp.jpg": large_jpeg(),
     }
+
+
+def zip_bomb(path, entries: int = 16, entry_bytes: int = 64 * 2**20) -> int:
+    """A zip of `entries` files of zeros, each `entry_bytes` unpacked (16 x 64 MiB = 1 GiB in
+    about 1 MB). Deflated once and the same bytes written for every entry, as a zip bomb
+    would be; returns the unpacked total. (zipfile would compress each entry: ~13 s.)"""
+    compressor = zlib.compressobj(9, zlib.DEFLATED, -15)  # raw deflate, as zip stores it
+    chunk = b"\0" * 2**20
+    packed = b"".join(compressor.compress(chunk) for _ in range(entry_bytes // len(chunk))) + compressor.flush()
+    crc = 0
+    for _ in range(entry_bytes // len(chunk)):
+        crc = zlib.crc32(chunk, crc)
+    local_parts, central_parts, offset = [], [], 0
+    for index in range(entries):
+        name = f"photo{index:02d}.jpg".encode()
+        fields = struct.pack("<HHHHHIII", 20, 0, 8, 0, 0, crc, len(packed), entry_bytes)
+        local = b"PK\x03\x04" + fields + struct.pack("<HH", len(name), 0) + name
+        central_parts.append(b"PK\x01\x02" + struct.pack("<H", 20) + fields
+                             + struct.pack("<HHHHHII", len(name), 0, 0, 0, 0, 0, offset) + name)
+        local_parts += [local, packed]
+        offset += len(local) + len(packed)
+    central = b"".join(central_parts)
+    end = b"PK\x05\x06" + struct.pack("<HHHHIIH", 0, 0, entries, entries, len(central), offset, 0)
+    path.write_bytes(b"".join(local_parts) + central + end)
+    return entries * entry_bytes
