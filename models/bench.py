@@ -271,22 +271,3 @@ def format_result(result: BenchResult) -> str:
     if result.draft_top1_agreement is not None:
         lines.append(f"\ndraft vs full decode: top-1 agreement {result.draft_top1_agreement:.2%} on {result.photos} photos")
     return "\n".join(lines)
-
-
-def compare_engines(engines: dict[str, Engine], batches=(1, 32), rounds: int = 5, iterations: int = 40) -> dict:
-    """ONNX Runtime images/s of several models, each at its own input size, timed side by side
-    (time_variants interleaves them round by round, so machine noise hits all alike).
-
-    Each row gives images/s (median call) and the speed relative to the first model."""
-    photos = parity_images(count=4)
-    own = {name: {b: np.stack([e.preprocess_image(photos[i % len(photos)]) for i in range(b)]) for b in batches}
-           for name, e in engines.items()}
-    # time_variants hands every variant the same batch; each model runs its own of that size.
-    variants = [Variant(name, lambda shared, e=e, a=own[name]: e.run(a[len(shared)])) for name, e in engines.items()]
-    sizes = {b: np.zeros((b, 1, 1, 1), np.float32) for b in batches}
-    times = time_variants(variants, sizes, iterations, rounds)
-    speed = {key: key[1] / float(np.median(t)) for key, t in times.items()}
-    first = next(iter(engines))
-    rows = [{"model": name, "batch": b, "images_per_s": speed[name, b], "vs_first": speed[name, b] / speed[first, b]}
-            for name in engines for b in batches]
-    return {"rounds": rounds, "reference": first, "rows": rows}
