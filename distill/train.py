@@ -25,7 +25,7 @@ from distill.evaluate import evaluate, summary
 from distill.logbook import Logbook
 from distill.mixing import BatchMixer
 from distill.optim import make_optimizer, make_scheduler
-from distill.profiling import StepProfiler
+from distill.profiling import StepProfiler, memory_record
 from distill.task import DistillTask, enable_distillation_head
 from distill.timing import StepTimer
 from distill.teacher import FrozenTeacher, absolute_spec, load_teacher_model
@@ -271,12 +271,14 @@ class Trainer:
         return self.last_metrics
 
     def log_training(self, stats: torch.Tensor, images_per_s: float) -> None:
+        self.timer.restart()  # (what ran since the optimizer step, e.g. a profiler export, is no phase)
         # .tolist() after the all-reduce is a CPU-GPU sync point: only every log_every steps
         loss_sum, steps, skipped = dist.all_reduce_sum(stats).tolist()
         self.timer.mark("comm")
         record = {"step": self.step, "epoch": self.epoch + self.epoch_samples / (self.steps_per_epoch * self.step_samples),
                   "train/loss": loss_sum / steps, "train/lr": self.optimizer.param_groups[0]["lr"],
-                  "train/images_per_s": images_per_s, "train/skipped_images": int(skipped), **self.timer.record()}
+                  "train/images_per_s": images_per_s, "train/skipped_images": int(skipped), **self.timer.record(),
+                  **memory_record(self.device)}
         self.book.log(record)
         self.book.advance(self.step - self._bar_step, loss=f"{record['train/loss']:.4f}", img_s=f"{images_per_s:.0f}",
                           data=f"{record['time/data_share']:.0%}")
