@@ -53,6 +53,23 @@ def default_data() -> Path:
     return Path("food10")
 
 
+def subset(data: Path, work: Path, per_class: int) -> Path:
+    """The first per_class photos of each class of data/train (symlinks), so the one-time cache
+    builds fit a short session; throughput per step does not depend on the dataset's length."""
+    if per_class <= 0:
+        return data
+    root = work / f"{data.name}-{per_class}-per-class"
+    for class_dir in sorted(p for p in (data / "train").iterdir() if p.is_dir()):
+        target = root / "train" / class_dir.name
+        target.mkdir(parents=True, exist_ok=True)
+        for photo in sorted(class_dir.iterdir())[:per_class]:
+            if not (target / photo.name).exists():
+                (target / photo.name).symlink_to(photo.resolve())
+    if (data / "val").is_dir() and not (root / "val").exists():
+        (root / "val").symlink_to((data / "val").resolve())  # timm's train.py wants a val split
+    return root
+
+
 # --- the shared teacher ---------------------------------------------------------------------------
 
 
@@ -203,6 +220,9 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--steps", type=int, default=10, help="timed steps per run")
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--views", type=int, default=4, help="teacher-logit cache views per image")
+    p.add_argument("--per-class", type=int, default=64,
+                   help="train on the first N photos of each class (0 = all): cache builds take minutes, "
+                        "not hours, on a small CPU")
     p.add_argument("--rows", default=",".join(ROWS), help=f"comma-separated subset of {', '.join(ROWS)}")
     p.add_argument("--timm-train", type=Path, default=TIMM_TRAIN, help="path to timm's train.py")
     p.add_argument("--timm-workers", type=int, default=0,
@@ -232,6 +252,7 @@ def main() -> int:
 
     os.environ.setdefault("PYTHONPATH", str(REPO))
     args.work.mkdir(parents=True, exist_ok=True)
+    args.data = subset(args.data, args.work, args.per_class)
     classes = data.open_source(str(args.data), "train").classes
     teacher, teacher_dir = make_teacher(args.work, classes)
     workers = data.resolve_workers("auto")
@@ -252,7 +273,8 @@ def main() -> int:
                 start = time.perf_counter()
                 run_distill(args, teacher, Path(out) / "run", *extra, "--max-steps", str(args.warmup + 1))
                 build[name] = time.perf_counter() - start
-    print(f"teacher efficientnet_lite0 (10-class head), student {args.student} at {args.img_size}px, batch "
+    print(f"{len(data.open_source(str(args.data), 'train'))} training photos from {args.data}; "
+          f"teacher efficientnet_lite0 (10-class head), student {args.student} at {args.img_size}px, batch "
           f"{args.batch_size}, {args.warmup}+{args.steps} steps per run, {args.rounds} rounds, {workers} loader "
           f"workers (auto), precision {precision.resolve('auto', torch.device('cpu'))} "
           f"({precision.capability(torch.device('cpu'))})", flush=True)

@@ -177,3 +177,19 @@ def test_training_with_both_caches_reuses_them(tmp_path, photos, capsys):
     second = capsys.readouterr().err
     assert "cache:" not in second and "step time breakdown" in second  # reused; the step table is printed
     assert len(list((tmp_path / "cache").glob("*-*"))) == 2
+
+
+def test_two_ranks_fill_one_logit_cache_equal_to_a_single_process_build(tmp_path):
+    from distill_support import run_subprocess
+
+    teacher = save_teacher(tmp_path / "t.pt", [f"class_{i}" for i in range(4)])
+    common = dict(teacher=f"ckpt:{teacher}", augment="true", synthetic_images=32, batch_size=4, max_steps=1,
+                  val_data="none", logit_views=2)
+    result = run_subprocess(["train", *tiny_args(tmp_path / "ddp", logit_cache=tmp_path / "two", **common)], nproc=2)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "teacher-logit cache: 16 of 32 images" in result.stderr  # rank 0 reports its half
+    assert run_cli("train", *tiny_args(tmp_path / "one", logit_cache=tmp_path / "one-cache", **common)) == 0
+    (two,), (one,) = (tmp_path / "two").glob("logits-*"), (tmp_path / "one-cache").glob("logits-*")
+    assert data_is_complete(two)
+    for name in ("view_params", "top_values", "top_index", "done"):
+        np.testing.assert_allclose(np.load(two / f"{name}.npy"), np.load(one / f"{name}.npy"), atol=1e-5)
