@@ -209,8 +209,7 @@ class ImageDataset(Dataset):
     def load(self, index: int) -> tuple[Image.Image, int, int]:
         """The image at index (or the next readable one), its label and how many were skipped."""
         if self.store is not None:
-            image, skipped = self.store.load(index)
-            return image, self.source.items[(index + skipped) % len(self.source.items)][1], skipped
+            return self.store.load(index)
         return self.decode(index)
 
     def decode(self, index: int) -> tuple[Image.Image, int, int]:

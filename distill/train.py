@@ -27,8 +27,8 @@ from distill.mixing import BatchMixer
 from distill.optim import make_optimizer, make_scheduler
 from distill.profiling import StepProfiler, memory_record
 from distill.task import DistillTask, enable_distillation_head
-from distill.timing import StepTimer
 from distill.teacher import FrozenTeacher, absolute_spec, load_teacher_model
+from distill.timing import StepTimer
 
 
 def seed_everything(seed: int) -> None:
@@ -87,8 +87,8 @@ class Trainer:
                 self.teacher.to(memory_format=torch.channels_last)
 
     def _build_data(self) -> None:
-        """Datasets, caches, workers and the step arithmetic: one optimizer step's global batch must
-        fit in an epoch."""
+        """Datasets, loader workers and the step arithmetic: one optimizer step's global batch must fit
+        in an epoch."""
         cfg, d = self.cfg, self.cfg.data
         self.val_source = self._val_source()
         self.step_samples = d.batch_size * self.world * cfg.optim.accum_steps
@@ -114,8 +114,7 @@ class Trainer:
 
             self.train_set.store = build_image_cache(self.train_set, c.image_cache, self.student.preprocess.resize_size,
                                                      workers=self.num_workers, log=log)
-        self.cached_logits = bool(c.logit_cache)
-        if self.cached_logits:
+        if c.logit_cache:
             from distill.logit_cache import ReplayDataset, build_logit_cache
 
             cache = build_logit_cache(self.teacher, self.train_set, c.logit_cache, views=c.logit_views,

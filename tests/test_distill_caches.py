@@ -93,12 +93,15 @@ def test_image_cache_replays_the_decoded_images_and_is_rebuilt_on_change(tmp_pat
     store = build_image_cache(dataset, tmp_path / "cache", size=20, workers=2, log=lambda _: None)
     for index in range(len(dataset)):
         image, label, skipped = dataset.decode(index)
-        cached, cached_skipped = store.load(index)
-        assert cached_skipped == skipped and min(cached.size) == 20
+        cached, cached_label, cached_skipped = store.load(index)
+        assert (cached_label, cached_skipped) == (label, skipped) and min(cached.size) == 20
         expected = np.asarray(image.resize(cached.size, 3, reducing_gap=3.0))
         assert np.abs(np.asarray(cached).astype(int) - expected).max() <= 1
     dataset.store = store
-    assert dataset.load(5)[1:] == dataset.decode(5)[1:]  # labels and skips as without the cache
+    assert [dataset.load(i)[1:] for i in range(len(dataset))] == [dataset.decode(i)[1:] for i in range(len(dataset))]
+    synthetic = data.make_dataset(data.open_source("synthetic", "train", synthetic_images=8), dataset.transform, 0)
+    synthetic.store = build_image_cache(synthetic, tmp_path / "cache", size=20, log=lambda _: None)
+    assert [synthetic.load(i)[1] for i in range(8)] == [synthetic.decode(i)[1] for i in range(8)]
     assert image_cache_folder(dataset, tmp_path / "cache", 24).path != store.path
     (photos / "c" / "000.png").write_bytes((photos / "a" / "000.png").read_bytes())
     assert image_cache_folder(train_set(photos), tmp_path / "cache", 20).path != store.path
