@@ -81,7 +81,7 @@ def tune_loader(argv: list[str]) -> None:
     from distill.train import Trainer, resolve_config
 
     extra = argparse.ArgumentParser(add_help=False)
-    extra.add_argument("--batches", type=int, default=20, help="batches measured per setting")
+    extra.add_argument("--batches", type=int, default=10, help="batches timed per setting (after start-up)")
     extra.add_argument("--full-grid", action="store_true", help="also measure every combination")
     own, rest = extra.parse_known_args(argv)
     if own.batches < 1:

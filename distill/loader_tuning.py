@@ -15,6 +15,8 @@ import time
 import warnings
 from dataclasses import dataclass
 
+import torch
+
 from distill import data
 
 WITHIN = 0.05  # "as fast as the best" for the pick
@@ -31,13 +33,20 @@ class Setting:
 
 
 def throughput(dataset, setting: Setting, batch_size: int, batches: int, seed: int = 0) -> float:
-    """Images per second of the loader alone, after its first batch (worker start-up)."""
-    sampler = data.EpochSampler(len(dataset), step_samples=batch_size, seed=seed, epoch=0)
+    """Images per second of the loader alone, in steady state.
+
+    Left out: the first batch (worker start-up) and then the backlog the other workers
+    prefetched meanwhile (up to workers x prefetch batches), which would come out at once.
+    """
+    backlog = setting.workers * setting.prefetch
+    sampler = torch.utils.data.RandomSampler(dataset, replacement=True, num_samples=(1 + backlog + batches) * batch_size,
+                                             generator=torch.Generator().manual_seed(seed))
     with warnings.catch_warnings():  # more workers than cores is a point of the search, not a mistake
         warnings.filterwarnings("ignore", message=".*worker processes in total")
         loader = data.make_loader(dataset, sampler, batch_size, setting.workers, setting.pin, setting.prefetch)
         iterator = iter(loader)
-    next(iterator)
+    for _ in range(1 + backlog):
+        next(iterator)
     count, start = 0, time.perf_counter()
     for batch in itertools.islice(iterator, batches):
         count += len(batch[0])
@@ -69,7 +78,7 @@ def tune(dataset, batch_size: int, batches: int, cuda: bool, cpus: int, full_gri
                 f"{results[setting]:8.1f} images/s")
         return results[setting]
 
-    log(f"loader throughput, {batches} batches of {batch_size} after the first ({cpus} cores):")
+    log(f"loader throughput in steady state, {batches} batches of {batch_size} ({cpus} cores):")
     for workers in ladder(cpus):
         measure(Setting(workers, pin=cuda))
     best_workers = pick({s: v for s, v in results.items()}).workers
