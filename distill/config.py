@@ -42,8 +42,9 @@ class DataConfig:
                             "validation. Default under SageMaker: $SM_CHANNEL_VALIDATION")
     batch_size: int = opt(64, "images per process per micro-step (global batch = batch_size x "
                               "processes x accum_steps)")
-    num_workers: int = opt(4, "DataLoader worker processes per training process (0 = load in the "
-                              "main process)")
+    num_workers: str = opt("auto", "DataLoader worker processes per training process: a number (0 = "
+                                   "load in the main process) or auto (this machine's cores shared "
+                                   "among the processes; python -m distill tune-loader measures)")
     img_size: int = opt(0, "input resolution; 0 = the student's own. Also sets the saved "
                            "preprocessing. ViT students need the same img_size in --model-kwargs")
     augment: bool = opt(True, "training augmentation (RandomResizedCrop, flip, RandAugment, random "
@@ -56,6 +57,19 @@ class DataConfig:
     label_smoothing: float = opt(0.1, "label smoothing of the hard-label cross-entropy")
     synthetic_classes: int = opt(4, "classes of the 'synthetic' source")
     synthetic_images: int = opt(256, "training images of the 'synthetic' source (val gets a quarter)")
+
+
+@dataclass
+class CacheConfig:
+    image_cache: str = opt("", "folder for a decoded-image cache: every photo decoded once, resized to "
+                               "the eval resize size, kept as memory-mapped uint8 arrays that "
+                               "augmentation reads instead of the JPEGs ('' = off)")
+    logit_cache: str = opt("", "folder for a teacher-logit cache: the teacher's top-k logits on "
+                               "logit_views augmented views per image, computed once; training replays "
+                               "the views and skips the teacher ('' = off)")
+    logit_views: int = opt(8, "augmented views per image in the teacher-logit cache (epochs beyond "
+                              "this repeat views)")
+    logit_topk: int = opt(10, "logits kept per view (all of them when the classes are fewer)")
 
 
 @dataclass
@@ -127,6 +141,7 @@ class RunConfig:
 @dataclass
 class TrainConfig:
     data: DataConfig = field(default_factory=DataConfig)
+    cache: CacheConfig = field(default_factory=CacheConfig)
     model: ModelConfig = field(default_factory=ModelConfig)
     loss: LossConfig = field(default_factory=LossConfig)
     optim: OptimConfig = field(default_factory=OptimConfig)
@@ -144,8 +159,12 @@ class TrainConfig:
         _positive(batch_size=d.batch_size, epochs=o.epochs, accum_steps=o.accum_steps, lr=o.lr,
                   temperature=lo.temperature, save_every=self.run.save_every,
                   log_every=self.run.log_every, synthetic_classes=d.synthetic_classes,
-                  synthetic_images=d.synthetic_images)
-        _non_negative(num_workers=d.num_workers, img_size=d.img_size, max_steps=o.max_steps,
+                  synthetic_images=d.synthetic_images, logit_views=self.cache.logit_views,
+                  logit_topk=self.cache.logit_topk)
+        check_workers(d.num_workers)
+        if self.cache.logit_cache and self.supervised:
+            raise DistillError("config: --logit-cache needs a --teacher (there is nothing to cache with --teacher none)")
+        _non_negative(img_size=d.img_size, max_steps=o.max_steps,
                       warmup_steps=o.warmup_steps, clip_grad=o.clip_grad, mixup=d.mixup,
                       cutmix=d.cutmix, weight_decay=o.weight_decay, min_lr=o.min_lr,
                       profile_steps=self.run.profile_steps)
@@ -179,7 +198,7 @@ class EvalConfig:
     teacher: str = opt("", "teacher for teacher-student agreement; default: the one recorded in the "
                            "checkpoint (if any); 'none' to skip")
     batch_size: int = opt(64, "images per process per batch")
-    num_workers: int = opt(4, "DataLoader worker processes")
+    num_workers: str = opt("auto", "DataLoader worker processes: a number or auto")
     device: str = opt("auto", "auto, cuda or cpu", ("auto", "cuda", "cpu"))
     precision: str = opt("auto", "autocast dtype: auto, bf16, fp16 or fp32", ("auto", "bf16", "fp16", "fp32"))
     backend: str = opt("auto", "process group backend under torchrun", ("auto", "nccl", "gloo", "smddp"))
@@ -196,7 +215,8 @@ class EvalConfig:
         if not self.data:
             raise DistillError("config: pass --data PATH")
         _positive(batch_size=self.batch_size)
-        _non_negative(num_workers=self.num_workers, synthetic_classes=self.synthetic_classes,
+        check_workers(self.num_workers)
+        _non_negative(synthetic_classes=self.synthetic_classes,
                       synthetic_images=self.synthetic_images)
 
 
@@ -224,6 +244,11 @@ def _check_choices(section) -> None:
         if choices and getattr(section, f.name) not in choices:
             raise DistillError(f"config: {f.name} must be one of {', '.join(choices)}, "
                                f"got {getattr(section, f.name)!r}")
+
+
+def check_workers(value: str) -> None:
+    if value != "auto" and not (value.isdigit()):
+        raise DistillError(f"config: num_workers must be auto or a number >= 0, got {value!r}")
 
 
 def _positive(**values) -> None:
@@ -281,6 +306,8 @@ def _check_type(name: str, value, typ):
     """Type-check one YAML/checkpoint value (ints are fine where floats are expected)."""
     if typ is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
+    if typ is str and isinstance(value, int) and not isinstance(value, bool):
+        return str(value)  # num_workers: 4 in YAML or an older checkpoint's config
     if typ is float and isinstance(value, str):
         try:  # PyYAML reads '1e-3' (no dot) as a string
             return float(value)

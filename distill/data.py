@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import os
 import random
 import sys
 from dataclasses import dataclass
@@ -199,12 +200,19 @@ class ImageDataset(Dataset):
 
     def __init__(self, source: Source, transform, seed: int = 0):
         self.source, self.transform, self.seed, self.epoch = source, transform, seed, 0
+        self.store = None  # an image_cache.ImageStore: decoded images instead of the files
         self._warned: set[str] = set()
 
     def __len__(self) -> int:
         return len(self.source)
 
     def load(self, index: int) -> tuple[Image.Image, int, int]:
+        """The image at index (or the next readable one), its label and how many were skipped."""
+        if self.store is not None:
+            return self.store.load(index)
+        return self.decode(index)
+
+    def decode(self, index: int) -> tuple[Image.Image, int, int]:
         items = self.source.items
         for offset in range(len(items)):
             path, label = items[(index + offset) % len(items)]
@@ -218,7 +226,10 @@ class ImageDataset(Dataset):
 
     def __getitem__(self, index: int):
         image, label, skipped = self.load(index)
-        with seeded(sample_seed(self.seed, self.epoch, index)):
+        seed = sample_seed(self.seed, self.epoch, index)
+        if isinstance(self.transform, ViewTransform):
+            return self.transform.apply(image, self.transform.sample(image, seed)), label, skipped
+        with seeded(seed):
             return self.transform(image), label, skipped
 
 
@@ -230,7 +241,7 @@ class SyntheticDataset(ImageDataset):
 
     SIZE = 64
 
-    def load(self, index: int) -> tuple[Image.Image, int, int]:
+    def decode(self, index: int) -> tuple[Image.Image, int, int]:
         num_classes, _, split_seed = self.source.synthetic
         label = index % num_classes
         rng = np.random.default_rng([self.seed, split_seed, index])
@@ -261,17 +272,73 @@ class EvalTransform:
 
 
 def train_transform(preprocess: PreprocessConfig, augment: bool, rand_augment: str, scale_min: float, re_prob: float):
-    """timm's training pipeline: RandomResizedCrop, flip, RandAugment, normalise, random erasing."""
+    """timm's training pipeline (RandomResizedCrop, flip, RandAugment, normalise, random erasing) as
+    a ViewTransform; the eval transform when augment is off."""
     if not augment:
         return EvalTransform(preprocess)
-    from timm.data import create_transform
+    return ViewTransform(preprocess, rand_augment, scale_min, re_prob)
 
-    return create_transform(
-        preprocess.input_size, is_training=True, scale=(scale_min, 1.0), hflip=0.5,
-        auto_augment=None if rand_augment.lower() == "none" else rand_augment,
-        interpolation=preprocess.interpolation, mean=preprocess.mean, std=preprocess.std,
-        re_prob=re_prob, re_mode="pixel",
-    )
+
+@dataclass(frozen=True)
+class View:
+    """One augmented view of an image: what the teacher-logit cache stores to replay it.
+
+    The crop box is relative to the image (so it replays on a decoded-image cache's smaller
+    copy too); `seed` drives everything after the crop and flip (RandAugment, random erasing).
+    """
+
+    top: float
+    left: float
+    height: float
+    width: float
+    flip: bool
+    seed: int
+
+    def to_row(self) -> list[float]:
+        return [self.top, self.left, self.height, self.width, float(self.flip), float(self.seed)]
+
+    @classmethod
+    def from_row(cls, row) -> "View":
+        return cls(*(float(v) for v in row[:4]), bool(row[4]), int(row[5]))
+
+
+class ViewTransform:
+    """timm's training transform split at the crop: sample(image, seed) draws a View (crop box,
+    flip, seed), apply(image, view) renders it. A live run samples a fresh view per epoch; a
+    teacher-logit cache stores K views per image and the student replays them exactly."""
+
+    def __init__(self, preprocess: PreprocessConfig, rand_augment: str, scale_min: float, re_prob: float):
+        from timm.data import create_transform
+
+        self.description = (f"size={preprocess.input_size} interpolation={preprocess.interpolation} "
+                            f"mean={preprocess.mean} std={preprocess.std} rand_augment={rand_augment} "
+                            f"scale_min={scale_min} re_prob={re_prob}")
+        primary, self.recolour, self.finish = create_transform(
+            preprocess.input_size, is_training=True, scale=(scale_min, 1.0), hflip=0.5,
+            auto_augment=None if rand_augment.lower() == "none" else rand_augment,
+            interpolation=preprocess.interpolation, mean=preprocess.mean, std=preprocess.std,
+            re_prob=re_prob, re_mode="pixel", separate=True,
+        )
+        self.crop = primary.transforms[0]  # RandomResizedCropAndInterpolation: its scale and ratio ranges
+        self.size = preprocess.input_size
+        self.resample = getattr(Image.Resampling, preprocess.interpolation.upper())
+
+    def sample(self, image: Image.Image, seed: int) -> View:
+        with seeded(seed):
+            top, left, height, width = self.crop.get_params(image, self.crop.scale, self.crop.ratio)
+            flip = random.random() < 0.5
+            rest = random.getrandbits(31)
+        w, h = image.size
+        return View(top / h, left / w, height / h, width / w, flip, rest)
+
+    def apply(self, image: Image.Image, view: View) -> torch.Tensor:
+        w, h = image.size
+        box = (view.left * w, view.top * h, (view.left + view.width) * w, (view.top + view.height) * h)
+        image = image.resize((self.size, self.size), self.resample, box=box)
+        if view.flip:
+            image = image.transpose(Image.Transpose.FLIP_LEFT_RIGHT)
+        with seeded(view.seed):
+            return self.finish(self.recolour(image))
 
 
 # --- sampling and loading -------------------------------------------------------------------------
@@ -314,10 +381,24 @@ class ShardSampler(Sampler[int]):
         return len(self.indices)
 
 
-def make_loader(dataset: Dataset, sampler: Sampler, batch_size: int, num_workers: int, pin_memory: bool) -> DataLoader:
+def make_loader(dataset: Dataset, sampler: Sampler, batch_size: int, num_workers: int, pin_memory: bool,
+                prefetch_factor: int | None = None) -> DataLoader:
     return DataLoader(
         dataset, batch_size=batch_size, sampler=sampler, num_workers=num_workers, pin_memory=pin_memory,
+        prefetch_factor=prefetch_factor if num_workers else None,
         # Its own generator: creating an iterator must not draw from the global RNG, or a
         # resumed run's dropout would diverge from the uninterrupted one.
         generator=torch.Generator().manual_seed(0),
     )
+
+
+def available_cpus() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def resolve_workers(value: str, processes: int = 1) -> int:
+    """--num-workers: a number, or auto = this machine's cores shared among the training
+    processes (at most 8 each: beyond that a worker mostly adds memory)."""
+    if value != "auto":
+        return int(value)
+    return max(1, min(8, available_cpus() // max(processes, 1)))

@@ -126,7 +126,8 @@ def run(cfg: EvalConfig) -> dict:
         teacher = teacher.to(env.device)
     dataset = data.make_dataset(source, data.EvalTransform(model.preprocess), seed)
     loader = data.make_loader(dataset, data.ShardSampler(len(dataset), env.rank, env.world_size),
-                              cfg.batch_size, cfg.num_workers, env.device.type == "cuda")
+                              cfg.batch_size, data.resolve_workers(cfg.num_workers, env.world_size),
+                              env.device.type == "cuda")
     metrics = evaluate(model, loader, classes, device=env.device, precision=resolve(cfg.precision, env.device),
                        teacher=teacher)
     if dist.is_main():

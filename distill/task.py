@@ -29,8 +29,12 @@ class DistillTask:
         self.model, self.teacher, self.loss = model, teacher, loss
         self.labelled, self.label_smoothing = labelled, label_smoothing
 
-    def __call__(self, images: torch.Tensor, targets: torch.Tensor) -> dict[str, torch.Tensor]:
-        teacher_logits = self.teacher(images) if self.teacher is not None else None
+    def __call__(self, images: torch.Tensor, targets: torch.Tensor,
+                 teacher_logits: torch.Tensor | None = None) -> dict[str, torch.Tensor]:
+        """teacher_logits: given (from the teacher-logit cache, or a call the trainer timed), else
+        the teacher is called here (None without a teacher: supervised)."""
+        if teacher_logits is None and self.teacher is not None:
+            teacher_logits = self.teacher(images)
         output = self.model(images)
         parts = distillation_loss(
             output, targets if self.labelled else None, teacher_logits,

@@ -23,10 +23,12 @@ from distill.config import TrainConfig
 from distill.errors import DistillError
 from distill.evaluate import evaluate, summary
 from distill.logbook import Logbook
+from distill.mixing import BatchMixer
 from distill.optim import make_optimizer, make_scheduler
-from distill.profiling import StepProfiler
+from distill.profiling import StepProfiler, memory_record
 from distill.task import DistillTask, enable_distillation_head
 from distill.teacher import FrozenTeacher, absolute_spec, load_teacher_model
+from distill.timing import StepTimer
 
 
 def seed_everything(seed: int) -> None:
@@ -40,17 +42,21 @@ class Trainer:
         self.cfg, env = cfg, dist.env()
         self.device, self.rank, self.world = env.device, env.rank, env.world_size
         self.precision = precision.resolve(cfg.run.precision, self.device)
+        self.notes: list[str] = []
+        if self.precision == "bf16" and not precision.native_bf16(self.device):
+            self.notes.append(f"--precision bf16 is emulated on this device ({precision.capability(self.device)}) "
+                              "and much slower than fp32: use --precision auto")
         if cfg.run.deterministic:
             os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")  # cuBLAS needs it to be deterministic
             torch.use_deterministic_algorithms(True)
             torch.backends.cudnn.benchmark = False
         seed_everything(cfg.run.seed)  # same on every rank: identical initial weights
-        self.notes: list[str] = []
         self._build_models(resume)
         self._build_data()
         self._build_optimization(resume)
         # only now touch the file system: every bad input has been rejected above
         self._build_outputs(resume)
+        self._build_caches()
 
     # --- building -------------------------------------------------------------------------------
 
@@ -81,10 +87,12 @@ class Trainer:
                 self.teacher.to(memory_format=torch.channels_last)
 
     def _build_data(self) -> None:
-        """Datasets and the step arithmetic: one optimizer step's global batch must fit in an epoch."""
+        """Datasets, loader workers and the step arithmetic: one optimizer step's global batch must fit
+        in an epoch."""
         cfg, d = self.cfg, self.cfg.data
         self.val_source = self._val_source()
         self.step_samples = d.batch_size * self.world * cfg.optim.accum_steps
+        self.num_workers = data.resolve_workers(d.num_workers, self.world)
         transform = data.train_transform(self.student.preprocess, d.augment, d.rand_augment, d.scale_min, d.re_prob)
         self.train_set = data.make_dataset(self.train_source, transform, cfg.run.seed)
         self.steps_per_epoch = len(self.train_set) // self.step_samples
@@ -96,7 +104,23 @@ class Trainer:
         if self.val_source is not None:
             val_set = data.make_dataset(self.val_source, data.EvalTransform(self.student.preprocess), cfg.run.seed)
             self.val_loader = data.make_loader(val_set, data.ShardSampler(len(val_set), self.rank, self.world),
-                                               d.batch_size, d.num_workers, self.device.type == "cuda")
+                                               d.batch_size, self.num_workers, self.device.type == "cuda")
+
+    def _build_caches(self) -> None:
+        """--image-cache and --logit-cache: open them, building what is missing (all ranks together)."""
+        c, log = self.cfg.cache, self.book.message
+        if c.image_cache:
+            from distill.image_cache import build_image_cache
+
+            self.train_set.store = build_image_cache(self.train_set, c.image_cache, self.student.preprocess.resize_size,
+                                                     workers=self.num_workers, log=log)
+        if c.logit_cache:
+            from distill.logit_cache import ReplayDataset, build_logit_cache
+
+            cache = build_logit_cache(self.teacher, self.train_set, c.logit_cache, views=c.logit_views,
+                                      topk=c.logit_topk, batch_size=self.cfg.data.batch_size,
+                                      num_workers=self.num_workers, precision=self.precision, device=self.device, log=log)
+            self.train_set = ReplayDataset(self.train_set, cache)
 
     def _build_optimization(self, resume: dict | None) -> None:
         """Placement, EMA, compile, DDP, AdamW + schedule, scaler, Mixup, the task; then restore."""
@@ -115,12 +139,7 @@ class Trainer:
         self.optimizer = make_optimizer(self.student, o.lr, o.weight_decay, o.zero)
         self.scheduler = make_scheduler(self.optimizer, self.total_steps, min(o.warmup_steps, self.total_steps // 10), o.min_lr)
         self.scaler = precision.grad_scaler(self.precision, self.device)
-        self.mixup = None
-        if cfg.mixing:
-            from timm.data import Mixup
-
-            self.mixup = Mixup(mixup_alpha=d.mixup, cutmix_alpha=d.cutmix, label_smoothing=d.label_smoothing,
-                               num_classes=len(self.classes))
+        self.mixup = BatchMixer(d.mixup, d.cutmix, d.label_smoothing, len(self.classes)) if cfg.mixing else None
         self.task = DistillTask(self.model, self.teacher, cfg.loss, labelled=self.labelled,
                                 label_smoothing=0.0 if self.mixup else d.label_smoothing)
         self.epoch = self.step = self.epoch_samples = 0
@@ -137,12 +156,14 @@ class Trainer:
         self.book = Logbook(self.log_dir if main else None, total_steps=self.total_steps, step=self.step,
                             progress=cfg.run.progress, tensorboard=cfg.run.tensorboard)
         self.profiler = StepProfiler(cfg.run.profile_steps, self.log_dir if main else None, self.device)
+        self.timer = StepTimer(self.device)
         self._bar_step = self.step
         params = sum(p.numel() for p in self.student.parameters()) / 1e6
         self.book.message(
             f"{self.train_source.description}; val: {self.val_source.description if self.val_source else 'none'}\n"
             f"student {self.student.registry_name} ({params:.2f}M params, {self.student.preprocess.input_size}px), "
-            f"teacher {cfg.model.teacher}, {self.world} process(es) on {self.device}, {self.precision}, "
+            f"teacher {cfg.model.teacher}, {self.world} process(es) on {self.device}, {self.precision} "
+            f"({precision.capability(self.device)}), {self.num_workers} loader workers, "
             f"{self.steps_per_epoch} steps/epoch x {self.step_samples} images, {self.total_steps} steps; "
             f"run folder {self.out}")
         for note in self.notes:
@@ -219,13 +240,14 @@ class Trainer:
         sampler = data.EpochSampler(len(self.train_set), step_samples=self.step_samples, seed=self.cfg.run.seed,
                                     epoch=self.epoch, skip=self.epoch_samples, rank=self.rank, world_size=self.world)
         self.train_set.epoch = self.epoch  # seeds this epoch's augmentation
-        return data.make_loader(self.train_set, sampler, self.cfg.data.batch_size, self.cfg.data.num_workers,
+        return data.make_loader(self.train_set, sampler, self.cfg.data.batch_size, self.num_workers,
                                 self.device.type == "cuda")
 
     def fit(self) -> dict:
         epoch_samples = self.steps_per_epoch * self.step_samples
         stats = torch.zeros(3, device=self.device)  # loss sum, steps, skipped images since the last log
         tick, tick_step = time.perf_counter(), self.step
+        self.timer.restart()
         while self.step < self.total_steps:
             batches = iter(self.train_loader())
             while self.epoch_samples < epoch_samples and self.step < self.total_steps:
@@ -240,33 +262,44 @@ class Trainer:
                     tick, tick_step = time.perf_counter(), self.step
                 if self.step % self.cfg.run.save_every == 0 and self.epoch_samples < epoch_samples and self.step < self.total_steps:
                     self.save()  # mid-epoch; end_of_epoch saves at the end of each epoch and of the run
+                    self.timer.restart()
             if self.epoch_samples >= epoch_samples:
                 self.epoch, self.epoch_samples = self.epoch + 1, 0
             self.end_of_epoch()
+            self.timer.restart()
         return self.last_metrics
 
     def log_training(self, stats: torch.Tensor, images_per_s: float) -> None:
+        self.timer.restart()  # (what ran since the optimizer step, e.g. a profiler export, is no phase)
         # .tolist() after the all-reduce is a CPU-GPU sync point: only every log_every steps
         loss_sum, steps, skipped = dist.all_reduce_sum(stats).tolist()
+        self.timer.mark("comm")
         record = {"step": self.step, "epoch": self.epoch + self.epoch_samples / (self.steps_per_epoch * self.step_samples),
                   "train/loss": loss_sum / steps, "train/lr": self.optimizer.param_groups[0]["lr"],
-                  "train/images_per_s": images_per_s, "train/skipped_images": int(skipped)}
+                  "train/images_per_s": images_per_s, "train/skipped_images": int(skipped), **self.timer.record(),
+                  **memory_record(self.device)}
         self.book.log(record)
-        self.book.advance(self.step - self._bar_step, loss=f"{record['train/loss']:.4f}", img_s=f"{images_per_s:.0f}")
+        self.book.advance(self.step - self._bar_step, loss=f"{record['train/loss']:.4f}", img_s=f"{images_per_s:.0f}",
+                          data=f"{record['time/data_share']:.0%}")
         self._bar_step = self.step
+        self.timer.restart()  # the logging itself is not a training phase
 
     def train_step(self, batches: list) -> torch.Tensor:
-        """One optimizer step over accum_steps micro-batches. Returns [loss, 1, skipped] (no sync)."""
+        """One optimizer step over accum_steps micro-batches. Returns [loss, 1, skipped] (no sync).
+        timer.mark(section) closes each phase (see distill.timing)."""
         stats = torch.zeros(3, device=self.device)
-        for i, (images, labels, skipped) in enumerate(batches):
-            images, targets = self._to_device(images, labels)
-            if self.mixup is not None:  # timm's Mixup draws from numpy: seed it per step and rank
-                with data.seeded(data.sample_seed(self.cfg.run.seed, self.step, i * self.world + self.rank)):
-                    images, targets = self.mixup(images, targets)
+        for i, batch in enumerate(batches):
+            images, targets, teacher_logits, skipped = self._prepare(batch, i)
+            self.timer.mark("data")
             with dist.grad_sync(self.model, enabled=i == len(batches) - 1):
                 with precision.autocast(self.precision, self.device):
-                    loss = self.task(images, targets)["loss"] / len(batches)
+                    if teacher_logits is None and self.teacher is not None:
+                        teacher_logits = self.teacher(images)
+                    self.timer.mark("teacher")
+                    loss = self.task(images, targets, teacher_logits)["loss"] / len(batches)
+                self.timer.mark("student")
                 self.scaler.scale(loss).backward()
+            self.timer.mark("backward")
             stats[0] += loss.detach()
             stats[2] += skipped.sum()
         if self.cfg.optim.clip_grad > 0:
@@ -277,16 +310,24 @@ class Trainer:
         self.optimizer.zero_grad(set_to_none=True)
         if self.ema is not None:
             self.ema.update(self.student, step=self.step)
+        self.timer.mark("optimizer")
+        self.timer.end_step()
         stats[1] = 1
         return stats
 
-    def _to_device(self, images: torch.Tensor, labels: torch.Tensor):
+    def _prepare(self, batch: list, micro_step: int):
+        """A loader batch on the device: images, targets, cached teacher logits (or None), skipped."""
+        images, labels, skipped, *cached = batch
         images = images.to(self.device, non_blocking=True)
         if self.cfg.run.channels_last:
             images = images.contiguous(memory_format=torch.channels_last)
         # unlabelled photos carry -1; Mixup still needs valid indices, the loss ignores them
-        labels = labels.to(self.device, non_blocking=True) if self.labelled else torch.zeros_like(labels, device=self.device)
-        return images, labels
+        targets = labels.to(self.device, non_blocking=True) if self.labelled else torch.zeros_like(labels, device=self.device)
+        teacher_logits = cached[0].to(self.device, non_blocking=True) if cached else None
+        if self.mixup is not None:  # timm's Mixup draws from numpy: seed it per step and rank
+            with data.seeded(data.sample_seed(self.cfg.run.seed, self.step, micro_step * self.world + self.rank)):
+                images, targets, teacher_logits = self.mixup(images, targets, teacher_logits)
+        return images, targets, teacher_logits, skipped
 
     @property
     def deployed(self) -> torch.nn.Module:
@@ -337,6 +378,8 @@ class Trainer:
 
     def close(self) -> None:
         self.profiler.close()
+        if self.timer.run_steps:
+            self.book.message(self.timer.table())
         plot = self.book.close(plot=self.step > 0)
         if dist.is_main():
             done = f"step {self.step}/{self.total_steps}"

@@ -1,0 +1,186 @@
+"""Teacher-logit cache: run the teacher once, on K augmented views per image, and replay them.
+
+The idea of FKD / ReLabel, kept consistent with the student's input as Beyer et al.
+("Knowledge distillation: a good teacher is patient and consistent") require: each stored
+view carries its parameters (relative crop box, flip, seed of RandAugment and random
+erasing), so the student trains on exactly the pixels the teacher saw, and the training
+step skips the teacher.
+
+    cache = build_logit_cache(teacher, dataset, "caches/", views=8, topk=10)
+    train_set = ReplayDataset(dataset, cache)   # items: (image, label, skipped, teacher logits)
+
+Per image and view it stores the top-k logits and their class indices, plus the
+log-sum-exp of the other logits: `LogitCache.logits` spreads that mass evenly over the
+other classes, so the softmax at T=1 keeps the exact top-k probabilities (exact logits when
+k >= classes). At epoch e an image replays view (e + offset_i) mod K, so K epochs use every
+view once. The folder name is a fingerprint of the teacher's weights and name, the images
+(paths, sizes, times; the decoded-image cache if one is used), the transform, the seed, K,
+k and the precision: change any and a new cache is built. Building is resumable (per-image
+done flags) and distributed: each rank fills its shard of the images.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+from distill import dist, precision as amp
+from distill.cache_files import CacheFolder, fingerprint, mark_done, source_identity
+from distill.data import ImageDataset, View, ViewTransform, sample_seed
+from distill.errors import DistillError
+
+VIEW_STREAM = 2**31  # view seeds use "epochs" from here on, apart from live training's epochs
+
+
+class LogitCache:
+    """A complete cache, read through memory maps (opened lazily in each DataLoader worker)."""
+
+    def __init__(self, folder: CacheFolder):
+        self.folder, self.path = folder, folder.path
+        m = folder.manifest
+        self.views, self.topk, self.num_classes = m["views"], m["topk"], m["num_classes"]
+        self._arrays: dict | None = None
+
+    def __getstate__(self) -> dict:  # workers re-open the maps instead of pickling them
+        return {**self.__dict__, "_arrays": None}
+
+    def _array(self, name: str) -> np.ndarray:
+        if self._arrays is None:
+            self._arrays = {n: self.folder.array(n) for n in ("view_params", "top_values", "top_index", "rest")}
+        return self._arrays[name]
+
+    def choose(self, seed: int, epoch: int, index: int) -> int:
+        return (epoch + sample_seed(seed, VIEW_STREAM - 1, index)) % self.views
+
+    def view(self, index: int, k: int) -> View:
+        return View.from_row(self._array("view_params")[index, k])
+
+    def logits(self, index: int, k: int) -> torch.Tensor:
+        """Full logits of view k of image index, rebuilt from the top-k (see the module doc)."""
+        others = self.num_classes - self.topk
+        fill = float(self._array("rest")[index, k]) - math.log(others) if others else 0.0
+        out = torch.full((self.num_classes,), fill, dtype=torch.float32)
+        out[torch.from_numpy(self._array("top_index")[index, k].astype(np.int64))] = torch.from_numpy(
+            np.array(self._array("top_values")[index, k], dtype=np.float32))
+        return out
+
+
+class ReplayDataset(Dataset):
+    """The training dataset with the cache's views and teacher logits: (image, label, skipped, logits)."""
+
+    def __init__(self, base: ImageDataset, cache: LogitCache):
+        self.base, self.cache = base, cache
+
+    @property
+    def epoch(self) -> int:
+        return self.base.epoch
+
+    @epoch.setter
+    def epoch(self, value: int) -> None:
+        self.base.epoch = value
+
+    def __len__(self) -> int:
+        return len(self.base)
+
+    def __getitem__(self, index: int):
+        image, label, skipped = self.base.load(index)
+        k = self.cache.choose(self.base.seed, self.base.epoch, index)
+        transform = self.base.transform
+        pixels = transform.apply(image, self.cache.view(index, k)) if isinstance(transform, ViewTransform) else transform(image)
+        return pixels, label, skipped, self.cache.logits(index, k)
+
+
+class _AllViews(Dataset):
+    """For the build: image index -> (index, its K view tensors, their View rows)."""
+
+    def __init__(self, base: ImageDataset, indices: list[int], views: int):
+        self.base, self.indices, self.views = base, indices, views
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+    def __getitem__(self, position: int):
+        index = self.indices[position]
+        image, _, _ = self.base.load(index)
+        transform = self.base.transform
+        if not isinstance(transform, ViewTransform):  # no augmentation: the one eval view
+            return index, transform(image)[None], torch.zeros(1, 6, dtype=torch.float64)
+        views = [transform.sample(image, sample_seed(self.base.seed, VIEW_STREAM + k, index)) for k in range(self.views)]
+        return (index, torch.stack([transform.apply(image, v) for v in views]),
+                torch.tensor([v.to_row() for v in views], dtype=torch.float64))
+
+
+def _teacher_identity(teacher) -> str:
+    """Hash of the teacher's weights and how it adapts the student's batch."""
+    tensors = [t.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy().tobytes()
+               for t in teacher.state_dict().values()]
+    return fingerprint(teacher.name, str(teacher.size), teacher.mode, teacher.renormalise,
+                       [float(v) for v in teacher.scale.flatten()] + [float(v) for v in teacher.shift.flatten()],
+                       None if teacher.order is None else teacher.order.tolist(), *tensors)
+
+
+def logit_cache_folder(teacher, dataset: ImageDataset, root: str, *, views: int, topk: int, precision: str,
+                       num_classes: int) -> CacheFolder:
+    """Where the cache for these inputs lives (whether or not it is built yet)."""
+    transform = dataset.transform
+    augmented = isinstance(transform, ViewTransform)
+    views = views if augmented else 1
+    inputs = {
+        "teacher": teacher.name, "teacher_weights": _teacher_identity(teacher),
+        "images": fingerprint(source_identity(dataset.source)), "image_store": getattr(dataset.store, "key", None),
+        "transform": transform.description if augmented else "eval " + str(transform.preprocess.to_dict()),
+        "seed": dataset.seed, "views": views, "topk": topk, "precision": precision,
+    }
+    return CacheFolder(root, "logits", fingerprint(inputs), {**inputs, "num_classes": num_classes, "size": len(dataset)})
+
+
+def build_logit_cache(teacher, dataset: ImageDataset, root: str, *, views: int = 8, topk: int = 10,
+                      batch_size: int = 64, num_workers: int = 0, precision: str = "fp32",
+                      device: torch.device = torch.device("cpu"), log=print) -> LogitCache:
+    """Open the cache for (teacher, dataset, its transform), building or finishing it first.
+
+    teacher: a FrozenTeacher (on device); dataset: the training ImageDataset (ViewTransform
+    for augmented views, else one eval view per image). Collective under DDP: call it on
+    every rank. A build killed part-way resumes from its done flags.
+    """
+    if views < 1 or topk < 1:
+        raise DistillError(f"logit cache: views and topk must be >= 1, got {views} and {topk}")
+    num_classes = len(dataset.source.classes) if dataset.source.classes else len(teacher.model.preprocess.labels)
+    topk = min(topk, num_classes)
+    folder = logit_cache_folder(teacher, dataset, root, views=views, topk=topk, precision=precision,
+                                num_classes=num_classes)
+    views = folder.manifest["views"]
+    size = len(dataset)
+    if not folder.complete:
+        folder.create({"view_params": ((size, views, 6), "float64"), "top_values": ((size, views, topk), "float32"),
+                       "top_index": ((size, views, topk), "int16"), "rest": ((size, views), "float32")}, size)
+        env = dist.env()
+        pending = folder.pending(range(env.rank, size, env.world_size))
+        if pending:
+            log(f"teacher-logit cache: {len(pending)} of {size} images x {views} views to compute ({folder.path})")
+            _fill(folder, teacher, _AllViews(dataset, pending, views), topk, max(1, batch_size // views),
+                  num_workers, precision, device)
+        folder.finish()
+    return LogitCache(folder)
+
+
+def _fill(folder: CacheFolder, teacher, todo: _AllViews, topk: int, images_per_batch: int, num_workers: int,
+          precision: str, device: torch.device) -> None:
+    arrays = {name: folder.array(name, writable=True) for name in ("view_params", "top_values", "top_index", "rest")}
+    loader = DataLoader(todo, batch_size=images_per_batch, num_workers=num_workers,
+                        generator=torch.Generator().manual_seed(0))
+    for indices, pixels, rows in loader:
+        count, views = pixels.shape[:2]
+        with amp.autocast(precision, device):
+            logits = teacher(pixels.flatten(0, 1).to(device)).float().cpu()
+        values, classes = logits.topk(topk, dim=1)
+        others = logits.scatter(1, classes, float("-inf"))
+        idx = indices.numpy()
+        arrays["view_params"][idx] = rows.numpy()
+        arrays["top_values"][idx] = values.view(count, views, topk).numpy()
+        arrays["top_index"][idx] = classes.view(count, views, topk).numpy().astype(np.int16)
+        arrays["rest"][idx] = others.logsumexp(dim=1).view(count, views).numpy()
+        mark_done(folder, list(arrays.values()), idx.tolist())

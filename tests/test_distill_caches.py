@@ -1,0 +1,198 @@
+"""The decoded-image and teacher-logit caches: exact replay, invalidation, resume after a kill."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+import torch
+from distill_support import REPO, TINY_VIT, image_folder, run_cli, save_teacher, tiny_args
+
+from distill import data
+from distill.config import LossConfig
+from distill.image_cache import build_image_cache, image_cache_folder
+from distill.logit_cache import ReplayDataset, build_logit_cache, logit_cache_folder
+from distill.task import DistillTask
+from distill.teacher import FrozenTeacher
+from models.preprocess import PreprocessConfig
+from models.registry import create_model
+
+CLASSES = ["a", "b", "c"]
+PRE = PreprocessConfig(input_size=16, mean=(0.5, 0.5, 0.5), std=(0.25, 0.25, 0.25))
+
+
+def make_teacher(path, seed=0):
+    model = create_model(f"ckpt:{save_teacher(path, CLASSES, seed=seed)}")
+    return FrozenTeacher(model, f"ckpt:{path}", PRE, CLASSES)
+
+
+def train_set(root, re_prob=0.25):
+    transform = data.train_transform(PRE, True, "rand-m9-mstd0.5-inc1", 0.08, re_prob)
+    return data.make_dataset(data.open_source(str(root), "train"), transform, seed=0)
+
+
+@pytest.fixture
+def photos(tmp_path):
+    return image_folder(tmp_path / "photos", CLASSES, 4)
+
+
+def test_cached_logits_equal_live_teacher_on_the_same_views(tmp_path, photos):
+    teacher, dataset = make_teacher(tmp_path / "t.pt"), train_set(photos)
+    cache = build_logit_cache(teacher, dataset, tmp_path / "cache", views=3, topk=10, log=lambda _: None)
+    replay = ReplayDataset(dataset, cache)
+    task = DistillTask(create_model("vit_micro", labels=CLASSES, pretrained=False, **TINY_VIT), teacher,
+                       LossConfig(alpha=0.5, temperature=4.0), labelled=True, label_smoothing=0.0)
+    seen_views = set()
+    for epoch in range(3):
+        replay.epoch = epoch
+        items = [replay[i] for i in range(len(replay))]
+        images = torch.stack([item[0] for item in items])
+        labels = torch.tensor([item[1] for item in items])
+        cached = torch.stack([item[3] for item in items])
+        torch.testing.assert_close(cached, teacher(images), atol=1e-5, rtol=1e-5)
+        cached_loss = task(images, labels, cached)["loss"]
+        live_loss = task(images, labels)["loss"]  # the task calls the teacher itself
+        torch.testing.assert_close(cached_loss, live_loss, atol=1e-5, rtol=1e-5)
+        seen_views.update((i, cache.choose(0, epoch, i)) for i in range(len(replay)))
+    assert len(seen_views) == 3 * len(replay)  # K epochs replay every view once
+
+
+def test_top_k_keeps_the_softmax_of_the_top_k(tmp_path, photos):
+    teacher, dataset = make_teacher(tmp_path / "t.pt"), train_set(photos)
+    cache = build_logit_cache(teacher, dataset, tmp_path / "cache", views=2, topk=2, log=lambda _: None)
+    pixels, *_, logits = ReplayDataset(dataset, cache)[5]
+    live = teacher(pixels[None])[0]
+    top = live.topk(2).indices
+    torch.testing.assert_close(logits.softmax(0)[top], live.softmax(0)[top], atol=1e-6, rtol=1e-5)
+
+
+def test_logit_cache_is_rebuilt_when_teacher_data_or_transform_change(tmp_path, photos):
+    teacher, dataset = make_teacher(tmp_path / "t.pt"), train_set(photos)
+    args = dict(views=2, topk=10, precision="fp32", num_classes=3)
+    base = logit_cache_folder(teacher, dataset, tmp_path, **args).path
+    assert logit_cache_folder(teacher, train_set(photos), tmp_path, **args).path == base  # same inputs
+    changed = [
+        logit_cache_folder(make_teacher(tmp_path / "t2.pt", seed=1), dataset, tmp_path, **args),
+        logit_cache_folder(teacher, train_set(photos, re_prob=0.5), tmp_path, **args),
+        logit_cache_folder(teacher, dataset, tmp_path, **{**args, "views": 3}),
+    ]
+    (photos / "a" / "000.png").write_bytes((photos / "b" / "000.png").read_bytes())
+    changed.append(logit_cache_folder(teacher, train_set(photos), tmp_path, **args))
+    paths = {base} | {folder.path for folder in changed}
+    assert len(paths) == 5
+
+
+def test_image_cache_replays_the_decoded_images_and_is_rebuilt_on_change(tmp_path, photos):
+    dataset = train_set(photos)
+    (photos / "b" / "001.png").write_bytes(b"corrupt")
+    store = build_image_cache(dataset, tmp_path / "cache", size=20, workers=2, log=lambda _: None)
+    for index in range(len(dataset)):
+        image, label, skipped = dataset.decode(index)
+        cached, cached_label, cached_skipped = store.load(index)
+        assert (cached_label, cached_skipped) == (label, skipped) and min(cached.size) == 20
+        expected = np.asarray(image.resize(cached.size, 3, reducing_gap=3.0))
+        assert np.abs(np.asarray(cached).astype(int) - expected).max() <= 1
+    dataset.store = store
+    assert [dataset.load(i)[1:] for i in range(len(dataset))] == [dataset.decode(i)[1:] for i in range(len(dataset))]
+    synthetic = data.make_dataset(data.open_source("synthetic", "train", synthetic_images=8), dataset.transform, 0)
+    synthetic.store = build_image_cache(synthetic, tmp_path / "cache", size=20, log=lambda _: None)
+    assert [synthetic.load(i)[1] for i in range(8)] == [synthetic.decode(i)[1] for i in range(8)]
+    assert image_cache_folder(dataset, tmp_path / "cache", 24).path != store.path
+    (photos / "c" / "000.png").write_bytes((photos / "a" / "000.png").read_bytes())
+    assert image_cache_folder(train_set(photos), tmp_path / "cache", 20).path != store.path
+
+
+BUILD_SLOWLY = """
+import sys, time
+from pathlib import Path
+sys.path[:0] = [{repo!r}, {tests!r}]
+import test_distill_caches as t
+from distill import data, image_cache, logit_cache
+kind, root, photos = sys.argv[1], sys.argv[2], Path(sys.argv[3])
+decode = data.ImageDataset.decode
+def slow(self, index):
+    time.sleep(0.05)
+    return decode(self, index)
+data.ImageDataset.decode = slow
+dataset = t.train_set(photos)
+if kind == "images":
+    image_cache.build_image_cache(dataset, root, size=20, workers=1)
+else:
+    logit_cache.build_logit_cache(t.make_teacher(Path(root) / "t.pt"), dataset, root, views=2, batch_size=2)
+"""
+
+
+@pytest.mark.parametrize("kind", ["images", "logits"])
+def test_a_build_killed_midway_resumes_to_a_complete_correct_cache(tmp_path, kind):
+    photos = image_folder(tmp_path / "photos", CLASSES, 30)
+    killed, fresh = tmp_path / "killed", tmp_path / "fresh"
+    killed.mkdir()
+    fresh.mkdir()
+    script = BUILD_SLOWLY.format(repo=str(REPO), tests=str(REPO / "tests"))
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    process = subprocess.Popen([sys.executable, "-c", script, kind, str(killed), str(photos)], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    deadline, done = time.time() + 60, 0
+    while time.time() < deadline and process.poll() is None:
+        flags = list(killed.glob(f"{kind}-*/done.npy"))
+        done = int(np.load(flags[0]).sum()) if flags else 0
+        if done >= 4:
+            break
+        time.sleep(0.05)
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    assert 4 <= done < 90, process.stderr.read().decode()[-2000:]
+    (folder,) = killed.glob(f"{kind}-*")
+    assert not data_is_complete(folder)
+    dataset = train_set(photos)
+    if kind == "images":
+        resumed = build_image_cache(dataset, killed, size=20, log=lambda _: None)
+        reference = build_image_cache(dataset, fresh, size=20, log=lambda _: None)
+        names = ("pixels", "shapes", "done")
+    else:
+        resumed = build_logit_cache(make_teacher(killed / "t.pt"), dataset, killed, views=2, log=lambda _: None)
+        reference = build_logit_cache(make_teacher(fresh / "t.pt"), dataset, fresh, views=2, log=lambda _: None)
+        names = ("view_params", "top_values", "top_index", "rest", "done")
+    assert resumed.path == folder
+    for name in names:
+        np.testing.assert_allclose(resumed.folder.array(name), reference.folder.array(name), atol=1e-5, rtol=1e-5)
+
+
+def data_is_complete(folder) -> bool:
+    import json
+
+    return json.loads((folder / "manifest.json").read_text())["complete"]
+
+
+def test_training_with_both_caches_reuses_them(tmp_path, photos, capsys):
+    save_teacher(tmp_path / "t.pt", CLASSES)
+    common = dict(data=photos, val_data="none", teacher=f"ckpt:{tmp_path / 't.pt'}", augment="true", batch_size=4,
+                  image_cache=tmp_path / "cache", logit_cache=tmp_path / "cache", logit_views=2)
+    assert run_cli("train", *tiny_args(tmp_path / "one", **common)) == 0
+    first = capsys.readouterr().err
+    assert "teacher-logit cache: 12 of 12 images x 2 views" in first and "decoded-image cache: decoding 12" in first
+    assert run_cli("train", *tiny_args(tmp_path / "two", **common)) == 0
+    second = capsys.readouterr().err
+    assert "cache:" not in second and "step time breakdown" in second  # reused; the step table is printed
+    assert len(list((tmp_path / "cache").glob("*-*"))) == 2
+
+
+def test_two_ranks_fill_one_logit_cache_equal_to_a_single_process_build(tmp_path):
+    from distill_support import run_subprocess
+
+    teacher = save_teacher(tmp_path / "t.pt", [f"class_{i}" for i in range(4)])
+    common = dict(teacher=f"ckpt:{teacher}", augment="true", synthetic_images=32, batch_size=4, max_steps=1,
+                  val_data="none", logit_views=2)
+    result = run_subprocess(["train", *tiny_args(tmp_path / "ddp", logit_cache=tmp_path / "two", **common)], nproc=2)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "teacher-logit cache: 16 of 32 images" in result.stderr  # rank 0 reports its half
+    assert run_cli("train", *tiny_args(tmp_path / "one", logit_cache=tmp_path / "one-cache", **common)) == 0
+    (two,), (one,) = (tmp_path / "two").glob("logits-*"), (tmp_path / "one-cache").glob("logits-*")
+    assert data_is_complete(two)
+    for name in ("view_params", "top_values", "top_index", "done"):
+        np.testing.assert_allclose(np.load(two / f"{name}.npy"), np.load(one / f"{name}.npy"), atol=1e-5)
