@@ -45,9 +45,10 @@ def main(argv: list[str] | None = None) -> int:
                                   exchange_unit_g=args.unit)
             print(json.dumps(card, ensure_ascii=False) if args.json else _card_text(card))
         elif args.command == "search":
-            results = service.search(" ".join(args.text), limit=args.limit)
+            results = service.search(" ".join(args.text), limit=args.limit, user=args.user,
+                                     group=args.group)
             for hit in results:
-                print(f"{hit['score']:.3f}  {hit['food']}  ({hit['category']})")
+                print(f"{hit['score']:6.2f}  {hit['food']}  ({hit['category']})")
             if not results:
                 print("no matches", file=sys.stderr)
         elif args.command == "export-log":
@@ -74,9 +75,12 @@ def _parser() -> argparse.ArgumentParser:
     lookup.add_argument("--unit", type=float, default=15.0, choices=(15.0, 12.0, 10.0),
                         help="carbohydrate exchange in grams: 15 (US), 12 (BE), 10 (KE)")
     lookup.add_argument("--json", action="store_true", help="print the card as one JSON object")
-    search = commands.add_parser("search", help="fuzzy food search, best match first")
+    search = commands.add_parser("search", help="food search (typos allowed), best match first")
     search.add_argument("text", nargs="+")
     search.add_argument("--limit", type=int, default=10)
+    search.add_argument("--group", help="only this food group, e.g. Beverages")
+    search.add_argument("--user", help="include this user's own foods; favourites and recent "
+                                       "foods first")
     export = commands.add_parser("export-log", help="write a user's meal log as CSV")
     export.add_argument("--user", required=True)
     export.add_argument("--out", required=True, help="CSV file to write")

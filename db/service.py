@@ -15,7 +15,7 @@ from typing import IO, Any
 from sqlalchemy.exc import IntegrityError
 
 from db import cards, checks, nutrition, passwords, repo
-from db import search as fuzzy
+from db import search as ranking
 from db.errors import InvalidPortion, InvalidValue, UserExists
 from db.keys import name_key
 from db.models import Food, MealEntry, User
@@ -51,8 +51,14 @@ def lookup(query: str, grams: float | None = None, serving: str | None = None,
         return cards.nutrition_card(food, portion_g, serving_name, unit)
 
 
-def search(text: str, limit: int = 10) -> list[dict[str, Any]]:
-    """Foods whose name, alias or label resembles ``text``, best first, with a 0-1 score."""
+def search(text: str, limit: int = 10, *, user: str | None = None,
+           group: str | None = None) -> list[dict[str, Any]]:
+    """Foods for a search box, best first (ranking: db.search). With ``user``: their own foods
+    too, and their favourite and recent foods first among comparable matches. ``group``: only
+    foods of that category (an SR Legacy food group such as "Beverages").
+
+    Each hit: {"food", "food_id", "category", "score", "own", "recent", "favourite"}. The app's
+    search box, GET /api/foods and ``python -m db search`` all call this."""
     if not isinstance(text, str):
         raise InvalidValue(f"search text must be text, got {text!r}")
     if len(text) > repo.MAX_QUERY_LEN:
@@ -61,14 +67,25 @@ def search(text: str, limit: int = 10) -> list[dict[str, Any]]:
         raise InvalidValue(
             f"limit must be a whole number from 1 to {MAX_SEARCH_LIMIT}, got {limit!r}"
         )
-    if not name_key(text):
-        return []
+    if group is not None and (not isinstance(group, str) or len(group) > 60):
+        raise InvalidValue(f"food group must be a name of at most 60 characters, got {group!r}")
     with session_scope(write=False) as session:
-        ranked = fuzzy.rank(text, repo.search_candidates(session=session), limit)
-    return [
-        {"food": c.food, "food_id": c.food_id, "category": c.category, "score": round(s, 3)}
-        for c, s in ranked
-    ]
+        owner = repo.get_user(user, session=session) if user is not None else None
+        ranked = repo.search_foods(text, session=session, owner=owner, category=group or None,
+                                   limit=limit)
+    return [_hit(c, s) for c, s in ranked]
+
+
+def _hit(found: ranking.Candidate, value: float | None = None) -> dict[str, Any]:
+    return {"food": found.food, "food_id": found.food_id, "category": found.category,
+            "score": None if value is None else round(value, 2), "own": found.own,
+            "recent": found.recent, "favourite": found.favourite}
+
+
+def food_groups() -> list[str]:
+    """Every category of the public foods (the food-group filter's choices), sorted."""
+    with session_scope(write=False) as session:
+        return repo.categories(session=session)
 
 
 def food_count() -> int:

@@ -26,9 +26,9 @@ from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
-from db import migrate, seed
+from db import catalog, fts, migrate, seed, sr28
 from db.errors import InvalidValue
-from db.models import Food
+from db.models import Food, SeedVersion
 from models.paths import data_home
 
 BUSY_TIMEOUT_S = 30.0
@@ -94,7 +94,9 @@ def session_scope(*, write: bool = True) -> Iterator[Session]:
 
 
 def init_db(*, seed_dir: Path | None = None) -> None:
-    """Bring the schema to the newest migration and load the seed foods if there are none.
+    """Bring the schema to the newest migration and load the seed parts not loaded yet: the
+    curated foods (db/seed/*.csv) into an empty database, then the SR Legacy catalog when the
+    seed folder has one (db/seed/sr28_*.csv.gz; test seeds without it stay small).
 
     Idempotent. Concurrent first runs (several processes or threads) are serialised: the
     whole step is one transaction holding the SQLite write lock (BEGIN IMMEDIATE; SQLite
@@ -110,9 +112,29 @@ def init_db(*, seed_dir: Path | None = None) -> None:
             migrate.upgrade(conn)
             # Joins the open transaction; it flushes into it and never commits it itself.
             with Session(bind=conn) as session:
-                if session.scalar(select(Food.id).limit(1)) is None:
-                    seed.load(session, seed_dir)
-                    session.flush()
+                _load_seed(session, seed.SEED_DIR if seed_dir is None else Path(seed_dir))
+
+
+def _load_seed(session: Session, folder: Path) -> None:
+    """Load each seed part once. A database first seeded from a folder without the catalog
+    (the tests' small seeds) records the catalog as absent (0 foods) and stays small; one
+    seeded before the catalog existed gets it on its next start."""
+    loaded = set(session.scalars(select(SeedVersion.part)))
+    changed = False
+    if "curated" not in loaded and session.scalar(select(Food.id).limit(1)) is None:
+        session.add(SeedVersion(part="curated", foods=seed.load(session, folder)))
+        if not sr28.has_compact(folder):
+            session.add(SeedVersion(part="sr28", foods=0))
+        session.flush()
+        changed = True
+        loaded = set(session.scalars(select(SeedVersion.part)))
+    if "sr28" not in loaded and sr28.has_compact(folder):
+        session.add(SeedVersion(part="sr28", foods=catalog.load(session, folder)))
+        session.flush()
+        changed = True
+    if changed:
+        fts.reindex(session)
+        session.flush()
 
 
 def _create_engine(url_text: str) -> Engine:

@@ -11,6 +11,7 @@ from db_support import write_seed
 from sqlalchemy import create_engine, inspect, select, text
 
 from db import migrate
+from db.fts import include_name
 from db.models import Base, Food
 from db.session import configure, get_engine, init_db, session_scope
 
@@ -40,7 +41,8 @@ def test_migrations_create_exactly_the_models(tmp_path):
     engine = create_engine(f"sqlite:///{tmp_path / 'm.db'}")
     with engine.begin() as conn:
         migrate.upgrade(conn)
-        diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
+        context = MigrationContext.configure(conn, opts={"include_name": include_name})
+        diff = compare_metadata(context, Base.metadata)
     engine.dispose()
     assert diff == [], f"db/models.py and db/migrations differ: {diff}"
 

@@ -97,17 +97,20 @@ def test_unknown_food_suggests(db_file):
 def test_sql_looking_text_is_just_text(db_file, text):
     with pytest.raises((UnknownFood, InvalidValue)):
         service.lookup(text)
-    assert service.search(text) == []
+    # Searched as words: "'; DROP TABLE foods; --" may find "wine, table", never run SQL.
+    hits = service.search(text)
+    assert all("drop" not in hit["food"].lower() for hit in hits)
     with session_scope(write=False) as session:
         assert session.scalar(select(func.count(Food.id))) == 5
 
 
 def test_search_ranks_and_limits(db_file):
     results = service.search("piza")
-    assert results[0]["food"] == "Cheese pizza" and set(results[0]) == {"food", "food_id",
-                                                                        "category", "score"}
-    assert service.search("banana")[0] == {"food": "Banana", "food_id": 1, "category": "Fruit",
-                                           "score": 1.0}
+    assert results[0]["food"] == "Cheese pizza" and set(results[0]) == {
+        "food", "food_id", "category", "score", "own", "recent", "favourite"}
+    top = service.search("banana")[0]
+    assert {k: top[k] for k in ("food", "food_id", "category", "own")} == {
+        "food": "Banana", "food_id": 1, "category": "Fruit", "own": False}
     assert [r["food"] for r in service.search("bana")][:1] == ["Banana"]
     assert service.search("wine")[0]["food"] == "Red wine"
     assert len(service.search("e", limit=2)) <= 2
