@@ -5,6 +5,7 @@
     python -m db search "spagetti"
     python -m db export-log --user alice --out alice.csv
     python -m db check-seed [DIR]     (every problem in db/seed/*.csv, one per line)
+    python -m db build-sr28 ../shared/data/usda-sr28   (rebuild db/seed/sr28_*.csv.gz)
 
 Errors print one line ("error: ...") to stderr and exit with status 2.
 """
@@ -23,7 +24,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     # Imported after parsing so --help stays instant.
     from db import service
-    from db.seed import seed_problems
+    from db.seed import SEED_DIR, seed_problems
     from db.session import database_url, init_db
 
     try:
@@ -36,6 +37,14 @@ def main(argv: list[str] | None = None) -> int:
                 return _fail(f"{count} problem{'s' if count > 1 else ''} in the seed")
             print(f"seed ok: {len(data.foods)} foods, {len(data.servings)} servings, "
                   f"{len(data.glycemic_index)} GI values")
+            return 0
+        if args.command == "build-sr28":
+            from db import sr28
+
+            foods, portions = sr28.read_release(args.release)
+            out = args.out or SEED_DIR
+            sr28.write_compact(foods, portions, out)
+            print(f"wrote {len(foods)} foods and {len(portions)} portions to {out}")
             return 0
         init_db()  # idempotent: every command works on a fresh install
         if args.command == "init":
@@ -86,6 +95,11 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--out", required=True, help="CSV file to write")
     check = commands.add_parser("check-seed", help="list every problem in the seed CSV files")
     check.add_argument("dir", nargs="?", help="folder with the three CSVs (default: db/seed)")
+    build = commands.add_parser("build-sr28", help="turn the USDA SR28 release files into the "
+                                                   "compact seed shipped in db/seed")
+    build.add_argument("release", help="folder with FOOD_DES.txt, ABBREV.txt, WEIGHT.txt, "
+                                       "FD_GROUP.txt")
+    build.add_argument("--out", help="output folder (default: db/seed)")
     return parser
 
 

@@ -20,7 +20,8 @@ def nutrition_card(food: Food, grams: float, serving: str | None, unit_g: float)
     portion = nutrition.for_portion(food.per_100g, grams)
     gi = food.glycemic_index
     gl = nutrition.glycemic_load(gi.gi if gi else None, portion["available_carbohydrate_g"])
-    exchanges = nutrition.exchanges(portion["available_carbohydrate_g"], unit_g)
+    unit = nutrition.carb_unit(unit_g)
+    exchanges = nutrition.exchanges(portion["carbohydrate_g"], portion["fiber_g"], unit_g)
     return {
         "food": food.name,
         "food_id": food.id,
@@ -45,6 +46,8 @@ def nutrition_card(food: Food, grams: float, serving: str | None, unit_g: float)
         "exchanges": {
             "unit_g": unit_g,
             "value": round(exchanges, 1) if exchanges is not None else None,
+            "unit": nutrition.EXCHANGE_UNITS_G[unit.grams],
+            "basis": unit.basis,
         },
     }
 

@@ -40,7 +40,7 @@ def lookup(query: str, grams: float | None = None, serving: str | None = None,
          "servings": [{"name", "grams", "default"}],
          "glycemic_index": {"value", "source"} | None,
          "glycemic_load": {"value", "band"} | None,
-         "exchanges": {"unit_g", "value"}}
+         "exchanges": {"unit_g", "value", "unit", "basis"}}
 
     NUTRIENTS: kcal, carbohydrate_g, available_carbohydrate_g, sugars_g, fiber_g, protein_g,
     fat_g, saturated_fat_g, sodium_mg (None where USDA has no value)."""
@@ -259,9 +259,9 @@ def day_summary(user: str, day: date) -> dict[str, Any]:
         totals = nutrition.totals(
             (cards.stored_values(e) for e in rows), (*nutrition.NUTRIENTS, "glycemic_load")
         )
-        exchanges = nutrition.exchanges(
-            totals["available_carbohydrate_g"] or 0.0, owner.exchange_unit_g
-        )
+        # Per entry: the US fiber rule looks at each portion, not the day's sum.
+        exchanges = sum(nutrition.exchanges(e.carbohydrate_g, e.fiber_g, owner.exchange_unit_g)
+                        or 0.0 for e in rows)
         settings = _settings(owner)
         return {
             "date": day.isoformat(),

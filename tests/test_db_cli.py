@@ -28,7 +28,7 @@ def test_lookup_json_shape(db_file, capsys):
     assert set(card["portion"]) == {"grams", "serving", *NUTRIENTS}
     assert set(card["per_100g"]) == set(NUTRIENTS)
     assert set(card["glycemic_load"]) == {"value", "band"}
-    assert set(card["exchanges"]) == {"unit_g", "value"}
+    assert set(card["exchanges"]) == {"unit_g", "value", "unit", "basis"}
     assert all(set(s) == {"name", "grams", "default"} for s in card["servings"])
     assert card["food"] == "Cheese pizza" and card["portion"]["grams"] == 150.0
 

@@ -9,7 +9,7 @@ import pytest
 from db_support import alice, db_file, seeded_template  # noqa: F401  (fixtures)
 from sqlalchemy import func, select
 
-from db import service
+from db import nutrition, service
 from db.errors import InvalidPortion, InvalidValue, NotFound, UnknownFood, UnknownUser, UserExists
 from db.models import Food, MealEntry, User
 from db.nutrition import NUTRIENTS
@@ -41,7 +41,9 @@ def test_card_shape_and_default_serving(db_file):
     assert card["portion"]["available_carbohydrate_g"] == 23.9  # (22.84 - 2.6) * 1.18
     assert card["glycemic_index"] == {"value": 51, "source": "Atkinson 2008 Table A1: Banana, raw"}
     assert card["glycemic_load"] == {"value": 12.2, "band": "medium"}  # 51 * 23.8832 / 100
-    assert card["exchanges"] == {"unit_g": 15.0, "value": 1.6}  # 23.8832 / 15
+    # US choices count total carbohydrate (fiber 3.1 g is under 5 g): 26.9512 / 15 = 1.8
+    assert card["exchanges"] == {"unit_g": 15.0, "value": 1.8, "unit": "US carbohydrate choice",
+                                 "basis": nutrition.TOTAL_MINUS_HALF_FIBER}
     assert [s["default"] for s in card["servings"]] == [True, False]
 
 
@@ -56,7 +58,8 @@ def test_lookup_grams_serving_and_units(db_file):
     card = service.lookup("pizza", grams=214, exchange_unit_g=12)
     assert card["portion"]["serving"] is None
     assert card["glycemic_load"] == {"value": 39.4, "band": "high"}  # 60 * (33-2.3)*2.14 / 100
-    assert card["exchanges"] == {"unit_g": 12.0, "value": 5.5}  # 65.698 / 12
+    assert card["exchanges"]["value"] == 5.5  # BE: available, 65.698 / 12
+    assert card["exchanges"]["basis"] == nutrition.AVAILABLE
     small = service.lookup("banana", grams=50, exchange_unit_g=10)
     assert small["glycemic_load"]["band"] == "low"  # 51 * 10.12 / 100 = 5.2
     assert small["exchanges"]["value"] == 1.0
