@@ -11,7 +11,7 @@ from db.models import Food, MealEntry
 ENTRY_KEYS: tuple[str, ...] = (
     "id", "user", "eaten_at", "meal_type", "food", "food_id", "grams", "serving", "note",
     *nutrition.NUTRIENTS, "glycemic_load", "predicted_label", "confidence", "model_version",
-    "external_id",
+    "external_id", "photo_sha256", "is_correction", "ingredients",
 )
 
 
@@ -83,4 +83,16 @@ def entry_dict(entry: MealEntry) -> dict[str, Any]:
         "confidence": entry.confidence,
         "model_version": entry.model_version,
         "external_id": entry.external_id,
+        "photo_sha256": entry.photo_sha256,
+        "is_correction": entry.is_correction,
+        "ingredients": recipe_text(entry.food),
     }
+
+
+def recipe_text(food: Food) -> str | None:
+    """A recipe's ingredients for the dietitian ("4 servings: 300 g Rice, ...; 50 g ..."),
+    None for other foods."""
+    if food.recipe_servings is None:
+        return None
+    items = "; ".join(f"{i.grams:g} g {i.food_name}" for i in food.ingredients)
+    return f"{food.recipe_servings:g} servings: {items}"

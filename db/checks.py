@@ -63,6 +63,22 @@ def optional_text(field: str, value: object, max_len: int) -> str | None:
     return text(field, value, max_len) or None
 
 
+def sha256_hex(field: str, value: object) -> str | None:
+    """None, or 64 hexadecimal digits (lower-cased)."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or len(value) != 64 or not all(
+            ch in "0123456789abcdefABCDEF" for ch in value):
+        raise InvalidValue(f"{field} must be 64 hexadecimal digits (a SHA-256), got {value!r}")
+    return value.lower()
+
+
+def optional_flag(field: str, value: object) -> bool | None:
+    if value is None or isinstance(value, bool):
+        return value
+    raise InvalidValue(f"{field} must be true, false or empty, got {value!r}")
+
+
 def number(field: str, value: object, low: float, high: float) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InvalidValue(f"{field} must be a number, got {value!r}")

@@ -9,7 +9,9 @@ How a result list is ordered, best first:
 4. The food's prior (``prior``): foods the models name and everyday foods with a curated alias,
    then foods in USDA's dietary survey (what people report eating), and below them baby
    foods, branded and restaurant items.
-5. The person's own foods, favourites and recent foods come first among comparable matches.
+Then the person's own matches come first, in tiers (``tier``): favourites, then their own
+foods and recently logged foods, then everything else, each tier in the order above: what
+someone logged before is most likely what they mean again.
 
 Typos: a query word that is no word of the catalog is replaced by the closest catalog words
 (``corrections``), so "spagetti" finds spaghetti.
@@ -39,11 +41,6 @@ _GROUP_PENALTY = {
 }
 _BRANDED = -1.0     # a brand in capitals in the description ("KELLOGG'S", "McDONALD'S")
 _BRAND_RE = re.compile(r"\b[A-Z][A-Z'&.]{2,}\b")
-
-# Personal boosts (score units; a whole-word name match is worth 2).
-OWN_BOOST = 2.0
-RECENT_BOOST = 3.0
-FAVOURITE_BOOST = 4.0
 
 _WORD_RE = re.compile(r"[a-z0-9]+")
 
@@ -137,19 +134,18 @@ def score(query: Sequence[str], item: Candidate) -> float:
         value += 1.5
     extra = max(0, len(item.name_words) - whole - prefix)
     value -= min(3.0, 0.2 * extra)
-    if item.own:
-        value += OWN_BOOST
-    if item.favourite:
-        value += FAVOURITE_BOOST
-    elif item.recent:
-        value += RECENT_BOOST
     return value
+
+
+def tier(item: Candidate) -> int:
+    """2 favourite, 1 own or recently logged, 0 other."""
+    return 2 if item.favourite else 1 if item.own or item.recent else 0
 
 
 def rank(query: Sequence[str], candidates: Iterable[Candidate],
          limit: int) -> list[tuple[Candidate, float]]:
-    """The best ``limit`` candidates for the query words with their scores, best first
-    (ties: shorter name first, then alphabetical)."""
+    """The best ``limit`` candidates for the query words with their scores, best first: by
+    tier, then score (ties: shorter name first, then alphabetical)."""
     scored = [(c, score(query, c)) for c in candidates]
-    scored.sort(key=lambda pair: (-pair[1], len(pair[0].food), pair[0].food))
+    scored.sort(key=lambda pair: (-tier(pair[0]), -pair[1], len(pair[0].food), pair[0].food))
     return scored[:limit]

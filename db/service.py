@@ -30,7 +30,7 @@ _MEAL_CHANGES = ("food", "grams", "serving", "eaten_at", "meal_type", "note")
 # --- foods ------------------------------------------------------------------------------
 
 def lookup(query: str, grams: float | None = None, serving: str | None = None,
-           exchange_unit_g: float = 15.0) -> dict[str, Any]:
+           exchange_unit_g: float = 15.0, *, user: str | None = None) -> dict[str, Any]:
     """The nutrition card for ``grams`` (or a named ``serving``, or the default serving) of
     the food whose label, name or alias is ``query``::
 
@@ -43,10 +43,12 @@ def lookup(query: str, grams: float | None = None, serving: str | None = None,
          "exchanges": {"unit_g", "value", "unit", "basis"}}
 
     NUTRIENTS: kcal, carbohydrate_g, available_carbohydrate_g, sugars_g, fiber_g, protein_g,
-    fat_g, saturated_fat_g, sodium_mg (None where USDA has no value)."""
+    fat_g, saturated_fat_g, sodium_mg (None where USDA has no value). With ``user``, that
+    user's own foods and recipes are found too."""
     unit = nutrition.check_exchange_unit(exchange_unit_g)
     with session_scope(write=False) as session:
-        food = repo.find_food(query, session=session)
+        owner = repo.get_user(user, session=session) if user is not None else None
+        food = repo.find_food(query, session=session, owner=owner)
         portion_g, serving_name = _portion(food, grams, serving)
         return cards.nutrition_card(food, portion_g, serving_name, unit)
 
@@ -193,8 +195,13 @@ def _settings(user: User) -> dict[str, float]:
 def log_meal(user: str, query: str, *, grams: float | None = None, serving: str | None = None,
              eaten_at: datetime | None = None, meal_type: str = "", note: str = "",
              predicted_label: str | None = None, confidence: float | None = None,
-             model_version: str | None = None, external_id: str | None = None) -> dict[str, Any]:
-    """Log a portion of a food; the entry keeps the nutrient values as of now.
+             model_version: str | None = None, external_id: str | None = None,
+             photo_sha256: str | None = None, is_correction: bool | None = None,
+             ) -> dict[str, Any]:
+    """Log a portion of a food (public, or the user's own); the entry keeps the nutrient
+    values as of now. From a photo: ``predicted_label`` and ``confidence`` are the model's top
+    answer, ``photo_sha256`` names the photo, and ``is_correction`` says the person chose
+    another food than the model's, so (photo, predicted_label, food) can train a better model.
 
     With ``external_id`` the call is idempotent per user: if the user already has an entry
     with that id, it is returned unchanged with ``created`` False.
@@ -206,6 +213,8 @@ def log_meal(user: str, query: str, *, grams: float | None = None, serving: str 
         "predicted_label": checks.optional_text("predicted_label", predicted_label, 80),
         "confidence": checks.confidence(confidence),
         "model_version": checks.optional_text("model_version", model_version, 200),
+        "photo_sha256": checks.sha256_hex("photo_sha256", photo_sha256),
+        "is_correction": checks.optional_flag("is_correction", is_correction),
     }
     external = checks.optional_text("external_id", external_id, 200)
     with session_scope() as session:
@@ -214,7 +223,7 @@ def log_meal(user: str, query: str, *, grams: float | None = None, serving: str 
             existing = repo.entry_by_external_id(owner, external, session=session)
             if existing is not None:
                 return cards.entry_dict(existing) | {"created": False}
-        food = repo.find_food(query, session=session)
+        food = repo.find_food(query, session=session, owner=owner)
         portion_g, serving_name = _portion(food, grams, serving)
         entry = MealEntry(
             user_id=owner.id, eaten_at=when, food_id=food.id, food_name=food.name,
@@ -316,9 +325,10 @@ def update_meal(user: str, entry_id: int, **changes: Any) -> dict[str, Any]:
         updates["note"] = checks.text("note", changes["note"], 2000)
     grams, serving = changes.get("grams"), changes.get("serving")
     with session_scope() as session:
-        entry = repo.get_entry(repo.get_user(user, session=session), entry_id, session=session)
+        owner = repo.get_user(user, session=session)
+        entry = repo.get_entry(owner, entry_id, session=session)
         if changes.get("food") is not None:
-            food = repo.find_food(changes["food"], session=session)
+            food = repo.find_food(changes["food"], session=session, owner=owner)
             if grams is None and serving is None:
                 grams = entry.grams  # keep the amount; the old serving belongs to the old food
             portion_g, serving_name = _portion(food, grams, serving)
