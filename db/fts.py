@@ -19,7 +19,7 @@ from db.models import Food, FoodAlias, FoodLabel
 
 FTS_TABLE = "foods_fts"
 # At most this many candidates are ranked in Python; bm25 picks them when more match.
-MAX_CANDIDATES = 1500
+MAX_CANDIDATES = 400
 # bm25 column weights: name, aliases, common names, description.
 _BM25 = "bm25(foods_fts, 10.0, 8.0, 4.0, 1.0)"
 
