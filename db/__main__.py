@@ -13,6 +13,7 @@ Errors print one line ("error: ...") to stderr and exit with status 2.
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
@@ -24,20 +25,14 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     # Imported after parsing so --help stays instant.
     from db import service
-    from db.seed import SEED_DIR, seed_problems
+    from db.seed import SEED_DIR
     from db.session import database_url, init_db
 
     try:
         if args.command == "check-seed":
-            data, problems = seed_problems(args.dir)
-            for problem in problems:
-                print(problem)
-            if problems:
-                count = len(problems)
-                return _fail(f"{count} problem{'s' if count > 1 else ''} in the seed")
-            print(f"seed ok: {len(data.foods)} foods, {len(data.servings)} servings, "
-                  f"{len(data.glycemic_index)} GI values")
-            return 0
+            from db.checkseed import check_seed
+
+            return check_seed(Path(args.dir) if args.dir else SEED_DIR)
         if args.command == "build-sr28":
             from db import sr28
 

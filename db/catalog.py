@@ -73,7 +73,7 @@ def _servings(food: sr28.SrFood, measures: list[sr28.SrPortion]) -> list[dict]:
         rows.append({"name": portion.name[:80], "grams": portion.grams, "is_default": False,
                      "source": f"SR Legacy household measure, NDB {food.ndb} seq {portion.seq}"})
     pairs = [(r["name"], r["grams"]) for r in rows]
-    chosen = portions.choose_default(food.food_group, pairs)
+    chosen = portions.choose_default(food.food_group, pairs, food.nutrients["kcal"])
     if chosen is None and portions.plausible(food.food_group, 100.0):
         rows.append({"name": portions.PER_100G_NAME, "grams": 100.0, "is_default": True,
                      "source": "100 g: the amount SR Legacy values are given for (none of "
@@ -87,6 +87,21 @@ def _servings(food: sr28.SrFood, measures: list[sr28.SrPortion]) -> list[dict]:
     else:
         rows[chosen]["is_default"] = True
     return rows
+
+
+def default_servings(seed_dir: Path) -> list[tuple[str, str, str, str, float]]:
+    """(where, food, food group, serving, grams) of every catalog food's default serving, as
+    ``load`` would choose it (for python -m db check-seed)."""
+    foods, measures = sr28.read_compact(seed_dir)
+    by_ndb: dict[str, list[sr28.SrPortion]] = {}
+    for portion in measures:
+        by_ndb.setdefault(portion.ndb, []).append(portion)
+    out = []
+    for food in foods:
+        default = next(s for s in _servings(food, by_ndb.get(food.ndb, [])) if s["is_default"])
+        out.append((f"{sr28.FOODS_FILE} NDB {food.ndb}", food.description, food.food_group,
+                    default["name"], default["grams"]))
+    return out
 
 
 def load(session: Session, seed_dir: Path) -> int:

@@ -9,6 +9,7 @@ restaurant plate), not small differences of appetite.
 """
 
 import csv
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +24,7 @@ PORTION_RANGE_G: dict[str, tuple[float, float]] = {
     "Dairy and Egg Products": (5, 500),
     "Spices and Herbs": (0.1, 15),
     "Baby Foods": (5, 250),
-    "Fats and Oils": (2, 30),
+    "Fats and Oils": (0.3, 40),  # a cooking-spray burst to 2 tbsp of dressing
     "Poultry Products": (20, 400),
     "Soups, Sauces, and Gravies": (5, 600),
     "Sausages and Luncheon Meats": (10, 250),
@@ -33,7 +34,7 @@ PORTION_RANGE_G: dict[str, tuple[float, float]] = {
     "Vegetables and Vegetable Products": (5, 400),
     "Nut and Seed Products": (5, 150),
     "Beef Products": (20, 400),
-    "Beverages": (1, 750),
+    "Beverages": (1, 500),  # a teaspoon of instant coffee to a 500 ml bottle
     "Finfish and Shellfish Products": (20, 400),
     "Legumes and Legume Products": (10, 400),
     "Lamb, Veal, and Game Products": (20, 400),
@@ -47,13 +48,15 @@ PORTION_RANGE_G: dict[str, tuple[float, float]] = {
     "Restaurant Foods": (20, 500),
     # FNDDS categories of the curated foods the photo models name
     "Cakes and pies": (40, 180),
-    "Meat mixed dishes": (80, 450),
-    "Shellfish": (40, 350),
+    "Meat mixed dishes": (60, 450),
+    "Shellfish": (25, 350),
     "Fish": (50, 350),
     "Yeast breads": (25, 200),
     "Pasta mixed dishes, excludes macaroni and cheese": (100, 500),
     "Bean, pea, legume dishes": (40, 400),
 }
+# A default serving above this energy is a measure (a cup of peanut butter), not a portion.
+MAX_PORTION_KCAL = 800.0
 # Any other category.
 DEFAULT_RANGE_G: tuple[float, float] = (10, 600)
 # The serving a catalog food gets when none of its household measures is a single portion.
@@ -69,14 +72,45 @@ def plausible(category: str, grams: float) -> bool:
     return low <= grams <= high
 
 
-def choose_default(category: str, measures: Sequence[tuple[str, float]]) -> int | None:
-    """Index of the default serving among ``measures`` ((name, grams) in USDA's order): the
-    first one inside the category's range; None when none is (the caller then uses 100 g, or
-    the measure nearest the range when 100 g is outside it too)."""
-    for index, (_name, grams) in enumerate(measures):
-        if plausible(category, grams):
-            return index
-    return None
+# How a household measure reads as one person's portion, best first: USDA's own serving
+# a medium one, USDA's own serving ("1 NLEA serving"), a natural unit (1 slice, 1 can, 1 large egg), a cup or a
+# 3-oz cooked-meat portion, and last bare units (1 fl oz, 1 tbsp, 1 oz, 1 package) and
+# miniature pieces, which are measures rather than portions.
+_SERVING_RE = re.compile(r"\bserving\b")
+_MEDIUM_RE = re.compile(r"\bmedium\b")
+_CUP_RE = re.compile(r"^[\d.]+ (cup|3 oz)\b|^3 oz\b")
+_UNIT_RE = re.compile(r"^[\d./]+ (fl oz|oz|tbsp|tsp|lb|g|quart|pint|liter|gallon|package|"
+                      r"unit \(yield|cubic inch)\b|\b(mini|miniature|cherry)\b")
+
+
+def _preference(name: str) -> int:
+    text = name.lower()
+    if _MEDIUM_RE.search(text):
+        return 0
+    if _SERVING_RE.search(text):
+        return 1
+    if _UNIT_RE.search(text):
+        return 4
+    if _CUP_RE.search(text):
+        return 3
+    return 2
+
+
+def choose_default(category: str, measures: Sequence[tuple[str, float]],
+                   kcal_per_100g: float | None = None) -> int | None:
+    """Index of the default serving among ``measures`` ((name, grams) in USDA's order): of
+    those inside the category's range, the one that best reads as a portion (``_preference``;
+    a measure of more than MAX_PORTION_KCAL comes last, so peanut butter is 2 tbsp, not a
+    cup; USDA's order breaks ties). None when none is in range (the caller then uses 100 g,
+    or the measure nearest the range when 100 g is outside it too)."""
+    inside = [i for i, (_name, grams) in enumerate(measures) if plausible(category, grams)]
+    if not inside:
+        return None
+
+    def too_rich(grams: float) -> bool:
+        return kcal_per_100g is not None and kcal_per_100g * grams / 100 > MAX_PORTION_KCAL
+
+    return min(inside, key=lambda i: (too_rich(measures[i][1]), _preference(measures[i][0]), i))
 
 
 def nearest(category: str, measures: Sequence[tuple[str, float]]) -> int:
@@ -87,6 +121,23 @@ def nearest(category: str, measures: Sequence[tuple[str, float]]) -> int:
         return low / grams if grams < low else grams / high
 
     return min(range(len(measures)), key=lambda i: distance(measures[i][1]))
+
+
+def default_problems(defaults: list[tuple[str, str, str, str, float]],
+                     exceptions: dict[str, "ServingException"]) -> list[str]:
+    """One line per default serving outside its category's range and not excepted.
+    ``defaults``: (where, food, category, serving name, grams) per food."""
+    from db.keys import name_key
+
+    problems = []
+    for where, food, category, serving, grams in defaults:
+        if plausible(category, grams) or name_key(food) in exceptions:
+            continue
+        low, high = portion_range(category)
+        problems.append(f"{where}: default serving {serving!r} ({grams:g} g) of {food!r} is not "
+                        f"one plausible portion for {category!r} ({low:g}-{high:g} g); pick "
+                        f"another or explain it in {EXCEPTIONS_FILE}")
+    return problems
 
 
 @dataclass(frozen=True)

@@ -67,12 +67,19 @@ COMMON_FOODS = [
 
 
 @pytest.fixture(scope="module")
-def full_db(tmp_path_factory: pytest.TempPathFactory):
+def full_db_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One database on the whole shipped seed (curated foods + SR Legacy) for this module."""
     path = tmp_path_factory.mktemp("full-seed") / "foodtag.db"
     configure(f"sqlite:///{path}")
     init_db()
-    yield path
+    configure(None)
+    return path
+
+
+@pytest.fixture
+def full_db(full_db_file: Path):
+    configure(f"sqlite:///{full_db_file}")
+    yield full_db_file
     configure(None)
 
 
@@ -206,3 +213,26 @@ def test_everyday_aliases_name_catalog_rows():
     aliases = catalog.read_aliases(SEED_DIR)
     ndbs = {food.ndb for food in sr28.read_compact(SEED_DIR)[0]}
     assert len(aliases) >= 40 and set(aliases) <= ndbs
+
+
+@pytest.mark.parametrize("food, serving, grams", [
+    ("Escargots", "6 snails", 30.0),
+    ("Falafel", "4 patties", 68.0),
+    ("Beef tartare", "0.5 cup", 112.5),
+    ("Beef carpaccio", "1/3 cup", 75.0),
+    ("Carrot cake", "1 slice", 100.0),
+    ("Red velvet cake", "1 slice", 100.0),
+    ("Spaghetti bolognese", "half a restaurant serving", 277.0),
+    ("French bread", "2 oz (a 10 cm piece of baguette)", 56.7),
+])
+def test_audited_default_servings(full_db, food, serving, grams):
+    portion = service.lookup(food)["portion"]
+    assert (portion["serving"], portion["grams"]) == (serving, grams)
+
+
+def test_french_bread_gi_follows_the_rule(full_db):
+    card = service.lookup("french bread")
+    assert card["glycemic_index"]["value"] == 71
+    assert "'White flour bread', GI 71" in card["glycemic_index"]["source"]
+    # 71 x (51.88 - 2.2) x 0.567 / 100 = 20.0: a high glycemic load, no longer "low".
+    assert card["glycemic_load"] == {"value": 20.0, "band": "high"}
