@@ -18,7 +18,7 @@ from sqlalchemy import text
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
-from app.analysis import DISCLAIMER, Analyzer, PortionError, nutrition_card, read_photo
+from app.analysis import DISCLAIMER, Analyzer, PortionError, find_foods, nutrition_card, read_photo
 from app.auth import Identity, NotSignedIn
 from app.catalog import ModelCatalog
 from app.config import LOCAL_USER, AppConfig
@@ -96,6 +96,8 @@ class App:
                     "food": {"type": "string", "description": "use this food instead of the top prediction"},
                 }}}}}},
         )
+
+        api.add_api_route("/api/foods", self.foods, methods=["GET"])
 
         @api.exception_handler(Exception)
         async def _unexpected(_request: Request, exc: Exception) -> JSONResponse:
@@ -184,6 +186,25 @@ class App:
             return error(400, str(exc))
         return JSONResponse(result)
 
+    async def foods(self, request: Request) -> JSONResponse:
+        """GET /api/foods?q=TEXT[&limit=N][&group=FOOD GROUP]: the food search behind the app's
+        search box (the signed-in user's own, favourite and recent foods first); without q,
+        their favourite and recent foods."""
+        try:
+            user = await run_in_threadpool(self.ctx.identity.api_user, request)
+        except NotSignedIn as exc:
+            return error(401, str(exc), **{"WWW-Authenticate": 'Basic realm="foodtag"'})
+        params = request.query_params
+        text, group, limit_text = params.get("q", ""), params.get("group"), params.get("limit", "10")
+        if not limit_text.isdigit():
+            return error(422, f"limit must be a whole number from 1 to 100, got {limit_text!r}")
+        try:
+            results = await run_in_threadpool(find_foods, user, text, limit=int(limit_text),
+                                              group=group)
+        except InvalidValue as exc:
+            return error(422, str(exc))
+        return JSONResponse({"query": text, "group": group, "results": results})
+
     def _analyze_sync(self, user: str, data: bytes, name: str, *, grams: str | None, serving: str | None,
                       food: str | None) -> dict:
         if grams is not None:
@@ -196,7 +217,8 @@ class App:
         analysis = self.ctx.analyzer.analyze(photo, settings["confidence_threshold"])
         chosen = food or analysis.top.food
         card = (
-            nutrition_card(chosen, grams=grams, serving=serving, exchange_unit_g=settings["exchange_unit_g"])
+            nutrition_card(chosen, grams=grams, serving=serving, exchange_unit_g=settings["exchange_unit_g"],
+                           user=user)
             if chosen else None
         )
         return {**analysis.to_dict(), "food": card["food"] if card else None, "card": card, "disclaimer": DISCLAIMER}

@@ -114,15 +114,17 @@ def _card_text(card: dict[str, Any]) -> str:
     ]
     ex = card["exchanges"]
     if ex["value"] is not None:
-        lines.append(f"  exchanges: {ex['value']:g} x {ex['unit_g']:g} g")
+        lines.append(f"  exchanges: {ex['value']:g} x {ex['unit']} ({ex['unit_g']:g} g, counted "
+                     f"from {ex['basis']})")
     gi, gl = card["glycemic_index"], card["glycemic_load"]
     if gi and gl:
-        lines.append(f"  GI {gi['value']} -> glycemic load {gl['value']:g} ({gl['band']}); "
-                     f"GI source: {gi['source']}")
+        lines.append(f"  GI {gi['value']} ({gi['citation']}) -> glycemic load {gl['value']:g} "
+                     f"({gl['band']}); how chosen: {gi['source']}")
     else:
         lines.append("  GI: no published value")
     ids = [f"FDC {src['fdc_id']}" if src["fdc_id"] else "",
-           f"code {src['code']}" if src["code"] else ""]
+           f"{'NDB' if src['dataset'] == 'SR Legacy' else 'code'} {src['code']}"
+           if src["code"] else ""]
     lines.append(f"  source: USDA {src['dataset']} {', '.join(i for i in ids if i)}: "
                  f"{src['description']}")
     if src["proxy_note"]:

@@ -2,6 +2,7 @@
 All arithmetic is delegated to db.nutrition; this module only picks, rounds and names.
 """
 
+import re
 from typing import Any
 
 from db import nutrition
@@ -39,7 +40,10 @@ def nutrition_card(food: Food, grams: float, serving: str | None, unit_g: float)
         "servings": [
             {"name": s.name, "grams": s.grams, "default": s.is_default} for s in food.servings
         ],
-        "glycemic_index": {"value": gi.gi, "source": gi.gi_source} if gi else None,
+        "glycemic_index": (
+            {"value": gi.gi, "citation": gi_citation(gi.gi_source), "source": gi.gi_source}
+            if gi else None
+        ),
         "glycemic_load": (
             {"value": round(gl, 1), "band": nutrition.gl_band(gl)} if gl is not None else None
         ),
@@ -50,6 +54,16 @@ def nutrition_card(food: Food, grams: float, serving: str | None, unit_g: float)
             "basis": unit.basis,
         },
     }
+
+
+_CITATION_RE = re.compile(r"^(?P<author>[A-Z][\w'-]+)\b.*?\b(?P<year>(?:19|20)\d\d)\b", re.S)
+
+
+def gi_citation(gi_source: str) -> str:
+    """The short citation a card shows ("Atkinson 2008"): first author and year of the GI
+    source; the whole source text when it does not start that way."""
+    found = _CITATION_RE.match(gi_source)
+    return f"{found['author']} {found['year']}" if found else gi_source
 
 
 def frozen_values(food: Food, grams: float) -> dict[str, float | None]:

@@ -38,7 +38,7 @@ def lookup(query: str, grams: float | None = None, serving: str | None = None,
          "source": {"dataset", "fdc_id", "code", "description", "proxy_note"},
          "per_100g": NUTRIENTS, "portion": {"grams", "serving", **NUTRIENTS},
          "servings": [{"name", "grams", "default"}],
-         "glycemic_index": {"value", "source"} | None,
+         "glycemic_index": {"value", "citation", "source"} | None,
          "glycemic_load": {"value", "band"} | None,
          "exchanges": {"unit_g", "value", "unit", "basis"}}
 

@@ -14,7 +14,7 @@ from app_support import jpeg_bytes, seeded_server
 from gradio_client import Client, handle_file
 
 from app.ui import Handlers
-from db import service
+from db import personal, service
 
 PASSWORDS = {"alice": "alice-pass-123", "bob": "bob-pass-456"}
 SECRET = "alice-private-note-7f3a"
@@ -34,6 +34,8 @@ REVIEWED_ENDPOINTS = {
     "export_csv": "export_csv", "save_settings": "save_settings", "load_settings": "load_settings",
     "activate_model": "activate_model", "list_models": "list_models", "whoami": "whoami",
     "default_meal": "default_meal",
+    "choose_recent": "choose_food", "recent_foods": "recent_foods", "recent_after_log": "recent_foods",
+    "food_groups": "food_groups",  # public food groups only: no user data
     "batch_run": "run",  # app.batch_ui: analyses an uploaded CSV; reads and writes no meal log
 }
 
@@ -140,6 +142,27 @@ def test_each_user_sees_only_their_own_log(server, alice_entry, photo):
     bob.predict(None, "30", "snack", "now", "bob's", api_name="/log_meal")
     entries, *_ = alice.predict(TODAY, api_name="/day_view")
     assert [row[0] for row in entries["data"]] == [alice_entry["id"]]
+
+
+def test_own_foods_and_recent_foods_stay_private(server, alice_entry):
+    personal.create_own_food("alice", "Alice secret cake", {"kcal": 400, "carbohydrate_g": 50,
+                                                            "protein_g": 5, "fat_g": 20})
+    handlers = Handlers(server.app.ctx)
+    as_alice, as_bob = SimpleNamespace(username="alice"), SimpleNamespace(username="bob")
+    hits, _status = handlers.search_foods("secret cake", None, as_alice)
+    assert "Alice secret cake" in str(hits)
+    hits, _status = handlers.search_foods("secret cake", None, as_bob)
+    assert "Alice secret cake" not in str(hits)
+    assert "Espresso" in str(handlers.recent_foods(as_alice))
+    with pytest.raises(gr.Error, match="unknown food"):
+        handlers.choose_food({}, "Alice secret cake", as_bob)
+    as_json = httpx.get(f"{server.url}/api/foods", params={"q": "secret cake"},
+                        headers=basic("bob", PASSWORDS["bob"])).json()
+    assert all(hit["food"] != "Alice secret cake" for hit in as_json["results"])
+    as_json = httpx.get(f"{server.url}/api/foods", params={"q": "secret cake"},
+                        headers=basic("alice", PASSWORDS["alice"])).json()
+    assert as_json["results"][0]["food"] == "Alice secret cake" and as_json["results"][0]["own"]
+    assert httpx.get(f"{server.url}/api/foods", params={"q": "cake"}).status_code == 401
 
 
 def test_user_b_cannot_reach_user_a_through_the_ui_functions(server, alice_entry):

@@ -188,8 +188,23 @@ def test_unsure_model_says_so(client, tmp_path):
         client.predict(*before, api_name="/save_settings")
 
 
+def test_api_foods_is_the_search_box(server):
+    found = httpx.get(f"{server.url}/api/foods", params={"q": "banan", "limit": "3"})
+    assert found.status_code == 200
+    body = found.json()
+    assert body["query"] == "banan" and body["results"][0]["food"] == "Banana"
+    assert set(body["results"][0]) == {"food", "food_id", "category", "score", "own", "recent",
+                                       "favourite"}
+    bad = httpx.get(f"{server.url}/api/foods", params={"q": "banana", "limit": "lots"})
+    assert bad.status_code == 422 and "limit" in bad.json()["error"]
+    bad = httpx.get(f"{server.url}/api/foods", params={"q": "x" * 500})
+    assert bad.status_code == 422 and "longer than" in bad.json()["error"]
+    recent = httpx.get(f"{server.url}/api/foods")  # no query: favourite and recent foods
+    assert recent.status_code == 200 and isinstance(recent.json()["results"], list)
+
+
 def test_search_pick_edit_delete_and_export(client, coffee_jpeg, tmp_path):
-    hits, status = client.predict("banan", api_name="/search_foods")
+    hits, status = client.predict("banan", "All food groups", api_name="/search_foods")
     assert "Banana" in str(hits) or "foods match" in status
     client.predict(handle_file(str(coffee_jpeg)), None, api_name="/analyze")
     _serving, _grams, card = client.predict("Banana", api_name="/choose_food")
@@ -210,6 +225,12 @@ def test_search_pick_edit_delete_and_export(client, coffee_jpeg, tmp_path):
     with open(exported, newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     assert any(r["id"] == str(entry_id) and r["note"] == "half" for r in rows)
+    # The photo of an espresso logged as a banana: stored and exported as a correction.
+    [row] = [r for r in rows if r["id"] == str(entry_id)]
+    assert (row["predicted_label"], row["food"], row["is_correction"]) == ("espresso", "Banana", "True")
+    assert len(row["photo_sha256"]) == 64
+    recent = client.predict(api_name="/recent_foods")
+    assert "Banana" in str(recent)
     assert {r["user"] for r in rows} == {LOCAL_USER}
 
     client.predict(entry_id, api_name="/delete_entry")

@@ -39,7 +39,8 @@ def test_card_shape_and_default_serving(db_file):
     assert card["portion"]["serving"] == '1 medium (7" to 7-7/8" long)'
     assert card["portion"]["kcal"] == 105.0  # 89 * 1.18 = 105.02
     assert card["portion"]["available_carbohydrate_g"] == 23.9  # (22.84 - 2.6) * 1.18
-    assert card["glycemic_index"] == {"value": 51, "source": "Atkinson 2008 Table A1: Banana, raw"}
+    assert card["glycemic_index"] == {"value": 51, "citation": "Atkinson 2008",
+                                      "source": "Atkinson 2008 Table A1: Banana, raw"}
     assert card["glycemic_load"] == {"value": 12.2, "band": "medium"}  # 51 * 23.8832 / 100
     # US choices count total carbohydrate (fiber 3.1 g is under 5 g): 26.9512 / 15 = 1.8
     assert card["exchanges"] == {"unit_g": 15.0, "value": 1.8, "unit": "US carbohydrate choice",
