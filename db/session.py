@@ -103,16 +103,39 @@ def init_db(*, seed_dir: Path | None = None) -> None:
     DDL is transactional) or a Postgres advisory lock, so the second run finds the schema
     and foods in place. Other databases get only the in-process lock. seed_dir defaults to
     db/seed.
+
+    SQLite migrations run with foreign keys off: a batch migration rebuilds a table (create
+    the new one, copy, drop the old one), and with foreign keys on, dropping the old foods
+    table would cascade-delete every serving and label (and fail on meal entries). The
+    pragma only works outside a transaction, so it is set on the raw connection around it;
+    ``PRAGMA foreign_key_check`` must then come back empty before the commit.
     """
     with _init_lock, get_engine().connect() as conn:
-        conn = conn.execution_options(**{_IMMEDIATE: True})
-        with conn.begin():
-            if conn.dialect.name == "postgresql":
-                conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_INIT_LOCK})
-            migrate.upgrade(conn)
-            # Joins the open transaction; it flushes into it and never commits it itself.
-            with Session(bind=conn) as session:
-                _load_seed(session, seed.SEED_DIR if seed_dir is None else Path(seed_dir))
+        sqlite = conn.dialect.name == "sqlite"
+        if sqlite:
+            _sqlite_foreign_keys(conn, on=False)
+        try:
+            conn = conn.execution_options(**{_IMMEDIATE: True})
+            with conn.begin():
+                if conn.dialect.name == "postgresql":
+                    conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_INIT_LOCK})
+                migrate.upgrade(conn)
+                # Joins the open transaction; it flushes into it and never commits it itself.
+                with Session(bind=conn) as session:
+                    _load_seed(session, seed.SEED_DIR if seed_dir is None else Path(seed_dir))
+                if sqlite:
+                    broken = conn.exec_driver_sql("PRAGMA foreign_key_check").first()
+                    if broken is not None:
+                        raise InvalidValue(f"database upgrade left a broken reference: {broken}")
+        finally:
+            if sqlite:
+                _sqlite_foreign_keys(conn, on=True)
+
+
+def _sqlite_foreign_keys(conn: Connection, *, on: bool) -> None:
+    """Switch SQLite foreign keys on this pooled connection, outside any transaction (the
+    driver connection runs in autocommit mode, see _sqlite_events)."""
+    conn.connection.driver_connection.execute(f"PRAGMA foreign_keys = {'ON' if on else 'OFF'}")
 
 
 def _load_seed(session: Session, folder: Path) -> None:

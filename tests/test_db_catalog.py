@@ -236,3 +236,14 @@ def test_french_bread_gi_follows_the_rule(full_db):
     assert "'White flour bread', GI 71" in card["glycemic_index"]["source"]
     # 71 x (51.88 - 2.2) x 0.567 / 100 = 20.0: a high glycemic load, no longer "low".
     assert card["glycemic_load"] == {"value": 20.0, "band": "high"}
+
+
+def test_search_without_fts5_uses_the_like_fallback(full_db, monkeypatch):
+    """Databases without FTS5 (PostgreSQL) find candidates with LIKE; ranking is the same."""
+    from db import fts
+
+    with_fts = [hit["food"] for hit in service.search("white rice", limit=3)]
+    monkeypatch.setattr(fts, "has_index", lambda _session: False)
+    assert [hit["food"] for hit in service.search("white rice", limit=3)][0] == with_fts[0]
+    assert service.search("orange juice", limit=3)[0]["food"] == (
+        "Orange juice, chilled, includes from concentrate")

@@ -3,6 +3,7 @@ init_db is idempotent and safe when several processes run it at once; SQLite set
 
 import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
 
 from alembic.autogenerate import compare_metadata
@@ -13,6 +14,7 @@ from sqlalchemy import create_engine, inspect, select, text
 from db import migrate
 from db.fts import include_name
 from db.models import Base, Food
+from db.seed import SEED_DIR
 from db.session import configure, get_engine, init_db, session_scope
 
 REPO = Path(__file__).resolve().parents[1]
@@ -106,5 +108,50 @@ def test_in_memory_database(tmp_path):
         init_db(seed_dir=write_seed(tmp_path / "seed"))
         with session_scope(write=False) as session:
             assert session.scalar(select(Food.id).where(Food.name == "Banana")) is not None
+    finally:
+        configure(None)
+
+
+def test_upgrade_from_0001_keeps_foods_and_meals_and_adds_the_catalog(tmp_path):
+    """A database made before the catalog: its foods keep their ids, its meal entries stay,
+    the next init_db loads SR Legacy (from a small catalog here) and indexes it for search."""
+    from db import service, sr28
+
+    seed = write_seed(tmp_path / "seed")
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    engine = create_engine(url)
+    with engine.begin() as conn:
+        migrate.upgrade(conn, "0001")
+        conn.execute(text(
+            "INSERT INTO foods (id, name, name_key, category, fdc_dataset, fdc_id, source_code, "
+            "fdc_description, kcal, carbohydrate_g, protein_g, fat_g) VALUES (7, 'Banana', "
+            "'banana', 'Fruit', 'SR Legacy', 173944, '09040', 'Bananas, raw', 89, 22.84, "
+            "1.09, 0.33)"))
+        conn.execute(text("INSERT INTO servings (food_id, name, grams, is_default, source) "
+                          "VALUES (7, '1 medium', 118, 1, 'SR Legacy household measure')"))
+        conn.execute(text(
+            "INSERT INTO users (id, name, name_key, daily_kcal_target, daily_carb_target_g, "
+            "exchange_unit_g, confidence_threshold, created_at) VALUES (1, 'ann', 'ann', 2000, "
+            "275, 15, 0.5, '2024-01-01 00:00:00')"))
+        conn.execute(text(
+            "INSERT INTO meal_entries (user_id, eaten_at, food_id, food_name, grams, meal_type, "
+            "note, kcal, created_at, updated_at) VALUES (1, '2024-01-01 08:00:00', 7, 'Banana', "
+            "118, '', '', 105.02, '2024-01-01 00:00:00', '2024-01-01 00:00:00')"))
+    engine.dispose()
+    # A two-food catalog: the banana (already there as a curated row) and apples.
+    foods, portions = sr28.read_compact(SEED_DIR)
+    wanted = {"09040", "09003"}
+    sr28.write_compact([f for f in foods if f.ndb in wanted],
+                       [p for p in portions if p.ndb in wanted], seed)
+    configure(url)
+    try:
+        init_db(seed_dir=seed)
+        assert service.food_count() == 2  # banana once, apples added
+        banana = service.lookup("banana")
+        # The rebuilt foods table did not cascade away its servings.
+        assert banana["food_id"] == 7 and banana["portion"]["serving"] == "1 medium"
+        assert service.search("apples")[0]["food"] == "Apples, raw, with skin"
+        assert [e["food_id"] for e in service.list_meals(
+            "ann", datetime(2024, 1, 1), datetime(2024, 1, 2))] == [7]
     finally:
         configure(None)
