@@ -60,6 +60,8 @@ def source_text(source: dict) -> str:
         return "your own food, from its label"
     if source["dataset"] == "Recipe":
         return "your recipe, summed from its ingredients"
+    if source["dataset"] == "Composite":
+        return "USDA rows summed by weight (see the description)"
     ids = [f"FDC ID {source['fdc_id']}" if source.get("fdc_id") else "",
            f"NDB {source['code']}" if source["dataset"] == "SR Legacy" and source.get("code") else ""]
     return f"USDA {source['dataset']}, " + ", ".join(i for i in ids if i)

@@ -125,8 +125,9 @@ def _card_text(card: dict[str, Any]) -> str:
     ids = [f"FDC {src['fdc_id']}" if src["fdc_id"] else "",
            f"{'NDB' if src['dataset'] == 'SR Legacy' else 'code'} {src['code']}"
            if src["code"] else ""]
-    lines.append(f"  source: USDA {src['dataset']} {', '.join(i for i in ids if i)}: "
-                 f"{src['description']}")
+    origin = ("" if src["dataset"] in ("Composite", "Own food", "Recipe")
+              else f"USDA {src['dataset']} {', '.join(i for i in ids if i)}: ")
+    lines.append(f"  source: {origin}{src['description']}")
     if src["proxy_note"]:
         lines.append(f"  stand-in: {src['proxy_note']}")
     servings = ", ".join(f"{s['name']} {s['grams']:g} g" + (" (default)" if s["default"] else "")

@@ -31,6 +31,8 @@ NAMING_CONVENTION = {
 }
 
 FDC_DATASETS: tuple[str, ...] = ("SR Legacy", "FNDDS", "Foundation")
+# A public food summed from USDA rows (a sandwich with its bread), its ingredients listed.
+COMPOSITE_DATASET = "Composite"
 # A user's own food: from a label ("Own food") or summed from ingredients ("Recipe").
 OWN_DATASETS: tuple[str, ...] = ("Own food", "Recipe")
 NAME_MAX = 200  # SR Legacy long descriptions run to 197 characters
@@ -113,13 +115,16 @@ class Food(Base):
 
     __table_args__ = (
         CheckConstraint(
-            "fdc_dataset IN ('SR Legacy', 'FNDDS', 'Foundation', 'Own food', 'Recipe')",
+            "fdc_dataset IN ('SR Legacy', 'FNDDS', 'Foundation', 'Composite', 'Own food', "
+            "'Recipe')",
             name="fdc_dataset_v2",
         ),
         CheckConstraint("fdc_id IS NULL OR fdc_id > 0", name="fdc_id_positive"),
-        # USDA rows name their source; own rows belong to a user.
+        # USDA rows name their source, composites list their USDA ingredients, own rows
+        # belong to a user.
         CheckConstraint(
-            "fdc_id IS NOT NULL OR source_code IS NOT NULL OR owner_id IS NOT NULL",
+            "fdc_id IS NOT NULL OR source_code IS NOT NULL OR owner_id IS NOT NULL "
+            "OR fdc_dataset = 'Composite'",
             name="source_or_owner",
         ),
         # Names are unique among public foods and within each user's own foods.

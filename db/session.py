@@ -26,7 +26,7 @@ from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
-from db import catalog, fts, migrate, seed, sr28
+from db import catalog, composites, fts, migrate, seed, sr28
 from db.errors import InvalidValue
 from db.models import Food, SeedVersion
 from models.paths import data_home
@@ -148,11 +148,18 @@ def _load_seed(session: Session, folder: Path) -> None:
         session.add(SeedVersion(part="curated", foods=seed.load(session, folder)))
         if not sr28.has_compact(folder):
             session.add(SeedVersion(part="sr28", foods=0))
+            session.add(SeedVersion(part="composites", foods=0))
         session.flush()
         changed = True
         loaded = set(session.scalars(select(SeedVersion.part)))
     if "sr28" not in loaded and sr28.has_compact(folder):
         session.add(SeedVersion(part="sr28", foods=catalog.load(session, folder)))
+        session.flush()
+        changed = True
+        loaded.add("sr28")
+    # Composites are made of catalog rows, so they come with the catalog.
+    if "composites" not in loaded and "sr28" in loaded and composites.present(folder):
+        session.add(SeedVersion(part="composites", foods=composites.load(session, folder)))
         session.flush()
         changed = True
     if changed:

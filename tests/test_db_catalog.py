@@ -247,3 +247,17 @@ def test_search_without_fts5_uses_the_like_fallback(full_db, monkeypatch):
     assert [hit["food"] for hit in service.search("white rice", limit=3)][0] == with_fts[0]
     assert service.search("orange juice", limit=3)[0]["food"] == (
         "Orange juice, chilled, includes from concentrate")
+
+
+def test_sandwich_rows_include_their_bread(full_db):
+    card = service.lookup("lobster_roll_sandwich")
+    assert card["food"] == "Lobster roll" and card["source"]["dataset"] == "Composite"
+    # Hand sum: 91 g FNDDS lobster salad (1.22 g carbohydrate per 100 g) + one 44 g SR Legacy
+    # hot-dog roll (50.12 g per 100 g) = 1.1102 + 22.0528 = 23.163 g in the 135 g roll.
+    assert card["portion"]["grams"] == 135.0 and card["portion"]["carbohydrate_g"] == 23.2
+    assert "Rolls, hamburger or hotdog, plain (SR Legacy NDB 18350)" in card["source"]["description"]
+    assert "bun is included" in card["source"]["proxy_note"]
+    # The filling keeps its own FNDDS row and FDC ID.
+    assert service.lookup("lobster salad")["source"]["fdc_id"] == 2706825
+    pork = service.lookup("pulled_pork_sandwich")
+    assert pork["portion"]["grams"] == 169.0 and pork["portion"]["carbohydrate_g"] == 45.5

@@ -37,7 +37,7 @@ def test_lookup_text_multiword_name_and_units(db_file, capsys):
     assert main(["lookup", "red", "wine", "--serving", "1 glass (5 fl oz)", "--unit", "12"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("Red wine [Beverage], 1 glass (5 fl oz) (147 g)")
-    assert "x 12 g" in out and "GI: no published value" in out and "FDC 173190" in out
+    assert "x BE (Broteinheit) (12 g" in out and "GI: no published value" in out and "FDC 173190" in out
 
 
 @pytest.mark.parametrize("argv, message", [

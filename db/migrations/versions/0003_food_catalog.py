@@ -3,7 +3,8 @@ favourites, photo corrections.
 
 - foods: names up to 200 characters (SR Legacy long descriptions); common_names (USDA ComName);
   search_weight (search prior); owner_id (a user's own food or recipe, private to them) and
-  recipe_servings; dataset may be 'Own food' or 'Recipe'; names unique among public foods and
+  recipe_servings; dataset may be 'Composite' (USDA rows summed, e.g. a sandwich with its
+  bread), 'Own food' or 'Recipe'; names unique among public foods and
   within each user's foods (was: unique overall).
 - recipe_ingredients, favourite_foods, seed_versions (which seed parts are loaded).
 - meal_entries: photo_sha256 and is_correction (the person chose another food than the model).
@@ -54,11 +55,13 @@ def upgrade() -> None:
                                  ondelete='CASCADE')
         batch.create_check_constraint(
             op.f('ck_foods_fdc_dataset_v2'),
-            "fdc_dataset IN ('SR Legacy', 'FNDDS', 'Foundation', 'Own food', 'Recipe')",
+            "fdc_dataset IN ('SR Legacy', 'FNDDS', 'Foundation', 'Composite', 'Own food', "
+            "'Recipe')",
         )
         batch.create_check_constraint(
             op.f('ck_foods_source_or_owner'),
-            'fdc_id IS NOT NULL OR source_code IS NOT NULL OR owner_id IS NOT NULL',
+            "fdc_id IS NOT NULL OR source_code IS NOT NULL OR owner_id IS NOT NULL "
+            "OR fdc_dataset = 'Composite'",
         )
     # The server default only filled the existing rows; the ORM supplies the value from now on.
     with op.batch_alter_table('foods') as batch:
