@@ -23,11 +23,12 @@ from app.analysis import Analyzer, check_grams, find_foods, nutrition_card, phot
 from app.auth import Identity
 from app.catalog import ModelCatalog
 from db import service
+from db.nutrition import EXCHANGE_UNITS_G
 from models.errors import FoodtagError, ImageError
 
 HISTORY_DAYS = 28
 ALL_GROUPS = "All food groups"
-EXCHANGE_UNITS = (15.0, 12.0, 10.0)  # g available carbohydrate per exchange: US/UK, DE/AT, CH
+EXCHANGE_UNITS = tuple(EXCHANGE_UNITS_G)  # 15 US choice, 12 BE, 10 KE / UK CP (db.nutrition)
 # Logging ahead of a planned meal is normal; a date further out than this is a typo.
 MAX_FUTURE = timedelta(days=1)
 # Exported logs are health data: our copies live a few minutes, Gradio's an hour at most.
@@ -458,7 +459,8 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
         with gr.Tab("Settings", id="settings"):
             kcal_target = gr.Number(label="Daily energy target (kcal)", minimum=1)
             carb_target = gr.Number(label="Daily carbohydrate target (g)", minimum=1)
-            unit = gr.Radio(label="Carbohydrate exchange unit (g available carbohydrate)",
+            unit = gr.Radio(label="Carbohydrate unit: 15 g US choice (total carbohydrate, minus half "
+                                  "the fiber over 5 g), 12 g BE, 10 g KE / UK CP (available carbohydrate)",
                             choices=[f"{u:g}" for u in EXCHANGE_UNITS])
             threshold = gr.Slider(label="Confidence threshold: below it the app says the model is unsure",
                                   minimum=0.05, maximum=0.95, step=0.05)
