@@ -49,6 +49,15 @@ def _read(path: Path, columns: list[str]) -> list[tuple[int, dict[str, str]]]:
         return rows
 
 
+def labels(seed_dir: Path) -> dict[str, tuple[str, ...]]:
+    """Composite food name -> its model labels (none when the folder has no composites)."""
+    folder = Path(seed_dir)
+    if not present(folder):
+        return {}
+    return {row["food"]: tuple(x for x in row["labels"].split(";") if x)
+            for _line, row in _read(folder / FOODS_FILE, _FOOD_COLUMNS)}
+
+
 def load(session: Session, seed_dir: Path) -> int:
     """Add the composites; every ingredient must be a public food already in the database."""
     folder = Path(seed_dir)

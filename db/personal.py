@@ -14,6 +14,7 @@ from typing import Any
 
 from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
 from db import checks, fts, nutrition, repo
 from db.errors import InvalidValue, UnknownFood
@@ -141,7 +142,7 @@ def _add_own(user: str, food: Food, servings: list[Serving]) -> dict[str, Any]:
         return _add_own_in(session, owner.id, food, servings)
 
 
-def _add_own_in(session: Any, owner_id: int, food: Food, servings: list[Serving]
+def _add_own_in(session: Session, owner_id: int, food: Food, servings: list[Serving]
                 ) -> dict[str, Any]:
     food.owner_id = owner_id
     food.servings = servings

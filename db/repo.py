@@ -160,8 +160,11 @@ def entry_by_external_id(user: User, external_id: str, *, session: Session) -> M
 
 def entries(user: User, *, session: Session, start: datetime | None = None,
             end: datetime | None = None) -> list[MealEntry]:
-    """The user's entries with start <= eaten_at < end (either bound optional), in time order."""
-    statement = select(MealEntry).where(MealEntry.user_id == user.id)
+    """The user's entries with start <= eaten_at < end (either bound optional), in time order.
+    Their foods (and a recipe's ingredients) come in the same round trips: entry dicts name
+    a recipe's ingredients."""
+    statement = select(MealEntry).where(MealEntry.user_id == user.id).options(
+        selectinload(MealEntry.food).selectinload(Food.ingredients))
     if start is not None:
         statement = statement.where(MealEntry.eaten_at >= start)
     if end is not None:

@@ -261,3 +261,16 @@ def test_sandwich_rows_include_their_bread(full_db):
     assert service.lookup("lobster salad")["source"]["fdc_id"] == 2706825
     pork = service.lookup("pulled_pork_sandwich")
     assert pork["portion"]["grams"] == 169.0 and pork["portion"]["carbohydrate_g"] == 45.5
+
+
+def test_cli_search_white_rice_and_lookup_apple(full_db, capsys):
+    from db.__main__ import main
+
+    assert main(["search", "white", "rice", "--limit", "3"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.endswith("Rice, white, long-grain, regular, enriched, cooked  "
+                          "(Cereal Grains and Pasta)")
+    assert main(["lookup", "apple", "--grams", "150"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Apples, raw, with skin [Fruits and Fruit Juices], 150 g")
+    assert "energy 78 kcal; carbohydrate 20.7 g" in out and "NDB 09003" in out
