@@ -6,6 +6,7 @@ by `App.startup()` (run before uvicorn starts, and again harmlessly by the lifes
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from contextlib import asynccontextmanager
@@ -23,7 +24,7 @@ from app.auth import Identity, NotSignedIn
 from app.catalog import ModelCatalog
 from app.config import LOCAL_USER, AppConfig
 from app.ui import AppContext, build_ui
-from db import service, session
+from db import personal, service, session
 from db.errors import InvalidValue, UnknownFood
 from db.session import get_engine, session_scope
 from models.errors import FoodtagError, ImageError, ModelError
@@ -32,6 +33,8 @@ log = logging.getLogger("foodtag.app")
 
 # Room for the multipart framing and the small form fields next to the photo.
 _FORM_OVERHEAD = 64 * 1024
+# An own food or a recipe of 100 ingredients is a few kB; more is not a food.
+_MAX_JSON_BYTES = 64 * 1024
 
 
 class _TooLarge(Exception):
@@ -98,6 +101,9 @@ class App:
         )
 
         api.add_api_route("/api/foods", self.foods, methods=["GET"])
+        api.add_api_route("/api/my/foods", self.my_foods, methods=["GET"])
+        api.add_api_route("/api/my/foods", self.add_my_food, methods=["POST"])
+        api.add_api_route("/api/my/recipes", self.add_my_recipe, methods=["POST"])
 
         @api.exception_handler(Exception)
         async def _unexpected(_request: Request, exc: Exception) -> JSONResponse:
@@ -204,6 +210,68 @@ class App:
         except InvalidValue as exc:
             return error(422, str(exc))
         return JSONResponse({"query": text, "group": group, "results": results})
+
+    async def _json_body(self, request: Request) -> tuple[str, dict] | JSONResponse:
+        """(signed-in user, JSON object body) or the error response to send."""
+        try:
+            user = await run_in_threadpool(self.ctx.identity.api_user, request)
+        except NotSignedIn as exc:
+            return error(401, str(exc), **{"WWW-Authenticate": 'Basic realm="foodtag"'})
+        try:
+            body = json.loads(await _limited(request, _MAX_JSON_BYTES).body())
+        except _TooLarge:
+            return error(413, f"request body too large: the limit is {_MAX_JSON_BYTES // 1024} kB")
+        except ValueError:
+            return error(400, "the body must be a JSON object")
+        if not isinstance(body, dict):
+            return error(400, "the body must be a JSON object")
+        return user, body
+
+    async def my_foods(self, request: Request) -> JSONResponse:
+        """GET /api/my/foods: the signed-in user's own foods and recipes (with ingredients)."""
+        try:
+            user = await run_in_threadpool(self.ctx.identity.api_user, request)
+        except NotSignedIn as exc:
+            return error(401, str(exc), **{"WWW-Authenticate": 'Basic realm="foodtag"'})
+        return JSONResponse({"foods": await run_in_threadpool(personal.own_foods, user)})
+
+    async def add_my_food(self, request: Request) -> JSONResponse:
+        """POST /api/my/foods {"name", "nutrients": {kcal, carbohydrate_g, ...}, "serving_grams"?,
+        "serving_name"?, "per_serving"?}: a food from a label, private to the user."""
+        parsed = await self._json_body(request)
+        if isinstance(parsed, JSONResponse):
+            return parsed
+        user, body = parsed
+        unknown = sorted(set(body) - {"name", "nutrients", "serving_grams", "serving_name",
+                                      "per_serving"})
+        if unknown:
+            return error(422, f"unknown fields {unknown}")
+        return await self._own_call(personal.create_own_food, user, body.get("name"),
+                                    body.get("nutrients"), serving_grams=body.get("serving_grams"),
+                                    serving_name=body.get("serving_name") or "1 serving",
+                                    per_serving=body.get("per_serving") is True)
+
+    async def add_my_recipe(self, request: Request) -> JSONResponse:
+        """POST /api/my/recipes {"name", "ingredients": [{"food", "grams"}], "servings"}."""
+        parsed = await self._json_body(request)
+        if isinstance(parsed, JSONResponse):
+            return parsed
+        user, body = parsed
+        items = body.get("ingredients")
+        if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+            return error(422, "ingredients must be a list of {\"food\", \"grams\"} objects")
+        pairs = [(item.get("food"), item.get("grams")) for item in items]
+        return await self._own_call(personal.create_recipe, user, body.get("name"), pairs,
+                                    body.get("servings"))
+
+    async def _own_call(self, fn, *args, **kwargs) -> JSONResponse:
+        try:
+            created = await run_in_threadpool(fn, *args, **kwargs)
+        except UnknownFood as exc:
+            return error(404, str(exc))
+        except FoodtagError as exc:
+            return error(422, str(exc))
+        return JSONResponse(created, status_code=201)
 
     def _analyze_sync(self, user: str, data: bytes, name: str, *, grams: str | None, serving: str | None,
                       food: str | None) -> dict:

@@ -180,3 +180,36 @@ def test_user_b_cannot_reach_user_a_through_the_ui_functions(server, alice_entry
     with pytest.raises(gr.Error, match="sign in"):
         handlers.day_view(TODAY, SimpleNamespace(username=None))
     assert service.day_summary("alice", date.today())["entries"] == [alice_entry]
+
+
+def test_own_foods_and_recipes_through_the_api(server):
+    as_alice, as_bob = basic("alice", PASSWORDS["alice"]), basic("bob", PASSWORDS["bob"])
+    made = httpx.post(f"{server.url}/api/my/foods", headers=as_alice, json={
+        "name": "Oat bar", "nutrients": {"kcal": 120, "carbohydrate_g": 20, "fiber_g": 3,
+                                         "protein_g": 2, "fat_g": 4},
+        "serving_grams": 30, "serving_name": "1 bar", "per_serving": True})
+    assert made.status_code == 201 and made.json()["food"] == "Oat bar"
+    recipe = httpx.post(f"{server.url}/api/my/recipes", headers=as_alice, json={
+        "name": "Bars and espresso", "servings": 2,
+        "ingredients": [{"food": "Oat bar", "grams": 60}, {"food": "espresso", "grams": 30}]})
+    assert recipe.status_code == 201
+    # Hand sum per serving: (240 kcal from 60 g of the bar + 2.7 kcal from 30 g espresso) / 2.
+    assert recipe.json()["per_serving"]["kcal"] == pytest.approx((240 + 2.7) / 2)
+    mine = {f["food"]: f for f in httpx.get(f"{server.url}/api/my/foods",
+                                            headers=as_alice).json()["foods"]}
+    assert {"Bars and espresso", "Oat bar"} <= set(mine)
+    assert mine["Bars and espresso"]["ingredients"][0] == {"food": "Oat bar", "food_id": made.json()["food_id"],
+                                         "grams": 60.0}
+    assert httpx.get(f"{server.url}/api/my/foods", headers=as_bob).json()["foods"] == []
+    # Bob cannot build on Alice's food, and bad bodies get a clear 4xx.
+    stolen = httpx.post(f"{server.url}/api/my/recipes", headers=as_bob, json={
+        "name": "Copy", "servings": 1, "ingredients": [{"food": "Oat bar", "grams": 10}]})
+    assert stolen.status_code == 404
+    bad = httpx.post(f"{server.url}/api/my/foods", headers=as_alice, json={"name": "X"})
+    assert bad.status_code == 422 and "nutrients must be a mapping" in bad.json()["error"]
+    bad = httpx.post(f"{server.url}/api/my/foods", headers=as_alice, content=b"[1, 2")
+    assert bad.status_code == 400
+    huge = httpx.post(f"{server.url}/api/my/foods", headers=as_alice,
+                      content=b'{"name": "' + b"x" * 100_000 + b'"}')
+    assert huge.status_code == 413
+    assert httpx.post(f"{server.url}/api/my/foods", json={"name": "x"}).status_code == 401
