@@ -22,7 +22,7 @@ from app import views
 from app.analysis import Analyzer, check_grams, find_foods, nutrition_card, photo_digest, read_photo
 from app.auth import Identity
 from app.catalog import ModelCatalog
-from db import service
+from db import personal, service
 from db.nutrition import EXCHANGE_UNITS_G
 from models.errors import FoodtagError, ImageError
 
@@ -208,6 +208,15 @@ class Handlers:
             foods = find_foods(self._user(request), "", limit=8)
         choices = [("★ " + f["food"] if f["favourite"] else f["food"], f["food"]) for f in foods]
         return gr.update(choices=choices, value=None)
+
+    def toggle_favourite(self, state: dict, request: gr.Request):
+        """Star or unstar the food on the card; the recent list shows favourites first."""
+        with shown_errors():
+            user = self._user(request)
+            food = _chosen_food(state)
+            starred = personal.set_favourite(user, food, not personal.is_favourite(user, food))
+        message = f"★ {food} is a favourite." if starred else f"{food} is no longer a favourite."
+        return message, self.recent_foods(request)
 
     def food_groups(self):
         with shown_errors():
@@ -427,7 +436,9 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
                         meal_type = gr.Dropdown(label="Meal", choices=list(views.MEAL_TYPES))
                         eaten_at = gr.DateTime(label="Eaten at", value="now", include_time=True, type="string")
                     note = gr.Textbox(label="Note (optional)")
-                    log_btn = gr.Button("Log this meal", variant="primary", elem_id="log-meal")
+                    with gr.Row():
+                        log_btn = gr.Button("Log this meal", variant="primary", elem_id="log-meal")
+                        favourite_btn = gr.Button("☆ Favourite / unfavourite this food", scale=0)
                     log_status = gr.Markdown(elem_id="log-status")
 
         with gr.Tab("Today & history", id="today"):
@@ -489,6 +500,7 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
         suggestions.input(h.choose_food, [state, suggestions], pick_outputs, api_name="choose_suggestion")
         search_hits.input(h.choose_food, [state, search_hits], pick_outputs, api_name="choose_food")
         recent.input(h.choose_food, [state, recent], pick_outputs, api_name="choose_recent")
+        favourite_btn.click(h.toggle_favourite, [state], [log_status, recent], api_name="toggle_favourite")
         search_inputs = [search_text, search_group]
         search_btn.click(h.search_foods, search_inputs, [search_hits, search_status], api_name="search_foods")
         search_text.submit(h.search_foods, search_inputs, [search_hits, search_status], api_name="search_foods_submit", **quiet)

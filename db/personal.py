@@ -12,7 +12,7 @@ sum divided by the number of servings.
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -192,20 +192,32 @@ def delete_own_food(user: str, food: str) -> None:
         fts.reindex(session, [row.id])
 
 
-def add_favourite(user: str, food: str) -> None:
+def set_favourite(user: str, food: str, favourite: bool = True) -> bool:
+    """Star (or unstar) a food the user can see; returns whether it is now a favourite."""
     with session_scope() as session:
         owner = repo.get_user(user, session=session)
         row = repo.find_food(food, session=session, owner=owner)
-        if session.get(FavouriteFood, (owner.id, row.id)) is None:
+        existing = session.get(FavouriteFood, (owner.id, row.id))
+        if favourite and existing is None:
             session.add(FavouriteFood(user_id=owner.id, food_id=row.id))
+        elif not favourite and existing is not None:
+            session.delete(existing)
+        return favourite
+
+
+def add_favourite(user: str, food: str) -> None:
+    set_favourite(user, food, True)
 
 
 def remove_favourite(user: str, food: str) -> None:
-    with session_scope() as session:
+    set_favourite(user, food, False)
+
+
+def is_favourite(user: str, food: str) -> bool:
+    with session_scope(write=False) as session:
         owner = repo.get_user(user, session=session)
         row = repo.find_food(food, session=session, owner=owner)
-        session.execute(delete(FavouriteFood).where(FavouriteFood.user_id == owner.id,
-                                                    FavouriteFood.food_id == row.id))
+        return session.get(FavouriteFood, (owner.id, row.id)) is not None
 
 
 def recent_foods(user: str, limit: int = 10) -> list[dict[str, Any]]:

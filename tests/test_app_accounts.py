@@ -36,6 +36,7 @@ REVIEWED_ENDPOINTS = {
     "default_meal": "default_meal",
     "choose_recent": "choose_food", "recent_foods": "recent_foods", "recent_after_log": "recent_foods",
     "food_groups": "food_groups",  # public food groups only: no user data
+    "toggle_favourite": "toggle_favourite",
     "batch_run": "run",  # app.batch_ui: analyses an uploaded CSV; reads and writes no meal log
 }
 
@@ -154,6 +155,11 @@ def test_own_foods_and_recent_foods_stay_private(server, alice_entry):
     hits, _status = handlers.search_foods("secret cake", None, as_bob)
     assert "Alice secret cake" not in str(hits)
     assert "Espresso" in str(handlers.recent_foods(as_alice))
+    message, recent = handlers.toggle_favourite({"food": "Alice secret cake"}, as_alice)
+    assert "is a favourite" in message and "★ Alice secret cake" in str(recent)
+    assert "Alice secret cake" not in str(handlers.recent_foods(as_bob))
+    with pytest.raises(gr.Error, match="unknown food"):
+        handlers.toggle_favourite({"food": "Alice secret cake"}, as_bob)
     with pytest.raises(gr.Error, match="unknown food"):
         handlers.choose_food({}, "Alice secret cake", as_bob)
     as_json = httpx.get(f"{server.url}/api/foods", params={"q": "secret cake"},
