@@ -11,7 +11,7 @@ import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Integer, and_, bindparam, column, func, or_, select, text
+from sqlalchemy import Integer, String, and_, bindparam, column, func, or_, select, text
 from sqlalchemy.orm import Session
 
 from db.keys import name_key
@@ -24,7 +24,7 @@ MAX_CANDIDATES = 400
 _BM25 = "bm25(foods_fts, 10.0, 8.0, 4.0, 1.0)"
 
 _vocab_lock = threading.Lock()
-_vocab_cache: dict[tuple[str, int], tuple[str, ...]] = {}
+_vocab_cache: dict[tuple[str, tuple], tuple[str, ...]] = {}
 
 
 def include_name(name: str | None, type_: str, _parent_names: object) -> bool:
@@ -77,9 +77,9 @@ def vocabulary(session: Session) -> tuple[str, ...]:
     if not has_index(session):
         return ()
     url = str(session.get_bind().url)
-    version = session.execute(
-        text(f"SELECT count(*) + coalesce(max(rowid), 0) FROM {FTS_TABLE}")
-    ).scalar_one()
+    # Cheap on the foods table (an FTS5 count(*) reads the whole index): changes whenever a
+    # food is added or removed, which is when the index changes.
+    version = tuple(session.execute(text("SELECT count(id), max(id) FROM foods")).one())
     with _vocab_lock:
         cached = _vocab_cache.get((url, version))
         if cached is None:
@@ -125,9 +125,11 @@ def candidates(session: Session, alternatives: Sequence[Sequence[str]], *, owner
     if category is not None:
         statement = statement.where(Food.category == category)
     if has_index(session):
-        fts = text(f"SELECT rowid AS id FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH :q "
-                   f"ORDER BY {_BM25} LIMIT :n").columns(column("id", Integer)).subquery("hits")
-        statement = statement.join(fts, fts.c.id == Food.id)
+        fts = text(f"SELECT rowid AS id, aliases FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH :q "
+                   f"ORDER BY {_BM25} LIMIT :n").columns(
+            column("id", Integer), column("aliases", String)).subquery("hits")
+        # The index row already holds the aliases and labels: no second query for them.
+        statement = statement.join(fts, fts.c.id == Food.id).add_columns(fts.c.aliases)
         params = {"q": _fts_expression(alternatives, all_words=all_words),
                   "n": MAX_CANDIDATES}
     else:
@@ -143,7 +145,10 @@ def candidates(session: Session, alternatives: Sequence[Sequence[str]], *, owner
         ).limit(MAX_CANDIDATES)
         params = {}
     rows = session.execute(statement, params).all()
-    aliases = _aliases(session, [r.id for r in rows])
+    if rows and "aliases" in rows[0]._fields:
+        aliases = {r.id: tuple(a for a in r.aliases.split("; ") if a) for r in rows}
+    else:
+        aliases = _aliases(session, [r.id for r in rows])
     return [Row(r.id, r.name, r.category, r.search_weight, aliases.get(r.id, ()),
                 r.common_names, r.owner_id) for r in rows]
 

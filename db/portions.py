@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from db.errors import SeedError
+from db.keys import name_key
 
 EXCEPTIONS_FILE = "serving_exceptions.csv"
 
@@ -127,8 +128,6 @@ def default_problems(defaults: list[tuple[str, str, str, str, float]],
                      exceptions: dict[str, "ServingException"]) -> list[str]:
     """One line per default serving outside its category's range and not excepted.
     ``defaults``: (where, food, category, serving name, grams) per food."""
-    from db.keys import name_key
-
     problems = []
     for where, food, category, serving, grams in defaults:
         if plausible(category, grams) or name_key(food) in exceptions:
@@ -150,8 +149,6 @@ class ServingException:
 def read_exceptions(seed_dir: Path) -> dict[str, ServingException]:
     """Foods whose default serving may lie outside the range, with the reason (by food name
     key). A missing file means no exceptions."""
-    from db.keys import name_key
-
     path = Path(seed_dir) / EXCEPTIONS_FILE
     if not path.is_file():
         return {}

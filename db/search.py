@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from difflib import get_close_matches
+from functools import lru_cache
 
 from db.keys import name_key
 
@@ -45,9 +46,15 @@ _BRAND_RE = re.compile(r"\b[A-Z][A-Z'&.]{2,}\b")
 _WORD_RE = re.compile(r"[a-z0-9]+")
 
 
+@lru_cache(maxsize=65536)
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(_WORD_RE.findall(name_key(text)))
+
+
 def words(text: str) -> list[str]:
-    """The lower-case, accent-free words of ``text`` (punctuation splits words)."""
-    return _WORD_RE.findall(name_key(text))
+    """The lower-case, accent-free words of ``text`` (punctuation splits words). Cached: the
+    same catalog names are scored again and again."""
+    return list(_words(text))
 
 
 def query_words(text: str) -> list[str]:
