@@ -6,12 +6,13 @@ what a photo is, which food gets the card or which portions are allowed.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from dataclasses import asdict, dataclass, field
 
 from PIL import Image
 
-from db import service, validate
+from db import personal, service, validate
 from db.errors import UnknownFood
 from models.errors import FoodtagError, ModelError
 from models.images import load_image
@@ -136,9 +137,25 @@ def food_for_label(label: str) -> str | None:
 
 
 def nutrition_card(food: str, *, grams: float | str | None = None, serving: str | None = None,
-                   exchange_unit_g: float = 15.0) -> dict:
-    """The database's nutrition card for a portion (default serving when none is given)."""
+                   exchange_unit_g: float = 15.0, user: str | None = None) -> dict:
+    """The database's nutrition card for a portion (default serving when none is given);
+    with ``user``, their own foods and recipes are found too."""
     grams = validate.optional_grams(grams)
     if grams is not None and serving:
         raise PortionError("give a portion in grams or a serving, not both")
-    return service.lookup(food, grams=grams, serving=serving or None, exchange_unit_g=exchange_unit_g)
+    return service.lookup(food, grams=grams, serving=serving or None,
+                          exchange_unit_g=exchange_unit_g, user=user)
+
+
+def find_foods(user: str, text: str, *, limit: int = 10, group: str | None = None) -> list[dict]:
+    """What a food search box shows: db.service.search for the user (their own, favourite and
+    recent foods first); an empty query gives their favourite and recent foods."""
+    if not (text or "").strip():
+        return [{**food, "score": None, "own": False, "recent": not food["favourite"]}
+                for food in personal.recent_foods(user, limit=limit)]
+    return service.search(text, limit=limit, user=user, group=group or None)
+
+
+def photo_digest(data: bytes) -> str:
+    """The photo's SHA-256: names it in the meal log, so a correction can be traced to it."""
+    return hashlib.sha256(data).hexdigest()

@@ -1,4 +1,6 @@
-"""The HTTP server: FastAPI with GET /healthz and POST /api/analyze, the Gradio UI at /.
+"""The HTTP server: FastAPI with GET /healthz, POST /api/analyze, the food search GET /api/foods,
+the user's own foods and recipes (GET/POST /api/my/foods, POST /api/my/recipes), the Gradio UI at /.
+Every /api route needs a sign-in (cookie or HTTP Basic) when accounts are on.
 
 Nothing heavy happens at import or in App(): the database is migrated and the model loaded
 by `App.startup()` (run before uvicorn starts, and again harmlessly by the lifespan).
@@ -6,6 +8,7 @@ by `App.startup()` (run before uvicorn starts, and again harmlessly by the lifes
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import threading
@@ -19,13 +22,13 @@ from sqlalchemy import text
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
-from app.analysis import DISCLAIMER, Analyzer, PortionError, nutrition_card
+from app.analysis import DISCLAIMER, Analyzer, PortionError, find_foods, nutrition_card
 from app.auth import Identity, NotSignedIn
 from app.catalog import ModelCatalog
 from app.config import LOCAL_USER, AppConfig
 from app.security import Guard, OwnedFiles, Sessions, private_dir
 from app.ui import AppContext, build_ui
-from db import service, session
+from db import personal, service, session, validate
 from db.errors import InvalidValue, UnknownFood
 from db.session import get_engine, session_scope
 from models.errors import FoodtagError, ImageError, ModelError
@@ -39,6 +42,8 @@ _FORM_OVERHEAD = 64 * 1024
 SESSION_MAX_AGE_S = 12 * 3600
 # HTTP Basic on the API; auto_error off: a sign-in cookie may stand in for it.
 _basic_auth = HTTPBasic(auto_error=False, realm="foodtag")
+# An own food or a recipe of 100 ingredients is a few kB; more is not a food.
+_MAX_JSON_BYTES = 64 * 1024
 
 
 class _TooLarge(Exception):
@@ -114,6 +119,11 @@ class App:
                 }}}}}},
         )
 
+        api.add_api_route("/api/foods", self.foods, methods=["GET"])
+        api.add_api_route("/api/my/foods", self.my_foods, methods=["GET"])
+        api.add_api_route("/api/my/foods", self.add_my_food, methods=["POST"])
+        api.add_api_route("/api/my/recipes", self.add_my_recipe, methods=["POST"])
+
         @api.exception_handler(Exception)
         async def _unexpected(_request: Request, exc: Exception) -> JSONResponse:
             log.exception("unexpected error", exc_info=exc)
@@ -159,10 +169,9 @@ class App:
     async def analyze(self, request: Request,
                       basic: HTTPBasicCredentials | None = Depends(_basic_auth)) -> JSONResponse:
         """Multipart photo (+ optional grams / serving / food) -> predictions and nutrition card."""
-        try:
-            user = await self.ctx.identity.api_user(request, basic)
-        except NotSignedIn as exc:
-            return error(401, str(exc), **{"WWW-Authenticate": 'Basic realm="foodtag"'})
+        user = await self._api_user(request, basic)
+        if isinstance(user, JSONResponse):
+            return user
         limit = self.config.max_upload_bytes
         too_large = f"upload too large: the limit is {limit / 2**20:g} MB"
         declared = request.headers.get("content-length")
@@ -199,6 +208,96 @@ class App:
             return error(400, str(exc))
         return JSONResponse(result)
 
+    async def _api_user(self, request: Request, basic: HTTPBasicCredentials | None) -> str | JSONResponse:
+        """The signed-in user (cookie or HTTP Basic), or the 401 response to send."""
+        try:
+            return await self.ctx.identity.api_user(request, basic)
+        except NotSignedIn as exc:
+            return error(401, str(exc), **{"WWW-Authenticate": 'Basic realm="foodtag"'})
+
+    async def foods(self, request: Request,
+                    basic: HTTPBasicCredentials | None = Depends(_basic_auth)) -> JSONResponse:
+        """GET /api/foods?q=TEXT[&limit=N][&group=FOOD GROUP]: the food search behind the app's
+        search box (the signed-in user's own, favourite and recent foods first); without q,
+        their favourite and recent foods."""
+        user = await self._api_user(request, basic)
+        if isinstance(user, JSONResponse):
+            return user
+        params = request.query_params
+        text, group, limit_text = params.get("q", ""), params.get("group"), params.get("limit", "10")
+        if not limit_text.isdigit():
+            return error(422, f"limit must be a whole number from 1 to 100, got {validate.echo(limit_text)}")
+        try:
+            results = await run_in_threadpool(find_foods, user, text, limit=int(limit_text),
+                                              group=group)
+        except InvalidValue as exc:
+            return error(422, str(exc))
+        return JSONResponse({"query": text, "group": group, "results": results})
+
+    async def _json_body(self, request: Request,
+                         basic: HTTPBasicCredentials | None) -> tuple[str, dict] | JSONResponse:
+        """(signed-in user, JSON object body) or the error response to send."""
+        user = await self._api_user(request, basic)
+        if isinstance(user, JSONResponse):
+            return user
+        try:
+            body = json.loads(await _limited(request, _MAX_JSON_BYTES).body())
+        except _TooLarge:
+            return error(413, f"request body too large: the limit is {_MAX_JSON_BYTES // 1024} kB")
+        except ValueError:
+            return error(400, "the body must be a JSON object")
+        if not isinstance(body, dict):
+            return error(400, "the body must be a JSON object")
+        return user, body
+
+    async def my_foods(self, request: Request,
+                       basic: HTTPBasicCredentials | None = Depends(_basic_auth)) -> JSONResponse:
+        """GET /api/my/foods: the signed-in user's own foods and recipes (with ingredients)."""
+        user = await self._api_user(request, basic)
+        if isinstance(user, JSONResponse):
+            return user
+        return JSONResponse({"foods": await run_in_threadpool(personal.own_foods, user)})
+
+    async def add_my_food(self, request: Request,
+                          basic: HTTPBasicCredentials | None = Depends(_basic_auth)) -> JSONResponse:
+        """POST /api/my/foods {"name", "nutrients": {kcal, carbohydrate_g, ...}, "serving_grams"?,
+        "serving_name"?, "per_serving"?}: a food from a label, private to the user."""
+        parsed = await self._json_body(request, basic)
+        if isinstance(parsed, JSONResponse):
+            return parsed
+        user, body = parsed
+        unknown = sorted(set(body) - {"name", "nutrients", "serving_grams", "serving_name",
+                                      "per_serving"})
+        if unknown:
+            return error(422, f"unknown fields {unknown}")
+        return await self._own_call(personal.create_own_food, user, body.get("name"),
+                                    body.get("nutrients"), serving_grams=body.get("serving_grams"),
+                                    serving_name=body.get("serving_name") or "1 serving",
+                                    per_serving=body.get("per_serving") is True)
+
+    async def add_my_recipe(self, request: Request,
+                            basic: HTTPBasicCredentials | None = Depends(_basic_auth)) -> JSONResponse:
+        """POST /api/my/recipes {"name", "ingredients": [{"food", "grams"}], "servings"}."""
+        parsed = await self._json_body(request, basic)
+        if isinstance(parsed, JSONResponse):
+            return parsed
+        user, body = parsed
+        items = body.get("ingredients")
+        if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+            return error(422, "ingredients must be a list of {\"food\", \"grams\"} objects")
+        pairs = [(item.get("food"), item.get("grams")) for item in items]
+        return await self._own_call(personal.create_recipe, user, body.get("name"), pairs,
+                                    body.get("servings"))
+
+    async def _own_call(self, fn, *args, **kwargs) -> JSONResponse:
+        try:
+            created = await run_in_threadpool(fn, *args, **kwargs)
+        except UnknownFood as exc:
+            return error(404, str(exc))
+        except FoodtagError as exc:
+            return error(422, str(exc))
+        return JSONResponse(created, status_code=201)
+
     def _analyze_sync(self, user: str, data: bytes, name: str, *, grams: str | None, serving: str | None,
                       food: str | None) -> dict:
         model = service.user_model(user)
@@ -207,7 +306,8 @@ class App:
         analysis = self.ctx.analyzer.analyze(photo, settings["confidence_threshold"], model)
         chosen = food or analysis.top.food
         card = (
-            nutrition_card(chosen, grams=grams, serving=serving, exchange_unit_g=settings["exchange_unit_g"])
+            nutrition_card(chosen, grams=grams, serving=serving, exchange_unit_g=settings["exchange_unit_g"],
+                           user=user)
             if chosen else None
         )
         return {**analysis.to_dict(), "food": card["food"] if card else None, "card": card, "disclaimer": DISCLAIMER}

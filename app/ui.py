@@ -19,16 +19,18 @@ import gradio as gr
 import pandas as pd
 
 from app import views
-from app.analysis import Analyzer, nutrition_card
+from app.analysis import Analyzer, find_foods, nutrition_card, photo_digest
 from app.auth import Identity
 from app.catalog import ModelCatalog
 from app.security import OwnedFiles, private_dir
-from db import service, validate
+from db import personal, service, validate
+from db.nutrition import EXCHANGE_UNITS_G
 from models.errors import FoodtagError, ImageError
 from models.paths import data_home
 
 HISTORY_DAYS = 28
-EXCHANGE_UNITS = (15.0, 12.0, 10.0)  # g available carbohydrate per exchange: US/UK, DE/AT, CH
+ALL_GROUPS = "All food groups"
+EXCHANGE_UNITS = tuple(EXCHANGE_UNITS_G)  # 15 US choice, 12 BE, 10 KE / UK CP (db.nutrition)
 # Logging ahead of a planned meal is normal; a date further out than this is a typo.
 MAX_FUTURE = timedelta(days=1)
 # Exported logs are health data: our copies live a few minutes, Gradio's an hour at most.
@@ -137,12 +139,14 @@ class Handlers:
             if size > self.ctx.max_upload_bytes:
                 raise ImageError(f"{name}: file is {size / 2**20:.1f} MB; the limit is "
                                  f"{self.ctx.max_upload_bytes / 2**20:.0f} MB")
+            data = path.read_bytes()
             model = service.user_model(user)
-            photo = self.ctx.analyzer.read(path.read_bytes(), name, model)
+            photo = self.ctx.analyzer.read(data, name, model)
             settings = service.get_settings(user)
             analysis = self.ctx.analyzer.analyze(photo, settings["confidence_threshold"], model)
-            state = {"analysis": analysis.to_dict()}
-            card, servings, state = self._card_for(state, settings, analysis.top.food, serving=None, grams=None)
+            state = {"analysis": analysis.to_dict(), "photo_sha256": photo_digest(data)}
+            card, servings, state = self._card_for(state, settings, analysis.top.food, serving=None,
+                                                   grams=None, user=user)
         except FoodtagError as exc:
             return self._analysis_failed(str(exc))
         return (
@@ -166,7 +170,7 @@ class Handlers:
             "",
         )
 
-    def _card_for(self, state: dict, settings: dict, food: str | None, *, serving, grams):
+    def _card_for(self, state: dict, settings: dict, food: str | None, *, serving, grams, user: str):
         """(card markdown, servings dropdown update, new state) for a food and portion."""
         state = dict(state or {})
         state["food"] = food
@@ -174,28 +178,56 @@ class Handlers:
         state["external_id"] = uuid.uuid4().hex if food else None
         if not food:
             return "", gr.update(choices=[], value=None), state
-        card = nutrition_card(food, grams=grams, serving=serving, exchange_unit_g=settings["exchange_unit_g"])
+        card = nutrition_card(food, grams=grams, serving=serving, exchange_unit_g=settings["exchange_unit_g"],
+                              user=user)
         choices = [(f"{s['name']} ({views.fmt(s['grams'], 'g')})", s["name"]) for s in card["servings"]]
         return views.card_markdown(card), gr.update(choices=choices, value=card["portion"].get("serving")), state
 
     def choose_food(self, state: dict, food: str | None, request: gr.Request):
-        """A suggestion or a search hit was picked: its card at its default serving."""
+        """A suggestion, a search hit or a recent food was picked: its card at its default
+        serving. Logged from a photo, it is stored as that photo's correction when it is not
+        the model's top answer."""
         with shown_errors():
-            settings = service.get_settings(self._user(request))
-            card, servings, state = self._card_for(state, settings, food, serving=None, grams=None)
+            user = self._user(request)
+            settings = service.get_settings(user)
+            card, servings, state = self._card_for(state, settings, food, serving=None, grams=None,
+                                                   user=user)
         return state, servings, gr.update(value=None), card
 
-    def search_foods(self, text: str):
-        """Food names matching what was typed, for when the model is wrong or unsure."""
+    def search_foods(self, text: str, group: str | None, request: gr.Request):
+        """Food names matching what was typed, for when the model is wrong or unsure: the same
+        search as GET /api/foods and `python -m db search`, with this user's foods first."""
         text = (text or "").strip()
         if not text:
             return gr.update(choices=[], value=None), ""
         with shown_errors():
-            hits = service.search(text, limit=10)
+            hits = find_foods(self._user(request), text, limit=15,
+                              group=None if group in (None, "", ALL_GROUPS) else group)
         if not hits:
             return gr.update(choices=[], value=None), f"No food matches {validate.echo(text)}."
         found = "1 food matches" if len(hits) == 1 else f"{len(hits)} foods match"
         return gr.update(choices=[h["food"] for h in hits], value=None), f"{found} {validate.echo(text)}: pick one."
+
+    def recent_foods(self, request: gr.Request):
+        """The user's favourite and recently logged foods, one click away."""
+        with shown_errors():
+            foods = find_foods(self._user(request), "", limit=8)
+        choices = [("★ " + f["food"] if f["favourite"] else f["food"], f["food"]) for f in foods]
+        return gr.update(choices=choices, value=None)
+
+    def toggle_favourite(self, state: dict, request: gr.Request):
+        """Star or unstar the food on the card; the recent list shows favourites first."""
+        with shown_errors():
+            user = self._user(request)
+            food = _chosen_food(state)
+            starred = personal.set_favourite(user, food, not personal.is_favourite(user, food))
+        message = f"★ {food} is a favourite." if starred else f"{food} is no longer a favourite."
+        return message, self.recent_foods(request)
+
+    def food_groups(self):
+        with shown_errors():
+            groups = service.food_groups()
+        return gr.update(choices=[ALL_GROUPS, *groups], value=ALL_GROUPS)
 
     def set_serving(self, state: dict, serving: str | None, request: gr.Request):
         """A serving was picked: it replaces any grams typed before."""
@@ -209,7 +241,7 @@ class Handlers:
         with shown_errors():
             settings = service.get_settings(self._user(request))
             card, servings, state = self._card_for(state, settings, _chosen_food(state), serving=serving,
-                                                   grams=validate.optional_grams(grams))
+                                                   grams=validate.optional_grams(grams), user=self._user(request))
         return state, servings, card
 
     def log_meal(self, state: dict, serving: str | None, grams: str | None, meal_type: str | None,
@@ -217,6 +249,8 @@ class Handlers:
         """Log the card on screen for the signed-in user."""
         analysis = (state or {}).get("analysis")
         top = analysis["predictions"][0] if analysis else None
+        # The person chose another food than the model's answer: a correction to learn from.
+        corrected = None if top is None else _chosen_food(state) != top["food"]
         with shown_errors():
             grams = validate.optional_grams(grams)
             entry = service.log_meal(
@@ -231,6 +265,8 @@ class Handlers:
                 confidence=top["probability"] if top else None,
                 model_version=analysis["model"]["version"] if analysis else None,
                 external_id=state.get("external_id"),
+                photo_sha256=state.get("photo_sha256") if analysis else None,
+                is_correction=corrected,
             )
         when = entry["eaten_at"][:16].replace("T", " ")
         if not entry["created"]:
@@ -411,8 +447,13 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
                 with gr.Column(scale=2):
                     headline = gr.Markdown(elem_id="analysis-headline")
                     suggestions = gr.Radio(label="Top suggestions (pick the right one)", choices=[])
+                    recent = gr.Radio(label="Your favourite and recent foods (one click)", choices=[],
+                                      elem_id="recent-foods")
                     with gr.Row():
-                        search_text = gr.Textbox(label="Wrong? Search foods by name", scale=3)
+                        search_text = gr.Textbox(label="Wrong? Search foods by name", scale=3,
+                                                 elem_id="food-search")
+                        search_group = gr.Dropdown(label="Food group", choices=[ALL_GROUPS],
+                                                   value=ALL_GROUPS, scale=2)
                         search_btn = gr.Button("Search", scale=1)
                     search_hits = gr.Dropdown(label="Search results", choices=[], interactive=True)
                     search_status = gr.Markdown()
@@ -426,7 +467,9 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
                         meal_type = gr.Dropdown(label="Meal", choices=list(views.MEAL_TYPES))
                         eaten_at = gr.DateTime(label="Eaten at", value="now", include_time=True, type="string")
                     note = gr.Textbox(label="Note (optional)")
-                    log_btn = gr.Button("Log this meal", variant="primary", elem_id="log-meal")
+                    with gr.Row():
+                        log_btn = gr.Button("Log this meal", variant="primary", elem_id="log-meal")
+                        favourite_btn = gr.Button("☆ Favourite / unfavourite this food", scale=0)
                     log_status = gr.Markdown(elem_id="log-status")
 
         with gr.Tab("Today & history", id="today"):
@@ -458,7 +501,8 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
         with gr.Tab("Settings", id="settings"):
             kcal_target = gr.Number(label="Daily energy target (kcal)", minimum=1)
             carb_target = gr.Number(label="Daily carbohydrate target (g)", minimum=1)
-            unit = gr.Radio(label="Carbohydrate exchange unit (g available carbohydrate)",
+            unit = gr.Radio(label="Carbohydrate unit: 15 g US choice (total carbohydrate, minus half "
+                                  "the fiber over 5 g), 12 g BE, 10 g KE / UK CP (available carbohydrate)",
                             choices=[f"{u:g}" for u in EXCHANGE_UNITS])
             threshold = gr.Slider(label="Confidence threshold: below it the app says the model is unsure",
                                   minimum=0.05, maximum=0.95, step=0.05)
@@ -487,8 +531,11 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
         pick_outputs = [state, serving, grams, card]
         suggestions.input(h.choose_food, [state, suggestions], pick_outputs, api_name="choose_suggestion")
         search_hits.input(h.choose_food, [state, search_hits], pick_outputs, api_name="choose_food")
-        search_btn.click(h.search_foods, [search_text], [search_hits, search_status], api_name="search_foods")
-        search_text.submit(h.search_foods, [search_text], [search_hits, search_status], api_name="search_foods_submit", **quiet)
+        recent.input(h.choose_food, [state, recent], pick_outputs, api_name="choose_recent")
+        favourite_btn.click(h.toggle_favourite, [state], [log_status, recent], api_name="toggle_favourite")
+        search_inputs = [search_text, search_group]
+        search_btn.click(h.search_foods, search_inputs, [search_hits, search_status], api_name="search_foods")
+        search_text.submit(h.search_foods, search_inputs, [search_hits, search_status], api_name="search_foods_submit", **quiet)
         serving.input(h.set_serving, [state, serving], [state, serving, card, grams], api_name="set_serving")
         grams.submit(h.set_grams, [state, serving, grams], [state, serving, card], api_name="set_grams")
         grams.blur(h.set_grams, [state, serving, grams], [state, serving, card], api_name="set_grams_blur", **quiet)
@@ -496,7 +543,8 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
         day_outputs = [entries, totals, entry_pick, meals_plot, daily_plot]
         log_btn.click(
             h.log_meal, [state, serving, grams, meal_type, eaten_at, note], [log_status], api_name="log_meal"
-        ).success(h.day_view, [day], day_outputs, api_name="day_view_after_log", **quiet)
+        ).success(h.day_view, [day], day_outputs, api_name="day_view_after_log", **quiet).success(
+            h.recent_foods, None, [recent], api_name="recent_after_log", **quiet)
         refresh_btn.click(h.day_view, [day], day_outputs, api_name="day_view")
         entry_pick.input(h.load_entry, [entry_pick, day], [edit_grams, edit_meal, edit_when, edit_note], api_name="load_entry")
         save_entry_btn.click(
@@ -517,6 +565,8 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
 
         demo.load(h.whoami, None, [who], api_name="whoami")
         demo.load(h.default_meal, None, [meal_type], api_name="default_meal", **quiet)
+        demo.load(h.recent_foods, None, [recent], api_name="recent_foods")
+        demo.load(h.food_groups, None, [search_group], api_name="food_groups", **quiet)
         demo.load(h.load_settings, None, settings_fields, api_name="load_settings")
         demo.load(h.day_view, [day], day_outputs, api_name="day_view_on_load", **quiet)
         demo.load(h.list_models, None, [models_table, model_pick, models_status], api_name="list_models")

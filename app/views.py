@@ -5,6 +5,7 @@ Kept apart from the Gradio wiring so they are tested without a server.
 
 from __future__ import annotations
 
+import html
 from datetime import date, datetime, timedelta
 
 import pandas as pd
@@ -40,16 +41,41 @@ def portion_text(grams: float, serving: str | None) -> str:
     return f"{serving} ({fmt(grams, 'g')})" if serving else fmt(grams, "g")
 
 
+def _details(summary: str, body: str) -> str:
+    """Text behind a click: the card stays short, the provenance is one click away."""
+    return f"<details><summary>{html.escape(summary)}</summary>\n\n{html.escape(body)}\n\n</details>"
+
+
+def exchanges_text(exchanges: dict) -> str:
+    """"1.8 US carbohydrate choices (1 = 15 g; counted from total carbohydrate, ...)"."""
+    unit = exchanges.get("unit") or "exchanges"
+    basis = exchanges.get("basis") or "available carbohydrate"
+    return (f"{fmt(exchanges['value'])} x {unit} "
+            f"(1 = {fmt(exchanges['unit_g'], 'g')}; counted from {basis})")
+
+
+def source_text(source: dict) -> str:
+    """Where the numbers come from, in one line: the USDA dataset and the row's id."""
+    if source["dataset"] == "Own food":
+        return "your own food, from its label"
+    if source["dataset"] == "Recipe":
+        return "your recipe, summed from its ingredients"
+    if source["dataset"] == "Composite":
+        return "USDA rows summed by weight (see the description)"
+    ids = [f"FDC ID {source['fdc_id']}" if source.get("fdc_id") else "",
+           f"NDB {source['code']}" if source["dataset"] == "SR Legacy" and source.get("code") else ""]
+    return f"USDA {source['dataset']}, " + ", ".join(i for i in ids if i)
+
+
 def card_markdown(card: dict) -> str:
-    """The nutrition card: nutrients for the portion, GI/GL, exchanges and the USDA source."""
+    """The nutrition card: nutrients for the portion, exchanges with their basis, a short GI
+    citation and the source; the long provenance texts sit behind a click."""
     portion = card["portion"]
-    exchanges = card["exchanges"]
     lines = [
         f"### {card['food']}",
         f"**Portion:** {portion_text(portion['grams'], portion.get('serving'))}",
         "",
-        f"**Carbohydrate exchanges:** {fmt(exchanges['value'])} "
-        f"(1 exchange = {fmt(exchanges['unit_g'], 'g')} available carbohydrate)",
+        f"**Carbohydrate exchanges:** {exchanges_text(card['exchanges'])}",
         "",
         "| Nutrient | This portion | per 100 g |",
         "|---|---:|---:|",
@@ -59,18 +85,19 @@ def card_markdown(card: dict) -> str:
         lines.append(f"| {label} | {fmt(portion.get(key), unit, digits)} | {fmt(card['per_100g'].get(key), unit, digits)} |")
     gi, gl = card.get("glycemic_index"), card.get("glycemic_load")
     lines.append("")
-    lines.append(f"**Glycemic index:** {gi['value']} (glucose = 100; {gi['source']})" if gi else
-                 "**Glycemic index:** no published value for this food")
-    if gl:
-        lines.append(f"**Glycemic load:** {fmt(gl['value'])} ({gl['band']})")
+    if gi:
+        citation = gi.get("citation") or gi["source"]
+        load = f"; **glycemic load** {fmt(gl['value'])} ({gl['band']})" if gl else ""
+        lines.append(f"**GI {gi['value']}**, {citation}{load}")
+        lines.append(_details("How this GI was chosen", gi["source"]))
+    else:
+        lines.append("**Glycemic index:** no published value for this food")
     source = card["source"]
-    lines += [
-        "",
-        f"**Source:** USDA FoodData Central, {source['dataset']}, FDC ID {source['fdc_id']}: "
-        f"\"{source['description']}\"",
-    ]
+    lines += ["", f"**Source:** {source_text(source)}",
+              _details("Source description", source["description"])]
     if source.get("proxy_note"):
-        lines.append(f"*Stand-in entry:* {source['proxy_note']}")
+        lines.append("*Stand-in entry: USDA has no exact match; a close one is used.*")
+        lines.append(_details("What stands in, and what it leaves out", source["proxy_note"]))
     return "\n".join(lines)
 
 

@@ -5,6 +5,7 @@
     python -m db search "spagetti"
     python -m db export-log --user alice --out alice.csv
     python -m db check-seed [DIR]     (every problem in db/seed/*.csv, one per line)
+    python -m db build-sr28 ../shared/data/usda-sr28   (rebuild db/seed/sr28_*.csv.gz)
 
 Errors print one line ("error: ...") to stderr and exit with status 2.
 """
@@ -12,6 +13,7 @@ Errors print one line ("error: ...") to stderr and exit with status 2.
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
@@ -23,19 +25,21 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     # Imported after parsing so --help stays instant.
     from db import service
-    from db.seed import seed_problems
+    from db.seed import SEED_DIR
     from db.session import database_url, init_db
 
     try:
         if args.command == "check-seed":
-            data, problems = seed_problems(args.dir)
-            for problem in problems:
-                print(problem)
-            if problems:
-                count = len(problems)
-                return _fail(f"{count} problem{'s' if count > 1 else ''} in the seed")
-            print(f"seed ok: {len(data.foods)} foods, {len(data.servings)} servings, "
-                  f"{len(data.glycemic_index)} GI values")
+            from db.checkseed import check_seed
+
+            return check_seed(Path(args.dir) if args.dir else SEED_DIR)
+        if args.command == "build-sr28":
+            from db import sr28
+
+            foods, portions = sr28.read_release(args.release)
+            out = args.out or SEED_DIR
+            sr28.write_compact(foods, portions, out)
+            print(f"wrote {len(foods)} foods and {len(portions)} portions to {out}")
             return 0
         init_db()  # idempotent: every command works on a fresh install
         if args.command == "init":
@@ -45,9 +49,10 @@ def main(argv: list[str] | None = None) -> int:
                                   exchange_unit_g=args.unit)
             print(json.dumps(card, ensure_ascii=False) if args.json else _card_text(card))
         elif args.command == "search":
-            results = service.search(" ".join(args.text), limit=args.limit)
+            results = service.search(" ".join(args.text), limit=args.limit, user=args.user,
+                                     group=args.group)
             for hit in results:
-                print(f"{hit['score']:.3f}  {hit['food']}  ({hit['category']})")
+                print(f"{hit['score']:6.2f}  {hit['food']}  ({hit['category']})")
             if not results:
                 print("no matches", file=sys.stderr)
         elif args.command == "export-log":
@@ -74,14 +79,22 @@ def _parser() -> argparse.ArgumentParser:
     lookup.add_argument("--unit", type=float, default=15.0, choices=(15.0, 12.0, 10.0),
                         help="carbohydrate exchange in grams: 15 (US), 12 (BE), 10 (KE)")
     lookup.add_argument("--json", action="store_true", help="print the card as one JSON object")
-    search = commands.add_parser("search", help="fuzzy food search, best match first")
+    search = commands.add_parser("search", help="food search (typos allowed), best match first")
     search.add_argument("text", nargs="+")
     search.add_argument("--limit", type=int, default=10)
+    search.add_argument("--group", help="only this food group, e.g. Beverages")
+    search.add_argument("--user", help="include this user's own foods; favourites and recent "
+                                       "foods first")
     export = commands.add_parser("export-log", help="write a user's meal log as CSV")
     export.add_argument("--user", required=True)
     export.add_argument("--out", required=True, help="CSV file to write")
     check = commands.add_parser("check-seed", help="list every problem in the seed CSV files")
     check.add_argument("dir", nargs="?", help="folder with the three CSVs (default: db/seed)")
+    build = commands.add_parser("build-sr28", help="turn the USDA SR28 release files into the "
+                                                   "compact seed shipped in db/seed")
+    build.add_argument("release", help="folder with FOOD_DES.txt, ABBREV.txt, WEIGHT.txt, "
+                                       "FD_GROUP.txt")
+    build.add_argument("--out", help="output folder (default: db/seed)")
     return parser
 
 
@@ -101,17 +114,20 @@ def _card_text(card: dict[str, Any]) -> str:
     ]
     ex = card["exchanges"]
     if ex["value"] is not None:
-        lines.append(f"  exchanges: {ex['value']:g} x {ex['unit_g']:g} g")
+        lines.append(f"  exchanges: {ex['value']:g} x {ex['unit']} ({ex['unit_g']:g} g, counted "
+                     f"from {ex['basis']})")
     gi, gl = card["glycemic_index"], card["glycemic_load"]
     if gi and gl:
-        lines.append(f"  GI {gi['value']} -> glycemic load {gl['value']:g} ({gl['band']}); "
-                     f"GI source: {gi['source']}")
+        lines.append(f"  GI {gi['value']} ({gi['citation']}) -> glycemic load {gl['value']:g} "
+                     f"({gl['band']}); how chosen: {gi['source']}")
     else:
         lines.append("  GI: no published value")
     ids = [f"FDC {src['fdc_id']}" if src["fdc_id"] else "",
-           f"code {src['code']}" if src["code"] else ""]
-    lines.append(f"  source: USDA {src['dataset']} {', '.join(i for i in ids if i)}: "
-                 f"{src['description']}")
+           f"{'NDB' if src['dataset'] == 'SR Legacy' else 'code'} {src['code']}"
+           if src["code"] else ""]
+    origin = ("" if src["dataset"] in ("Composite", "Own food", "Recipe")
+              else f"USDA {src['dataset']} {', '.join(i for i in ids if i)}: ")
+    lines.append(f"  source: {origin}{src['description']}")
     if src["proxy_note"]:
         lines.append(f"  stand-in: {src['proxy_note']}")
     servings = ", ".join(f"{s['name']} {s['grams']:g} g" + (" (default)" if s["default"] else "")

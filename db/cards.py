@@ -2,6 +2,7 @@
 All arithmetic is delegated to db.nutrition; this module only picks, rounds and names.
 """
 
+import re
 from typing import Any
 
 from db import nutrition
@@ -11,7 +12,7 @@ from db.models import Food, MealEntry
 ENTRY_KEYS: tuple[str, ...] = (
     "id", "user", "eaten_at", "meal_type", "food", "food_id", "grams", "serving", "note",
     *nutrition.NUTRIENTS, "glycemic_load", "predicted_label", "confidence", "model_version",
-    "external_id",
+    "external_id", "photo_sha256", "is_correction", "ingredients",
 )
 
 
@@ -20,7 +21,8 @@ def nutrition_card(food: Food, grams: float, serving: str | None, unit_g: float)
     portion = nutrition.for_portion(food.per_100g, grams)
     gi = food.glycemic_index
     gl = nutrition.glycemic_load(gi.gi if gi else None, portion["available_carbohydrate_g"])
-    exchanges = nutrition.exchanges(portion["available_carbohydrate_g"], unit_g)
+    unit = nutrition.carb_unit(unit_g)
+    exchanges = nutrition.exchanges(portion["carbohydrate_g"], portion["fiber_g"], unit_g)
     return {
         "food": food.name,
         "food_id": food.id,
@@ -38,15 +40,30 @@ def nutrition_card(food: Food, grams: float, serving: str | None, unit_g: float)
         "servings": [
             {"name": s.name, "grams": s.grams, "default": s.is_default} for s in food.servings
         ],
-        "glycemic_index": {"value": gi.gi, "source": gi.gi_source} if gi else None,
+        "glycemic_index": (
+            {"value": gi.gi, "citation": gi_citation(gi.gi_source), "source": gi.gi_source}
+            if gi else None
+        ),
         "glycemic_load": (
             {"value": round(gl, 1), "band": nutrition.gl_band(gl)} if gl is not None else None
         ),
         "exchanges": {
             "unit_g": unit_g,
             "value": round(exchanges, 1) if exchanges is not None else None,
+            "unit": nutrition.EXCHANGE_UNITS_G[unit.grams],
+            "basis": unit.basis,
         },
     }
+
+
+_CITATION_RE = re.compile(r"^(?P<author>[A-Z][\w'-]+)\b.*?\b(?P<year>(?:19|20)\d\d)\b", re.S)
+
+
+def gi_citation(gi_source: str) -> str:
+    """The short citation a card shows ("Atkinson 2008"): first author and year of the GI
+    source; the whole source text when it does not start that way."""
+    found = _CITATION_RE.match(gi_source)
+    return f"{found['author']} {found['year']}" if found else gi_source
 
 
 def frozen_values(food: Food, grams: float) -> dict[str, float | None]:
@@ -80,4 +97,16 @@ def entry_dict(entry: MealEntry) -> dict[str, Any]:
         "confidence": entry.confidence,
         "model_version": entry.model_version,
         "external_id": entry.external_id,
+        "photo_sha256": entry.photo_sha256,
+        "is_correction": entry.is_correction,
+        "ingredients": recipe_text(entry.food),
     }
+
+
+def recipe_text(food: Food) -> str | None:
+    """A recipe's ingredients for the dietitian ("4 servings: 300 g Rice, ...; 50 g ..."),
+    None for other foods."""
+    if food.recipe_servings is None:
+        return None
+    items = "; ".join(f"{i.grams:g} g {i.food_name}" for i in food.ingredients)
+    return f"{food.recipe_servings:g} servings: {items}"

@@ -28,14 +28,14 @@ SETTINGS: tuple[str, ...] = (
 def user_name(name: object) -> str:
     """A display name: 1-64 characters, no control characters, outer spaces removed."""
     if not isinstance(name, str):
-        raise InvalidValue(f"user name must be text, got {name!r}")
+        raise InvalidValue(f"user name must be text, got {validate.echo(name)}")
     name = name.strip()
     if not name_key(name):
         raise InvalidValue("user name is empty")
     if len(name) > USER_NAME_MAX:
         raise InvalidValue(f"user name is longer than {USER_NAME_MAX} characters")
     if any(unicodedata.category(ch) in ("Cc", "Cf") for ch in name):
-        raise InvalidValue(f"user name {name!r} contains control characters")
+        raise InvalidValue(f"user name {validate.echo(name)} contains control characters")
     return name
 
 
@@ -51,7 +51,7 @@ def password(value: object) -> str | None:
 
 def text(field: str, value: object, max_len: int) -> str:
     if not isinstance(value, str):
-        raise InvalidValue(f"{field} must be text, got {value!r}")
+        raise InvalidValue(f"{field} must be text, got {validate.echo(value)}")
     value = value.strip()
     if len(value) > max_len:
         raise InvalidValue(f"{field} is longer than {max_len} characters")
@@ -64,12 +64,28 @@ def optional_text(field: str, value: object, max_len: int) -> str | None:
     return text(field, value, max_len) or None
 
 
+def sha256_hex(field: str, value: object) -> str | None:
+    """None, or 64 hexadecimal digits (lower-cased)."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or len(value) != 64 or not all(
+            ch in "0123456789abcdefABCDEF" for ch in value):
+        raise InvalidValue(f"{field} must be 64 hexadecimal digits (a SHA-256), got {validate.echo(value)}")
+    return value.lower()
+
+
+def optional_flag(field: str, value: object) -> bool | None:
+    if value is None or isinstance(value, bool):
+        return value
+    raise InvalidValue(f"{field} must be true, false or empty, got {validate.echo(value)}")
+
+
 def number(field: str, value: object, low: float, high: float) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InvalidValue(f"{field} must be a number, got {value!r}")
+        raise InvalidValue(f"{field} must be a number, got {validate.echo(value)}")
     value = float(value)
     if not math.isfinite(value) or not low <= value <= high:
-        raise InvalidValue(f"{field} must be between {low:g} and {high:g}, got {value!r}")
+        raise InvalidValue(f"{field} must be between {low:g} and {high:g}, got {validate.echo(value)}")
     return value
 
 

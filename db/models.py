@@ -34,6 +34,11 @@ NAMING_CONVENTION = {
 }
 
 FDC_DATASETS: tuple[str, ...] = ("SR Legacy", "FNDDS", "Foundation")
+# A public food summed from USDA rows (a sandwich with its bread), its ingredients listed.
+COMPOSITE_DATASET = "Composite"
+# A user's own food: from a label ("Own food") or summed from ingredients ("Recipe").
+OWN_DATASETS: tuple[str, ...] = ("Own food", "Recipe")
+NAME_MAX = 200  # SR Legacy long descriptions run to 197 characters
 
 # New users' settings. 2000 kcal and 275 g carbohydrate are the reference intake behind the
 # US Nutrition Facts "% Daily Value" (21 CFR 101.9): a neutral start, not advice; people set
@@ -67,9 +72,13 @@ class Food(Base):
     __tablename__ = "foods"
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    name: Mapped[str] = mapped_column(String(120))
-    name_key: Mapped[str] = mapped_column(String(120), unique=True)
-    category: Mapped[str] = mapped_column(String(60))
+    name: Mapped[str] = mapped_column(String(NAME_MAX))
+    name_key: Mapped[str] = mapped_column(String(NAME_MAX))
+    category: Mapped[str] = mapped_column(String(60))  # SR Legacy food group for SR rows
+    # Set for a user's own food or recipe: only that user sees, searches and logs it.
+    owner_id: Mapped[Optional[int]] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), index=True
+    )
 
     # Where the numbers come from: the FoodData Central ID and/or the dataset's own code
     # (SR Legacy NDB number, FNDDS food code); at least one of the two. proxy_note is set
@@ -81,6 +90,12 @@ class Food(Base):
     proxy_note: Mapped[Optional[str]] = mapped_column(Text)
     # Why kcal is far from 4c + 4p + 9f (alcohol, polyols), when it is.
     energy_note: Mapped[Optional[str]] = mapped_column(Text)
+    # USDA's common names (SR Legacy FOOD_DES ComName), searched like aliases.
+    common_names: Mapped[Optional[str]] = mapped_column(Text)
+    # How strongly search prefers this food when several match equally (db.search.prior).
+    search_weight: Mapped[float] = mapped_column(default=0.0)
+    # A recipe: how many servings the ingredients make (None for other foods).
+    recipe_servings: Mapped[Optional[float]]
 
     # Per 100 g, None where USDA has no value.
     kcal: Mapped[Optional[float]]
@@ -104,13 +119,29 @@ class Food(Base):
     glycemic_index: Mapped[Optional["GlycemicIndex"]] = relationship(
         back_populates="food", cascade="all, delete-orphan"
     )
+    ingredients: Mapped[list["RecipeIngredient"]] = relationship(
+        cascade="all, delete-orphan", order_by="RecipeIngredient.position",
+        foreign_keys="RecipeIngredient.recipe_id",
+    )
 
     __table_args__ = (
         CheckConstraint(
-            "fdc_dataset IN ('SR Legacy', 'FNDDS', 'Foundation')", name="fdc_dataset"
+            "fdc_dataset IN ('SR Legacy', 'FNDDS', 'Foundation', 'Composite', 'Own food', "
+            "'Recipe')",
+            name="fdc_dataset_v2",
         ),
         CheckConstraint("fdc_id IS NULL OR fdc_id > 0", name="fdc_id_positive"),
-        CheckConstraint("fdc_id IS NOT NULL OR source_code IS NOT NULL", name="source_id"),
+        # USDA rows name their source, composites list their USDA ingredients, own rows
+        # belong to a user.
+        CheckConstraint(
+            "fdc_id IS NOT NULL OR source_code IS NOT NULL OR owner_id IS NOT NULL "
+            "OR fdc_dataset = 'Composite'",
+            name="source_or_owner",
+        ),
+        # Names are unique among public foods and within each user's own foods.
+        Index("uq_foods_public_name", "name_key", unique=True,
+              sqlite_where=text("owner_id IS NULL"), postgresql_where=text("owner_id IS NULL")),
+        Index("uq_foods_owner_name", "owner_id", "name_key", unique=True),
     )
 
     @validates("name")
@@ -129,6 +160,52 @@ class Food(Base):
     @property
     def default_serving(self) -> Optional["Serving"]:
         return next((s for s in self.servings if s.is_default), None)
+
+    @property
+    def is_own(self) -> bool:
+        return self.owner_id is not None
+
+
+class RecipeIngredient(Base):
+    """One ingredient of a user's recipe: ``grams`` of a food (public or the user's own)."""
+
+    __tablename__ = "recipe_ingredients"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    recipe_id: Mapped[int] = mapped_column(ForeignKey("foods.id", ondelete="CASCADE"), index=True)
+    food_id: Mapped[int] = mapped_column(ForeignKey("foods.id", ondelete="RESTRICT"), index=True)
+    position: Mapped[int]
+    grams: Mapped[float]
+    food_name: Mapped[str] = mapped_column(String(NAME_MAX))  # as named when added
+
+    food: Mapped[Food] = relationship(foreign_keys=[food_id])
+
+    __table_args__ = (CheckConstraint("grams > 0", name="grams_positive"),)
+
+
+class FavouriteFood(Base):
+    """A food the user starred: search lists it first, the Analyse tab one click away."""
+
+    __tablename__ = "favourite_foods"
+
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    food_id: Mapped[int] = mapped_column(
+        ForeignKey("foods.id", ondelete="CASCADE"), primary_key=True
+    )
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class SeedVersion(Base):
+    """Which seed parts are loaded ("curated", "sr28"), so an upgraded database gets the
+    parts it lacks on the next start without reloading the others."""
+
+    __tablename__ = "seed_versions"
+
+    part: Mapped[str] = mapped_column(String(40), primary_key=True)
+    foods: Mapped[int]
+    loaded_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
 class FoodLabel(Base):
@@ -255,7 +332,7 @@ class MealEntry(Base):
     # The eater's local wall-clock time (naive): a diary is read by local day.
     eaten_at: Mapped[datetime]
     food_id: Mapped[int] = mapped_column(ForeignKey("foods.id", ondelete="RESTRICT"), index=True)
-    food_name: Mapped[str] = mapped_column(String(120))  # as named when logged
+    food_name: Mapped[str] = mapped_column(String(NAME_MAX))  # as named when logged
     grams: Mapped[float]
     serving: Mapped[Optional[str]] = mapped_column(String(80))
     meal_type: Mapped[str] = mapped_column(String(40), default="")
@@ -277,6 +354,10 @@ class MealEntry(Base):
     predicted_label: Mapped[Optional[str]] = mapped_column(String(80))
     confidence: Mapped[Optional[float]]
     model_version: Mapped[Optional[str]] = mapped_column(String(200))
+    # The photo's SHA-256, and whether the person chose another food than the model's top
+    # prediction: (photo, predicted_label, food) is then a correction to train on.
+    photo_sha256: Mapped[Optional[str]] = mapped_column(String(64))
+    is_correction: Mapped[Optional[bool]]
 
     # The caller's id for the entry: importing the same entry twice is a no-op.
     external_id: Mapped[Optional[str]] = mapped_column(String(200))

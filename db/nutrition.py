@@ -10,15 +10,20 @@ Conventions:
 - Glycemic load (GL) = GI x available carbohydrate (g) / 100, the definition used by the
   International GI tables (Atkinson et al., Diabetes Care 2008), which count available
   carbohydrate.
-- Carbohydrate exchanges count available carbohydrate too: the German BE (12 g) and KE (10 g)
-  are defined on digestible carbohydrate, and we use the same base for the US 15 g choice so
-  the three units differ only by their size.
+- Carbohydrate exchanges follow each convention's own basis (``CARB_UNITS``): the US
+  carbohydrate choice (15 g) counts total carbohydrate, minus half the fiber when the portion
+  has more than 5 g of fiber (American Diabetes Association / Academy of Nutrition and
+  Dietetics "Choose Your Foods"); the German/Austrian BE (12 g), the KE (10 g) and the UK 10 g
+  carbohydrate portion (CP) count available carbohydrate (total minus fiber), as the UK and
+  European labels state carbohydrate without fiber. The fiber rule is per portion, so a day's
+  exchanges are the sum of its entries' exchanges.
 - Values shown to people are rounded to one decimal by ``rounded``; stored values keep full
   precision so totals are summed before rounding.
 """
 
 import math
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
 from db import validate
 from db.errors import InvalidValue
@@ -34,11 +39,33 @@ NUTRIENTS: tuple[str, ...] = (
     "fat_g", "saturated_fat_g", "sodium_mg",
 )
 
-# Grams of available carbohydrate in one exchange.
+
+@dataclass(frozen=True)
+class CarbUnit:
+    """One carbohydrate-counting convention: its name, grams per unit and what it counts."""
+
+    key: str
+    name: str
+    grams: float
+    basis: str  # TOTAL_MINUS_HALF_FIBER or AVAILABLE
+
+
+TOTAL_MINUS_HALF_FIBER = "total carbohydrate, minus half the fiber when over 5 g"
+AVAILABLE = "available carbohydrate (total minus fiber)"
+# US rule: subtract half the fiber when a portion has more than this much.
+US_FIBER_THRESHOLD_G = 5.0
+
+CARB_UNITS: tuple[CarbUnit, ...] = (
+    CarbUnit("us_choice", "US carbohydrate choice", 15.0, TOTAL_MINUS_HALF_FIBER),
+    CarbUnit("be", "BE (Broteinheit)", 12.0, AVAILABLE),
+    CarbUnit("ke", "KE (Kohlenhydrateinheit)", 10.0, AVAILABLE),
+    CarbUnit("uk_cp", "UK carbohydrate portion (CP)", 10.0, AVAILABLE),
+)
+# The user's setting is the unit's size; 10 g is KE and the UK CP alike (same basis too).
 EXCHANGE_UNITS_G: dict[float, str] = {
     15.0: "US carbohydrate choice",
     12.0: "BE (Broteinheit)",
-    10.0: "KE (Kohlenhydrateinheit)",
+    10.0: "KE (Kohlenhydrateinheit) / UK carbohydrate portion (CP)",
 }
 
 # energy_consistent(): the seed contract allows 15 %; below ENERGY_SLACK_KCAL the USDA
@@ -113,12 +140,32 @@ def gl_band(gl: float) -> str:
     return "high"
 
 
-def exchanges(available_carbohydrate_g: float | None, unit_g: float) -> float | None:
-    """How many exchanges of ``unit_g`` grams the available carbohydrate makes."""
-    unit = check_exchange_unit(unit_g)
-    if available_carbohydrate_g is None:
+def carb_unit(unit: object) -> CarbUnit:
+    """The convention for a setting (15, 12, 10) or a key ("us_choice", "be", "ke", "uk_cp")."""
+    for candidate in CARB_UNITS:
+        if unit == candidate.key:
+            return candidate
+    grams = check_exchange_unit(unit)
+    return next(c for c in CARB_UNITS if c.grams == grams)
+
+
+def counted_carbohydrate(carbohydrate_g: float | None, fiber_g: float | None,
+                         unit: object) -> float | None:
+    """The grams of carbohydrate the convention counts for one portion."""
+    convention = carb_unit(unit)
+    if carbohydrate_g is None:
         return None
-    return available_carbohydrate_g / unit
+    if convention.basis == AVAILABLE:
+        return available_carbohydrate(carbohydrate_g, fiber_g)
+    if fiber_g is not None and fiber_g > US_FIBER_THRESHOLD_G:
+        return max(0.0, carbohydrate_g - fiber_g / 2.0)
+    return carbohydrate_g
+
+
+def exchanges(carbohydrate_g: float | None, fiber_g: float | None, unit: object) -> float | None:
+    """How many units of the convention one portion (its total carbohydrate and fiber) makes."""
+    counted = counted_carbohydrate(carbohydrate_g, fiber_g, unit)
+    return None if counted is None else counted / carb_unit(unit).grams
 
 
 def energy_estimate(carbohydrate_g: float, protein_g: float, fat_g: float) -> float:

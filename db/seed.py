@@ -15,6 +15,7 @@ from pathlib import Path
 
 from sqlalchemy.orm import Session
 
+from db import search
 from db.errors import SeedError
 from db.keys import name_key
 from db.models import FDC_DATASETS, Food, FoodAlias, FoodLabel, GlycemicIndex, Serving
@@ -418,6 +419,8 @@ def load(session: Session, seed_dir: Path | None = None) -> int:
             fdc_description=item.fdc_description,
             proxy_note=item.proxy_note,
             energy_note=item.energy_note,
+            search_weight=search.prior(curated=True, survey=False, food_group=item.category,
+                                       description=item.fdc_description),
             labels=[FoodLabel(label=label) for label in item.labels],
             aliases=[FoodAlias(alias=alias) for alias in item.aliases],
             **item.nutrients,

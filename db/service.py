@@ -15,7 +15,7 @@ from typing import IO, Any
 from sqlalchemy.exc import IntegrityError
 
 from db import cards, checks, nutrition, passwords, repo, validate
-from db import search as fuzzy
+from db import search as ranking
 from db.errors import InvalidPortion, InvalidValue, UserExists
 from db.keys import name_key
 from db.models import Food, MealEntry, ModelChange, User
@@ -30,7 +30,7 @@ _MEAL_CHANGES = ("food", "grams", "serving", "eaten_at", "meal_type", "note")
 # --- foods ------------------------------------------------------------------------------
 
 def lookup(query: str, grams: float | None = None, serving: str | None = None,
-           exchange_unit_g: float = 15.0) -> dict[str, Any]:
+           exchange_unit_g: float = 15.0, *, user: str | None = None) -> dict[str, Any]:
     """The nutrition card for ``grams`` (or a named ``serving``, or the default serving) of
     the food whose label, name or alias is ``query``::
 
@@ -38,21 +38,29 @@ def lookup(query: str, grams: float | None = None, serving: str | None = None,
          "source": {"dataset", "fdc_id", "code", "description", "proxy_note"},
          "per_100g": NUTRIENTS, "portion": {"grams", "serving", **NUTRIENTS},
          "servings": [{"name", "grams", "default"}],
-         "glycemic_index": {"value", "source"} | None,
+         "glycemic_index": {"value", "citation", "source"} | None,
          "glycemic_load": {"value", "band"} | None,
-         "exchanges": {"unit_g", "value"}}
+         "exchanges": {"unit_g", "value", "unit", "basis"}}
 
     NUTRIENTS: kcal, carbohydrate_g, available_carbohydrate_g, sugars_g, fiber_g, protein_g,
-    fat_g, saturated_fat_g, sodium_mg (None where USDA has no value)."""
+    fat_g, saturated_fat_g, sodium_mg (None where USDA has no value). With ``user``, that
+    user's own foods and recipes are found too."""
     unit = nutrition.check_exchange_unit(exchange_unit_g)
     with session_scope(write=False) as session:
-        food = repo.find_food(query, session=session)
+        owner = repo.get_user(user, session=session) if user is not None else None
+        food = repo.find_food(query, session=session, owner=owner)
         portion_g, serving_name = _portion(food, grams, serving)
         return cards.nutrition_card(food, portion_g, serving_name, unit)
 
 
-def search(text: str, limit: int = 10) -> list[dict[str, Any]]:
-    """Foods whose name, alias or label resembles ``text``, best first, with a 0-1 score."""
+def search(text: str, limit: int = 10, *, user: str | None = None,
+           group: str | None = None) -> list[dict[str, Any]]:
+    """Foods for a search box, best first (ranking: db.search). With ``user``: their own foods
+    too, and their favourite and recent foods first among comparable matches. ``group``: only
+    foods of that category (an SR Legacy food group such as "Beverages").
+
+    Each hit: {"food", "food_id", "category", "score", "own", "recent", "favourite"}. The app's
+    search box, GET /api/foods and ``python -m db search`` all call this."""
     if not isinstance(text, str):
         raise InvalidValue(f"search text must be text, got {validate.echo(text)}")
     if len(text) > repo.MAX_QUERY_LEN:
@@ -61,14 +69,25 @@ def search(text: str, limit: int = 10) -> list[dict[str, Any]]:
         raise InvalidValue(
             f"limit must be a whole number from 1 to {MAX_SEARCH_LIMIT}, got {validate.echo(limit)}"
         )
-    if not name_key(text):
-        return []
+    if group is not None and (not isinstance(group, str) or len(group) > 60):
+        raise InvalidValue(f"food group must be a name of at most 60 characters, got {validate.echo(group)}")
     with session_scope(write=False) as session:
-        ranked = fuzzy.rank(text, repo.search_candidates(session=session), limit)
-    return [
-        {"food": c.food, "food_id": c.food_id, "category": c.category, "score": round(s, 3)}
-        for c, s in ranked
-    ]
+        owner = repo.get_user(user, session=session) if user is not None else None
+        ranked = repo.search_foods(text, session=session, owner=owner, category=group or None,
+                                   limit=limit)
+    return [_hit(c, s) for c, s in ranked]
+
+
+def _hit(found: ranking.Candidate, value: float | None = None) -> dict[str, Any]:
+    return {"food": found.food, "food_id": found.food_id, "category": found.category,
+            "score": None if value is None else round(value, 2), "own": found.own,
+            "recent": found.recent, "favourite": found.favourite}
+
+
+def food_groups() -> list[str]:
+    """Every category of the public foods (the food-group filter's choices), sorted."""
+    with session_scope(write=False) as session:
+        return repo.categories(session=session)
 
 
 def food_count() -> int:
@@ -215,8 +234,13 @@ def _settings(user: User) -> dict[str, float]:
 def log_meal(user: str, query: str, *, grams: float | None = None, serving: str | None = None,
              eaten_at: datetime | None = None, meal_type: str = "", note: str = "",
              predicted_label: str | None = None, confidence: float | None = None,
-             model_version: str | None = None, external_id: str | None = None) -> dict[str, Any]:
-    """Log a portion of a food; the entry keeps the nutrient values as of now.
+             model_version: str | None = None, external_id: str | None = None,
+             photo_sha256: str | None = None, is_correction: bool | None = None,
+             ) -> dict[str, Any]:
+    """Log a portion of a food (public, or the user's own); the entry keeps the nutrient
+    values as of now. From a photo: ``predicted_label`` and ``confidence`` are the model's top
+    answer, ``photo_sha256`` names the photo, and ``is_correction`` says the person chose
+    another food than the model's, so (photo, predicted_label, food) can train a better model.
 
     With ``external_id`` the call is idempotent per user: if the user already has an entry
     with that id, it is returned unchanged with ``created`` False.
@@ -228,6 +252,8 @@ def log_meal(user: str, query: str, *, grams: float | None = None, serving: str 
         "predicted_label": checks.optional_text("predicted_label", predicted_label, 80),
         "confidence": checks.confidence(confidence),
         "model_version": checks.optional_text("model_version", model_version, 200),
+        "photo_sha256": checks.sha256_hex("photo_sha256", photo_sha256),
+        "is_correction": checks.optional_flag("is_correction", is_correction),
     }
     external = checks.optional_text("external_id", external_id, 200)
     with session_scope() as session:
@@ -236,7 +262,7 @@ def log_meal(user: str, query: str, *, grams: float | None = None, serving: str 
             existing = repo.entry_by_external_id(owner, external, session=session)
             if existing is not None:
                 return cards.entry_dict(existing) | {"created": False}
-        food = repo.find_food(query, session=session)
+        food = repo.find_food(query, session=session, owner=owner)
         portion_g, serving_name = _portion(food, grams, serving)
         entry = MealEntry(
             user_id=owner.id, eaten_at=when, food_id=food.id, food_name=food.name,
@@ -281,9 +307,9 @@ def day_summary(user: str, day: date) -> dict[str, Any]:
         totals = nutrition.totals(
             (cards.stored_values(e) for e in rows), (*nutrition.NUTRIENTS, "glycemic_load")
         )
-        exchanges = nutrition.exchanges(
-            totals["available_carbohydrate_g"] or 0.0, owner.exchange_unit_g
-        )
+        # Per entry: the US fiber rule looks at each portion, not the day's sum.
+        exchanges = sum(nutrition.exchanges(e.carbohydrate_g, e.fiber_g, owner.exchange_unit_g)
+                        or 0.0 for e in rows)
         settings = _settings(owner)
         return {
             "date": day.isoformat(),
@@ -338,9 +364,10 @@ def update_meal(user: str, entry_id: int, **changes: Any) -> dict[str, Any]:
         updates["note"] = checks.text("note", changes["note"], 2000)
     grams, serving = changes.get("grams"), changes.get("serving")
     with session_scope() as session:
-        entry = repo.get_entry(repo.get_user(user, session=session), entry_id, session=session)
+        owner = repo.get_user(user, session=session)
+        entry = repo.get_entry(owner, entry_id, session=session)
         if changes.get("food") is not None:
-            food = repo.find_food(changes["food"], session=session)
+            food = repo.find_food(changes["food"], session=session, owner=owner)
             if grams is None and serving is None:
                 grams = entry.grams  # keep the amount; the old serving belongs to the old food
             portion_g, serving_name = _portion(food, grams, serving)

@@ -26,9 +26,9 @@ from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
-from db import migrate, seed
+from db import catalog, composites, fts, migrate, seed, sr28
 from db.errors import InvalidValue
-from db.models import Food
+from db.models import Food, SeedVersion
 from models.paths import data_home
 
 BUSY_TIMEOUT_S = 30.0
@@ -94,25 +94,77 @@ def session_scope(*, write: bool = True) -> Iterator[Session]:
 
 
 def init_db(*, seed_dir: Path | None = None) -> None:
-    """Bring the schema to the newest migration and load the seed foods if there are none.
+    """Bring the schema to the newest migration and load the seed parts not loaded yet: the
+    curated foods (db/seed/*.csv) into an empty database, then the SR Legacy catalog when the
+    seed folder has one (db/seed/sr28_*.csv.gz; test seeds without it stay small).
 
     Idempotent. Concurrent first runs (several processes or threads) are serialised: the
     whole step is one transaction holding the SQLite write lock (BEGIN IMMEDIATE; SQLite
     DDL is transactional) or a Postgres advisory lock, so the second run finds the schema
     and foods in place. Other databases get only the in-process lock. seed_dir defaults to
     db/seed.
+
+    SQLite migrations run with foreign keys off: a batch migration rebuilds a table (create
+    the new one, copy, drop the old one), and with foreign keys on, dropping the old foods
+    table would cascade-delete every serving and label (and fail on meal entries). The
+    pragma only works outside a transaction, so it is set on the raw connection around it;
+    ``PRAGMA foreign_key_check`` must then come back empty before the commit.
     """
     with _init_lock, get_engine().connect() as conn:
-        conn = conn.execution_options(**{_IMMEDIATE: True})
-        with conn.begin():
-            if conn.dialect.name == "postgresql":
-                conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_INIT_LOCK})
-            migrate.upgrade(conn)
-            # Joins the open transaction; it flushes into it and never commits it itself.
-            with Session(bind=conn) as session:
-                if session.scalar(select(Food.id).limit(1)) is None:
-                    seed.load(session, seed_dir)
-                    session.flush()
+        sqlite = conn.dialect.name == "sqlite"
+        if sqlite:
+            _sqlite_foreign_keys(conn, on=False)
+        try:
+            conn = conn.execution_options(**{_IMMEDIATE: True})
+            with conn.begin():
+                if conn.dialect.name == "postgresql":
+                    conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_INIT_LOCK})
+                migrate.upgrade(conn)
+                # Joins the open transaction; it flushes into it and never commits it itself.
+                with Session(bind=conn) as session:
+                    _load_seed(session, seed.SEED_DIR if seed_dir is None else Path(seed_dir))
+                if sqlite:
+                    broken = conn.exec_driver_sql("PRAGMA foreign_key_check").first()
+                    if broken is not None:
+                        raise InvalidValue(f"database upgrade left a broken reference: {broken}")
+        finally:
+            if sqlite:
+                _sqlite_foreign_keys(conn, on=True)
+
+
+def _sqlite_foreign_keys(conn: Connection, *, on: bool) -> None:
+    """Switch SQLite foreign keys on this pooled connection, outside any transaction (the
+    driver connection runs in autocommit mode, see _sqlite_events)."""
+    conn.connection.driver_connection.execute(f"PRAGMA foreign_keys = {'ON' if on else 'OFF'}")
+
+
+def _load_seed(session: Session, folder: Path) -> None:
+    """Load each seed part once. A database first seeded from a folder without the catalog
+    (the tests' small seeds) records the catalog as absent (0 foods) and stays small; one
+    seeded before the catalog existed gets it on its next start."""
+    loaded = set(session.scalars(select(SeedVersion.part)))
+    changed = False
+    if "curated" not in loaded and session.scalar(select(Food.id).limit(1)) is None:
+        session.add(SeedVersion(part="curated", foods=seed.load(session, folder)))
+        if not sr28.has_compact(folder):
+            session.add(SeedVersion(part="sr28", foods=0))
+            session.add(SeedVersion(part="composites", foods=0))
+        session.flush()
+        changed = True
+        loaded = set(session.scalars(select(SeedVersion.part)))
+    if "sr28" not in loaded and sr28.has_compact(folder):
+        session.add(SeedVersion(part="sr28", foods=catalog.load(session, folder)))
+        session.flush()
+        changed = True
+        loaded.add("sr28")
+    # Composites are made of catalog rows, so they come with the catalog.
+    if "composites" not in loaded and "sr28" in loaded and composites.present(folder):
+        session.add(SeedVersion(part="composites", foods=composites.load(session, folder)))
+        session.flush()
+        changed = True
+    if changed:
+        fts.reindex(session)
+        session.flush()
 
 
 def _create_engine(url_text: str) -> Engine:

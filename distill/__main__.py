@@ -1,4 +1,4 @@
-"""`python -m distill`: distil a frozen teacher into a small student, evaluate, run the pipeline.
+"""`python -m distill`: distil a frozen teacher into a small student, evaluate, profile, run the pipeline.
 
     python -m distill pipeline --data DIR --out RUN_DIR [--preset cpu|gpu]   (all of it, resumable)
     python -m distill deploy RUN_DIR                        (the student into the app's model folder)
@@ -6,6 +6,9 @@
     python -m distill train --data DIR --teacher ckpt:teacher.pt --model vit_micro ...
     torchrun --nproc-per-node 2 -m distill train ...        (DDP; --zero shards AdamW)
     python -m distill eval --checkpoint runs/x/best.pt --data DIR
+    python -m distill profile --data DIR --teacher ...      (train options; a profiled window and
+                                                             a bottleneck report)
+    python -m distill tune-loader --data DIR --model ...    (measure loader workers, pick the best)
 
 `python -m distill train --help` lists every option. Bad input exits 2 with one line.
 Under SageMaker (entry_point="distill/__main__.py", source_dir at the repo root) the
@@ -25,16 +28,66 @@ from distill import config, dist  # noqa: E402
 from distill.errors import DistillError  # noqa: E402
 from models.errors import FoodtagError  # noqa: E402
 
-USAGE = ("usage: python -m distill {pipeline,deploy,report,train,eval} [options]   "
+USAGE = ("usage: python -m distill {pipeline,deploy,report,train,eval,profile,tune-loader} [options]   "
          "(--help after the command lists them)")
 
 
 def train(argv: list[str]) -> None:
-    from distill.train import resolve_config, run
-
     explicit = config.parse_args(config.TrainConfig, argv, "python -m distill train",
                                  "Distil a frozen teacher into a student (or train it supervised: --teacher none).")
-    run(*resolve_config(explicit))
+    run_training(explicit)
+
+
+def run_training(explicit: dict, then=None) -> None:
+    """Resolve the config and run it (distill.train.run): fit, then(trainer), close."""
+    from distill.train import resolve_config, run
+
+    run(*resolve_config(explicit), then=then)
+
+
+def profile(argv: list[str]) -> None:
+    """A short training run under torch.profiler, then the bottleneck report."""
+    from distill.profiling import StepProfiler, collect_facts, report
+
+    explicit = config.parse_args(config.TrainConfig, argv, "python -m distill profile",
+                                 "Profile a few training steps (same options as train) and report bottlenecks.")
+    explicit.setdefault("profile_steps", 10)
+    explicit.setdefault("max_steps", StepProfiler.WAIT + 1 + explicit["profile_steps"])
+    explicit.setdefault("val_data", "none")  # the training step is what is profiled
+    explicit["log_every"] = 1  # every step's timing and memory feed the rules
+
+    def print_report(trainer) -> None:
+        if dist.is_main():
+            print(report(collect_facts(trainer, skip=StepProfiler.WAIT + 1)), flush=True)
+
+    run_training(explicit, then=print_report)
+
+
+def tune_loader(argv: list[str]) -> None:
+    """Measure the training loader over worker counts, prefetch and pinning; print the pick."""
+    import argparse
+    import tempfile
+
+    from distill.data import available_cpus
+    from distill.loader_tuning import tune
+    from distill.train import Trainer, resolve_config
+
+    extra = argparse.ArgumentParser(add_help=False)
+    extra.add_argument("--batches", type=int, default=10, help="batches timed per setting (after start-up)")
+    extra.add_argument("--full-grid", action="store_true", help="also measure every combination")
+    own, rest = extra.parse_known_args(argv)
+    if own.batches < 1:
+        raise DistillError("tune-loader: --batches must be >= 1")
+    explicit = config.parse_args(config.TrainConfig, rest, "python -m distill tune-loader",
+                                 "Loader throughput over worker counts on the training data and transform "
+                                 "(train options; also --batches N, --full-grid).")
+    explicit.setdefault("teacher", "none")  # only a --logit-cache needs the teacher
+    with tempfile.TemporaryDirectory() as out:
+        explicit.update(out=out, progress=False, tensorboard=False, val_data="none")
+        cfg, _ = resolve_config(explicit)
+        trainer = Trainer(cfg)
+        tune(trainer.train_set, cfg.data.batch_size, own.batches, trainer.device.type == "cuda",
+             available_cpus(), own.full_grid)
 
 
 def evaluate(argv: list[str]) -> None:
@@ -90,7 +143,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if "SM_MODEL_DIR" in os.environ and (not argv or argv[0].startswith("--")) and argv[:1] != ["--help"]:
         argv.insert(0, "train")  # SageMaker passes hyperparameters only
-    commands = {"train": train, "eval": evaluate, "pipeline": pipeline, "deploy": deploy, "report": report}
+    commands = {"train": train, "eval": evaluate, "profile": profile, "tune-loader": tune_loader,
+                "pipeline": pipeline, "deploy": deploy, "report": report}
     if argv[:1] in (["-h"], ["--help"]):
         print(__doc__)
         return 0

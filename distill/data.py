@@ -209,8 +209,7 @@ class ImageDataset(Dataset):
     def load(self, index: int) -> tuple[Image.Image, int, int]:
         """The image at index (or the next readable one), its label and how many were skipped."""
         if self.store is not None:
-            image, skipped = self.store.load(index)
-            return image, self.source.items[(index + skipped) % len(self.source.items)][1], skipped
+            return self.store.load(index)
         return self.decode(index)
 
     def decode(self, index: int) -> tuple[Image.Image, int, int]:
@@ -382,9 +381,11 @@ class ShardSampler(Sampler[int]):
         return len(self.indices)
 
 
-def make_loader(dataset: Dataset, sampler: Sampler, batch_size: int, num_workers: int, pin_memory: bool) -> DataLoader:
+def make_loader(dataset: Dataset, sampler: Sampler, batch_size: int, num_workers: int, pin_memory: bool,
+                prefetch_factor: int | None = None) -> DataLoader:
     return DataLoader(
         dataset, batch_size=batch_size, sampler=sampler, num_workers=num_workers, pin_memory=pin_memory,
+        prefetch_factor=prefetch_factor if num_workers else None,
         # Its own generator: creating an iterator must not draw from the global RNG, or a
         # resumed run's dropout would diverge from the uninterrupted one.
         generator=torch.Generator().manual_seed(0),

@@ -45,7 +45,7 @@ def shrink(image: Image.Image, size: int) -> Image.Image:
 
 
 class ImageStore:
-    """A complete cache: load(index) -> (PIL image, images skipped), from the memory maps."""
+    """A complete cache: load(index) -> (PIL image, label, images skipped), from the memory maps."""
 
     def __init__(self, folder: CacheFolder):
         self.folder, self.path, self.key = folder, folder.path, folder.manifest["key"]
@@ -54,12 +54,12 @@ class ImageStore:
     def __getstate__(self) -> dict:  # DataLoader workers re-open the maps
         return {**self.__dict__, "_arrays": None}
 
-    def load(self, index: int) -> tuple[Image.Image, int]:
+    def load(self, index: int) -> tuple[Image.Image, int, int]:
         if self._arrays is None:
             self._arrays = self.folder.array("pixels"), self.folder.array("shapes")
         pixels, shapes = self._arrays
-        h, w, skipped = (int(v) for v in shapes[index])
-        return Image.fromarray(np.array(pixels[index, : h * w * 3]).reshape(h, w, 3), "RGB"), skipped
+        h, w, label, skipped = (int(v) for v in shapes[index])
+        return Image.fromarray(np.array(pixels[index, : h * w * 3]).reshape(h, w, 3), "RGB"), label, skipped
 
 
 def image_cache_folder(dataset: ImageDataset, root: str, size: int) -> CacheFolder:
@@ -76,7 +76,7 @@ def build_image_cache(dataset: ImageDataset, root: str, size: int, workers: int 
     folder = image_cache_folder(dataset, root, size)
     if not folder.complete:
         n = len(dataset)
-        folder.create({"pixels": ((n, size * MAX_ASPECT * size * 3), "uint8"), "shapes": ((n, 3), "int32")}, n)
+        folder.create({"pixels": ((n, size * MAX_ASPECT * size * 3), "uint8"), "shapes": ((n, 4), "int32")}, n)
         env = dist.env()
         pending = folder.pending(range(env.rank, n, env.world_size))
         if pending:
@@ -106,9 +106,9 @@ def _fill_chunk(indices: list[int]) -> None:
     dataset, folder, size = _job["dataset"], _job["folder"], _job["size"]
     pixels, shapes = folder.array("pixels", writable=True), folder.array("shapes", writable=True)
     for index in indices:
-        image, _, skipped = dataset.decode(index)
+        image, label, skipped = dataset.decode(index)
         array = np.asarray(shrink(image, size), dtype=np.uint8)
         h, w = array.shape[:2]
         pixels[index, : h * w * 3] = array.reshape(-1)
-        shapes[index] = (h, w, skipped)
+        shapes[index] = (h, w, label, skipped)
     mark_done(folder, [pixels, shapes], indices)

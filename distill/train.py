@@ -25,10 +25,10 @@ from distill.evaluate import evaluate, summary
 from distill.logbook import Logbook
 from distill.mixing import BatchMixer
 from distill.optim import make_optimizer, make_scheduler
-from distill.profiling import StepProfiler
+from distill.profiling import StepProfiler, memory_record
 from distill.task import DistillTask, enable_distillation_head
-from distill.timing import StepTimer
 from distill.teacher import FrozenTeacher, absolute_spec, load_teacher_model
+from distill.timing import StepTimer
 
 
 def seed_everything(seed: int) -> None:
@@ -87,8 +87,8 @@ class Trainer:
                 self.teacher.to(memory_format=torch.channels_last)
 
     def _build_data(self) -> None:
-        """Datasets, caches, workers and the step arithmetic: one optimizer step's global batch must
-        fit in an epoch."""
+        """Datasets, loader workers and the step arithmetic: one optimizer step's global batch must fit
+        in an epoch."""
         cfg, d = self.cfg, self.cfg.data
         self.val_source = self._val_source()
         self.step_samples = d.batch_size * self.world * cfg.optim.accum_steps
@@ -114,8 +114,7 @@ class Trainer:
 
             self.train_set.store = build_image_cache(self.train_set, c.image_cache, self.student.preprocess.resize_size,
                                                      workers=self.num_workers, log=log)
-        self.cached_logits = bool(c.logit_cache)
-        if self.cached_logits:
+        if c.logit_cache:
             from distill.logit_cache import ReplayDataset, build_logit_cache
 
             cache = build_logit_cache(self.teacher, self.train_set, c.logit_cache, views=c.logit_views,
@@ -274,12 +273,14 @@ class Trainer:
         return self.last_metrics
 
     def log_training(self, stats: torch.Tensor, images_per_s: float) -> None:
+        self.timer.restart()  # (what ran since the optimizer step, e.g. a profiler export, is no phase)
         # .tolist() after the all-reduce is a CPU-GPU sync point: only every log_every steps
         loss_sum, steps, skipped = dist.all_reduce_sum(stats).tolist()
         self.timer.mark("comm")
         record = {"step": self.step, "epoch": self.epoch + self.epoch_samples / (self.steps_per_epoch * self.step_samples),
                   "train/loss": loss_sum / steps, "train/lr": self.optimizer.param_groups[0]["lr"],
-                  "train/images_per_s": images_per_s, "train/skipped_images": int(skipped), **self.timer.record()}
+                  "train/images_per_s": images_per_s, "train/skipped_images": int(skipped), **self.timer.record(),
+                  **memory_record(self.device)}
         self.book.log(record)
         self.book.advance(self.step - self._bar_step, loss=f"{record['train/loss']:.4f}", img_s=f"{images_per_s:.0f}",
                           data=f"{record['time/data_share']:.0%}")
@@ -409,13 +410,16 @@ def freeze_body(model: torch.nn.Module) -> None:
         p.requires_grad_(id(p) in head)
 
 
-def run(cfg: TrainConfig, resume: dict | None = None) -> Trainer:
-    """One whole training run: join the process group, build, fit, close (also on failure)."""
+def run(cfg: TrainConfig, resume: dict | None = None, then=None) -> Trainer:
+    """One whole training run: join the process group, build, fit, then(trainer), close (also on
+    failure)."""
     dist.init(cfg.run.device, cfg.run.backend)
     trainer = None
     try:
         trainer = Trainer(cfg, resume)
         trainer.fit()
+        if then is not None:
+            then(trainer)
     finally:
         if trainer is not None:
             trainer.close()

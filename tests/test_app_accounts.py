@@ -15,7 +15,7 @@ from gradio_client import Client, handle_file
 from gradio_client.exceptions import AuthenticationError
 
 from app.ui import Handlers
-from db import service
+from db import personal, service
 
 PASSWORDS = {"alice": "alice-pass-123", "bob": "bob-pass-456"}
 SECRET = "alice-private-note-7f3a"
@@ -35,6 +35,9 @@ REVIEWED_ENDPOINTS = {
     "export_csv": "export_csv", "save_settings": "save_settings", "load_settings": "load_settings",
     "activate_model": "activate_model", "use_model": "use_model", "list_models": "list_models", "whoami": "whoami",
     "default_meal": "default_meal",
+    "choose_recent": "choose_food", "recent_foods": "recent_foods", "recent_after_log": "recent_foods",
+    "food_groups": "food_groups",  # public food groups only: no user data
+    "toggle_favourite": "toggle_favourite",
     "batch_run": "run",  # app.batch.ui: analyses an uploaded CSV; reads and writes no meal log
 }
 
@@ -145,6 +148,32 @@ def test_each_user_sees_only_their_own_log(server, alice_entry, photo):
     assert [row[0] for row in entries["data"]] == [alice_entry["id"]]
 
 
+def test_own_foods_and_recent_foods_stay_private(server, alice_entry):
+    personal.create_own_food("alice", "Alice secret cake", {"kcal": 400, "carbohydrate_g": 50,
+                                                            "protein_g": 5, "fat_g": 20})
+    handlers = Handlers(server.app.ctx)
+    as_alice, as_bob = SimpleNamespace(username="alice"), SimpleNamespace(username="bob")
+    hits, _status = handlers.search_foods("secret cake", None, as_alice)
+    assert "Alice secret cake" in str(hits)
+    hits, _status = handlers.search_foods("secret cake", None, as_bob)
+    assert "Alice secret cake" not in str(hits)
+    assert "Espresso" in str(handlers.recent_foods(as_alice))
+    message, recent = handlers.toggle_favourite({"food": "Alice secret cake"}, as_alice)
+    assert "is a favourite" in message and "★ Alice secret cake" in str(recent)
+    assert "Alice secret cake" not in str(handlers.recent_foods(as_bob))
+    with pytest.raises(gr.Error, match="unknown food"):
+        handlers.toggle_favourite({"food": "Alice secret cake"}, as_bob)
+    with pytest.raises(gr.Error, match="unknown food"):
+        handlers.choose_food({}, "Alice secret cake", as_bob)
+    as_json = httpx.get(f"{server.url}/api/foods", params={"q": "secret cake"},
+                        headers=basic("bob", PASSWORDS["bob"])).json()
+    assert all(hit["food"] != "Alice secret cake" for hit in as_json["results"])
+    as_json = httpx.get(f"{server.url}/api/foods", params={"q": "secret cake"},
+                        headers=basic("alice", PASSWORDS["alice"])).json()
+    assert as_json["results"][0]["food"] == "Alice secret cake" and as_json["results"][0]["own"]
+    assert httpx.get(f"{server.url}/api/foods", params={"q": "cake"}).status_code == 401
+
+
 def test_user_b_cannot_reach_user_a_through_the_ui_functions(server, alice_entry):
     handlers = Handlers(server.app.ctx)
     as_bob = SimpleNamespace(username="bob")
@@ -160,3 +189,46 @@ def test_user_b_cannot_reach_user_a_through_the_ui_functions(server, alice_entry
     with pytest.raises(gr.Error, match="sign in"):
         handlers.day_view(TODAY, SimpleNamespace(username=None))
     assert service.day_summary("alice", date.today())["entries"] == [alice_entry]
+
+
+def test_own_foods_and_recipes_through_the_api(server):
+    as_alice, as_bob = basic("alice", PASSWORDS["alice"]), basic("bob", PASSWORDS["bob"])
+    made = httpx.post(f"{server.url}/api/my/foods", headers=as_alice, json={
+        "name": "Oat bar", "nutrients": {"kcal": 120, "carbohydrate_g": 20, "fiber_g": 3,
+                                         "protein_g": 2, "fat_g": 4},
+        "serving_grams": 30, "serving_name": "1 bar", "per_serving": True})
+    assert made.status_code == 201 and made.json()["food"] == "Oat bar"
+    recipe = httpx.post(f"{server.url}/api/my/recipes", headers=as_alice, json={
+        "name": "Bars and espresso", "servings": 2,
+        "ingredients": [{"food": "Oat bar", "grams": 60}, {"food": "espresso", "grams": 30}]})
+    assert recipe.status_code == 201
+    # Hand sum per serving: (240 kcal from 60 g of the bar + 2.7 kcal from 30 g espresso) / 2.
+    assert recipe.json()["per_serving"]["kcal"] == pytest.approx((240 + 2.7) / 2)
+    mine = {f["food"]: f for f in httpx.get(f"{server.url}/api/my/foods",
+                                            headers=as_alice).json()["foods"]}
+    assert {"Bars and espresso", "Oat bar"} <= set(mine)
+    assert mine["Bars and espresso"]["ingredients"][0] == {"food": "Oat bar", "food_id": made.json()["food_id"],
+                                         "grams": 60.0}
+    assert httpx.get(f"{server.url}/api/my/foods", headers=as_bob).json()["foods"] == []
+    # Bob cannot build on Alice's food, and bad bodies get a clear 4xx.
+    stolen = httpx.post(f"{server.url}/api/my/recipes", headers=as_bob, json={
+        "name": "Copy", "servings": 1, "ingredients": [{"food": "Oat bar", "grams": 10}]})
+    assert stolen.status_code == 404
+    bad = httpx.post(f"{server.url}/api/my/foods", headers=as_alice, json={"name": "X"})
+    assert bad.status_code == 422 and "nutrients must be a mapping" in bad.json()["error"]
+    bad = httpx.post(f"{server.url}/api/my/foods", headers=as_alice, content=b"[1, 2")
+    assert bad.status_code == 400
+    huge = httpx.post(f"{server.url}/api/my/foods", headers=as_alice,
+                      content=b'{"name": "' + b"x" * 100_000 + b'"}')
+    assert huge.status_code == 413
+    assert httpx.post(f"{server.url}/api/my/foods", json={"name": "x"}).status_code == 401
+    # Ingredient grams follow db.validate (1 g to 5 kg), and errors repeat only a short prefix.
+    tiny = httpx.post(f"{server.url}/api/my/recipes", headers=as_alice, json={
+        "name": "Crumb", "servings": 1, "ingredients": [{"food": "espresso", "grams": 0.5}]})
+    assert tiny.status_code == 422 and "grams must be from 1 to 5000" in tiny.json()["error"]
+    long = httpx.post(f"{server.url}/api/my/foods", headers=as_alice, json={
+        "name": "Bar", "nutrients": {"kcal": 1, "carbohydrate_g": 1, "protein_g": 1, "fat_g": 1},
+        "serving_grams": "9" * 20_000})
+    assert long.status_code == 422 and len(long.json()["error"]) < 200
+    long = httpx.get(f"{server.url}/api/foods", headers=as_alice, params={"q": "tea", "limit": "x" * 2000})
+    assert long.status_code == 422 and len(long.json()["error"]) < 200

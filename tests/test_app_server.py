@@ -17,7 +17,7 @@ from PIL import Image
 
 from app.config import LOCAL_USER
 from app.ui import Handlers
-from db import service
+from db import personal, service
 
 MAX_UPLOAD_MB = 2
 
@@ -210,8 +210,23 @@ def test_unsure_model_says_so(client, tmp_path):
         client.predict(*before, api_name="/save_settings")
 
 
+def test_api_foods_is_the_search_box(server):
+    found = httpx.get(f"{server.url}/api/foods", params={"q": "banan", "limit": "3"})
+    assert found.status_code == 200
+    body = found.json()
+    assert body["query"] == "banan" and body["results"][0]["food"] == "Banana"
+    assert set(body["results"][0]) == {"food", "food_id", "category", "score", "own", "recent",
+                                       "favourite"}
+    bad = httpx.get(f"{server.url}/api/foods", params={"q": "banana", "limit": "lots"})
+    assert bad.status_code == 422 and "limit" in bad.json()["error"]
+    bad = httpx.get(f"{server.url}/api/foods", params={"q": "x" * 500})
+    assert bad.status_code == 422 and "longer than" in bad.json()["error"]
+    recent = httpx.get(f"{server.url}/api/foods")  # no query: favourite and recent foods
+    assert recent.status_code == 200 and isinstance(recent.json()["results"], list)
+
+
 def test_search_pick_edit_delete_and_export(client, coffee_jpeg, tmp_path):
-    hits, status = client.predict("banan", api_name="/search_foods")
+    hits, status = client.predict("banan", "All food groups", api_name="/search_foods")
     assert hits["choices"][0][0] == "Banana" and status.endswith("'banan': pick one.")
     client.predict(handle_file(str(coffee_jpeg)), None, api_name="/analyze")
     _serving, _grams, card = client.predict("Banana", api_name="/choose_food")
@@ -232,6 +247,12 @@ def test_search_pick_edit_delete_and_export(client, coffee_jpeg, tmp_path):
     with open(exported, newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     assert any(r["id"] == str(entry_id) and r["note"] == "half" for r in rows)
+    # The photo of an espresso logged as a banana: stored and exported as a correction.
+    [row] = [r for r in rows if r["id"] == str(entry_id)]
+    assert (row["predicted_label"], row["food"], row["is_correction"]) == ("espresso", "Banana", "True")
+    assert len(row["photo_sha256"]) == 64
+    recent = client.predict(api_name="/recent_foods")
+    assert "Banana" in str(recent)
     assert {r["user"] for r in rows} == {LOCAL_USER}
 
     client.predict(entry_id, api_name="/delete_entry")
@@ -275,6 +296,14 @@ def test_single_user_mode_refuses_foreign_hosts_and_origins(server):
                           json={"data": [1800, 180, "10", 0.4]})
     assert response.status_code == 403 and "cross-origin" in response.json()["error"]
     assert service.get_settings(LOCAL_USER)["exchange_unit_g"] == 15.0  # nothing changed
+    # The food API is guarded the same way: no own food made, no food list read.
+    label = {"name": "Rebound bar", "nutrients": {"kcal": 100, "carbohydrate_g": 10,
+                                                  "protein_g": 1, "fat_g": 1}}
+    for headers in (rebinding, foreign_page):
+        assert httpx.post(f"{server.url}/api/my/foods", headers=headers, json=label).status_code == 403
+    assert httpx.get(f"{server.url}/api/foods", headers=rebinding, params={"q": "tea"}).status_code == 403
+    assert httpx.get(f"{server.url}/api/my/foods", headers=rebinding).status_code == 403
+    assert all(f["food"] != "Rebound bar" for f in personal.own_foods(LOCAL_USER))
     for host in (f"127.0.0.1:{port}", f"localhost:{port}"):
         assert httpx.get(f"{server.url}/healthz", headers={"Host": host}).status_code == 200
     same_origin = {"Origin": f"http://localhost:{port}"}

@@ -112,22 +112,37 @@ CARD = {
                 "available_carbohydrate_g": 32.8, "sugars_g": 3.9, "fiber_g": 2.5, "protein_g": 12.2,
                 "fat_g": 10.4, "saturated_fat_g": 4.7, "sodium_mg": None},
     "servings": [{"name": "1 slice", "grams": 107.0, "default": True}],
-    "glycemic_index": {"value": 80, "source": "Atkinson 2008, Table A1"},
+    "glycemic_index": {"value": 80, "citation": "Atkinson 2008",
+                       "source": "Atkinson 2008, Table A1 row 123: Pizza, cheese; the pooled row"},
     "glycemic_load": {"value": 26.3, "band": "high"},
-    "exchanges": {"unit_g": 15.0, "value": 2.2},
+    "exchanges": {"unit_g": 15.0, "value": 2.2, "unit": "US carbohydrate choice",
+                  "basis": "total carbohydrate, minus half the fiber when over 5 g"},
 }
 
 
 def test_card_markdown_shows_every_part():
     text = views.card_markdown(CARD)
-    for needle in ("Cheese pizza", "1 slice (107 g)", "2.2", "15 g", "Available carbohydrate", "32.8 g",
-                   "Sodium | n/a", "Glycemic index:** 80", "26.3 (high)", "FNDDS, FDC ID 2705433",
+    for needle in ("Cheese pizza", "1 slice (107 g)", "2.2 x US carbohydrate choice", "15 g",
+                   "counted from total carbohydrate, minus half the fiber", "Available carbohydrate",
+                   "32.8 g", "Sodium | n/a", "26.3 (high)", "FNDDS, FDC ID 2705433",
                    "Pizza, cheese, from restaurant"):
         assert needle in text, needle
-    proxied = {**CARD, "source": {**CARD["source"], "proxy_note": "closest USDA dish"}, "glycemic_index": None,
-               "glycemic_load": None}
+    # A short citation on the card; the full provenance behind a click.
+    assert "**GI 80**, Atkinson 2008" in text
+    assert text.index("<details><summary>How this GI was chosen</summary>") < text.index(
+        "Table A1 row 123")
+    proxied = {**CARD, "source": {**CARD["source"], "proxy_note": "closest USDA dish & more"},
+               "glycemic_index": None, "glycemic_load": None}
     text = views.card_markdown(proxied)
-    assert "closest USDA dish" in text and "no published value" in text
+    assert "no published value" in text and "Stand-in entry" in text
+    assert "<summary>What stands in, and what it leaves out</summary>\n\nclosest USDA dish &amp; more" in text
+
+
+def test_card_source_line_for_sr_legacy_own_foods_and_recipes():
+    sr = {"dataset": "SR Legacy", "fdc_id": None, "code": "09003", "description": "Apples, raw"}
+    assert views.source_text(sr) == "USDA SR Legacy, NDB 09003"
+    assert views.source_text({**sr, "dataset": "Own food"}) == "your own food, from its label"
+    assert views.source_text({**sr, "dataset": "Recipe"}).startswith("your recipe")
 
 
 def test_meal_chart_has_a_bar_for_every_day():

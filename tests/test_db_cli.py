@@ -28,7 +28,7 @@ def test_lookup_json_shape(db_file, capsys):
     assert set(card["portion"]) == {"grams", "serving", *NUTRIENTS}
     assert set(card["per_100g"]) == set(NUTRIENTS)
     assert set(card["glycemic_load"]) == {"value", "band"}
-    assert set(card["exchanges"]) == {"unit_g", "value"}
+    assert set(card["exchanges"]) == {"unit_g", "value", "unit", "basis"}
     assert all(set(s) == {"name", "grams", "default"} for s in card["servings"])
     assert card["food"] == "Cheese pizza" and card["portion"]["grams"] == 150.0
 
@@ -37,7 +37,7 @@ def test_lookup_text_multiword_name_and_units(db_file, capsys):
     assert main(["lookup", "red", "wine", "--serving", "1 glass (5 fl oz)", "--unit", "12"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("Red wine [Beverage], 1 glass (5 fl oz) (147 g)")
-    assert "x 12 g" in out and "GI: no published value" in out and "FDC 173190" in out
+    assert "x BE (Broteinheit) (12 g" in out and "GI: no published value" in out and "FDC 173190" in out
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -78,12 +78,37 @@ def test_check_seed(tmp_path, capsys):
     from db_support import FOODS_CSV, write_seed
 
     assert main(["check-seed", str(write_seed(tmp_path / "ok"))]) == 0
-    assert capsys.readouterr().out == "seed ok: 5 foods, 7 servings, 2 GI values\n"
+    assert capsys.readouterr().out == ("seed ok: 5 foods, 7 servings, 2 GI values; 5 default "
+                                       "servings checked, 0 exceptions\n")
     bad = write_seed(tmp_path / "bad", foods=FOODS_CSV.replace("173944", "x"))
     assert main(["check-seed", str(bad)]) == 2
     captured = capsys.readouterr()
     assert captured.out.startswith(f"{bad / 'foods.csv'}:2: fdc_id 'x'")
     assert captured.err == "error: 1 problem in the seed\n"
+
+
+def test_check_seed_flags_implausible_default_servings(tmp_path, capsys):
+    from db_support import SERVINGS_CSV, write_seed
+
+    # A whole bunch of bananas (1.2 kg) as the default: not one person's portion.
+    seed = write_seed(tmp_path / "seed", servings=SERVINGS_CSV.replace(
+        '"1 medium (7"" to 7-7/8"" long)",118,true', '1 bunch,1200,true'))
+    assert main(["check-seed", str(seed)]) == 2
+    out = capsys.readouterr().out
+    assert out.startswith(f"{seed / 'servings.csv'}:2: default serving '1 bunch' (1200 g) of "
+                          "'Banana' is not one plausible portion for 'Fruit' (10-600 g)")
+    (seed / "serving_exceptions.csv").write_text(
+        "food,serving,reason\nBanana,1 bunch,test: a written exception silences the check\n",
+        encoding="utf-8")
+    assert main(["check-seed", str(seed)]) == 0
+    assert "1 exceptions" in capsys.readouterr().out
+
+
+def test_shipped_seed_passes_check_seed(capsys):
+    """Curated rows, the SR Legacy catalog and every default serving (about 8,900)."""
+    assert main(["check-seed"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("seed ok: ") and "SR Legacy catalog: 8789 foods" in out
 
 
 def test_export_log(alice, tmp_path, capsys):

@@ -3,15 +3,19 @@ init_db is idempotent and safe when several processes run it at once; SQLite set
 
 import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
 
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from db_support import write_seed
 from sqlalchemy import create_engine, inspect, select, text
+from sqlalchemy.exc import IntegrityError
 
 from db import migrate
-from db.models import Base, Food
+from db.fts import include_name
+from db.models import MEAL_VALUE_COLUMNS, Base, Food
+from db.seed import SEED_DIR
 from db.session import configure, get_engine, init_db, session_scope
 
 REPO = Path(__file__).resolve().parents[1]
@@ -40,9 +44,50 @@ def test_migrations_create_exactly_the_models(tmp_path):
     engine = create_engine(f"sqlite:///{tmp_path / 'm.db'}")
     with engine.begin() as conn:
         migrate.upgrade(conn)
-        diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
+        context = MigrationContext.configure(conn, opts={"include_name": include_name})
+        diff = compare_metadata(context, Base.metadata)
     engine.dispose()
     assert diff == [], f"db/models.py and db/migrations differ: {diff}"
+
+
+def assert_hardening_schema(conn) -> None:
+    """0002's parts (users.is_admin and .model, model_changes, the range CHECKs on meal
+    values) are still there after every later batch rebuild of those tables."""
+    schema = inspect(conn)
+    assert {"is_admin", "model"} <= {c["name"] for c in schema.get_columns("users")}
+    assert "model_changes" in schema.get_table_names()
+    checks = {c["name"] for c in schema.get_check_constraints("meal_entries")}
+    assert {f"ck_meal_entries_{c}_range" for c in MEAL_VALUE_COLUMNS} <= checks
+    # And SQLite enforces them: an infinite kcal never reaches the table.
+    before = conn.exec_driver_sql("SELECT count(*) FROM meal_entries").scalar()
+    try:  # a failed statement leaves SQLite's transaction open and unchanged
+        conn.exec_driver_sql(
+            "INSERT INTO meal_entries (user_id, eaten_at, food_id, food_name, grams, "
+            "meal_type, note, kcal, created_at, updated_at) SELECT u.id, '2024-01-02', f.id, "
+            "f.name, 100, '', '', 1e999, '2024-01-02', '2024-01-02' FROM users u, foods f "
+            "LIMIT 1")
+    except IntegrityError as exc:
+        assert "ck_meal_entries_kcal_range" in str(exc)
+    else:
+        raise AssertionError("an infinite kcal was stored")
+    assert conn.exec_driver_sql("SELECT count(*) FROM meal_entries").scalar() == before
+
+
+def test_head_keeps_the_hardening_constraints(tmp_path):
+    engine = create_engine(f"sqlite:///{tmp_path / 'm.db'}")
+    with engine.begin() as conn:
+        migrate.upgrade(conn)
+        conn.exec_driver_sql(
+            "INSERT INTO users (id, name, name_key, daily_kcal_target, daily_carb_target_g, "
+            "exchange_unit_g, confidence_threshold, created_at) VALUES (1, 'ann', 'ann', 2000, "
+            "275, 15, 0.5, '2024-01-01 00:00:00')")
+        conn.exec_driver_sql(
+            "INSERT INTO foods (id, name, name_key, category, fdc_dataset, fdc_id, source_code, "
+            "fdc_description, kcal, carbohydrate_g, protein_g, fat_g, search_weight) VALUES (7, "
+            "'Banana', 'banana', 'Fruit', 'SR Legacy', 173944, '09040', 'Bananas, raw', 89, "
+            "22.84, 1.09, 0.33, 0)")
+        assert_hardening_schema(conn)
+    engine.dispose()
 
 
 def test_init_db_is_idempotent_and_sets_up_sqlite(tmp_path):
@@ -104,5 +149,53 @@ def test_in_memory_database(tmp_path):
         init_db(seed_dir=write_seed(tmp_path / "seed"))
         with session_scope(write=False) as session:
             assert session.scalar(select(Food.id).where(Food.name == "Banana")) is not None
+    finally:
+        configure(None)
+
+
+def test_upgrade_from_0001_keeps_foods_and_meals_and_adds_the_catalog(tmp_path):
+    """A database made before the catalog: its foods keep their ids, its meal entries stay,
+    the next init_db loads SR Legacy (from a small catalog here) and indexes it for search."""
+    from db import service, sr28
+
+    seed = write_seed(tmp_path / "seed")
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    engine = create_engine(url)
+    with engine.begin() as conn:
+        migrate.upgrade(conn, "0001")
+        conn.execute(text(
+            "INSERT INTO foods (id, name, name_key, category, fdc_dataset, fdc_id, source_code, "
+            "fdc_description, kcal, carbohydrate_g, protein_g, fat_g) VALUES (7, 'Banana', "
+            "'banana', 'Fruit', 'SR Legacy', 173944, '09040', 'Bananas, raw', 89, 22.84, "
+            "1.09, 0.33)"))
+        conn.execute(text("INSERT INTO servings (food_id, name, grams, is_default, source) "
+                          "VALUES (7, '1 medium', 118, 1, 'SR Legacy household measure')"))
+        conn.execute(text(
+            "INSERT INTO users (id, name, name_key, daily_kcal_target, daily_carb_target_g, "
+            "exchange_unit_g, confidence_threshold, created_at) VALUES (1, 'ann', 'ann', 2000, "
+            "275, 15, 0.5, '2024-01-01 00:00:00')"))
+        conn.execute(text(
+            "INSERT INTO meal_entries (user_id, eaten_at, food_id, food_name, grams, meal_type, "
+            "note, kcal, created_at, updated_at) VALUES (1, '2024-01-01 08:00:00', 7, 'Banana', "
+            "118, '', '', 105.02, '2024-01-01 00:00:00', '2024-01-01 00:00:00')"))
+    engine.dispose()
+    # A two-food catalog: the banana (already there as a curated row) and apples.
+    foods, portions = sr28.read_compact(SEED_DIR)
+    wanted = {"09040", "09003"}
+    sr28.write_compact([f for f in foods if f.ndb in wanted],
+                       [p for p in portions if p.ndb in wanted], seed)
+    configure(url)
+    try:
+        init_db(seed_dir=seed)
+        assert service.food_count() == 2  # banana once, apples added
+        banana = service.lookup("banana")
+        # The rebuilt foods table did not cascade away its servings.
+        assert banana["food_id"] == 7 and banana["portion"]["serving"] == "1 medium"
+        assert service.search("apples")[0]["food"] == "Apples, raw, with skin"
+        assert [e["food_id"] for e in service.list_meals(
+            "ann", datetime(2024, 1, 1), datetime(2024, 1, 2))] == [7]
+        assert not service.is_admin("ann")  # 0002's column, defaulted for an older user
+        with get_engine().begin() as conn:
+            assert_hardening_schema(conn)
     finally:
         configure(None)

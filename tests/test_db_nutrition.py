@@ -59,17 +59,47 @@ def test_gl_bands(gl, band):
     assert nutrition.gl_band(gl) == band
 
 
-@pytest.mark.parametrize("unit, expected", [(15, 23.8832 / 15), (12, 23.8832 / 12), (10, 2.38832)])
-def test_exchanges_in_each_unit(unit, expected):
-    assert nutrition.exchanges(23.8832, unit) == pytest.approx(expected)
+# Hand-computed: one medium banana (118 g of SR Legacy 09040: 22.84 g carbohydrate and 2.6 g
+# fiber per 100 g) has 26.9512 g carbohydrate and 3.068 g fiber, so 23.8832 g available.
+BANANA_118G = (26.9512, 3.068)
+# A high-fiber portion (over 5 g): 40 g carbohydrate, 8 g fiber -> US counts 40 - 8/2 = 36 g.
+HIGH_FIBER = (40.0, 8.0)
+# Exactly 5 g fiber is not "more than 5 g": US counts all 30 g.
+FIVE_G_FIBER = (30.0, 5.0)
+
+
+@pytest.mark.parametrize("portion, unit, expected", [
+    (BANANA_118G, "us_choice", 26.9512 / 15),   # 1.797: total carbohydrate, fiber under 5 g
+    (BANANA_118G, "be", 23.8832 / 12),          # 1.990: available carbohydrate
+    (BANANA_118G, "ke", 23.8832 / 10),          # 2.388
+    (BANANA_118G, "uk_cp", 23.8832 / 10),       # 2.388
+    (HIGH_FIBER, "us_choice", 36.0 / 15),  # 2.4: minus half the fiber
+    (HIGH_FIBER, "be", 32.0 / 12),         # 2.667
+    (HIGH_FIBER, "ke", 3.2),
+    (HIGH_FIBER, "uk_cp", 3.2),
+    (FIVE_G_FIBER, "us_choice", 2.0),
+    (FIVE_G_FIBER, "be", 25.0 / 12),
+    ((20.0, None), "us_choice", 20.0 / 15),  # fiber unknown: all of it counts
+    ((20.0, None), "uk_cp", 2.0),
+])
+def test_carb_units_each_with_its_own_basis(portion, unit, expected):
+    assert nutrition.exchanges(*portion, unit) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("setting, key", [(15, "us_choice"), (12, "be"), (10, "ke")])
+def test_exchange_setting_picks_the_convention(setting, key):
+    assert nutrition.carb_unit(setting).key == key
+    assert nutrition.exchanges(*HIGH_FIBER, setting) == nutrition.exchanges(*HIGH_FIBER, key)
 
 
 def test_exchanges_reject_other_units():
     with pytest.raises(InvalidValue, match="15, 12, 10"):
-        nutrition.exchanges(20.0, 11)
+        nutrition.exchanges(20.0, None, 11)
     with pytest.raises(InvalidValue):
-        nutrition.exchanges(20.0, True)
-    assert nutrition.exchanges(None, 15) is None
+        nutrition.exchanges(20.0, None, True)
+    with pytest.raises(InvalidValue):
+        nutrition.exchanges(20.0, None, "uk")
+    assert nutrition.exchanges(None, 2.0, 15) is None
 
 
 # The list (5e-324, -1, nan, inf, 1e308, "abc") and the edges around 1 g and 5 kg.

@@ -9,7 +9,7 @@ import pytest
 from db_support import alice, db_file, seeded_template  # noqa: F401  (fixtures)
 from sqlalchemy import func, select
 
-from db import service
+from db import nutrition, service
 from db.errors import InvalidPortion, InvalidValue, NotFound, UnknownFood, UnknownUser, UserExists
 from db.models import Food, MealEntry, User
 from db.nutrition import NUTRIENTS
@@ -39,9 +39,12 @@ def test_card_shape_and_default_serving(db_file):
     assert card["portion"]["serving"] == '1 medium (7" to 7-7/8" long)'
     assert card["portion"]["kcal"] == 105.0  # 89 * 1.18 = 105.02
     assert card["portion"]["available_carbohydrate_g"] == 23.9  # (22.84 - 2.6) * 1.18
-    assert card["glycemic_index"] == {"value": 51, "source": "Atkinson 2008 Table A1: Banana, raw"}
+    assert card["glycemic_index"] == {"value": 51, "citation": "Atkinson 2008",
+                                      "source": "Atkinson 2008 Table A1: Banana, raw"}
     assert card["glycemic_load"] == {"value": 12.2, "band": "medium"}  # 51 * 23.8832 / 100
-    assert card["exchanges"] == {"unit_g": 15.0, "value": 1.6}  # 23.8832 / 15
+    # US choices count total carbohydrate (fiber 3.1 g is under 5 g): 26.9512 / 15 = 1.8
+    assert card["exchanges"] == {"unit_g": 15.0, "value": 1.8, "unit": "US carbohydrate choice",
+                                 "basis": nutrition.TOTAL_MINUS_HALF_FIBER}
     assert [s["default"] for s in card["servings"]] == [True, False]
 
 
@@ -56,7 +59,8 @@ def test_lookup_grams_serving_and_units(db_file):
     card = service.lookup("pizza", grams=214, exchange_unit_g=12)
     assert card["portion"]["serving"] is None
     assert card["glycemic_load"] == {"value": 39.4, "band": "high"}  # 60 * (33-2.3)*2.14 / 100
-    assert card["exchanges"] == {"unit_g": 12.0, "value": 5.5}  # 65.698 / 12
+    assert card["exchanges"]["value"] == 5.5  # BE: available, 65.698 / 12
+    assert card["exchanges"]["basis"] == nutrition.AVAILABLE
     small = service.lookup("banana", grams=50, exchange_unit_g=10)
     assert small["glycemic_load"]["band"] == "low"  # 51 * 10.12 / 100 = 5.2
     assert small["exchanges"]["value"] == 1.0
@@ -97,17 +101,20 @@ def test_unknown_food_suggests(db_file):
 def test_sql_looking_text_is_just_text(db_file, text):
     with pytest.raises((UnknownFood, InvalidValue)):
         service.lookup(text)
-    assert service.search(text) == []
+    # Searched as words: "'; DROP TABLE foods; --" may find "wine, table", never run SQL.
+    hits = service.search(text)
+    assert all("drop" not in hit["food"].lower() for hit in hits)
     with session_scope(write=False) as session:
         assert session.scalar(select(func.count(Food.id))) == 5
 
 
 def test_search_ranks_and_limits(db_file):
     results = service.search("piza")
-    assert results[0]["food"] == "Cheese pizza" and set(results[0]) == {"food", "food_id",
-                                                                        "category", "score"}
-    assert service.search("banana")[0] == {"food": "Banana", "food_id": 1, "category": "Fruit",
-                                           "score": 1.0}
+    assert results[0]["food"] == "Cheese pizza" and set(results[0]) == {
+        "food", "food_id", "category", "score", "own", "recent", "favourite"}
+    top = service.search("banana")[0]
+    assert {k: top[k] for k in ("food", "food_id", "category", "own")} == {
+        "food": "Banana", "food_id": 1, "category": "Fruit", "own": False}
     assert [r["food"] for r in service.search("bana")][:1] == ["Banana"]
     assert service.search("wine")[0]["food"] == "Red wine"
     assert len(service.search("e", limit=2)) <= 2

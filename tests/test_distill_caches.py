@@ -93,12 +93,15 @@ def test_image_cache_replays_the_decoded_images_and_is_rebuilt_on_change(tmp_pat
     store = build_image_cache(dataset, tmp_path / "cache", size=20, workers=2, log=lambda _: None)
     for index in range(len(dataset)):
         image, label, skipped = dataset.decode(index)
-        cached, cached_skipped = store.load(index)
-        assert cached_skipped == skipped and min(cached.size) == 20
+        cached, cached_label, cached_skipped = store.load(index)
+        assert (cached_label, cached_skipped) == (label, skipped) and min(cached.size) == 20
         expected = np.asarray(image.resize(cached.size, 3, reducing_gap=3.0))
         assert np.abs(np.asarray(cached).astype(int) - expected).max() <= 1
     dataset.store = store
-    assert dataset.load(5)[1:] == dataset.decode(5)[1:]  # labels and skips as without the cache
+    assert [dataset.load(i)[1:] for i in range(len(dataset))] == [dataset.decode(i)[1:] for i in range(len(dataset))]
+    synthetic = data.make_dataset(data.open_source("synthetic", "train", synthetic_images=8), dataset.transform, 0)
+    synthetic.store = build_image_cache(synthetic, tmp_path / "cache", size=20, log=lambda _: None)
+    assert [synthetic.load(i)[1] for i in range(8)] == [synthetic.decode(i)[1] for i in range(8)]
     assert image_cache_folder(dataset, tmp_path / "cache", 24).path != store.path
     (photos / "c" / "000.png").write_bytes((photos / "a" / "000.png").read_bytes())
     assert image_cache_folder(train_set(photos), tmp_path / "cache", 20).path != store.path
@@ -177,3 +180,19 @@ def test_training_with_both_caches_reuses_them(tmp_path, photos, capsys):
     second = capsys.readouterr().err
     assert "cache:" not in second and "step time breakdown" in second  # reused; the step table is printed
     assert len(list((tmp_path / "cache").glob("*-*"))) == 2
+
+
+def test_two_ranks_fill_one_logit_cache_equal_to_a_single_process_build(tmp_path):
+    from distill_support import run_subprocess
+
+    teacher = save_teacher(tmp_path / "t.pt", [f"class_{i}" for i in range(4)])
+    common = dict(teacher=f"ckpt:{teacher}", augment="true", synthetic_images=32, batch_size=4, max_steps=1,
+                  val_data="none", logit_views=2)
+    result = run_subprocess(["train", *tiny_args(tmp_path / "ddp", logit_cache=tmp_path / "two", **common)], nproc=2)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "teacher-logit cache: 16 of 32 images" in result.stderr  # rank 0 reports its half
+    assert run_cli("train", *tiny_args(tmp_path / "one", logit_cache=tmp_path / "one-cache", **common)) == 0
+    (two,), (one,) = (tmp_path / "two").glob("logits-*"), (tmp_path / "one-cache").glob("logits-*")
+    assert data_is_complete(two)
+    for name in ("view_params", "top_values", "top_index", "done"):
+        np.testing.assert_allclose(np.load(two / f"{name}.npy"), np.load(one / f"{name}.npy"), atol=1e-5)

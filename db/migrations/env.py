@@ -8,6 +8,7 @@ engine, so FOODTAG_DB_URL and the SQLite settings apply there too.
 from alembic import context
 from sqlalchemy.engine import Connection
 
+from db.fts import include_name
 from db.models import Base
 
 
@@ -21,6 +22,8 @@ def run_on(connection: Connection) -> None:
         # db.session makes SQLite transactions real (it emits BEGIN itself), so its DDL is
         # transactional too; alembic assumes otherwise for SQLite.
         transactional_ddl=True,
+        # The FTS5 tables are created by raw SQL in a migration, not from the models.
+        include_name=include_name,
     )
     with context.begin_transaction():
         context.run_migrations()

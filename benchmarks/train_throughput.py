@@ -1,0 +1,317 @@
+"""Distillation training throughput: `python benchmarks/train_throughput.py --data food10 [--json PATH]`.
+
+Images per second of training steps on the same photos, teacher, student, batch and
+augmentation, each row a fresh process, rows interleaved over --rounds:
+
+  naive        the seed's first loop: teacher called with autograd on, fp32, num_workers=0,
+               every JPEG decoded again (this script's own loop)
+  default      python -m distill train as a user runs it (--num-workers auto, --precision auto)
+  logit_cache  + --logit-cache (teacher logits on --views stored views per image, computed once)
+  all_caches   + --image-cache (JPEGs decoded once into memory-mapped uint8 arrays)
+  timm         timm's own train.py with its distillation flags (--kd-model-name local-dir:DIR)
+
+Each process runs --warmup + --steps optimizer steps; the figures are over the last --steps.
+It prints images/s, the data-wait share of step time and the ratio to naive and to timm (the
+median round), plus the one-time cost of building the caches. The teacher is
+EfficientNet-Lite0 (ImageNet weights from its pip package) with a 10-class head, saved both as
+a training checkpoint and as a timm local-dir (config.json + model.safetensors); the student is
+a ViT-Ti/16 at --img-size, not pretrained. Both trainers feed the teacher the student's crop
+(no resize to 224: timm's task does not resize), with RandAugment rand-m9-mstd0.5-inc1, random
+erasing 0.25, Mixup 0.8 / CutMix 1.0 and label smoothing 0.1.
+
+timm's train.py is not in the timm wheel: pass --timm-train PATH (the file from the
+pytorch-image-models repository at the installed timm's version) or put it at
+~/.cache/foodtag/timm-train.py; without it the timm row is skipped with a message.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+ROWS = ("naive", "default", "logit_cache", "all_caches", "timm")
+TIMM_TRAIN = Path("~/.cache/foodtag/timm-train.py").expanduser()
+AUGMENT = dict(rand_augment="rand-m9-mstd0.5-inc1", re_prob=0.25, mixup=0.8, cutmix=1.0, label_smoothing=0.1)
+
+
+def default_data() -> Path:
+    for root in (REPO.parent, REPO.parent.parent):
+        if (root / "shared" / "data" / "food10").is_dir():
+            return root / "shared" / "data" / "food10"
+    return Path("food10")
+
+
+def subset(data: Path, work: Path, per_class: int) -> Path:
+    """The first per_class photos of each class of data/train (symlinks), so the one-time cache
+    builds fit a short session; throughput per step does not depend on the dataset's length."""
+    if per_class <= 0:
+        return data
+    root = work / f"{data.name}-{per_class}-per-class"
+    for class_dir in sorted(p for p in (data / "train").iterdir() if p.is_dir()):
+        target = root / "train" / class_dir.name
+        target.mkdir(parents=True, exist_ok=True)
+        for photo in sorted(class_dir.iterdir())[:per_class]:
+            if not (target / photo.name).exists():
+                (target / photo.name).symlink_to(photo.resolve())
+    if (data / "val").is_dir() and not (root / "val").exists():
+        (root / "val").symlink_to((data / "val").resolve())  # timm's train.py wants a val split
+    return root
+
+
+# --- the shared teacher ---------------------------------------------------------------------------
+
+
+def make_teacher(work: Path, classes: list[str]) -> tuple[Path, Path]:
+    """Lite0 with a 10-class head as (training checkpoint, timm local-dir), same weights."""
+    import torch
+    from safetensors.torch import save_file
+
+    from models.checkpoint import model_record
+    from models.registry import create_model
+
+    ckpt, local_dir = work / "teacher.pt", work / "teacher-timm"
+    if ckpt.exists() and (local_dir / "model.safetensors").exists():
+        return ckpt, local_dir
+    torch.manual_seed(0)
+    model = create_model("efficientnet_lite0", labels=classes)
+    torch.save({"model": model_record(model)}, ckpt)
+    local_dir.mkdir(parents=True, exist_ok=True)
+    pre = model.preprocess
+    config = {"architecture": "tf_efficientnet_lite0", "num_classes": len(classes), "label_names": classes,
+              "model_args": {"num_classes": len(classes)},
+              "pretrained_cfg": {"input_size": [3, pre.input_size, pre.input_size], "mean": list(pre.mean),
+                                 "std": list(pre.std), "interpolation": pre.interpolation, "crop_pct": pre.crop_pct,
+                                 "num_classes": len(classes)}}
+    (local_dir / "config.json").write_text(json.dumps(config, indent=1))
+    save_file({k: v.contiguous() for k, v in model.state_dict().items()}, str(local_dir / "model.safetensors"))
+    return ckpt, local_dir
+
+
+# --- rows -----------------------------------------------------------------------------------------
+
+
+def distill_args(args, teacher: Path, out: Path, *extra: str) -> list[str]:
+    kwargs = f"{{img_size: {args.img_size}}}"
+    return ["train", "--data", str(args.data), "--val-data", "none", "--teacher", f"ckpt:{teacher}",
+            "--teacher-resize", "false", "--model", args.student, "--model-kwargs", kwargs, "--pretrained", "false",
+            "--img-size", str(args.img_size), "--batch-size", str(args.batch_size),
+            "--max-steps", str(args.warmup + args.steps), "--log-every", "1", "--progress", "false",
+            "--tensorboard", "false", "--out", str(out),
+            *(f"--{k.replace('_', '-')}={v}" for k, v in AUGMENT.items()), *extra]
+
+
+def run_distill(args, teacher: Path, out: Path, *extra: str) -> dict:
+    result = subprocess.run([sys.executable, "-m", "distill", *distill_args(args, teacher, out, *extra)],
+                            cwd=REPO, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise SystemExit(f"distill failed:\n{result.stderr[-3000:]}")
+    records = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines() if line.strip()]
+    timed = [r for r in records if r["step"] > args.warmup] or records[-1:]
+    seconds = sum(args.batch_size / r["train/images_per_s"] for r in timed)
+    data = sum(r["time/data_ms"] for r in timed) / sum(r["time/step_ms"] for r in timed)
+    return {"images_per_s": len(timed) * args.batch_size / seconds, "data_wait_share": data}
+
+
+def naive_loop(args, teacher_path: Path) -> dict:
+    """The seed's first loop, in this process (run as a child): see the module doc."""
+    import torch
+
+    from distill import data
+    from distill.losses import distillation_loss
+    from distill.mixing import BatchMixer
+    from distill.teacher import FrozenTeacher
+    from models.registry import create_model
+
+    torch.manual_seed(0)
+    source = data.open_source(str(args.data), "train")
+    student = create_model(args.student, labels=source.classes, pretrained=False, img_size=args.img_size)
+    transform = data.train_transform(student.preprocess, True, AUGMENT["rand_augment"], 0.08, AUGMENT["re_prob"])
+    dataset = data.make_dataset(source, transform, seed=0)
+    loader = torch.utils.data.DataLoader(dataset, batch_size=args.batch_size, shuffle=True, num_workers=0)
+    teacher = FrozenTeacher(create_model(f"ckpt:{teacher_path}"), "teacher", student.preprocess, source.classes,
+                            resize=False)
+    mixer = BatchMixer(AUGMENT["mixup"], AUGMENT["cutmix"], AUGMENT["label_smoothing"], len(source.classes))
+    optimizer = torch.optim.AdamW(student.parameters(), lr=5e-4)
+    student.train()
+    steps, data_s, total_s = 0, 0.0, 0.0
+    start = time.perf_counter()
+    for images, labels, _ in loader:
+        loaded = time.perf_counter()
+        images, targets, _ = mixer(images, labels)
+        teacher_logits = teacher.model(images * teacher.scale + teacher.shift)  # autograd on, as the seed did
+        loss = distillation_loss(student(images), targets, teacher_logits, alpha=0.5, temperature=4.0)["loss"]
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+        end = time.perf_counter()
+        steps += 1
+        if steps > args.warmup:
+            data_s += loaded - start
+            total_s += end - start
+        start = end
+        if steps == args.warmup + args.steps:
+            break
+    return {"images_per_s": args.steps * args.batch_size / total_s, "data_wait_share": data_s / total_s}
+
+
+def run_naive(args, teacher: Path) -> dict:
+    forwarded = ["--data", str(args.data), "--student", args.student, "--img-size", str(args.img_size),
+                 "--batch-size", str(args.batch_size), "--warmup", str(args.warmup), "--steps", str(args.steps)]
+    result = subprocess.run([sys.executable, __file__, *forwarded, "--naive-child", str(teacher)], cwd=REPO,
+                            capture_output=True, text=True)
+    if result.returncode != 0:
+        raise SystemExit(f"naive loop failed:\n{result.stderr[-3000:]}")
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+TIMM_LINE = re.compile(r"Train: \d+ \[\s*(\d+)/\d+.*?Time: ([\d.]+)s.*?Data: ([\d.]+)")
+
+
+def run_timm(args, teacher_dir: Path, out: Path, num_classes: int) -> dict:
+    """timm's train.py on the same photos; stopped once warmup + steps updates are logged."""
+    command = [sys.executable, str(args.timm_train), str(args.data), "--train-split", "train", "--val-split", "val",
+               "--model", args.student, "--num-classes", str(num_classes), "--img-size", str(args.img_size), "--model-kwargs", f"img_size={args.img_size}",
+               "--kd-model-name", f"local-dir:{teacher_dir}", "--kd-temperature", "4.0",
+               "--distill-loss-weight", "0.5", "--task-loss-weight", "0.5",
+               "-b", str(args.batch_size), "--workers", str(args.timm_workers), "--aa", AUGMENT["rand_augment"],
+               "--reprob", str(AUGMENT["re_prob"]), "--remode", "pixel", "--mixup", str(AUGMENT["mixup"]),
+               "--cutmix", str(AUGMENT["cutmix"]), "--smoothing", str(AUGMENT["label_smoothing"]),
+               "--epochs", "1", "--log-interval", "1", "--output", str(out), "--device", "cpu"]
+    process = subprocess.Popen(command, cwd=out, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    steps, lines = [], []
+    for line in process.stdout:
+        lines.append(line)
+        match = TIMM_LINE.search(line)
+        if match:
+            steps.append((float(match.group(2)), float(match.group(3))))
+            if len(steps) == args.warmup + args.steps:
+                break
+    process.kill()
+    process.wait()
+    timed = steps[args.warmup:]
+    if len(timed) < args.steps:
+        raise SystemExit("timm train.py stopped early:\n" + "".join(lines[-30:]))
+    total = sum(t for t, _ in timed)
+    return {"images_per_s": len(timed) * args.batch_size / total, "data_wait_share": sum(d for _, d in timed) / total}
+
+
+# --- main -----------------------------------------------------------------------------------------
+
+
+def parse_args() -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--data", type=Path, default=default_data(), help="ImageFolder root with train/ (default: food10)")
+    p.add_argument("--student", default="vit_tiny_patch16_224", help="timm student name (both trainers)")
+    p.add_argument("--img-size", type=int, default=128)
+    p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--warmup", type=int, default=3, help="steps left out of the figures")
+    p.add_argument("--steps", type=int, default=10, help="timed steps per run")
+    p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--views", type=int, default=4, help="teacher-logit cache views per image")
+    p.add_argument("--per-class", type=int, default=64,
+                   help="train on the first N photos of each class (0 = all): cache builds take minutes, "
+                        "not hours, on a small CPU")
+    p.add_argument("--rows", default=",".join(ROWS), help=f"comma-separated subset of {', '.join(ROWS)}")
+    p.add_argument("--timm-train", type=Path, default=TIMM_TRAIN, help="path to timm's train.py")
+    p.add_argument("--timm-workers", type=int, default=0,
+                   help="timm --workers (0 = as many as --num-workers auto gives ours)")
+    p.add_argument("--work", type=Path, default=REPO / "runs" / "train_throughput",
+                   help="teacher files and caches (kept between runs)")
+    p.add_argument("--json", type=Path, help="also write the results here")
+    p.add_argument("--naive-child", type=Path, help=argparse.SUPPRESS)
+    args = p.parse_args()
+    args.rows = [r.strip() for r in args.rows.split(",") if r.strip()]
+    unknown = set(args.rows) - set(ROWS)
+    if unknown:
+        p.error(f"unknown rows: {', '.join(sorted(unknown))}")
+    if not (args.data / "train").is_dir():
+        p.error(f"--data {args.data} has no train/ folder")
+    return args
+
+
+def main() -> int:
+    args = parse_args()
+    if args.naive_child:
+        print(json.dumps(naive_loop(args, args.naive_child)))
+        return 0
+    import torch
+
+    from distill import data, precision
+
+    os.environ.setdefault("PYTHONPATH", str(REPO))
+    args.work.mkdir(parents=True, exist_ok=True)
+    args.data = subset(args.data, args.work, args.per_class)
+    classes = data.open_source(str(args.data), "train").classes
+    teacher, teacher_dir = make_teacher(args.work, classes)
+    workers = data.resolve_workers("auto")
+    args.timm_workers = args.timm_workers or workers
+    caches = args.work / "caches"
+    rows = list(args.rows)
+    if "timm" in rows and not args.timm_train.is_file():
+        print(f"timm row skipped: no timm train.py at {args.timm_train} (get it from the pytorch-image-models "
+              "repository at your timm version and pass --timm-train PATH)", file=sys.stderr)
+        rows.remove("timm")
+    build = {}
+    logit_cache = ["--logit-cache", str(caches), "--logit-views", str(args.views)]
+    extras = {"default": [], "logit_cache": logit_cache, "all_caches": logit_cache + ["--image-cache", str(caches)]}
+    for name, extra, needed in (("logit cache", logit_cache, {"logit_cache", "all_caches"}),
+                                ("image cache + its logit cache", extras["all_caches"], {"all_caches"})):
+        if needed & set(rows):  # built once here, so the rows time training only
+            with tempfile.TemporaryDirectory() as out:
+                start = time.perf_counter()
+                run_distill(args, teacher, Path(out) / "run", *extra, "--max-steps", str(args.warmup + 1))
+                build[name] = time.perf_counter() - start
+    print(f"{len(data.open_source(str(args.data), 'train'))} training photos from {args.data}; "
+          f"teacher efficientnet_lite0 (10-class head), student {args.student} at {args.img_size}px, batch "
+          f"{args.batch_size}, {args.warmup}+{args.steps} steps per run, {args.rounds} rounds, {workers} loader "
+          f"workers (auto), precision {precision.resolve('auto', torch.device('cpu'))} "
+          f"({precision.capability(torch.device('cpu'))})", flush=True)
+    if build:
+        print("cache builds (once, each including a short run): "
+              + ", ".join(f"{k} {v:.0f} s" for k, v in build.items()), flush=True)
+    results: dict[str, list[dict]] = {row: [] for row in rows}
+    for round_index in range(args.rounds):
+        for row in rows:
+            with tempfile.TemporaryDirectory() as tmp:
+                out = Path(tmp)
+                if row == "naive":
+                    result = run_naive(args, teacher)
+                elif row == "timm":
+                    result = run_timm(args, teacher_dir, out, len(classes))
+                else:
+                    result = run_distill(args, teacher, out / "run", *extras[row])
+            results[row].append(result)
+            print(f"  round {round_index + 1} {row:<12} {result['images_per_s']:7.1f} images/s  "
+                  f"data wait {result['data_wait_share']:.0%}", flush=True)
+    summary = {row: {"images_per_s": statistics.median(r["images_per_s"] for r in runs),
+                     "data_wait_share": statistics.median(r["data_wait_share"] for r in runs)}
+               for row, runs in results.items()}
+    naive, timm = summary.get("naive"), summary.get("timm")
+    print(f"\n{'row':<12} {'images/s':>9} {'data wait':>10} {'x naive':>8} {'x timm':>7}")
+    for row, s in summary.items():
+        vs_naive = f"{s['images_per_s'] / naive['images_per_s']:.2f}" if naive else "-"
+        vs_timm = f"{s['images_per_s'] / timm['images_per_s']:.2f}" if timm else "-"
+        print(f"{row:<12} {s['images_per_s']:9.1f} {s['data_wait_share']:10.0%} {vs_naive:>8} {vs_timm:>7}")
+    if args.json:
+        args.json.write_text(json.dumps({
+            "rows": [{"name": row, **s, "rounds": results[row]} for row, s in summary.items()],
+            "teacher": "efficientnet_lite0 (10-class head)", "student": args.student, "img_size": args.img_size,
+            "batch_size": args.batch_size, "steps": args.steps, "rounds": args.rounds, "cache_build_s": build,
+        }, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

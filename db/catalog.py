@@ -1,0 +1,176 @@
+"""Load the USDA SR Legacy catalog (db/seed/sr28_*.csv.gz, see db/sr28.py) into the database,
+beside the curated foods, with bulk inserts (8,789 foods and 15,438 portions load in about a
+second).
+
+- A curated food with the same NDB number stays as it is (its name, labels, aliases and
+  servings win; it gets USDA's common names); the catalog row is not added a second time.
+- Every other food gets its USDA long description as its name, its food group as category,
+  every household measure as a serving, and a default serving chosen by db.portions.
+- ``sr28_aliases.csv`` gives everyday names of everyday foods ("white rice" -> "Rice, white,
+  long-grain, regular, enriched, cooked"); those rows rank like the curated foods.
+"""
+
+import csv
+from collections.abc import Iterable
+from pathlib import Path
+
+from sqlalchemy import func, insert, select
+from sqlalchemy.orm import Session
+
+from db import portions, search, sr28
+from db.errors import SeedError
+from db.keys import name_key
+from db.models import Food, FoodAlias, FoodLabel, Serving
+from db.nutrition import energy_consistent
+
+ALIASES_FILE = "sr28_aliases.csv"
+
+
+def read_aliases(seed_dir: Path) -> dict[str, tuple[str, ...]]:
+    """NDB number -> everyday names, from ``sr28_aliases.csv`` (``ndb,aliases``; ``;``
+    separates names). Missing file: none."""
+    path = Path(seed_dir) / ALIASES_FILE
+    if not path.is_file():
+        return {}
+    out: dict[str, tuple[str, ...]] = {}
+    with path.open(encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle)
+        if reader.fieldnames != ["ndb", "aliases"]:
+            raise SeedError(f"{path}:1: header must be ndb,aliases")
+        for row in reader:
+            if None in row:
+                raise SeedError(f"{path}:{reader.line_num}: more than two cells (quote aliases "
+                                "that contain a comma)")
+            names = tuple(a.strip() for a in row["aliases"].split(";") if a.strip())
+            if not names or row["ndb"] in out:
+                raise SeedError(f"{path}:{reader.line_num}: NDB {row['ndb']!r} has no aliases "
+                                "or is listed twice")
+            out[row["ndb"]] = names
+    return out
+
+
+def _energy_note(food: sr28.SrFood) -> str | None:
+    n = food.nutrients
+    kcal, carb, protein, fat = n["kcal"], n["carbohydrate_g"], n["protein_g"], n["fat_g"]
+    if None in (kcal, carb, protein, fat) or food.energy_factors is None:
+        return None
+    if energy_consistent(kcal, carb, protein, fat):  # type: ignore[arg-type]
+        return None
+    p, f, c = food.energy_factors
+    return (f"USDA computed this energy with the food's own factors (protein {p:g}, fat {f:g}, "
+            f"carbohydrate {c:g} kcal/g), not the general 4/9/4")
+
+
+def _servings(food: sr28.SrFood, measures: list[sr28.SrPortion]) -> list[dict]:
+    """Serving rows for one food: every household measure (first of any repeated name), and
+    the default by db.portions' rule."""
+    rows, seen = [], set()
+    for portion in sorted(measures, key=lambda p: p.seq):
+        key = name_key(portion.name)
+        if key in seen:
+            continue
+        seen.add(key)
+        rows.append({"name": portion.name[:80], "grams": portion.grams, "is_default": False,
+                     "source": f"SR Legacy household measure, NDB {food.ndb} seq {portion.seq}"})
+    pairs = [(r["name"], r["grams"]) for r in rows]
+    chosen = portions.choose_default(food.food_group, pairs, food.nutrients["kcal"])
+    if chosen is None and portions.plausible(food.food_group, 100.0):
+        rows.append({"name": portions.PER_100G_NAME, "grams": 100.0, "is_default": True,
+                     "source": "100 g: the amount SR Legacy values are given for (none of "
+                               "USDA's household measures of this food is one portion)"})
+        return rows
+    if chosen is None:
+        chosen = portions.nearest(food.food_group, pairs) if rows else None
+    if chosen is None:
+        rows.append({"name": portions.PER_100G_NAME, "grams": 100.0, "is_default": True,
+                     "source": "100 g: the amount SR Legacy values are given for"})
+    else:
+        rows[chosen]["is_default"] = True
+    return rows
+
+
+def default_servings(seed_dir: Path) -> list[tuple[str, str, str, str, float]]:
+    """(where, food, food group, serving, grams) of every catalog food's default serving, as
+    ``load`` would choose it (for python -m db check-seed)."""
+    foods, measures = sr28.read_compact(seed_dir)
+    by_ndb: dict[str, list[sr28.SrPortion]] = {}
+    for portion in measures:
+        by_ndb.setdefault(portion.ndb, []).append(portion)
+    out = []
+    for food in foods:
+        default = next(s for s in _servings(food, by_ndb.get(food.ndb, [])) if s["is_default"])
+        out.append((f"{sr28.FOODS_FILE} NDB {food.ndb}", food.description, food.food_group,
+                    default["name"], default["grams"]))
+    return out
+
+
+def load(session: Session, seed_dir: Path) -> int:
+    """Add the catalog foods not yet present; returns how many were added. The caller owns
+    the transaction (and reindexes search afterwards)."""
+    foods, measures = sr28.read_compact(seed_dir)
+    everyday = read_aliases(seed_dir)
+    known_ndb = {f.ndb for f in foods}
+    unknown = sorted(set(everyday) - known_ndb)
+    if unknown:
+        raise SeedError(f"{Path(seed_dir) / ALIASES_FILE}: NDB numbers {unknown} are not in "
+                        "the SR Legacy catalog")
+    by_ndb: dict[str, list[sr28.SrPortion]] = {}
+    for portion in measures:
+        by_ndb.setdefault(portion.ndb, []).append(portion)
+
+    curated = {
+        row.source_code: row for row in session.scalars(
+            select(Food).where(Food.fdc_dataset == sr28.DATASET_NAME, Food.owner_id.is_(None),
+                               Food.source_code.is_not(None)))
+    }
+    taken_names = set(session.scalars(select(Food.name_key).where(Food.owner_id.is_(None))))
+    taken_aliases = set(session.scalars(select(FoodAlias.alias_key)))
+    taken_aliases |= {label.replace("_", " ")
+                      for label in session.scalars(select(FoodLabel.label))}
+    next_id = (session.scalar(select(func.max(Food.id))) or 0) + 1
+
+    food_rows, serving_rows, alias_rows = [], [], []
+    for food in foods:
+        if food.ndb in curated:
+            row = curated[food.ndb]
+            row.common_names = food.common_names or None
+            continue
+        key = name_key(food.description)
+        if key in taken_names:
+            raise SeedError(f"SR Legacy NDB {food.ndb} {food.description!r}: the name is "
+                            "already taken by another food")
+        taken_names.add(key)
+        names = everyday.get(food.ndb, ())
+        for alias in names:
+            alias_key = name_key(alias)
+            if alias_key in taken_aliases or alias_key in taken_names:
+                raise SeedError(f"{ALIASES_FILE}: alias {alias!r} (NDB {food.ndb}) is already "
+                                "the name or an alias of another food")
+            taken_aliases.add(alias_key)
+            alias_rows.append({"food_id": next_id, "alias": alias, "alias_key": alias_key})
+        food_rows.append({
+            "id": next_id, "name": food.description, "name_key": key,
+            "category": food.food_group, "fdc_dataset": sr28.DATASET_NAME, "fdc_id": None,
+            "source_code": food.ndb, "fdc_description": food.description,
+            "proxy_note": None, "energy_note": _energy_note(food),
+            "common_names": food.common_names or None,
+            "search_weight": search.prior(curated=bool(names), survey=food.survey,
+                                          food_group=food.food_group,
+                                          description=food.description),
+            "recipe_servings": None, "owner_id": None,
+            **food.nutrients,
+        })
+        for serving in _servings(food, by_ndb.get(food.ndb, [])):
+            serving_rows.append({"food_id": next_id, **serving})
+        next_id += 1
+    _bulk(session, Food, food_rows)
+    _bulk(session, Serving, serving_rows)
+    _bulk(session, FoodAlias, alias_rows)
+    return len(food_rows)
+
+
+def _bulk(session: Session, model: type, rows: Iterable[dict]) -> None:
+    rows = list(rows)
+    if rows:
+        # Core executemany: no ORM objects for ~25,000 rows.
+        session.execute(insert(model.__table__), rows)  # type: ignore[attr-defined]

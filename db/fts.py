@@ -1,0 +1,171 @@
+"""The database side of food search: the SQLite FTS5 index (created by migration 0003) and the
+candidate query. Other databases have no FTS5 table; there a LIKE query over names and
+descriptions finds the candidates and db.search ranks them the same way.
+
+The index (table foods_fts, rowid = foods.id) holds each food's name, its aliases and model
+labels, USDA's common names and USDA's description. ``reindex`` rewrites the rows of given
+foods; the seed loader and the own-food functions call it after writing foods.
+"""
+
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import Integer, String, and_, bindparam, column, func, or_, select, text
+from sqlalchemy.orm import Session
+
+from db.keys import name_key
+from db.models import Food, FoodAlias, FoodLabel
+
+FTS_TABLE = "foods_fts"
+# At most this many candidates are ranked in Python; bm25 picks them when more match.
+MAX_CANDIDATES = 400
+# bm25 column weights: name, aliases, common names, description.
+_BM25 = "bm25(foods_fts, 10.0, 8.0, 4.0, 1.0)"
+
+_vocab_lock = threading.Lock()
+_vocab_cache: dict[tuple[str, tuple], tuple[str, ...]] = {}
+
+
+def include_name(name: str | None, type_: str, _parent_names: object) -> bool:
+    """Alembic filter: the FTS5 tables (and SQLite's shadow tables behind them) are made by
+    raw SQL in migration 0003, not from the models."""
+    return not (type_ == "table" and name is not None and name.startswith(FTS_TABLE))
+
+
+def has_index(session: Session) -> bool:
+    bind = session.get_bind()
+    if bind.dialect.name != "sqlite":
+        return False
+    found = session.execute(
+        text("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = :n"), {"n": FTS_TABLE}
+    ).first()
+    return found is not None
+
+
+def reindex(session: Session, food_ids: Iterable[int] | None = None) -> None:
+    """Rewrite the index rows of ``food_ids`` (all foods when None). No-op without FTS5."""
+    if not has_index(session):
+        return
+    session.flush()
+    if food_ids is None:
+        session.execute(text(f"DELETE FROM {FTS_TABLE}"))
+        where, params = "", {}
+    else:
+        ids = sorted(set(food_ids))
+        if not ids:
+            return
+        session.execute(text(f"DELETE FROM {FTS_TABLE} WHERE rowid IN :ids")
+                        .bindparams(bindparam("ids", expanding=True)), {"ids": ids})
+        where, params = "WHERE f.id IN :ids", {"ids": ids}
+    statement = text(
+        f"INSERT INTO {FTS_TABLE} (rowid, name, aliases, common_names, description) "
+        "SELECT f.id, f.name, "
+        "  trim(coalesce((SELECT group_concat(a.alias, '; ') FROM food_aliases a "
+        "                 WHERE a.food_id = f.id), '') || '; ' || "
+        "       coalesce((SELECT group_concat(replace(l.label, '_', ' '), '; ') "
+        "                 FROM food_labels l WHERE l.food_id = f.id), ''), '; '), "
+        f"  coalesce(f.common_names, ''), f.fdc_description FROM foods f {where}"
+    )
+    if food_ids is not None:
+        statement = statement.bindparams(bindparam("ids", expanding=True))
+    session.execute(statement, params)
+
+
+def vocabulary(session: Session) -> tuple[str, ...]:
+    """Every word in the index, cached per database until foods are added or removed."""
+    if not has_index(session):
+        return ()
+    url = str(session.get_bind().url)
+    # Cheap on the foods table (an FTS5 count(*) reads the whole index): changes whenever a
+    # food is added or removed, which is when the index changes.
+    version = tuple(session.execute(text("SELECT count(id), max(id) FROM foods")).one())
+    with _vocab_lock:
+        cached = _vocab_cache.get((url, version))
+        if cached is None:
+            cached = tuple(sorted(
+                session.execute(text("SELECT term FROM foods_fts_vocab")).scalars()))
+            _vocab_cache.clear()
+            _vocab_cache[(url, version)] = cached
+        return cached
+
+
+@dataclass(frozen=True)
+class Row:
+    food_id: int
+    name: str
+    category: str
+    weight: float
+    aliases: tuple[str, ...]
+    common_names: str | None
+    owner_id: int | None
+
+
+def _fts_expression(alternatives: Sequence[Sequence[str]], *, all_words: bool) -> str:
+    """FTS5 MATCH text: each query word as a prefix term ("ric"* finds rice) or, when it was
+    misspelt, an OR of its corrections; words joined by AND (or OR)."""
+    parts = []
+    for choices in alternatives:
+        terms = [f'"{w}"*' if len(w) >= 3 else f'"{w}"' for w in choices]
+        parts.append(terms[0] if len(terms) == 1 else "(" + " OR ".join(terms) + ")")
+    return (" AND " if all_words else " OR ").join(parts)
+
+
+def candidates(session: Session, alternatives: Sequence[Sequence[str]], *, owner_id: int | None,
+               category: str | None, all_words: bool = True) -> list[Row]:
+    """Foods matching the query words (each given as its alternatives), visible to
+    ``owner_id`` (public foods and that user's own), optionally of one category."""
+    if not alternatives:
+        return []
+    visible = Food.owner_id.is_(None)
+    if owner_id is not None:
+        visible = or_(visible, Food.owner_id == owner_id)
+    statement = select(Food.id, Food.name, Food.category, Food.search_weight,
+                       Food.common_names, Food.owner_id).where(visible)
+    if category is not None:
+        statement = statement.where(Food.category == category)
+    if has_index(session):
+        fts = text(f"SELECT rowid AS id, aliases FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH :q "
+                   f"ORDER BY {_BM25} LIMIT :n").columns(
+            column("id", Integer), column("aliases", String)).subquery("hits")
+        # The index row already holds the aliases and labels: no second query for them.
+        statement = statement.join(fts, fts.c.id == Food.id).add_columns(fts.c.aliases)
+        params = {"q": _fts_expression(alternatives, all_words=all_words),
+                  "n": MAX_CANDIDATES}
+    else:
+        statement = statement.where(
+            (and_ if all_words else or_)(*(
+                or_(*(or_(Food.name_key.contains(w, autoescape=True),
+                          func.lower(Food.fdc_description).contains(w, autoescape=True),
+                          func.lower(func.coalesce(Food.common_names, "")).contains(
+                              w, autoescape=True))
+                      for w in choices))
+                for choices in alternatives
+            ))
+        ).limit(MAX_CANDIDATES)
+        params = {}
+    rows = session.execute(statement, params).all()
+    if rows and "aliases" in rows[0]._fields:
+        aliases = {r.id: tuple(a for a in r.aliases.split("; ") if a) for r in rows}
+    else:
+        aliases = _aliases(session, [r.id for r in rows])
+    return [Row(r.id, r.name, r.category, r.search_weight, aliases.get(r.id, ()),
+                r.common_names, r.owner_id) for r in rows]
+
+
+def _aliases(session: Session, food_ids: list[int]) -> dict[int, tuple[str, ...]]:
+    """Aliases and model labels (as words) of the foods, in one query each."""
+    out: dict[int, list[str]] = {}
+    if not food_ids:
+        return {}
+    for chunk_start in range(0, len(food_ids), 500):
+        chunk = food_ids[chunk_start:chunk_start + 500]
+        for food_id, alias in session.execute(
+            select(FoodAlias.food_id, FoodAlias.alias).where(FoodAlias.food_id.in_(chunk))
+        ):
+            out.setdefault(food_id, []).append(alias)
+        for food_id, label in session.execute(
+            select(FoodLabel.food_id, FoodLabel.label).where(FoodLabel.food_id.in_(chunk))
+        ):
+            out.setdefault(food_id, []).append(name_key(label))
+    return {k: tuple(v) for k, v in out.items()}

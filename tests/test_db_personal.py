@@ -1,0 +1,167 @@
+"""Own foods, recipes, favourites and recent foods: hand-summed values, privacy, export."""
+
+import csv
+import io
+from datetime import datetime
+
+import pytest
+from db_support import alice, db_file, seeded_template  # noqa: F401  (fixtures)
+
+from db import personal, service
+from db.errors import InvalidValue, UnknownFood
+
+NOON = datetime(2024, 5, 1, 12, 0)
+
+
+def test_recipe_per_serving_is_the_hand_sum(alice):
+    made = personal.create_recipe(alice, "Banana pizza", [("banana", 118), ("pizza", 107)],
+                                  servings=2)
+    # Hand sums (test seed per 100 g: banana 89 kcal, 22.84 g carbohydrate, 2.6 g fiber,
+    # 1.09 g protein, 0.33 g fat, 1 mg sodium; cheese pizza 266, 33.0, 2.3, 11.4, 9.7, 598):
+    # kcal 89*1.18 + 266*1.07 = 105.02 + 284.62 = 389.64 -> 194.82 per serving of 2.
+    expected = {
+        "kcal": (105.02 + 284.62) / 2,
+        "carbohydrate_g": (26.9512 + 35.31) / 2,
+        "fiber_g": (3.068 + 2.461) / 2,
+        "available_carbohydrate_g": (26.9512 + 35.31 - 3.068 - 2.461) / 2,
+        "protein_g": (1.2862 + 12.198) / 2,
+        "fat_g": (0.3894 + 10.379) / 2,
+        "sodium_mg": (1.18 + 639.86) / 2,
+    }
+    assert made["total_grams"] == 225.0
+    for field, value in expected.items():
+        assert made["per_serving"][field] == pytest.approx(value), field
+    # Logged like any food: the default serving is one of the two servings (112.5 g).
+    entry = service.log_meal(alice, "Banana pizza", eaten_at=NOON)
+    assert entry["grams"] == 112.5 and entry["serving"] == "1 serving"
+    assert entry["kcal"] == 194.8 and entry["carbohydrate_g"] == 31.1
+    assert entry["ingredients"] == "2 servings: 118 g Banana; 107 g Cheese pizza"
+    card = service.lookup("banana pizza", user=alice)
+    assert card["source"]["dataset"] == "Recipe" and card["portion"]["kcal"] == 194.8
+
+
+def test_an_unknown_ingredient_value_leaves_the_recipe_value_unknown(alice):
+    made = personal.create_recipe(alice, "Brulee and banana", [("creme brulee", 110),
+                                                              ("banana", 118)], servings=1)
+    assert made["per_serving"]["fiber_g"] is None  # USDA has no fiber value for one of them
+    assert made["per_serving"]["available_carbohydrate_g"] == made["per_serving"][
+        "carbohydrate_g"]  # so all carbohydrate counts: never under-reported
+
+
+def test_own_food_from_a_label_per_serving(alice):
+    personal.create_own_food(alice, "Muesli bar", {"kcal": 120, "carbohydrate_g": 20,
+                                                   "fiber_g": 3, "protein_g": 2, "fat_g": 4},
+                             serving_grams=30, serving_name="1 bar", per_serving=True)
+    card = service.lookup("muesli bar", user=alice)
+    assert card["per_100g"]["kcal"] == 400.0 and card["per_100g"]["fat_g"] == 13.333
+    assert card["portion"]["serving"] == "1 bar" and card["portion"]["kcal"] == 120.0
+    assert card["source"]["dataset"] == "Own food"
+    hits = service.search("muesli", user=alice)
+    assert hits[0]["food"] == "Muesli bar" and hits[0]["own"]
+
+
+@pytest.mark.parametrize("nutrients, message", [
+    ({"kcal": 100, "carbohydrate_g": 10, "protein_g": 1}, "fat_g is required"),
+    ({"kcal": 100, "carbohydrate_g": 10, "protein_g": 1, "fat_g": -1}, "fat_g"),
+    ({"kcal": 100, "carbohydrate_g": 80, "protein_g": 20, "fat_g": 10}, "per 100 g"),
+    ({"kcal": 100, "carbohydrate_g": 5, "fiber_g": 6, "protein_g": 1, "fat_g": 1}, "fiber_g"),
+    ({"kcal": 100, "carbohydrate_g": 5, "protein_g": 1, "fat_g": 1, "alcohol": 3}, "unknown"),
+])
+def test_bad_labels_are_refused(alice, nutrients, message):
+    with pytest.raises(InvalidValue, match=message):
+        personal.create_own_food(alice, "Bad", nutrients)
+    assert personal.own_foods(alice) == []
+
+
+@pytest.mark.parametrize("grams", [0.5, 5001, float("nan"), float("inf"), "lots", True])
+def test_portion_grams_follow_the_one_rule(alice, grams):
+    """Own foods' serving grams and recipe ingredients use db.validate like every portion."""
+    with pytest.raises(InvalidValue, match="grams must be"):
+        personal.create_own_food(alice, "Bar", {"kcal": 100, "carbohydrate_g": 10,
+                                                "protein_g": 1, "fat_g": 1}, serving_grams=grams)
+    with pytest.raises(InvalidValue, match="grams must be"):
+        personal.create_recipe(alice, "Stew", [("banana", grams)], servings=1)
+    assert personal.own_foods(alice) == []
+
+
+def test_errors_echo_only_a_short_prefix(alice):
+    long = "9" * 10_000
+    for call in (lambda: personal.create_recipe(alice, "Stew", [("banana", long)], servings=1),
+                 lambda: personal.create_recipe(alice, "Stew", [[long] * 3], servings=1),
+                 lambda: personal.create_own_food(alice, "Bar", {"kcal": long, "carbohydrate_g": 1,
+                                                                 "protein_g": 1, "fat_g": 1})):
+        with pytest.raises(InvalidValue) as refused:
+            call()
+        assert len(str(refused.value)) < 200
+
+
+def test_own_foods_are_private(alice):
+    service.create_user("bob")
+    personal.create_recipe(alice, "Secret stew", [("banana", 100)], servings=1)
+    with pytest.raises(UnknownFood):
+        service.lookup("secret stew", user="bob")
+    with pytest.raises(UnknownFood):
+        service.lookup("secret stew")
+    with pytest.raises(UnknownFood):
+        service.log_meal("bob", "secret stew")
+    assert service.search("secret stew", user="bob") == [] or all(
+        not hit["own"] and hit["food"] != "Secret stew"
+        for hit in service.search("secret stew", user="bob"))
+    with pytest.raises(UnknownFood):
+        personal.create_recipe("bob", "Copy", [("secret stew", 100)], servings=1)
+    with pytest.raises(UnknownFood):
+        personal.delete_own_food("bob", "secret stew")
+    # Bob may have his own food of the same name.
+    personal.create_own_food("bob", "Secret stew", {"kcal": 50, "carbohydrate_g": 5,
+                                                   "protein_g": 1, "fat_g": 1})
+    assert service.lookup("secret stew", user="bob")["source"]["dataset"] == "Own food"
+    assert service.lookup("secret stew", user=alice)["source"]["dataset"] == "Recipe"
+    with pytest.raises(InvalidValue, match="already have"):
+        personal.create_recipe(alice, "secret STEW", [("banana", 100)], servings=1)
+
+
+def test_export_names_the_recipe_ingredients(alice):
+    personal.create_recipe(alice, "Fruit salad", [("banana", 200)], servings=4)
+    service.log_meal(alice, "fruit salad", eaten_at=NOON)
+    out = io.StringIO()
+    service.export_log_csv(alice, out)
+    row = next(csv.DictReader(io.StringIO(out.getvalue())))
+    assert row["food"] == "Fruit salad" and row["grams"] == "50.0"
+    assert row["ingredients"] == "4 servings: 200 g Banana"
+
+
+def test_favourites_then_recent_foods(alice):
+    service.log_meal(alice, "banana", eaten_at=NOON)
+    service.log_meal(alice, "espresso", eaten_at=NOON.replace(hour=13))
+    assert [f["food"] for f in personal.recent_foods(alice)] == ["Espresso", "Banana"]
+    personal.add_favourite(alice, "pizza")
+    personal.add_favourite(alice, "pizza")  # twice is once
+    assert [f["food"] for f in personal.recent_foods(alice)] == ["Cheese pizza", "Espresso",
+                                                                 "Banana"]
+    personal.remove_favourite(alice, "pizza")
+    assert [f["food"] for f in personal.recent_foods(alice, limit=1)] == ["Espresso"]
+
+
+def test_deleting_an_own_food_in_use_is_refused(alice):
+    personal.create_own_food(alice, "Oat cookie", {"kcal": 450, "carbohydrate_g": 60,
+                                                   "protein_g": 6, "fat_g": 20})
+    entry = service.log_meal(alice, "oat cookie", grams=30, eaten_at=NOON)
+    with pytest.raises(InvalidValue, match="used by"):
+        personal.delete_own_food(alice, "oat cookie")
+    service.delete_meal(alice, entry["id"])
+    personal.delete_own_food(alice, "oat cookie")
+    assert personal.own_foods(alice) == []
+
+
+def test_photo_correction_is_stored_and_exported(alice):
+    digest = "ab" * 32
+    entry = service.log_meal(alice, "banana", eaten_at=NOON, predicted_label="pizza",
+                             confidence=0.41, photo_sha256=digest.upper(), is_correction=True)
+    assert entry["photo_sha256"] == digest and entry["is_correction"] is True
+    out = io.StringIO()
+    service.export_log_csv(alice, out)
+    row = next(csv.DictReader(io.StringIO(out.getvalue())))
+    assert (row["predicted_label"], row["food"], row["is_correction"], row["photo_sha256"]) == (
+        "pizza", "Banana", "True", digest)
+    with pytest.raises(InvalidValue, match="SHA-256"):
+        service.log_meal(alice, "banana", photo_sha256="not-a-hash")

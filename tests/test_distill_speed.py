@@ -1,0 +1,127 @@
+"""Step timing, the profiler's bottleneck rules, loader tuning, workers and precision choices."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+import torch
+from distill_support import run_cli, tiny_args
+
+from distill import data, loader_tuning, precision, profiling
+
+SLOW_IMAGE_S = 0.01
+
+
+def sleep_in_getitem(monkeypatch, seconds: float) -> None:
+    """A dataset that sleeps in __getitem__ (while decoding): a data-bound run."""
+    decode = data.SyntheticDataset.decode
+
+    def slow(self, index):
+        time.sleep(seconds)
+        return decode(self, index)
+
+    monkeypatch.setattr(data.SyntheticDataset, "decode", slow)
+
+
+def test_timing_breakdown_sums_to_the_measured_step_time(tmp_path, monkeypatch, capsys):
+    sleep_in_getitem(monkeypatch, SLOW_IMAGE_S)
+    assert run_cli("train", *tiny_args(tmp_path, epochs=2, log_every=2, val_data="none")) == 0
+    records = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    assert len(records) == 8
+    for record in records:
+        measured_ms = 1000 * 8 / record["train/images_per_s"]  # batch 8, wall clock between logs
+        parts = sum(record[f"time/{s}_ms"] for s in ("data", "teacher", "student", "backward", "optimizer", "comm"))
+        assert parts == pytest.approx(record["time/step_ms"], abs=0.01)
+        assert record["time/step_ms"] == pytest.approx(measured_ms, rel=0.10)
+        assert record["time/data_ms"] >= 8 * SLOW_IMAGE_S * 1000  # 8 sleeping images per step
+        assert record["time/teacher_ms"] < 1  # --teacher none
+    err = capsys.readouterr().err
+    assert "step time breakdown over 16 steps" in err and "data" in err
+
+
+def test_profile_reports_a_sleeping_dataset_as_data_bound(tmp_path, monkeypatch, capsys):
+    sleep_in_getitem(monkeypatch, 0.1)  # 0.8 s per step of 8: far above the tiny model's compute
+    assert run_cli("profile", *tiny_args(tmp_path, profile_steps=3, val_data="none")) == 0
+    out = capsys.readouterr().out
+    assert "[FIRED] data loader bound: waiting for data" in out
+    assert "--num-workers N" in out and "--image-cache DIR" in out
+    assert "[   ok] teacher bound" in out
+    assert (tmp_path / "profile_trace.json").stat().st_size > 0
+    assert list((tmp_path / "tensorboard" / "plugins" / "profile").glob("*.pt.trace.json"))
+    assert "aten::" in out  # the top-operators table
+
+
+def healthy(**changes) -> profiling.Facts:
+    facts = dict(device="cuda:0", step_ms=[100.0, 101, 99, 100, 102, 98, 100, 101], batch_size=64,
+                 shares={"data": 0.02, "teacher": 0.1, "student": 0.3, "backward": 0.5, "optimizer": 0.07, "comm": 0.01},
+                 num_workers=4, processes=2, cpus=16, memory_mib=[1000, 1001, 1000, 1002],
+                 cpu_busy=0.4, gpu_busy=0.95, gpu_memory_share=0.6)
+    return profiling.Facts(**{**facts, **changes})
+
+
+FIRING = {
+    "data loader bound": dict(shares={"data": 0.6, "backward": 0.4}),
+    "teacher bound": dict(shares={"teacher": 0.5, "backward": 0.5}),
+    "CPU bound": dict(cpu_busy=0.97, gpu_busy=0.2),
+    "low accelerator utilisation": dict(gpu_busy=0.4),
+    "step-time outliers": dict(step_ms=[100.0, 101, 99, 100, 400, 98, 100, 101]),
+    "memory growth": dict(memory_mib=[1000, 1100, 1200, 1300]),
+    "loader workers vs cores": dict(num_workers=16),
+    "batch too small for memory": dict(gpu_memory_share=0.05),
+}
+
+
+@pytest.mark.parametrize("rule", list(FIRING))
+def test_each_rule_fires_on_its_case_with_figure_threshold_and_flag(rule):
+    fired = {f.rule: f for f in profiling.findings(healthy(**FIRING[rule])) if f.fired}
+    assert rule in fired
+    finding = fired[rule]
+    assert finding.figure and finding.threshold and "--" in finding.suggestion or "python -m distill" in finding.suggestion
+    assert "FIRED" in finding.line() and finding.threshold in finding.line()
+
+
+def test_rules_stay_silent_on_a_healthy_run():
+    assert [f.rule for f in profiling.findings(healthy()) if f.fired] == []
+    on_cpu = profiling.findings(healthy(device="cpu", cpu_busy=None, gpu_busy=None, gpu_memory_share=None))
+    assert not any(f.fired for f in on_cpu)
+    assert {f.rule for f in on_cpu if f.fired is None} == {"CPU bound", "low accelerator utilisation",
+                                                           "batch too small for memory"}
+
+
+def test_loader_pick_is_the_smallest_setting_near_the_best():
+    S = loader_tuning.Setting
+    assert loader_tuning.pick({S(0): 50.0, S(1): 95.0, S(2): 99.0, S(4): 100.0}).workers == 1
+    assert loader_tuning.pick({S(0): 10.0, S(2): 50.0, S(4): 100.0}).workers == 4
+    assert loader_tuning.ladder(2) == [0, 1, 2, 4] and loader_tuning.ladder(8)[-1] == 16
+
+
+def test_tune_loader_measures_the_real_dataset(capsys):
+    assert run_cli("tune-loader", "--data", "synthetic", "--synthetic-images", "64", "--batch-size", "8",
+                   "--batches", "2", "--model", "vit_micro", "--model-kwargs",
+                   "{img_size: 16, patch_size: 8, depth: 1, embed_dim: 16, num_heads: 2}") == 0
+    out = capsys.readouterr().out
+    assert "0 workers" in out and "chosen: --num-workers" in out
+    assert run_cli("tune-loader", "--data", "synthetic", "--batches", "0") == 2
+
+
+def test_num_workers_auto_shares_the_cores(monkeypatch):
+    monkeypatch.setattr(data, "available_cpus", lambda: 16)
+    assert data.resolve_workers("auto", 1) == 8 and data.resolve_workers("auto", 4) == 4
+    monkeypatch.setattr(data, "available_cpus", lambda: 2)
+    assert data.resolve_workers("auto", 2) == 1 and data.resolve_workers("3", 1) == 3
+
+
+def test_bad_num_workers_is_refused(tmp_path, capsys):
+    assert run_cli("train", *tiny_args(tmp_path, num_workers="many")) == 2
+    assert "num_workers must be auto or a number" in capsys.readouterr().err
+
+
+def test_auto_precision_uses_bf16_only_where_the_cpu_has_it(monkeypatch):
+    cpu = torch.device("cpu")
+    monkeypatch.setattr(precision, "cpu_flags", lambda: frozenset({"avx2", "fma"}))
+    assert precision.resolve("auto", cpu) == "fp32" and "no native bf16" in precision.capability(cpu)
+    monkeypatch.setattr(precision, "cpu_flags", lambda: frozenset({"avx2", "avx512f", "avx512_bf16"}))
+    assert precision.resolve("auto", cpu) == "bf16"
+    assert precision.resolve("fp32", cpu) == "fp32"
