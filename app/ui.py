@@ -37,6 +37,7 @@ MAX_FUTURE = timedelta(days=1)
 EXPORT_MAX_AGE_S = 300
 GRADIO_CACHE_S = 3600
 SERVER_DEFAULT_CHOICE = "(the server's default)"
+PER_100G, PER_SERVING = "per 100 g", "per serving"
 
 
 @dataclass
@@ -108,6 +109,25 @@ def _chosen_food(state: dict | None) -> str:
     if not food:
         raise FoodtagError("Analyse a photo or pick a food first.")
     return food
+
+
+def _ingredient_rows(rows) -> list[tuple[str, object]]:
+    """The recipe table's rows -> (food, grams) pairs; blank rows are skipped, half-filled ones
+    refused (grams are checked by db.validate in db.personal)."""
+    values = rows.values.tolist() if isinstance(rows, pd.DataFrame) else list(rows or [])
+    pairs = []
+    for number, row in enumerate(values, 1):
+        food, grams = (list(row) + ["", ""])[:2]
+        food = "" if food is None else str(food).strip()
+        grams = "" if grams is None or (isinstance(grams, float) and grams != grams) else grams
+        if not food and str(grams).strip() == "":
+            continue
+        if not food:
+            raise FoodtagError(f"Ingredient row {number} has grams but no food name.")
+        pairs.append((food, grams))
+    if not pairs:
+        raise FoodtagError("Add at least one ingredient: a food name and its grams.")
+    return pairs
 
 
 class Handlers:
@@ -344,6 +364,47 @@ class Handlers:
             if folder.stat().st_mtime < cutoff:
                 shutil.rmtree(folder, ignore_errors=True)
 
+    # ---- My foods -----------------------------------------------------------------------
+
+    def my_foods(self, request: gr.Request):
+        """The user's own foods and recipes, and the delete picker."""
+        with shown_errors():
+            foods = personal.own_foods(self._user(request))
+        return views.own_foods_table(foods), gr.update(choices=[f["food"] for f in foods], value=None)
+
+    def add_own_food(self, name: str | None, basis: str | None, serving_name: str | None,
+                     serving_grams: float | None, kcal: float | None, carbohydrate: float | None,
+                     fiber: float | None, sugars: float | None, protein: float | None,
+                     fat: float | None, request: gr.Request):
+        """A food from its label: values per 100 g, or per serving of ``serving_grams``."""
+        values = {"kcal": kcal, "carbohydrate_g": carbohydrate, "fiber_g": fiber,
+                  "sugars_g": sugars, "protein_g": protein, "fat_g": fat}
+        with shown_errors():
+            user = self._user(request)
+            made = personal.create_own_food(
+                user, name or "", {k: v for k, v in values.items() if v is not None},
+                serving_grams=serving_grams, serving_name=(serving_name or "").strip() or "1 serving",
+                per_serving=basis == PER_SERVING)
+        return (f"Saved **{made['food']}**: search for it in the Analyse tab to log it.",
+                *self.my_foods(request))
+
+    def add_recipe(self, name: str | None, servings: float | None, rows, request: gr.Request):
+        """A recipe from (food, grams) rows; shows one serving's nutrients."""
+        with shown_errors():
+            user = self._user(request)
+            ingredients = _ingredient_rows(rows)
+            if servings is None:
+                raise FoodtagError("Enter the number of servings the recipe makes.")
+            made = personal.create_recipe(user, name or "", ingredients, servings)
+        return (views.recipe_markdown(made, float(servings)), *self.my_foods(request))
+
+    def delete_own_food(self, food: str | None, request: gr.Request):
+        with shown_errors():
+            if not food:
+                raise FoodtagError("Pick one of your foods first.")
+            personal.delete_own_food(self._user(request), food)
+        return (f"Deleted {food}.", *self.my_foods(request))
+
     # ---- Settings -----------------------------------------------------------------------
 
     def load_settings(self, request: gr.Request):
@@ -498,6 +559,34 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
                 export_btn = gr.Button("Export my log as CSV (for your dietitian)")
                 export_file = gr.File(label="CSV", interactive=False)
 
+        with gr.Tab("My foods", id="my-foods"):
+            with gr.Accordion("Add a food from its label", open=True):
+                with gr.Row():
+                    own_name = gr.Textbox(label="Name", scale=2)
+                    own_basis = gr.Radio(label="The label's values are", choices=[PER_100G, PER_SERVING],
+                                         value=PER_100G, scale=2)
+                    own_serving_name = gr.Textbox(label="Serving name", placeholder="1 bar")
+                    own_serving_grams = gr.Number(label="Serving grams", minimum=validate.MIN_PORTION_G,
+                                                  maximum=validate.MAX_PORTION_G)
+                with gr.Row():
+                    own_values = [gr.Number(label=label, minimum=0) for label in (
+                        "Energy (kcal)", "Carbohydrate (g)", "Fiber (g)", "Sugars (g)", "Protein (g)", "Fat (g)")]
+                add_food_btn = gr.Button("Save food", variant="primary")
+            with gr.Accordion("Build a recipe", open=True):
+                with gr.Row():
+                    recipe_name = gr.Textbox(label="Recipe name", scale=2)
+                    recipe_servings = gr.Number(label="Servings it makes", value=1, minimum=0)
+                recipe_rows = gr.Dataframe(label="Ingredients: a food's name (as found by search) and grams",
+                                           headers=["food", "grams"], datatype=["str", "number"],
+                                           column_count=(2, "fixed"), row_count=(3, "dynamic"),
+                                           type="array", interactive=True)
+                add_recipe_btn = gr.Button("Save recipe", variant="primary")
+            my_status = gr.Markdown(elem_id="my-foods-status")
+            my_table = gr.Dataframe(label="Your foods and recipes", interactive=False)
+            with gr.Row():
+                my_pick = gr.Dropdown(label="Food or recipe", choices=[], interactive=True)
+                delete_food_btn = gr.Button("Delete it", variant="stop")
+
         with gr.Tab("Settings", id="settings"):
             kcal_target = gr.Number(label="Daily energy target (kcal)", minimum=1)
             carb_target = gr.Number(label="Daily carbohydrate target (g)", minimum=1)
@@ -555,6 +644,13 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
         )
         export_btn.click(h.export_csv, None, [export_file], api_name="export_csv")
 
+        my_outputs = [my_status, my_table, my_pick]
+        add_food_btn.click(h.add_own_food, [own_name, own_basis, own_serving_name, own_serving_grams, *own_values],
+                           my_outputs, api_name="add_own_food")
+        add_recipe_btn.click(h.add_recipe, [recipe_name, recipe_servings, recipe_rows], my_outputs,
+                             api_name="add_recipe")
+        delete_food_btn.click(h.delete_own_food, [my_pick], my_outputs, api_name="delete_own_food")
+
         settings_fields = [kcal_target, carb_target, unit, threshold]
         save_settings_btn.click(h.save_settings, settings_fields, [settings_status], api_name="save_settings").success(
             h.day_view, [day], day_outputs, api_name="day_view_after_settings", **quiet
@@ -568,6 +664,7 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
         demo.load(h.recent_foods, None, [recent], api_name="recent_foods")
         demo.load(h.food_groups, None, [search_group], api_name="food_groups", **quiet)
         demo.load(h.load_settings, None, settings_fields, api_name="load_settings")
+        demo.load(h.my_foods, None, [my_table, my_pick], api_name="my_foods")
         demo.load(h.day_view, [day], day_outputs, api_name="day_view_on_load", **quiet)
         demo.load(h.list_models, None, [models_table, model_pick, models_status], api_name="list_models")
     return demo

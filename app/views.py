@@ -214,3 +214,29 @@ def meal_for_time(when: datetime) -> str:
     if 17.5 <= hour < 22:
         return "dinner"
     return "snack"
+
+
+OWN_FOOD_COLUMNS = ["food", "kind", "servings", "ingredients"]
+
+
+def own_foods_table(foods: list[dict]) -> pd.DataFrame:
+    """The user's own foods and recipes (db.personal.own_foods), recipes with their ingredients."""
+    rows = [
+        [f["food"], "recipe" if f["kind"] == "Recipe" else "own food",
+         "" if f["servings"] is None else fmt(f["servings"]),
+         "; ".join(f"{fmt(i['grams'], 'g')} {i['food']}" for i in f["ingredients"])]
+        for f in foods
+    ]
+    return pd.DataFrame(rows, columns=OWN_FOOD_COLUMNS)
+
+
+def recipe_markdown(recipe: dict, servings: float) -> str:
+    """A new recipe's nutrients for one serving (``recipe``: db.personal.create_recipe's result)."""
+    total = recipe["total_grams"]
+    lines = [f"Saved recipe **{recipe['food']}**: {fmt(total, 'g')} in all, {fmt(servings)} "
+             f"servings of {fmt(total / servings, 'g')}.", "",
+             "| Nutrient | One serving |", "|---|---:|"]
+    for key, label, unit in CARD_ROWS:
+        value = recipe["per_serving"].get(key)
+        lines.append(f"| {label} | {fmt(value, unit, 0 if unit in ('kcal', 'mg') else 1)} |")
+    return "\n".join(lines)

@@ -38,6 +38,10 @@ REVIEWED_ENDPOINTS = {
     "choose_recent": "choose_food", "recent_foods": "recent_foods", "recent_after_log": "recent_foods",
     "food_groups": "food_groups",  # public food groups only: no user data
     "toggle_favourite": "toggle_favourite",
+    # My foods tab: db.personal scoped by the request's user (test_own_foods_... below,
+    # tests/test_app_myfoods.py).
+    "my_foods": "my_foods", "add_own_food": "add_own_food", "add_recipe": "add_recipe",
+    "delete_own_food": "delete_own_food",
     "batch_run": "run",  # app.batch.ui: analyses an uploaded CSV; reads and writes no meal log
 }
 
@@ -165,6 +169,13 @@ def test_own_foods_and_recent_foods_stay_private(server, alice_entry):
         handlers.toggle_favourite({"food": "Alice secret cake"}, as_bob)
     with pytest.raises(gr.Error, match="unknown food"):
         handlers.choose_food({}, "Alice secret cake", as_bob)
+    # The My foods tab: bob's list lacks it, and he can neither delete it nor cook with it.
+    assert "Alice secret cake" in str(handlers.my_foods(as_alice))
+    assert "Alice secret cake" not in str(handlers.my_foods(as_bob))
+    with pytest.raises(gr.Error, match="no own food"):
+        handlers.delete_own_food("Alice secret cake", as_bob)
+    with pytest.raises(gr.Error, match="unknown food"):
+        handlers.add_recipe("Copy", 1, [["Alice secret cake", 50]], as_bob)
     as_json = httpx.get(f"{server.url}/api/foods", params={"q": "secret cake"},
                         headers=basic("bob", PASSWORDS["bob"])).json()
     assert all(hit["food"] != "Alice secret cake" for hit in as_json["results"])

@@ -1,0 +1,134 @@
+"""The My foods tab: own foods from a label, recipes, list and delete, through the UI handler
+functions and through gradio_client against a live server; each user sees only their own."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import gradio as gr
+import pytest
+from app_support import seeded_server
+from gradio_client import Client
+
+from app.ui import PER_100G, PER_SERVING, Handlers
+from db import personal
+
+PASSWORDS = {"carol": "carol-pass-123", "dave": "dave-pass-456"}
+# 30 g bar: 20 g carbohydrate per bar -> 66.67 g per 100 g.
+BAR = ("Muesli bar", PER_SERVING, "1 bar", 30, 120, 20, 3, 8, 2, 4)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory, default_model_path):
+    with seeded_server(tmp_path_factory.mktemp("app-myfoods"), PASSWORDS, accounts=True) as live:
+        yield live
+
+
+@pytest.fixture(scope="module")
+def handlers(server):
+    return Handlers(server.app.ctx)
+
+
+CAROL, DAVE = SimpleNamespace(username="carol"), SimpleNamespace(username="dave")
+
+
+def test_food_recipe_list_and_delete_through_the_handlers(handlers):
+    status, table, picker = handlers.add_own_food(*BAR, CAROL)
+    assert "Saved **Muesli bar**" in status and picker["choices"] == ["Muesli bar"]
+    status, table, picker = handlers.add_recipe(
+        "Banana bar bowl", 2, [["banana", 118], ["Muesli bar", "60"], ["", None]], CAROL)
+    # Hand sum: 118 g banana x 22.84 g/100 g = 26.95 g; 60 g bar = 2 bars = 40 g; / 2 servings.
+    assert "| Carbohydrate | 33.5 g |" in status and "2 servings of 89 g" in status
+    [recipe] = [f for f in personal.own_foods("carol") if f["food"] == "Banana bar bowl"]
+    assert [(i["food"], i["grams"]) for i in recipe["ingredients"]] == [("Banana", 118.0), ("Muesli bar", 60.0)]
+    rows = table.set_index("food").to_dict("index")
+    assert rows["Banana bar bowl"]["ingredients"] == "118 g Banana; 60 g Muesli bar"
+    assert rows["Muesli bar"]["kind"] == "own food"
+    # A food a recipe uses cannot be deleted; the recipe can, then the food.
+    with pytest.raises(gr.Error, match="used by meal entries or recipes"):
+        handlers.delete_own_food("Muesli bar", CAROL)
+    status, table, picker = handlers.delete_own_food("Banana bar bowl", CAROL)
+    assert status == "Deleted Banana bar bowl." and picker["choices"] == ["Muesli bar"]
+    handlers.delete_own_food("Muesli bar", CAROL)
+    assert handlers.my_foods(CAROL)[0].empty
+
+
+def test_bad_inputs_get_a_clear_message(handlers):
+    label = (120, 20, 3, 8, 2, 4)
+    cases = [
+        (lambda: handlers.add_own_food("  ", PER_100G, "", None, *label, CAROL), "name is empty"),
+        (lambda: handlers.add_own_food("Bar", PER_SERVING, "", None, *label, CAROL), "need serving_grams"),
+        (lambda: handlers.add_own_food("Bar", PER_SERVING, "", 0.5, *label, CAROL), "grams must be from 1"),
+        (lambda: handlers.add_own_food("Bar", PER_100G, "", None, None, 20, 3, 8, 2, 4, CAROL), "kcal is required"),
+        (lambda: handlers.add_own_food("Bar", PER_100G, "", None, 120, 20, 30, 8, 2, 4, CAROL),
+         "fiber_g is more than carbohydrate_g"),
+        (lambda: handlers.add_recipe("Soup", 2, [["banana", 0.5]], CAROL), "grams must be from 1"),
+        (lambda: handlers.add_recipe("Soup", 2, [["banana", "lots"]], CAROL), "grams must be a number"),
+        (lambda: handlers.add_recipe("Soup", 2, [["no such food xyz", 100]], CAROL), "unknown food"),
+        (lambda: handlers.add_recipe("Soup", 2, [["", 100]], CAROL), "row 1 has grams but no food"),
+        (lambda: handlers.add_recipe("Soup", 2, [["", None]], CAROL), "at least one ingredient"),
+        (lambda: handlers.add_recipe("Soup", None, [["banana", 100]], CAROL), "number of servings"),
+        (lambda: handlers.add_recipe("Soup", 0, [["banana", 100]], CAROL), "servings must be more than 0"),
+        (lambda: handlers.add_recipe("", 1, [["banana", 100]], CAROL), "name is empty"),
+        (lambda: handlers.delete_own_food(None, CAROL), "Pick one of your foods"),
+        (lambda: handlers.delete_own_food("Banana", CAROL), "no own food"),  # not theirs to delete
+    ]
+    for call, message in cases:
+        with pytest.raises(gr.Error, match=message):
+            call()
+    assert personal.own_foods("carol") == []  # nothing half-saved
+
+
+def test_user_b_never_sees_uses_or_deletes_user_a_foods(handlers):
+    handlers.add_own_food("Carol crackers", PER_100G, "", None, 450, 60, 5, 2, 10, 18, CAROL)
+    table, picker = handlers.my_foods(DAVE)
+    assert table.empty and picker["choices"] == []
+    with pytest.raises(gr.Error, match="no own food"):
+        handlers.delete_own_food("Carol crackers", DAVE)
+    with pytest.raises(gr.Error, match="unknown food"):
+        handlers.add_recipe("Copy", 1, [["Carol crackers", 50]], DAVE)
+    # Same name for dave is his own, separate food.
+    handlers.add_own_food("Carol crackers", PER_100G, "", None, 100, 10, 1, 1, 1, 1, DAVE)
+    handlers.delete_own_food("Carol crackers", DAVE)
+    assert [f["food"] for f in personal.own_foods("carol")] == ["Carol crackers"]
+    handlers.delete_own_food("Carol crackers", CAROL)
+
+
+def test_my_foods_through_gradio_client(server):
+    carol = Client(server.url, auth=("carol", PASSWORDS["carol"]), verbose=False)
+    dave = Client(server.url, auth=("dave", PASSWORDS["dave"]), verbose=False)
+    status, table, _picker = carol.predict(*BAR, api_name="/add_own_food")
+    assert "Saved **Muesli bar**" in status and table["data"][0][0] == "Muesli bar"
+    rows = {"headers": ["food", "grams"], "data": [["Banana", 118], ["Muesli bar", 60]]}
+    status, table, _picker = carol.predict("Bar and banana", 2, rows, api_name="/add_recipe")
+    assert "| Carbohydrate | 33.5 g |" in status
+    assert ["Bar and banana", "recipe", "2", "118 g Banana; 60 g Muesli bar"] in table["data"]
+    with pytest.raises(Exception, match="unknown food"):
+        carol.predict("Bad", 1, {"headers": ["food", "grams"], "data": [["zzz qqq", 10]]},
+                      api_name="/add_recipe")
+    with pytest.raises(Exception, match="grams must be from 1"):
+        carol.predict("Bad", 1, {"headers": ["food", "grams"], "data": [["Banana", 0.5]]},
+                      api_name="/add_recipe")
+    # Dave's list is empty, and he can neither delete nor build on Carol's foods.
+    table, _picker = dave.predict(api_name="/my_foods")
+    assert "Muesli bar" not in str(table)
+    with pytest.raises(Exception, match="no own food|not in the list of choices"):
+        dave.predict("Bar and banana", api_name="/delete_own_food")
+    with pytest.raises(Exception, match="unknown food"):
+        dave.predict("Copy", 1, {"headers": ["food", "grams"], "data": [["Muesli bar", 10]]},
+                     api_name="/add_recipe")
+    # Carol lists, then deletes her recipe.
+    carol.predict(api_name="/my_foods")
+    status, table, _picker = carol.predict("Bar and banana", api_name="/delete_own_food")
+    assert status == "Deleted Bar and banana." and [r[0] for r in table["data"]] == ["Muesli bar"]
+
+
+def test_single_user_mode_uses_the_local_user(tmp_path_factory, default_model_path):
+    from app.config import LOCAL_USER
+
+    with seeded_server(tmp_path_factory.mktemp("app-myfoods-local")) as live:
+        handlers, local = Handlers(live.app.ctx), SimpleNamespace(username=None)
+        handlers.add_own_food("Rye crisp", PER_100G, "", None, 370, 70, 16, 2, 10, 2, local)
+        table, picker = handlers.my_foods(local)
+        assert picker["choices"] == ["Rye crisp"]
+        assert [f["food"] for f in personal.own_foods(LOCAL_USER)] == ["Rye crisp"]
