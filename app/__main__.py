@@ -3,8 +3,10 @@
   python -m app                      serve on 127.0.0.1:7860, single-user local mode
   python -m app --accounts --host 0.0.0.0
                                      serve to the network; everyone signs in
-  python -m app users add NAME       create a user (asks for the password twice;
-                                     --password-stdin reads one line instead)
+  python -m app users add NAME [--admin]
+                                     create a user (asks for the password twice;
+                                     --password-stdin reads one line instead); admins
+                                     (and the first account) change the default model
   python -m app batch ...            analyse a CSV of photos (see `python -m app batch -h`)
 """
 
@@ -32,6 +34,8 @@ def serve_parser() -> argparse.ArgumentParser:
                         help="require sign-in (env FOODTAG_ACCOUNTS=1); needed to listen beyond this machine")
     parser.add_argument("--max-upload-mb", type=float, help="largest photo accepted (default 20)")
     parser.add_argument("--concurrency", type=int, help="concurrent UI events per handler (default 2)")
+    parser.add_argument("--session-idle-minutes", type=float,
+                        help="sign-in sessions end after this long unused (env FOODTAG_SESSION_IDLE_MINUTES; default 30)")
     return parser
 
 
@@ -41,6 +45,8 @@ def users_parser() -> argparse.ArgumentParser:
     add = sub.add_parser("add", help="create a user who signs in with a password")
     add.add_argument("name")
     add.add_argument("--password-stdin", action="store_true", help="read the password from one line of stdin")
+    add.add_argument("--admin", action="store_true",
+                     help="may change the server's default model (the first account always may)")
     add.add_argument("--db-url", help="SQLAlchemy database URL (default as for serving)")
     return parser
 
@@ -54,8 +60,11 @@ def users_main(argv: list[str]) -> int:
     if args.db_url:
         session.configure(args.db_url)
     session.init_db()
-    service.create_user(args.name, password)
-    print(f"user {args.name!r} created; start the app with --accounts to require sign-in")
+    # The first account is the one who set the server up: it administers the models.
+    admin = args.admin or service.account_count() == 0
+    service.create_user(args.name, password, admin=admin)
+    role = "an admin" if admin else "a user"
+    print(f"user {args.name!r} created as {role}; start the app with --accounts to require sign-in")
     return 0
 
 
@@ -66,6 +75,7 @@ def serve_main(argv: list[str]) -> int:
     config = AppConfig.from_env(
         host=args.host, port=args.port, models=args.model, db_url=args.db_url, accounts=args.accounts,
         max_upload_mb=args.max_upload_mb, concurrency=args.concurrency,
+        session_idle_minutes=args.session_idle_minutes,
     )
     from app.server import serve  # Gradio and the model stack: only once the config is valid
 

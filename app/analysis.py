@@ -6,16 +6,14 @@ what a photo is, which food gets the card or which portions are allowed.
 
 from __future__ import annotations
 
-import io
-import math
 import threading
 from dataclasses import asdict, dataclass, field
 
 from PIL import Image
 
-from db import service
+from db import service, validate
 from db.errors import UnknownFood
-from models.errors import FoodtagError, ImageError
+from models.errors import FoodtagError, ModelError
 from models.images import load_image
 from models.labels import human_name
 
@@ -26,13 +24,8 @@ DISCLAIMER = (
     "dose. Photo estimates can be wrong; check portions and ask your diabetes team."
 )
 
-# ISO-BMFF brands of HEIF stills (bytes 8-12, after "ftyp"). When Pillow cannot decode one,
-# "not an image" would send an iPhone user looking for the wrong problem.
-_HEIF_BRANDS = {b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1"}
-
-
 class PortionError(FoodtagError):
-    """A portion the app refuses before asking the database (not a number, infinite)."""
+    """A portion the app refuses before asking the database (grams and a serving at once)."""
 
 
 @dataclass(frozen=True)
@@ -51,7 +44,7 @@ class Suggestion:
 
 @dataclass
 class Analysis:
-    model: dict  # {"name", "version", "path"}
+    model: dict  # {"name", "version"}: never a server path
     suggestions: list[Suggestion]
     threshold: float
     notes: list[str] = field(default_factory=list)
@@ -85,40 +78,16 @@ class Analysis:
         }
 
 
-def read_photo(data: bytes, name: str = "photo") -> Photo:
-    """Bytes from an upload -> an RGB photo, or ImageError with a message a person can act on."""
-    try:
-        image = load_image(data, name)
-    except ImageError:
-        if data[4:8] == b"ftyp" and data[8:12] in _HEIF_BRANDS:
-            raise ImageError(
-                f"{name}: HEIC/HEIF photos are not supported; export it as JPEG or set the camera "
-                "to 'Most Compatible'"
-            ) from None
-        raise
-    notes = []
+def read_photo(data: bytes, name: str = "photo", min_side: int | None = None) -> Photo:
+    """Bytes from an upload -> an RGB photo (decoded just large enough for a shorter side of
+    `min_side`), or ImageError with a message a person can act on."""
+    # The file name is the client's: error messages repeat only its start.
+    name = name if len(name) <= 80 else name[:77] + "..."
+    image = load_image(data, name, min_side=min_side)
     # Decision: an animated GIF/WebP/PNG is analysed by its first frame (load_image decodes
     # frame 0), and the user is told, rather than refusing a file that usually shows the dish.
-    with Image.open(io.BytesIO(data)) as probe:
-        if getattr(probe, "is_animated", False):
-            notes.append(f"{name} is animated: only its first frame was analysed.")
-    return Photo(image, tuple(notes))
-
-
-def check_grams(grams: float | str | None) -> float | None:
-    """Grams as typed (empty: none given) -> a number. Refuses text, NaN and infinities here;
-    the database refuses <= 0 and absurd sizes."""
-    if isinstance(grams, str):
-        grams = grams.strip() or None
-    if grams is None:
-        return None
-    try:
-        grams = float(grams)
-    except (TypeError, ValueError):
-        raise PortionError(f"grams must be a number, got {grams!r}") from None
-    if not math.isfinite(grams):
-        raise PortionError(f"grams must be a finite number, got {grams}")
-    return grams
+    notes = (f"{name} is animated: only its first frame was analysed.",) if image.info.get("animated") else ()
+    return Photo(image, notes)
 
 
 class Analyzer:
@@ -130,16 +99,32 @@ class Analyzer:
         # runs only oversubscribe the CPU and raise every request's latency.
         self._inference = threading.Lock()
 
-    def analyze(self, photo: Photo, threshold: float) -> Analysis:
-        engine, info = self.catalog.active()
+    def read(self, data: bytes, name: str, model: str | None = None) -> Photo:
+        """An upload decoded only as large as the model's preprocessing needs."""
+        engine, _, _ = self._model(model)
+        return read_photo(data, name, min_side=engine.preprocess.resize_size)
+
+    def analyze(self, photo: Photo, threshold: float, model: str | None = None) -> Analysis:
+        """Top-k foods by `model` (a user's own pick; None: the server's default)."""
+        engine, info, note = self._model(model)
         with self._inference:
             predictions = engine.predict([photo.image], top_k=TOP_K)[0]
         suggestions = [
             Suggestion(p.label, human_name(p.label), float(p.probability), food_for_label(p.label))
             for p in predictions
         ]
-        model = {"name": info.name, "version": engine.version, "path": str(info.path)}
-        return Analysis(model, suggestions, float(threshold), list(photo.notes))
+        model = {"name": info.name, "version": engine.version}
+        return Analysis(model, suggestions, float(threshold), [*photo.notes, *([note] if note else [])])
+
+    def _model(self, name: str | None):
+        """(engine, info, note): a user's model, or the default when theirs was removed."""
+        if name is None:
+            return (*self.catalog.active(), None)
+        try:
+            return (*self.catalog.named(name), None)
+        except ModelError:
+            engine, info = self.catalog.active()
+            return engine, info, f"Your model {validate.echo(name)} is no longer installed; the server's default {info.name} was used."
 
 
 def food_for_label(label: str) -> str | None:
@@ -150,10 +135,10 @@ def food_for_label(label: str) -> str | None:
         return None
 
 
-def nutrition_card(food: str, *, grams: float | None = None, serving: str | None = None,
+def nutrition_card(food: str, *, grams: float | str | None = None, serving: str | None = None,
                    exchange_unit_g: float = 15.0) -> dict:
     """The database's nutrition card for a portion (default serving when none is given)."""
-    grams = check_grams(grams)
+    grams = validate.optional_grams(grams)
     if grams is not None and serving:
         raise PortionError("give a portion in grams or a serving, not both")
     return service.lookup(food, grams=grams, serving=serving or None, exchange_unit_g=exchange_unit_g)

@@ -7,19 +7,19 @@ so one person cannot read or change another person's log by editing a request.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import getpass
 import sys
-from typing import TYPE_CHECKING, Callable, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from app.config import LOCAL_USER
+from app.security import PasswordChecker, Sessions, password_workers
 from db import service
 from models.errors import FoodtagError
 
 if TYPE_CHECKING:
     import fastapi
     import gradio as gr
+    from fastapi.security import HTTPBasicCredentials
 
 # Short passwords fall to guessing even behind argon2; 8 is the NIST SP 800-63B minimum.
 MIN_PASSWORD_LENGTH = 8
@@ -32,19 +32,18 @@ class NotSignedIn(FoodtagError):
 class Identity:
     """Maps requests to user names. Without accounts every request is the one local user."""
 
-    def __init__(self, accounts: bool) -> None:
+    def __init__(self, accounts: bool, *, passwords: PasswordChecker | None = None,
+                 sessions: Sessions | None = None) -> None:
         self.accounts = accounts
-        # Set once Gradio is mounted: cookie token -> user name, from Gradio's sign-in.
-        self._token_user: Callable[[fastapi.Request], str | None] | None = None
+        self.passwords = passwords or PasswordChecker(service.verify_password, workers=password_workers())
+        self.sessions = sessions or Sessions(idle_s=30 * 60, max_age_s=12 * 3600)
 
-    def attach_gradio(self, token_user: Callable[[fastapi.Request], str | None]) -> None:
-        self._token_user = token_user
-
-    def check_password(self, username: str, password: str) -> bool:
-        """Gradio's sign-in callback."""
-        if not self.accounts or not username or not password:
+    async def sign_in(self, username: str, password: str) -> bool:
+        """Gradio's sign-in callback: async, so Gradio awaits it and the slow check runs in
+        PasswordChecker's threads, never on the event loop."""
+        if not self.accounts:
             return False
-        return service.verify_password(username.strip(), password)
+        return await self.passwords.check(username, password)
 
     def ui_user(self, request: gr.Request | None) -> str:
         """The user behind a Gradio event."""
@@ -57,25 +56,24 @@ class Identity:
             raise NotSignedIn("sign in first")
         return name
 
-    def api_user(self, request: fastapi.Request) -> str:
-        """The user behind a plain HTTP request: the Gradio sign-in cookie or HTTP Basic."""
+    async def api_user(self, request: fastapi.Request, basic: HTTPBasicCredentials | None) -> str:
+        """The user behind a plain HTTP request: a live sign-in cookie, else HTTP Basic
+        (checked like a sign-in: bounded, throttled, logged)."""
         if not self.accounts:
             return LOCAL_USER
-        if self._token_user is not None:
-            name = self._token_user(request)
-            if name:
-                return name
-        header = request.headers.get("authorization", "")
-        scheme, _, encoded = header.partition(" ")
-        if scheme.lower() == "basic" and encoded:
-            try:
-                username, _, password = base64.b64decode(encoded, validate=True).decode("utf-8").partition(":")
-            except (binascii.Error, UnicodeDecodeError):
-                raise NotSignedIn("malformed Basic credentials") from None
-            if self.check_password(username, password):
-                return username.strip()
+        user, _expired = self.sessions.of_request(request.headers)
+        if user:
+            return user
+        if basic is not None:
+            if await self.passwords.check(basic.username, basic.password):
+                return basic.username.strip()
             raise NotSignedIn("wrong user name or password")
         raise NotSignedIn("sign in first: send HTTP Basic credentials or the app's sign-in cookie")
+
+    def is_admin(self, user: str) -> bool:
+        """Admins change the server's default model. In single-user mode the one local user
+        runs the server and is its admin."""
+        return not self.accounts or service.is_admin(user)
 
 
 def read_new_password(password_stdin: bool, stdin: TextIO = sys.stdin) -> str:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Callable
 
 from models.errors import ModelError
+from db import validate
 from models.paths import data_home
 
 @dataclass(frozen=True)
@@ -125,16 +126,28 @@ class ModelCatalog:
         return self._active
 
     def activate(self, name: str) -> ModelInfo:
-        """Make the listed model called `name` the active one (for every user of this server)."""
-        infos, _ = self.list()
-        matches = [info for info in infos if info.name == name]
-        if not matches:
-            known = ", ".join(info.name for info in infos)
-            raise ModelError(f"no model called {name!r}; available: {known}")
-        info = matches[0]
+        """Make the listed model called `name` the server's default (for every user who has
+        not picked one). The caller checks that an admin asked."""
+        info = self.find(name)
         self._engine(info.path)  # load before switching, so a broken file never becomes active
         self._active = info
         return info
+
+    def find(self, name: str) -> ModelInfo:
+        """The listed model called `name`."""
+        infos, _ = self.list()
+        for info in infos:
+            if info.name == name:
+                return info
+        known = ", ".join(info.name for info in infos)
+        raise ModelError(f"no model called {validate.echo(name)}; available: {known}")
+
+    def named(self, name: str | None):
+        """(engine, info) of the listed model `name`; None: the server's default."""
+        if name is None:
+            return self.active()
+        info = self.find(name)
+        return self._engine(info.path), info
 
     def _describe(self, path: Path, default: bool) -> ModelInfo:
         """describe(), cached until the file or its report changes."""

@@ -44,6 +44,8 @@ class AppConfig:
     # Concurrent Gradio events per handler. Inference is CPU-bound and ONNX Runtime already
     # uses every core for one image, so more parallel runs only add latency.
     concurrency: int = 2
+    # Sign-in sessions end after this long without a request (and after 12 hours in all).
+    session_idle_minutes: float = 30.0
 
     def __post_init__(self) -> None:
         self.models = [Path(p).expanduser() for p in self.models]
@@ -51,6 +53,8 @@ class AppConfig:
             raise ConfigError(f"port must be 0-65535, got {self.port}")
         if not 0 < self.max_upload_mb <= 200:
             raise ConfigError(f"max upload size must be in (0, 200] MB, got {self.max_upload_mb}")
+        if not 1 <= self.session_idle_minutes <= 7 * 24 * 60:
+            raise ConfigError(f"session idle time must be 1 minute to 7 days, got {self.session_idle_minutes} minutes")
         if self.concurrency < 1:
             raise ConfigError(f"concurrency must be at least 1, got {self.concurrency}")
         for path in self.models:
@@ -62,6 +66,11 @@ class AppConfig:
                 "read and change the meal log. Add users with `python -m app users add NAME` "
                 "and start with --accounts, or bind to 127.0.0.1."
             )
+
+    @property
+    def allowed_hosts(self) -> set[str]:
+        """Host names single-user mode answers to: this machine's, and the one it listens on."""
+        return {"127.0.0.1", "localhost", "::1", self.host.strip("[]").lower()}
 
     @property
     def max_upload_bytes(self) -> int:
@@ -81,6 +90,11 @@ class AppConfig:
                 raise ConfigError(f"FOODTAG_PORT must be an integer, got {env['FOODTAG_PORT']!r}") from None
         if env.get("FOODTAG_MODEL"):
             values["models"] = [Path(env["FOODTAG_MODEL"])]
+        if env.get("FOODTAG_SESSION_IDLE_MINUTES"):
+            try:
+                values["session_idle_minutes"] = float(env["FOODTAG_SESSION_IDLE_MINUTES"])
+            except ValueError:
+                raise ConfigError("FOODTAG_SESSION_IDLE_MINUTES must be a number of minutes") from None
         if env.get("FOODTAG_ACCOUNTS"):
             values["accounts"] = env["FOODTAG_ACCOUNTS"].strip().lower() in ("1", "true", "yes", "on")
         values.update({k: v for k, v in overrides.items() if v is not None})

@@ -7,31 +7,38 @@ by `App.startup()` (run before uvicorn starts, and again harmlessly by the lifes
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from contextlib import asynccontextmanager
 
-import fastapi
 import gradio as gr
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.responses import JSONResponse
+from fastapi.security import HTTPBasic, HTTPBasicCredentials
 from sqlalchemy import text
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
-from app.analysis import DISCLAIMER, Analyzer, PortionError, nutrition_card, read_photo
+from app.analysis import DISCLAIMER, Analyzer, PortionError, nutrition_card
 from app.auth import Identity, NotSignedIn
 from app.catalog import ModelCatalog
 from app.config import LOCAL_USER, AppConfig
+from app.security import Guard, OwnedFiles, Sessions, private_dir
 from app.ui import AppContext, build_ui
 from db import service, session
 from db.errors import InvalidValue, UnknownFood
 from db.session import get_engine, session_scope
 from models.errors import FoodtagError, ImageError, ModelError
+from models.paths import data_home
 
 log = logging.getLogger("foodtag.app")
 
 # Room for the multipart framing and the small form fields next to the photo.
 _FORM_OVERHEAD = 64 * 1024
+# A sign-in lasts at most this long, however active (idle sessions end sooner).
+SESSION_MAX_AGE_S = 12 * 3600
+# HTTP Basic on the API; auto_error off: a sign-in cookie may stand in for it.
+_basic_auth = HTTPBasic(auto_error=False, realm="foodtag")
 
 
 class _TooLarge(Exception):
@@ -47,12 +54,20 @@ class App:
 
     def __init__(self, config: AppConfig) -> None:
         self.config = config
+        # Health data and password hashes: every file this process creates is owner-only
+        # (the database and its -wal/-shm, exported models, uploads, exports, batch results).
+        os.umask(0o077)
+        # Gradio keeps uploads and the files it serves under GRADIO_TEMP_DIR (read when the
+        # Blocks is built): our private data folder, not the shared system temp folder.
+        os.environ.setdefault("GRADIO_TEMP_DIR", str(private_dir(data_home() / "gradio")))
         catalog = ModelCatalog(config.models)
         self.ctx = AppContext(
             catalog=catalog,
             analyzer=Analyzer(catalog),
-            identity=Identity(config.accounts),
+            identity=Identity(config.accounts, sessions=Sessions(
+                idle_s=config.session_idle_minutes * 60, max_age_s=SESSION_MAX_AGE_S)),
             max_upload_bytes=config.max_upload_bytes,
+            files=OwnedFiles(),
         )
         self._started = False
         self._start_lock = threading.Lock()
@@ -84,6 +99,8 @@ class App:
 
         api = FastAPI(title="foodtag", lifespan=lifespan, docs_url="/api/docs", redoc_url=None,
                       openapi_url="/api/openapi.json")
+        api.add_middleware(Guard, accounts=self.config.accounts, allowed_hosts=self.config.allowed_hosts,
+                           sessions=self.ctx.identity.sessions, files=self.ctx.files)
         api.add_api_route("/healthz", self.healthz, methods=["GET"])
         api.add_api_route(
             "/api/analyze", self.analyze, methods=["POST"],
@@ -110,15 +127,13 @@ class App:
             api,
             blocks,
             path="/",
-            auth=self.ctx.identity.check_password if self.config.accounts else None,
+            auth=self.ctx.identity.sign_in if self.config.accounts else None,
             auth_message="Sign in with a name and password made by `python -m app users add NAME`.",
             max_file_size=self.config.max_upload_bytes,
             show_error=False,  # gr.Error messages still show; unexpected exceptions do not leak
             run_history=False,  # meal photos are health data: keep no copies in the browser
             footer_links=["api", "settings"],
         )
-        gradio_app = api.routes[-1].app  # the Mount just added
-        self.ctx.identity.attach_gradio(lambda request: _gradio_user(gradio_app, request))
         return api
 
     # ---- routes -------------------------------------------------------------------------
@@ -141,11 +156,11 @@ class App:
         return JSONResponse({"status": "ok" if ok else "unavailable", "model": model, "database": database},
                             status_code=200 if ok else 503)
 
-    async def analyze(self, request: Request) -> JSONResponse:
+    async def analyze(self, request: Request,
+                      basic: HTTPBasicCredentials | None = Depends(_basic_auth)) -> JSONResponse:
         """Multipart photo (+ optional grams / serving / food) -> predictions and nutrition card."""
         try:
-            # Off the event loop: checking a Basic password is deliberately slow (argon2).
-            user = await run_in_threadpool(self.ctx.identity.api_user, request)
+            user = await self.ctx.identity.api_user(request, basic)
         except NotSignedIn as exc:
             return error(401, str(exc), **{"WWW-Authenticate": 'Basic realm="foodtag"'})
         limit = self.config.max_upload_bytes
@@ -186,14 +201,10 @@ class App:
 
     def _analyze_sync(self, user: str, data: bytes, name: str, *, grams: str | None, serving: str | None,
                       food: str | None) -> dict:
-        if grams is not None:
-            try:
-                grams = float(grams)
-            except ValueError:
-                raise PortionError(f"grams must be a number, got {grams!r}") from None
-        photo = read_photo(data, name)
+        model = service.user_model(user)
+        photo = self.ctx.analyzer.read(data, name, model)
         settings = service.get_settings(user)
-        analysis = self.ctx.analyzer.analyze(photo, settings["confidence_threshold"])
+        analysis = self.ctx.analyzer.analyze(photo, settings["confidence_threshold"], model)
         chosen = food or analysis.top.food
         card = (
             nutrition_card(chosen, grams=grams, serving=serving, exchange_unit_g=settings["exchange_unit_g"])
@@ -226,14 +237,6 @@ def _limited(request: Request, limit: int) -> Request:
         return message
 
     return Request(request.scope, receive)
-
-
-def _gradio_user(gradio_app, request: fastapi.Request) -> str | None:
-    """The user Gradio signed in with this browser's cookie, if any."""
-    token = request.cookies.get(f"access-token-{gradio_app.cookie_id}") or request.cookies.get(
-        f"access-token-unsecure-{gradio_app.cookie_id}"
-    )
-    return gradio_app.tokens.get(token) if token else None
 
 
 def serve(config: AppConfig) -> None:

@@ -19,11 +19,13 @@ import gradio as gr
 import pandas as pd
 
 from app import views
-from app.analysis import Analyzer, check_grams, nutrition_card, read_photo
+from app.analysis import Analyzer, nutrition_card
 from app.auth import Identity
 from app.catalog import ModelCatalog
-from db import service
+from app.security import OwnedFiles, private_dir
+from db import service, validate
 from models.errors import FoodtagError, ImageError
+from models.paths import data_home
 
 HISTORY_DAYS = 28
 EXCHANGE_UNITS = (15.0, 12.0, 10.0)  # g available carbohydrate per exchange: US/UK, DE/AT, CH
@@ -32,6 +34,7 @@ MAX_FUTURE = timedelta(days=1)
 # Exported logs are health data: our copies live a few minutes, Gradio's an hour at most.
 EXPORT_MAX_AGE_S = 300
 GRADIO_CACHE_S = 3600
+SERVER_DEFAULT_CHOICE = "(the server's default)"
 
 
 @dataclass
@@ -42,6 +45,7 @@ class AppContext:
     analyzer: Analyzer
     identity: Identity
     max_upload_bytes: int
+    files: OwnedFiles  # downloads only their owner may fetch
 
 
 def parse_when(text: str | None, *, today: date | None = None) -> datetime:
@@ -60,10 +64,10 @@ def parse_when(text: str | None, *, today: date | None = None) -> datetime:
         try:
             when = datetime.combine(today or now.date(), time.fromisoformat(text))
         except ValueError:
-            raise FoodtagError(f"time {text!r} not understood: use HH:MM or YYYY-MM-DD HH:MM") from None
+            raise FoodtagError(f"time {validate.echo(text)} not understood: use HH:MM or YYYY-MM-DD HH:MM") from None
     if when - now > MAX_FUTURE:
-        raise FoodtagError(f"time {text!r} is more than a day in the future")
-    return when
+        raise FoodtagError(f"time {validate.echo(text)} is more than a day in the future")
+    return validate.moment("time", when)
 
 
 def parse_day(text: str | None) -> date:
@@ -71,9 +75,10 @@ def parse_day(text: str | None) -> date:
     if text in ("", "now"):
         return date.today()
     try:
-        return date.fromisoformat(text[:10])
+        day = date.fromisoformat(text[:10])
     except ValueError:
-        raise FoodtagError(f"date {text!r} not understood: use YYYY-MM-DD") from None
+        raise FoodtagError(f"date {validate.echo(text)} not understood: use YYYY-MM-DD") from None
+    return validate.day(day)
 
 
 def _day_bounds(day: date) -> tuple[datetime, datetime]:
@@ -109,7 +114,7 @@ class Handlers:
 
     def __init__(self, ctx: AppContext) -> None:
         self.ctx = ctx
-        self._exports = Path(tempfile.mkdtemp(prefix="foodtag-exports-"))
+        self._exports = Path(tempfile.mkdtemp(prefix="exports-", dir=private_dir(data_home() / "tmp")))
 
     def _user(self, request: gr.Request | None) -> str:
         return self.ctx.identity.ui_user(request)
@@ -132,9 +137,10 @@ class Handlers:
             if size > self.ctx.max_upload_bytes:
                 raise ImageError(f"{name}: file is {size / 2**20:.1f} MB; the limit is "
                                  f"{self.ctx.max_upload_bytes / 2**20:.0f} MB")
-            photo = read_photo(path.read_bytes(), name)
+            model = service.user_model(user)
+            photo = self.ctx.analyzer.read(path.read_bytes(), name, model)
             settings = service.get_settings(user)
-            analysis = self.ctx.analyzer.analyze(photo, settings["confidence_threshold"])
+            analysis = self.ctx.analyzer.analyze(photo, settings["confidence_threshold"], model)
             state = {"analysis": analysis.to_dict()}
             card, servings, state = self._card_for(state, settings, analysis.top.food, serving=None, grams=None)
         except FoodtagError as exc:
@@ -187,9 +193,9 @@ class Handlers:
         with shown_errors():
             hits = service.search(text, limit=10)
         if not hits:
-            return gr.update(choices=[], value=None), f"No food matches {text!r}."
+            return gr.update(choices=[], value=None), f"No food matches {validate.echo(text)}."
         found = "1 food matches" if len(hits) == 1 else f"{len(hits)} foods match"
-        return gr.update(choices=[h["food"] for h in hits], value=None), f"{found} {text!r}: pick one."
+        return gr.update(choices=[h["food"] for h in hits], value=None), f"{found} {validate.echo(text)}: pick one."
 
     def set_serving(self, state: dict, serving: str | None, request: gr.Request):
         """A serving was picked: it replaces any grams typed before."""
@@ -203,7 +209,7 @@ class Handlers:
         with shown_errors():
             settings = service.get_settings(self._user(request))
             card, servings, state = self._card_for(state, settings, _chosen_food(state), serving=serving,
-                                                   grams=check_grams(grams))
+                                                   grams=validate.optional_grams(grams))
         return state, servings, card
 
     def log_meal(self, state: dict, serving: str | None, grams: str | None, meal_type: str | None,
@@ -212,7 +218,7 @@ class Handlers:
         analysis = (state or {}).get("analysis")
         top = analysis["predictions"][0] if analysis else None
         with shown_errors():
-            grams = check_grams(grams)
+            grams = validate.optional_grams(grams)
             entry = service.log_meal(
                 self._user(request),
                 _chosen_food(state),
@@ -273,7 +279,7 @@ class Handlers:
         with shown_errors():
             changes = {"meal_type": meal_type or "", "note": (note or "").strip(), "eaten_at": parse_when(eaten_at)}
             if grams is not None:
-                changes["grams"] = check_grams(grams)
+                changes["grams"] = validate.grams(grams)
             entry = service.update_meal(self._user(request), _entry_id(entry_id), **changes)
         return f"Saved entry {entry['id']}: {entry['food']}, {views.portion_text(entry['grams'], entry.get('serving'))}."
 
@@ -291,7 +297,7 @@ class Handlers:
         # returns, so our copy cannot be removed here; earlier ones are removed instead.
         self._sweep_exports()
         folder = Path(tempfile.mkdtemp(prefix="export-", dir=self._exports))
-        path = folder / f"foodtag-log-{date.today().isoformat()}.csv"
+        path = folder / self.ctx.files.name(f"foodtag-log-{date.today().isoformat()}", ".csv", user)
         with path.open("w", encoding="utf-8", newline="") as out:
             service.export_log_csv(user, out)
         return str(path)
@@ -320,33 +326,58 @@ class Handlers:
 
     # ---- Models -------------------------------------------------------------------------
 
-    def list_models(self):
-        infos, problems = self.ctx.catalog.list()
-        active = self.ctx.catalog.active_info
+    def list_models(self, request: gr.Request):
+        """The models table (file paths for admins only), the picker, and a status line."""
+        with shown_errors():
+            user = self._user(request)
+            mine, admin = service.user_model(user), self.ctx.identity.is_admin(user)
+            infos, problems = self.ctx.catalog.list()
+        default = self.ctx.catalog.active_info
         rows = [
             [
-                "●" if active and info.path == active.path else "",
+                "●" if default and info.path == default.path else "",
+                "●" if info.name == mine else "",
                 info.name,
                 info.model_name,
                 info.classes,
                 "" if info.accuracy is None else f"{info.accuracy:.1%}",
-                "default" if info.default else "deployed",
-                str(info.path),
+                "built-in" if info.default else "deployed",
+                *([str(info.path)] if admin else []),
             ]
             for info in infos
         ]
-        table = pd.DataFrame(rows, columns=["active", "name", "architecture", "classes", "top-1 accuracy", "kind", "file"])
-        note = "\n".join(f"⚠️ skipped {p}" for p in problems)
-        return table, gr.update(choices=[i.name for i in infos], value=active.name if active else None), note
+        columns = ["server default", "yours", "name", "architecture", "classes", "top-1 accuracy", "kind",
+                   *(["file"] if admin else [])]
+        choices = [(SERVER_DEFAULT_CHOICE, ""), *((i.name, i.name) for i in infos)]
+        lines = [f"⚠️ skipped {p}" if admin else "⚠️ a model file could not be read" for p in problems]
+        if not admin:
+            lines.append("Only an admin can change the server's default model; you can pick a model for yourself.")
+        return pd.DataFrame(rows, columns=columns), gr.update(choices=choices, value=mine or ""), "\n".join(lines)
+
+    def use_model(self, name: str | None, request: gr.Request):
+        """Pick a model for the signed-in user only ("" : back to the server's default)."""
+        with shown_errors():
+            user = self._user(request)
+            if name:
+                self.ctx.catalog.find(name)  # only installed models
+            service.set_user_model(user, name or None)
+        table, choices, note = self.list_models(request)
+        chosen = f"Your model: {name}." if name else "You use the server's default model."
+        return table, choices, f"{chosen} {note}".strip()
 
     def activate_model(self, name: str | None, request: gr.Request):
+        """Change the server's default model: admins only; recorded."""
         with shown_errors():
-            self._user(request)
+            user = self._user(request)
+            if not self.ctx.identity.is_admin(user):
+                raise FoodtagError("Only an admin can change the server's default model.")
             if not name:
                 raise FoodtagError("Pick a model first.")
+            before = self.ctx.catalog.active_info
             info = self.ctx.catalog.activate(name)
-        table, choices, note = self.list_models()
-        return table, choices, f"Active model: {info.name} ({info.classes} classes). {note}".strip()
+            service.record_server_model_change(user, before.name if before else None, info.name)
+        table, choices, note = self.list_models(request)
+        return table, choices, f"Server default model: {info.name} ({info.classes} classes). {note}".strip()
 
     # ---- Page ---------------------------------------------------------------------------
 
@@ -412,7 +443,7 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
             with gr.Accordion("Edit or delete an entry", open=False):
                 entry_pick = gr.Dropdown(label="Entry", choices=[], interactive=True)
                 with gr.Row():
-                    edit_grams = gr.Number(label="Grams", minimum=0, maximum=5000)
+                    edit_grams = gr.Number(label="Grams", minimum=validate.MIN_PORTION_G, maximum=validate.MAX_PORTION_G)
                     edit_meal = gr.Dropdown(label="Meal", choices=list(views.MEAL_TYPES))
                     edit_when = gr.Textbox(label="Eaten at (YYYY-MM-DD HH:MM)")
                     edit_note = gr.Textbox(label="Note")
@@ -438,7 +469,8 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
             models_table = gr.Dataframe(interactive=False)
             with gr.Row():
                 model_pick = gr.Dropdown(label="Model", choices=[], interactive=True)
-                activate_btn = gr.Button("Use this model")
+                use_btn = gr.Button("Use this model for me")
+                activate_btn = gr.Button("Make it the server default (admins)")
             models_status = gr.Markdown()
 
         _batch_tab(ctx)
@@ -480,6 +512,7 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
             h.day_view, [day], day_outputs, api_name="day_view_after_settings", **quiet
         )
 
+        use_btn.click(h.use_model, [model_pick], [models_table, model_pick, models_status], api_name="use_model")
         activate_btn.click(h.activate_model, [model_pick], [models_table, model_pick, models_status], api_name="activate_model")
 
         demo.load(h.whoami, None, [who], api_name="whoami")
@@ -491,8 +524,12 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
 
 
 def _batch_tab(ctx: AppContext) -> None:
-    """The batch CSV tab (app.batch_ui), run with the active model."""
-    from app.batch_ui import build_batch_tab
+    """The batch CSV tab (app.batch.ui), run with the server's default model; its result
+    files can be downloaded only by the user who ran it."""
+    from app.batch.ui import build_batch_tab
+
+    def owned_stem(stem: str, request: gr.Request) -> str:
+        return ctx.files.name(stem, "", ctx.identity.ui_user(request))
 
     with gr.Tab("Batch", id="batch"):
-        build_batch_tab(lambda: ctx.catalog.active()[0])
+        build_batch_tab(lambda: ctx.catalog.active()[0], private_dir(data_home() / "tmp"), owned_stem)

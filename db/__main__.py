@@ -69,7 +69,7 @@ def _parser() -> argparse.ArgumentParser:
     lookup = commands.add_parser("lookup", help="nutrition card for a label, name or alias")
     lookup.add_argument("name", nargs="+", help="model label, food name or alias")
     portion = lookup.add_mutually_exclusive_group()
-    portion.add_argument("--grams", type=float, help="portion in grams (default: default serving)")
+    portion.add_argument("--grams", help="portion in grams (default: default serving)")
     portion.add_argument("--serving", help="a named serving of the food")
     lookup.add_argument("--unit", type=float, default=15.0, choices=(15.0, 12.0, 10.0),
                         help="carbohydrate exchange in grams: 15 (US), 12 (BE), 10 (KE)")

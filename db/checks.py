@@ -7,6 +7,7 @@ import unicodedata
 from datetime import date, datetime
 from typing import Any
 
+from db import validate
 from db.errors import InvalidValue
 from db.keys import name_key
 from db.nutrition import check_exchange_unit
@@ -77,20 +78,16 @@ def confidence(value: object) -> float | None:
 
 
 def local_datetime(field: str, value: object) -> datetime:
-    """A naive local wall-clock time; aware datetimes are converted to local time first."""
-    if not isinstance(value, datetime):
-        raise InvalidValue(f"{field} must be a datetime, got {value!r}")
+    """A naive local wall-clock time within validate's years; aware datetimes are converted
+    to local time first (after the year check, which keeps the conversion from overflowing)."""
+    value = validate.moment(field, value)
     if value.tzinfo is not None:
         value = value.astimezone().replace(tzinfo=None)
     return value
 
 
 def day(value: object) -> date:
-    if isinstance(value, datetime):
-        return value.date()
-    if not isinstance(value, date):
-        raise InvalidValue(f"day must be a date, got {value!r}")
-    return value
+    return validate.day(value)
 
 
 def settings(values: dict[str, Any]) -> dict[str, float]:

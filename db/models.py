@@ -3,6 +3,7 @@ meal entries. The Alembic migrations in db/migrations create exactly these table
 compares them).
 """
 
+import math
 from datetime import datetime, timezone
 from typing import Optional
 
@@ -14,10 +15,12 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
     text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship, validates
 
+from db.errors import InvalidValue
 from db.keys import name_key
 from db.nutrition import STORED_NUTRIENTS
 
@@ -39,6 +42,14 @@ DEFAULT_KCAL_TARGET = 2000.0
 DEFAULT_CARB_TARGET_G = 275.0
 DEFAULT_EXCHANGE_UNIT_G = 15.0
 DEFAULT_CONFIDENCE_THRESHOLD = 0.5
+
+# A meal entry's frozen values: finite, >= 0, and at most this (5 kg of table salt is 2e6 mg
+# sodium), checked by the database too (migration 0002).
+MEAL_VALUE_COLUMNS: tuple[str, ...] = (
+    "kcal", "carbohydrate_g", "available_carbohydrate_g", "sugars_g", "fiber_g", "protein_g",
+    "fat_g", "saturated_fat_g", "sodium_mg", "glycemic_load",
+)
+MAX_MEAL_VALUE = 10_000_000
 
 
 def utcnow() -> datetime:
@@ -210,6 +221,10 @@ class User(Base):
     exchange_unit_g: Mapped[float] = mapped_column(default=DEFAULT_EXCHANGE_UNIT_G)
     confidence_threshold: Mapped[float] = mapped_column(default=DEFAULT_CONFIDENCE_THRESHOLD)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # Admins change the server's default model; everyone may pick their own (`model`, a
+    # model name as the app lists it; None: the server's default).
+    is_admin: Mapped[bool] = mapped_column(default=False, server_default=false())
+    model: Mapped[Optional[str]] = mapped_column(String(200))
 
     meals: Mapped[list["MealEntry"]] = relationship(
         back_populates="user", cascade="all, delete-orphan", passive_deletes=True
@@ -277,4 +292,29 @@ class MealEntry(Base):
         CheckConstraint("grams > 0", name="grams_positive"),
         CheckConstraint("confidence IS NULL OR (confidence >= 0 AND confidence <= 1)",
                         name="confidence_range"),
+        *(CheckConstraint(f"{c} IS NULL OR ({c} >= 0 AND {c} <= {MAX_MEAL_VALUE})", name=f"{c}_range")
+          for c in MEAL_VALUE_COLUMNS),
     )
+
+    @validates(*MEAL_VALUE_COLUMNS)
+    def _finite(self, key: str, value: Optional[float]) -> Optional[float]:
+        # The last guard before SQLite, which would store NaN as NULL and so drop the meal
+        # from the day's totals without a word.
+        if value is not None and not math.isfinite(value):
+            raise InvalidValue(f"{key} must be a finite number, got {value!r}")
+        return value
+
+
+class ModelChange(Base):
+    """Who changed which model when: the server's default (admins) or their own (scope user)."""
+
+    __tablename__ = "model_changes"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    changed_at: Mapped[datetime] = mapped_column(default=utcnow)
+    changed_by: Mapped[str] = mapped_column(String(64))  # the user's name at the time
+    scope: Mapped[str] = mapped_column(String(10))
+    from_model: Mapped[Optional[str]] = mapped_column(String(200))
+    to_model: Mapped[Optional[str]] = mapped_column(String(200))  # None: back to the default
+
+    __table_args__ = (CheckConstraint("scope IN ('server', 'user')", name="scope"),)

@@ -20,7 +20,8 @@ Conventions:
 import math
 from collections.abc import Iterable, Mapping
 
-from db.errors import InvalidPortion, InvalidValue
+from db import validate
+from db.errors import InvalidValue
 
 # Stored per 100 g on each food (and, for the portion eaten, on each meal entry).
 STORED_NUTRIENTS: tuple[str, ...] = (
@@ -40,9 +41,6 @@ EXCHANGE_UNITS_G: dict[float, str] = {
     10.0: "KE (Kohlenhydrateinheit)",
 }
 
-# A single logged portion above this is a typing error (5 kg), not a meal.
-MAX_PORTION_G = 5000.0
-
 # energy_consistent(): the seed contract allows 15 %; below ENERGY_SLACK_KCAL the USDA
 # rounding of tiny macro values (black coffee, tea, broth) dominates any percentage.
 ENERGY_TOLERANCE = 0.15
@@ -54,18 +52,6 @@ ENERGY_SLACK_KCAL = 2.0
 # 10.4 is "medium", never "low": the reading that does not under-warn a diabetic.
 GL_LOW_MAX = 10.0
 GL_HIGH_MIN = 20.0
-
-
-def check_grams(grams: object) -> float:
-    """The portion weight as float; raises InvalidPortion unless 0 < grams <= 5000."""
-    if isinstance(grams, bool) or not isinstance(grams, (int, float)):
-        raise InvalidPortion(f"grams must be a number, got {grams!r}")
-    value = float(grams)
-    if not math.isfinite(value) or value <= 0 or value > MAX_PORTION_G:
-        raise InvalidPortion(
-            f"grams must be more than 0 and at most {MAX_PORTION_G:g}, got {grams!r}"
-        )
-    return value
 
 
 def check_exchange_unit(unit_g: object) -> float:
@@ -97,13 +83,17 @@ def with_available(values: Mapping[str, float | None]) -> dict[str, float | None
 
 
 def scale(values: Mapping[str, float | None], factor: float) -> dict[str, float | None]:
-    """Every non-None value times ``factor`` (None stays None)."""
-    return {name: None if v is None else v * factor for name, v in values.items()}
+    """Every non-None value times ``factor`` (None stays None). A non-finite factor or result
+    is refused: SQLite would store NaN as NULL, silently dropping the meal from totals."""
+    scaled = {name: None if v is None else v * factor for name, v in values.items()}
+    if not math.isfinite(factor) or any(v is not None and not math.isfinite(v) for v in scaled.values()):
+        raise InvalidValue(f"nutrient values would not be finite numbers (scale factor {factor!r})")
+    return scaled
 
 
 def for_portion(per_100g: Mapping[str, float | None], grams: float) -> dict[str, float | None]:
     """Nutrients (NUTRIENTS keys) in ``grams`` of a food given its values per 100 g."""
-    return scale(with_available(per_100g), check_grams(grams) / 100.0)
+    return scale(with_available(per_100g), validate.grams(grams) / 100.0)
 
 
 def glycemic_load(gi: int | None, available_carbohydrate_g: float | None) -> float | None:

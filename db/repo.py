@@ -7,10 +7,10 @@ from datetime import datetime
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
-from db import search
+from db import search, validate
 from db.errors import InvalidValue, NotFound, UnknownFood, UnknownUser
 from db.keys import name_key
-from db.models import Food, FoodAlias, FoodLabel, MealEntry, User
+from db.models import Food, FoodAlias, FoodLabel, MealEntry, ModelChange, User
 
 MAX_QUERY_LEN = 200
 
@@ -18,7 +18,7 @@ MAX_QUERY_LEN = 200
 def find_food(query: object, *, session: Session) -> Food:
     """The food whose model label, name or alias is ``query`` (case-insensitive)."""
     if not isinstance(query, str):
-        raise InvalidValue(f"food must be text, got {query!r}")
+        raise InvalidValue(f"food must be text, got {validate.echo(query)}")
     if len(query) > MAX_QUERY_LEN:
         raise InvalidValue(f"food name is longer than {MAX_QUERY_LEN} characters")
     key = name_key(query)
@@ -36,7 +36,7 @@ def find_food(query: object, *, session: Session) -> Food:
             return food
     close = [c.food for c, _ in search.rank(query, search_candidates(session=session), 3)]
     hint = f" (did you mean: {', '.join(close)}?)" if close else ""
-    raise UnknownFood(f"unknown food {query.strip()!r}{hint}")
+    raise UnknownFood(f"unknown food {validate.echo(query.strip())}{hint}")
 
 
 def search_candidates(*, session: Session) -> list[search.Candidate]:
@@ -69,17 +69,17 @@ def find_user(name: str, *, session: Session) -> User | None:
 
 def get_user(name: object, *, session: Session) -> User:
     if not isinstance(name, str) or not name_key(name):
-        raise UnknownUser(f"no user {name!r}")
+        raise UnknownUser(f"no user {validate.echo(name)}")
     user = find_user(name, session=session)
     if user is None:
-        raise UnknownUser(f"no user {name.strip()!r}")
+        raise UnknownUser(f"no user {validate.echo(name.strip())}")
     return user
 
 
 def get_entry(user: User, entry_id: object, *, session: Session) -> MealEntry:
     """The user's entry; NotFound both when it does not exist and when it is someone else's."""
     if isinstance(entry_id, bool) or not isinstance(entry_id, int):
-        raise NotFound(f"no meal entry {entry_id!r}")
+        raise NotFound(f"no meal entry {validate.echo(entry_id)}")
     entry = session.scalar(
         select(MealEntry).where(MealEntry.id == entry_id, MealEntry.user_id == user.id)
     )
@@ -103,3 +103,8 @@ def entries(user: User, *, session: Session, start: datetime | None = None,
     if end is not None:
         statement = statement.where(MealEntry.eaten_at < end)
     return list(session.scalars(statement.order_by(MealEntry.eaten_at, MealEntry.id)))
+
+
+def model_changes(limit: int, *, session: Session) -> list[ModelChange]:
+    """The latest model changes, newest first."""
+    return list(session.scalars(select(ModelChange).order_by(ModelChange.id.desc()).limit(limit)))

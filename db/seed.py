@@ -18,7 +18,8 @@ from sqlalchemy.orm import Session
 from db.errors import SeedError
 from db.keys import name_key
 from db.models import FDC_DATASETS, Food, FoodAlias, FoodLabel, GlycemicIndex, Serving
-from db.nutrition import MAX_PORTION_G, STORED_NUTRIENTS, energy_consistent, energy_estimate
+from db.nutrition import STORED_NUTRIENTS, energy_consistent, energy_estimate
+from db.validate import MAX_PORTION_G
 from models.labels import ALL_SHIPPED_LABELS
 
 SEED_DIR = Path(__file__).resolve().with_name("seed")

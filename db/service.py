@@ -14,11 +14,11 @@ from typing import IO, Any
 
 from sqlalchemy.exc import IntegrityError
 
-from db import cards, checks, nutrition, passwords, repo
+from db import cards, checks, nutrition, passwords, repo, validate
 from db import search as fuzzy
 from db.errors import InvalidPortion, InvalidValue, UserExists
 from db.keys import name_key
-from db.models import Food, MealEntry, User
+from db.models import Food, MealEntry, ModelChange, User
 from db.session import session_scope
 from models.errors import FoodtagError
 
@@ -54,12 +54,12 @@ def lookup(query: str, grams: float | None = None, serving: str | None = None,
 def search(text: str, limit: int = 10) -> list[dict[str, Any]]:
     """Foods whose name, alias or label resembles ``text``, best first, with a 0-1 score."""
     if not isinstance(text, str):
-        raise InvalidValue(f"search text must be text, got {text!r}")
+        raise InvalidValue(f"search text must be text, got {validate.echo(text)}")
     if len(text) > repo.MAX_QUERY_LEN:
         raise InvalidValue(f"search text is longer than {repo.MAX_QUERY_LEN} characters")
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_SEARCH_LIMIT:
         raise InvalidValue(
-            f"limit must be a whole number from 1 to {MAX_SEARCH_LIMIT}, got {limit!r}"
+            f"limit must be a whole number from 1 to {MAX_SEARCH_LIMIT}, got {validate.echo(limit)}"
         )
     if not name_key(text):
         return []
@@ -88,32 +88,33 @@ def _portion(food: Food, grams: object, serving: object) -> tuple[float, str | N
     if grams is not None and serving is not None:
         raise InvalidPortion("give grams or a serving, not both")
     if grams is not None:
-        return nutrition.check_grams(grams), None
+        return validate.grams(grams), None
     if serving is None:
         default = food.default_serving
         if default is None:  # the seed loader guarantees one; rows added by hand may lack it
             raise InvalidPortion(f"{food.name} has no default serving; give grams")
         return default.grams, default.name
     if not isinstance(serving, str):
-        raise InvalidPortion(f"serving must be text, got {serving!r}")
+        raise InvalidPortion(f"serving must be text, got {validate.echo(serving)}")
     for candidate in food.servings:
         if name_key(candidate.name) == name_key(serving):
             return candidate.grams, candidate.name
     names = ", ".join(s.name for s in food.servings)
-    raise InvalidPortion(f"{food.name} has no serving {serving.strip()!r} (servings: {names})")
+    raise InvalidPortion(f"{food.name} has no serving {validate.echo(serving.strip())} (servings: {names})")
 
 
 # --- users ------------------------------------------------------------------------------
 
-def create_user(name: str, password: str | None = None) -> None:
-    """A new user; password None makes a local user who needs none. UserExists if taken."""
+def create_user(name: str, password: str | None = None, *, admin: bool = False) -> None:
+    """A new user; password None makes a local user who needs none. UserExists if taken.
+    ``admin``: may change the server's default model."""
     name = checks.user_name(name)
     password_hash = passwords.hash_password(pw) if (pw := checks.password(password)) else None
     try:
         with session_scope() as session:
             if repo.find_user(name, session=session) is not None:
                 raise UserExists(f"user {name!r} already exists")
-            session.add(User(name=name, password_hash=password_hash))
+            session.add(User(name=name, password_hash=password_hash, is_admin=bool(admin)))
             session.flush()
     except IntegrityError:  # a concurrent create won the race
         raise UserExists(f"user {name!r} already exists") from None
@@ -149,6 +150,44 @@ def verify_password(name: str, password: str) -> bool:
             if row is not None and row.password_hash == stored:
                 row.password_hash = rehashed
     return True
+
+
+def is_admin(user: str) -> bool:
+    with session_scope(write=False) as session:
+        return repo.get_user(user, session=session).is_admin
+
+
+def user_model(user: str) -> str | None:
+    """The model the user picked for themselves; None: the server's default."""
+    with session_scope(write=False) as session:
+        return repo.get_user(user, session=session).model
+
+
+def set_user_model(user: str, model: str | None) -> None:
+    """Pick a model for this user only (None: back to the server's default); recorded."""
+    model = checks.optional_text("model", model, 200)
+    with session_scope() as session:
+        row = repo.get_user(user, session=session)
+        if row.model != model:
+            session.add(ModelChange(changed_by=row.name, scope="user", from_model=row.model, to_model=model))
+            row.model = model
+
+
+def record_server_model_change(user: str, from_model: str | None, to_model: str) -> None:
+    """Record that ``user`` (the caller checked they are an admin) changed the server's default."""
+    with session_scope() as session:
+        row = repo.get_user(user, session=session)
+        session.add(ModelChange(changed_by=row.name, scope="server",
+                                from_model=checks.optional_text("from_model", from_model, 200),
+                                to_model=checks.text("to_model", to_model, 200)))
+
+
+def model_changes(limit: int = 50) -> list[dict[str, Any]]:
+    """The latest model changes, newest first: changed_at (UTC ISO), changed_by, scope, from, to."""
+    with session_scope(write=False) as session:
+        rows = repo.model_changes(limit, session=session)
+        return [{"changed_at": r.changed_at.isoformat(timespec="seconds"), "changed_by": r.changed_by,
+                 "scope": r.scope, "from_model": r.from_model, "to_model": r.to_model} for r in rows]
 
 
 def get_settings(user: str) -> dict[str, float]:
@@ -259,7 +298,7 @@ def daily_totals(user: str, days: int = 28, until: date | None = None) -> list[d
     (default today), oldest first; days without entries give 0."""
     if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= MAX_SUMMARY_DAYS:
         raise InvalidValue(
-            f"days must be a whole number from 1 to {MAX_SUMMARY_DAYS}, got {days!r}"
+            f"days must be a whole number from 1 to {MAX_SUMMARY_DAYS}, got {validate.echo(days)}"
         )
     last = date.today() if until is None else checks.day(until)
     first = last - timedelta(days=days - 1)

@@ -128,7 +128,7 @@ def _create_engine(url_text: str) -> Engine:
             # One shared connection, else every checkout would see a new empty database.
             kwargs.update(poolclass=StaticPool, connect_args={"check_same_thread": False})
         else:
-            Path(url.database).parent.mkdir(parents=True, exist_ok=True)
+            _private_sqlite_file(Path(url.database))
             kwargs["connect_args"] = {"timeout": BUSY_TIMEOUT_S}
     try:
         engine = create_engine(url, **kwargs)
@@ -137,6 +137,16 @@ def _create_engine(url_text: str) -> Engine:
     if engine.dialect.name == "sqlite":
         _sqlite_events(engine, wal=not in_memory)
     return engine
+
+
+def _private_sqlite_file(path: Path) -> None:
+    """Create the database file owner-only (0600) before SQLite opens it: it holds password
+    hashes and meal logs, and SQLite gives its -wal and -shm files the same mode."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.touch(mode=0o600, exist_ok=True)
+    for existing in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        if existing.exists() and existing.stat().st_mode & 0o077:
+            existing.chmod(0o600)  # tighten a database made by an earlier version
 
 
 def _sqlite_events(engine: Engine, *, wal: bool) -> None:

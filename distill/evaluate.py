@@ -92,7 +92,7 @@ def report(metrics: dict) -> str:
 
 def run(cfg: EvalConfig) -> dict:
     """`python -m distill eval`: load a checkpoint, evaluate it on --data, print the report."""
-    from models.checkpoint import model_from_record
+    from models.registry import model_from_record
 
     env = dist.env()
     ckpt = checkpoint.load(cfg.checkpoint)

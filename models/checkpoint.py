@@ -1,4 +1,7 @@
-"""A model's record inside a checkpoint: enough to rebuild it without the training code."""
+"""A model's record inside a checkpoint, and reading checkpoints safely.
+
+Rebuilding a model from its record needs the registry, so that half lives in
+`models.registry` (which imports this module, never the other way round)."""
 
 from __future__ import annotations
 
@@ -8,7 +11,6 @@ import torch
 from torch import nn
 
 from models.errors import ModelError
-from models.preprocess import PreprocessConfig
 
 
 def model_record(model: nn.Module) -> dict:
@@ -19,16 +21,6 @@ def model_record(model: nn.Module) -> dict:
         "preprocess": model.preprocess.to_dict(),
         "state_dict": {k: v.detach().cpu() for k, v in model.state_dict().items()},
     }
-
-
-def model_from_record(record: dict) -> nn.Module:
-    from models.registry import create_model
-
-    preprocess = PreprocessConfig.from_dict(record["preprocess"])
-    model = create_model(record["name"], labels=preprocess.labels, pretrained=False, **record["kwargs"])
-    model.load_state_dict(record["state_dict"])
-    model.preprocess = preprocess
-    return model.eval()
 
 
 def read_checkpoint(path: str | Path, what: str = "checkpoint") -> dict:
@@ -47,17 +39,3 @@ def read_checkpoint(path: str | Path, what: str = "checkpoint") -> dict:
     if not isinstance(checkpoint, dict):
         raise ModelError(f"{what}: {path} is not a foodtag checkpoint")
     return checkpoint
-
-
-def load_checkpoint_model(path: str | Path, labels: list[str] | None = None) -> nn.Module:
-    """The model stored under the ``model`` key of a training checkpoint."""
-    checkpoint = read_checkpoint(path)
-    if "model" not in checkpoint:
-        raise ModelError(f"checkpoint: {path} is not a foodtag checkpoint (no 'model' record)")
-    try:
-        model = model_from_record(checkpoint["model"])
-    except (KeyError, RuntimeError, TypeError) as exc:
-        raise ModelError(f"checkpoint: {path} does not match its model ({exc})") from None
-    if labels is not None and list(labels) != model.preprocess.labels:
-        raise ModelError(f"checkpoint: {path} has other labels than the requested ones")
-    return model

@@ -17,7 +17,9 @@ def default_model_path() -> Path:
     from models.metadata import read_metadata
     from models.labels import IMAGENET_FOOD_CLASSES
 
-    path = data_home() / "models" / f"{DEFAULT_MODEL}.onnx"
+    folder = data_home() / "models"
+    folder.mkdir(mode=0o700, exist_ok=True)  # private, like the data folder around it
+    path = folder / f"{DEFAULT_MODEL}.onnx"
     if path.is_file():
         try:
             if json.loads(read_metadata(path)["labels"]) == list(IMAGENET_FOOD_CLASSES.values()):

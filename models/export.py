@@ -70,6 +70,8 @@ def export_onnx(model: nn.Module, out_path: str | Path, *, opset: int = OPSET, p
             proto.metadata_props.add(key=META_PREFIX + key, value=value)
         staged = Path(tmp) / out_path.name
         onnx.save(proto, str(staged))
+        # Owner-only like the data folder models are deployed to; share one by copying it.
+        staged.chmod(0o600)
         if parity:
             check_parity(model, staged)
         # Atomic: readers (and concurrent first runs) see the old file or the whole new one.

@@ -5,7 +5,10 @@ from pathlib import Path
 
 
 def data_home() -> Path:
-    """The data folder: ``$FOODTAG_HOME``, else ``~/.local/share/foodtag``. Created on demand."""
+    """The data folder: ``$FOODTAG_HOME``, else ``~/.local/share/foodtag``. Created on demand, 0700."""
     home = Path(os.environ.get("FOODTAG_HOME") or Path.home() / ".local" / "share" / "foodtag")
-    home.mkdir(parents=True, exist_ok=True)
+    # Owner-only: it holds the database (password hashes, meal logs) and deployed models.
+    home.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if home.stat().st_mode & 0o077:
+        home.chmod(0o700)
     return home

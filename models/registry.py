@@ -10,11 +10,13 @@ Every model returned carries ``.preprocess`` (a PreprocessConfig with its labels
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 import torch
 from torch import nn
 
+from models.checkpoint import read_checkpoint
 from models.errors import ModelError
 from models.preprocess import IMAGENET_MEAN, IMAGENET_STD, PreprocessConfig
 
@@ -50,8 +52,6 @@ def create_model(name: str, *, labels: list[str] | None = None, pretrained: bool
     if name.startswith("timm:"):
         model = _timm_model(name[len("timm:"):], labels=labels, pretrained=pretrained, **kwargs)
     elif name.startswith("ckpt:"):
-        from models.checkpoint import load_checkpoint_model
-
         model = load_checkpoint_model(name[len("ckpt:"):], labels=labels)
         return model  # keeps the registry name it was trained under, so it can be rebuilt
     elif name.startswith("ensemble:"):
@@ -280,3 +280,26 @@ class EnsembleModel(nn.Module):
                 member_input = nn.functional.interpolate(member_input, size=(cfg.input_size, cfg.input_size), mode="bicubic", align_corners=False)
             probabilities.append(member(member_input).float().softmax(dim=1))
         return torch.stack(probabilities).mean(0).clamp_min(1e-12).log()
+
+
+def model_from_record(record: dict) -> nn.Module:
+    """Rebuild a model (architecture, preprocessing, weights) from `models.checkpoint.model_record`."""
+    preprocess = PreprocessConfig.from_dict(record["preprocess"])
+    model = create_model(record["name"], labels=preprocess.labels, pretrained=False, **record["kwargs"])
+    model.load_state_dict(record["state_dict"])
+    model.preprocess = preprocess
+    return model.eval()
+
+
+def load_checkpoint_model(path: str | Path, labels: list[str] | None = None) -> nn.Module:
+    """The model stored under the ``model`` key of a training checkpoint."""
+    checkpoint = read_checkpoint(path)
+    if "model" not in checkpoint:
+        raise ModelError(f"checkpoint: {path} is not a foodtag checkpoint (no 'model' record)")
+    try:
+        model = model_from_record(checkpoint["model"])
+    except (KeyError, RuntimeError, TypeError) as exc:
+        raise ModelError(f"checkpoint: {path} does not match its model ({exc})") from None
+    if labels is not None and list(labels) != model.preprocess.labels:
+        raise ModelError(f"checkpoint: {path} has other labels than the requested ones")
+    return model

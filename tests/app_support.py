@@ -54,9 +54,10 @@ def start_server(config: AppConfig) -> LiveServer:
 
 
 @contextmanager
-def seeded_server(folder: Path, users: dict[str, str | None] = {}, **config):
+def seeded_server(folder: Path, users: dict[str, str | None] = {}, admins: tuple[str, ...] = (), **config):
     """A live app on a fresh SQLite file with the small test seed (espresso, banana, pizza...),
-    so results do not move with the real seed. ``users``: name -> password (None: no password)."""
+    so results do not move with the real seed. ``users``: name -> password (None: no password);
+    ``admins``: which of them are admins."""
     from db import service
     from db.session import configure, init_db
     from db_support import write_seed
@@ -65,13 +66,30 @@ def seeded_server(folder: Path, users: dict[str, str | None] = {}, **config):
     configure(url)
     init_db(seed_dir=write_seed(folder / "seed"))
     for name, password in users.items():
-        service.create_user(name, password)
+        service.create_user(name, password, admin=name in admins)
     live = start_server(AppConfig(port=0, db_url=url, **config))
     try:
         yield live
     finally:
         live.stop()
         configure(None)
+
+
+def fresh_database(folder: Path, users: dict[str, str | None] = {}) -> str:
+    """Point the (running) app at a new SQLite file with the small test seed and the local
+    user; returns its URL. ``users``: name -> password (None: no password)."""
+    from app.config import LOCAL_USER
+    from db import service
+    from db.session import configure, init_db
+    from db_support import write_seed
+
+    url = f"sqlite:///{folder / 'foodtag.db'}"
+    configure(url)
+    init_db(seed_dir=write_seed(folder / "seed"))
+    service.ensure_user(LOCAL_USER)
+    for name, password in users.items():
+        service.create_user(name, password)
+    return url
 
 
 def jpeg_bytes(image: Image.Image, quality: int = 90) -> bytes:
@@ -86,13 +104,16 @@ def bad_inputs(photo: Image.Image) -> dict[str, tuple[str, bytes, str]]:
     huge = io.BytesIO()
     # 9000 x 8000 = 72 MP of 1-bit zeros: a few kB on disk, refused from the header alone.
     Image.new("1", (9000, 8000)).save(huge, format="PNG")
-    heic = b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + b"\x00" * 256
+    broken_heic = b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + b"\x00" * 256
+    ppm = io.BytesIO()
+    photo.convert("RGB").save(ppm, format="PPM")
     return {
         "not_an_image": ("notes.txt", b"this is a shopping list, not a photo\n", "not an image"),
         "truncated_jpeg": ("meal.jpg", jpeg[: len(jpeg) // 2], "truncated"),
         "empty": ("empty.jpg", b"", "empty"),
         "huge_dimensions": ("huge.png", huge.getvalue(), "too large"),
-        "heic": ("IMG_0001.HEIC", heic, "HEIC"),
+        "broken_heic": ("IMG_0001.HEIC", broken_heic, "not an image"),
+        "unsupported_format": ("scan.ppm", ppm.getvalue(), "unsupported format"),
     }
 
 

@@ -29,3 +29,12 @@ def coffee_image():
     from skimage import data
 
     return Image.fromarray(data.coffee())
+
+
+@pytest.fixture(scope="session")
+def bomb_files() -> dict[str, bytes]:
+    """The issue's hostile photos (1x100000 and 1x8000 PNGs, an 8000x8000 RGBA PNG, a 60 MP
+    JPEG), built once per session (about 4 s)."""
+    from image_support import bombs
+
+    return bombs()

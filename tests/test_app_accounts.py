@@ -12,6 +12,7 @@ import httpx
 import pytest
 from app_support import jpeg_bytes, seeded_server
 from gradio_client import Client, handle_file
+from gradio_client.exceptions import AuthenticationError
 
 from app.ui import Handlers
 from db import service
@@ -32,9 +33,9 @@ REVIEWED_ENDPOINTS = {
     "day_view": "day_view", "day_view_after_log": "day_view", "day_view_after_edit": "day_view",
     "day_view_after_delete": "day_view", "day_view_after_settings": "day_view", "day_view_on_load": "day_view",
     "export_csv": "export_csv", "save_settings": "save_settings", "load_settings": "load_settings",
-    "activate_model": "activate_model", "list_models": "list_models", "whoami": "whoami",
+    "activate_model": "activate_model", "use_model": "use_model", "list_models": "list_models", "whoami": "whoami",
     "default_meal": "default_meal",
-    "batch_run": "run",  # app.batch_ui: analyses an uploaded CSV; reads and writes no meal log
+    "batch_run": "run",  # app.batch.ui: analyses an uploaded CSV; reads and writes no meal log
 }
 
 
@@ -73,12 +74,14 @@ def basic(name: str, password: str) -> dict:
 
 
 def test_signed_out_requests_are_refused(server, coffee_image):
-    with pytest.raises(Exception):
+    assert httpx.get(f"{server.url}/healthz").status_code == 200  # refusals below are not a dead server
+    with pytest.raises(AuthenticationError, match="credentials were not provided"):
         Client(server.url, verbose=False)
-    with pytest.raises(Exception):
-        Client(server.url, auth=("alice", "wrong-password"), verbose=False)
-    with pytest.raises(Exception):
-        Client(server.url, auth=("nopass", ""), verbose=False)
+    for name, password in (("alice", "wrong-password"), ("nopass", "any-password")):
+        with pytest.raises(ValueError, match="Could not login"):
+            Client(server.url, auth=(name, password), verbose=False)
+        response = httpx.post(f"{server.url}/login", data={"username": name, "password": password})
+        assert response.status_code == 400 and "Incorrect credentials" in response.text
     assert httpx.get(f"{server.url}/gradio_api/info").status_code == 401
     files = {"file": ("cup.jpg", jpeg_bytes(coffee_image))}
     response = httpx.post(f"{server.url}/api/analyze", files=files)

@@ -40,8 +40,17 @@ def test_lists_default_and_extra_models_and_switches(default_model_path, tmp_pat
 
 
 def test_a_broken_model_never_becomes_active(default_model_path, tmp_path):
-    broken = tmp_path / "broken.onnx"
-    broken.write_bytes(b"not onnx at all")
-    catalog = ModelCatalog([broken])
-    with pytest.raises(ModelError, match="broken.onnx"):
-        catalog.start()
+    import onnx
+
+    # Metadata intact (so it is listed and can be picked), graph unloadable by ONNX Runtime:
+    # only activate()'s load-before-switch guard stands between it and every user.
+    proto = onnx.load(str(default_model_path))
+    proto.graph.node[0].op_type = "NoSuchOperator"
+    broken = tmp_path / "broken_graph.onnx"
+    onnx.save(proto, str(broken))
+    catalog = ModelCatalog([default_model_path, broken])
+    assert catalog.start().name == "food_default"
+    assert "broken_graph" in [info.name for info in catalog.list()[0]]
+    with pytest.raises(ModelError, match="broken_graph.onnx: ONNX Runtime cannot load it"):
+        catalog.activate("broken_graph")
+    assert catalog.active()[1].name == "food_default"

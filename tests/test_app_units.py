@@ -7,7 +7,7 @@ from datetime import date, datetime, timedelta
 import pytest
 from app_support import animated_gif, bad_inputs, jpeg_bytes
 
-from app.analysis import PortionError, check_grams, read_photo
+from app.analysis import read_photo
 from app.catalog import read_accuracy
 from app.config import AppConfig, ConfigError, is_loopback
 from app.ui import parse_day, parse_when
@@ -55,12 +55,11 @@ def test_parse_when():
     assert parse_day("2024-03-01") == date(2024, 3, 1)
     with pytest.raises(FoodtagError, match="YYYY-MM-DD"):
         parse_day("March")
-
-
-@pytest.mark.parametrize("value", [float("nan"), float("inf"), "lots"])
-def test_check_grams_refuses_non_numbers(value):
-    with pytest.raises(PortionError):
-        check_grams(value)
+    for text in ("0001-01-01", "9999-12-31"):
+        with pytest.raises(FoodtagError, match="outside the years"):
+            parse_day(text)
+    with pytest.raises(FoodtagError, match="outside the years"):
+        parse_when("0001-01-01 12:00")
 
 
 def test_read_photo_bad_inputs(coffee_image):

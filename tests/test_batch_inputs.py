@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from app.batch_csv import inspect_input, iter_rows, neutralise, read_records
-from app.batch_errors import BatchInputError, RowError
-from app.batch_paths import ImageResolver
-from app.batch_zip import ZipLimits, ZipRejected, extract_zip
+from app.batch.csvfile import inspect_input, iter_rows, neutralise, read_records
+from app.batch.errors import BatchInputError, RowError
+from app.batch.paths import ImageResolver
+from app.batch.archive import ZipLimits, ZipRejected, extract_zip
 from batch_support import jpeg_bytes
 
 
@@ -193,6 +193,24 @@ def test_zip_limits(tmp_path):
     assert extract_zip(archive, tmp_path / "d", ZipLimits(max_files=5, max_file_bytes=100, max_total_bytes=500)) == 5
 
 
+def test_zip_bomb_is_refused_before_anything_is_written(tmp_path):
+    from image_support import zip_bomb
+
+    archive = tmp_path / "photos.zip"
+    unpacked = zip_bomb(archive)  # 16 x 64 MiB: every entry within the per-file limit
+    assert unpacked == 2**30 and archive.stat().st_size < 1.1 * 2**20
+    with pytest.raises(ZipRejected, match=r"photos.zip: 1.0 MiB that unpack to 1024 MiB \(1027:1\).*nothing was extracted"):
+        extract_zip(archive, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_zip_error_messages_quote_only_the_start_of_a_name(tmp_path):
+    archive = _zip(tmp_path / "p.zip", {"../" + "x" * 5000 + ".jpg": b"1"})
+    with pytest.raises(ZipRejected) as info:
+        extract_zip(archive, tmp_path / "out")
+    assert len(str(info.value)) < 200 and "..." in str(info.value)
+
+
 def test_zip_with_duplicate_names_or_garbage_is_refused(tmp_path):
     archive = tmp_path / "dup.zip"
     with zipfile.ZipFile(archive, "w") as zf:
@@ -212,7 +230,7 @@ def test_zip_with_duplicate_names_or_garbage_is_refused(tmp_path):
 # --- decoding one photo ----------------------------------------------------------------------------
 
 def test_decode_turns_every_failure_into_a_row_error(tmp_path, monkeypatch):
-    import app.batch_pipeline as pipeline
+    import app.batch.pipeline as pipeline
 
     good = tmp_path / "a.jpg"
     good.write_bytes(jpeg_bytes())

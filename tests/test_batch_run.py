@@ -12,7 +12,7 @@ import pytest
 from PIL import Image
 
 from app.batch import BatchConfig, main, plan_batch, run_batch
-from app.batch_rows import RESULT_COLUMNS
+from app.batch.rows import RESULT_COLUMNS
 from batch_support import (
     KNOWN_LABELS, UNKNOWN_LABEL, jpeg_bytes, photo, read_csv, read_rows, tiny_model, use_database, write_csv,
 )
@@ -97,9 +97,11 @@ def test_bad_rows_fail_alone(tmp_path, model):
         (["truncated.jpg", ""], "truncated"),
         (["bomb.png", ""], "too large"),
         (["folder.jpg", ""], "not a regular file"),
-        (["good.jpg", "abc"], "not a number"),
-        (["good.jpg", "-5"], "positive"),
+        # The list, refused as the UI, the API and the CLI refuse them (db.validate).
+        (["good.jpg", "abc"], "grams must be a number"),
+        *((["good.jpg", bad], "grams must be from 1 to 5000") for bad in ("5e-324", "-1", "nan", "inf", "1e308")),
         (["good.jpg", "100", "yesterday"], "not an ISO date"),
+        (["good.jpg", "100", "0001-01-01"], "outside the years 1900-2100"),
         (["good.jpg", "100", "", "cup"], "not both"),
         (["good.jpg", "", "", "no such serving"], "serving"),
         (["good.jpg"], "fields"),

@@ -9,8 +9,8 @@ import gradio as gr
 import pytest
 from gradio_client import Client, handle_file
 
-from app.batch_ui import build_batch_tab, run_upload
-from app.batch_zip import ZipRejected
+from app.batch.ui import build_batch_tab, run_upload
+from app.batch.archive import ZipRejected
 from batch_support import jpeg_bytes, photo, read_csv, tiny_model, use_database, write_csv
 
 

@@ -42,8 +42,11 @@ def test_lookup_text_multiword_name_and_units(db_file, capsys):
 
 @pytest.mark.parametrize("argv, message", [
     (["lookup", "unobtainium"], "error: unknown food 'unobtainium'"),
-    (["lookup", "banana", "--grams", "-5"], "error: grams must be more than 0"),
-    (["lookup", "banana", "--grams", "99999"], "error: grams must be more than 0"),
+    (["lookup", "banana", "--grams", "-5"], "error: grams must be from 1 to 5000"),
+    (["lookup", "banana", "--grams", "99999"], "error: grams must be from 1 to 5000"),
+    # The list, refused as the UI, the API and the batch tool refuse them (db.validate).
+    *((["lookup", "banana", "--grams", bad], "error: grams must be")
+      for bad in ("5e-324", "-1", "nan", "inf", "1e308", "abc")),
     (["lookup", "banana", "--serving", "1 crate"], "error: Banana has no serving '1 crate'"),
     (["search", "banana", "--limit", "0"], "error: limit must be"),
     (["export-log", "--user", "ghost", "--out", "x.csv"], "error: no user 'ghost'"),

@@ -35,3 +35,29 @@ def test_models_never_import_app_distill_or_db():
     for path in files:
         for name in _imports(path):
             assert name.split(".")[0] not in ("app", "distill", "db"), f"{path}: imports {name}"
+
+
+def test_no_import_cycles_between_project_modules():
+    """Module-level and function-level imports alike: a cycle means two modules share a
+    concept that wants one home (models.checkpoint <-> models.registry was one)."""
+    root = DB.parent
+    graph = {}
+    for package in ("app", "db", "distill", "models"):
+        for path in (root / package).rglob("*.py"):
+            module = ".".join(path.relative_to(root).with_suffix("").parts).removesuffix(".__init__")
+            graph[module] = {name for name in _imports(path) if name.split(".")[0] in ("app", "db", "distill", "models")}
+
+    def visit(module, trail):
+        if module in trail:
+            cycle = trail[trail.index(module):] + [module]
+            raise AssertionError("import cycle: " + " -> ".join(cycle))
+        if module in done:
+            return
+        for name in graph.get(module, ()):
+            # "from app.batch import x" may name a package or a module in it.
+            visit(name if name in graph else name.rsplit(".", 1)[0], trail + [module])
+        done.add(module)
+
+    done: set[str] = set()
+    for module in sorted(graph):
+        visit(module, [])

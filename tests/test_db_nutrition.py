@@ -2,10 +2,11 @@
 checked against values worked out by hand."""
 
 import math
+from datetime import date, datetime
 
 import pytest
 
-from db import nutrition
+from db import nutrition, validate
 from db.errors import InvalidPortion, InvalidValue
 
 # Bananas, raw (SR Legacy 09040), per 100 g.
@@ -71,15 +72,38 @@ def test_exchanges_reject_other_units():
     assert nutrition.exchanges(None, 15) is None
 
 
-@pytest.mark.parametrize("grams", [0, -5, 5000.01, math.nan, math.inf, "100", None, True])
+# The issue's list (5e-324, -1, nan, inf, 1e308, "abc") and the edges around 1 g and 5 kg.
+@pytest.mark.parametrize("grams", [5e-324, 0, -1, 0.99, 5000.01, 1e308, math.nan, math.inf, -math.inf,
+                                   "abc", "nan", "inf", "1e308", "5e-324", "", None, True, [100]])
 def test_bad_grams_are_rejected(grams):
-    with pytest.raises(InvalidPortion):
-        nutrition.check_grams(grams)
+    with pytest.raises(InvalidPortion, match="grams must be"):
+        validate.grams(grams)
 
 
-def test_grams_limits_are_inclusive_above():
-    assert nutrition.check_grams(5000) == 5000.0
-    assert nutrition.check_grams(0.1) == 0.1
+def test_grams_limits_are_inclusive_and_text_is_parsed():
+    assert validate.grams(5000) == 5000.0
+    assert validate.grams(1) == 1.0
+    assert validate.grams(" 12.5 ") == 12.5
+    assert validate.optional_grams("  ") is None and validate.optional_grams(None) is None
+
+
+def test_error_messages_echo_only_a_short_prefix():
+    with pytest.raises(InvalidPortion) as info:
+        validate.grams("x" * 10_000)
+    assert len(str(info.value)) < 120 and "..." in str(info.value)
+
+
+@pytest.mark.parametrize("value", [date(1, 1, 1), date(9999, 12, 31), datetime(1899, 12, 31, 23, 59)])
+def test_dates_outside_1900_to_2100_are_refused(value):
+    with pytest.raises(InvalidValue, match="outside the years 1900-2100"):
+        validate.day(value) if not isinstance(value, datetime) else validate.moment("eaten_at", value)
+
+
+def test_scaling_never_produces_nan_or_inf():
+    with pytest.raises(InvalidValue, match="not be finite"):
+        nutrition.scale({"kcal": 0.0}, math.inf)
+    with pytest.raises(InvalidValue, match="not be finite"):
+        nutrition.scale({"kcal": 1e308}, 1e10)
 
 
 def test_energy_consistency_rule():

@@ -322,3 +322,37 @@ def test_export_log_csv(alice, tmp_path):
     assert service.export_log_csv(alice, buffer) == 2
     with pytest.raises(UnknownUser):
         service.export_log_csv("ghost", tmp_path / "ghost.csv")
+
+
+def test_model_choices_are_per_user_and_every_change_is_recorded(db_file):
+    service.create_user("admin1", "correct horse 1", admin=True)
+    service.create_user("bea")
+    assert service.is_admin("admin1") and not service.is_admin("bea")
+    service.set_user_model("bea", "student")
+    service.set_user_model("bea", "student")  # no change, no record
+    service.record_server_model_change("admin1", "food_default", "student")
+    assert service.user_model("bea") == "student" and service.user_model("admin1") is None
+    service.set_user_model("bea", None)
+    changes = service.model_changes()
+    assert [(c["changed_by"], c["scope"], c["from_model"], c["to_model"]) for c in changes] == [
+        ("bea", "user", "student", None),
+        ("admin1", "server", "food_default", "student"),
+        ("bea", "user", None, "student"),
+    ]
+    assert all(c["changed_at"] for c in changes)
+
+
+def test_no_nan_or_infinity_reaches_the_meal_log(db_file):
+    from sqlalchemy import text
+    from sqlalchemy.exc import IntegrityError
+
+    service.create_user("nan")
+    entry = service.log_meal("nan", "banana", grams=100)
+    with pytest.raises(InvalidValue, match="finite"):  # the ORM guard (SQLite would store NULL)
+        with session_scope() as session:
+            session.get(MealEntry, entry["id"]).kcal = float("nan")
+    with pytest.raises(IntegrityError):  # the CHECK constraint, for writes around the ORM
+        with session_scope() as session:
+            session.execute(text("UPDATE meal_entries SET carbohydrate_g = 9e999 WHERE id = :id"),
+                            {"id": entry["id"]})
+    assert service.day_summary("nan", datetime.fromisoformat(entry["eaten_at"]).date())["entries"][0]["kcal"] == 89.0

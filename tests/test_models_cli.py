@@ -1,6 +1,8 @@
 import subprocess
 import sys
 
+from models.images import ALLOWED_FORMATS
+
 
 def _run(*args):
     return subprocess.run([sys.executable, "-m", "models", *args], capture_output=True, text=True, timeout=300)
@@ -20,7 +22,8 @@ def test_predict_prints_top_k_and_reports_bad_files(tmp_path, default_model_path
     out = _run("predict", str(default_model_path), str(photo), str(bad), "--top-k", "2")
     assert out.returncode == 1
     assert f"{photo}: espresso" in out.stdout
-    assert out.stderr.strip().splitlines() == [f"error: {bad}: not an image or an unsupported format"]
+    accepted = ", ".join(ALLOWED_FORMATS)
+    assert out.stderr.strip().splitlines() == [f"error: {bad}: not an image or an unsupported format (accepted: {accepted})"]
 
 
 def test_export_writes_a_usable_file_and_errors_are_one_line(tmp_path):

@@ -41,7 +41,14 @@ def test_export_embeds_metadata_and_matches_pytorch(tmp_path, micro):
         np.testing.assert_allclose(engine.run(batch), expected, atol=1e-4, rtol=1e-4)
     predictions = engine.predict(parity_images(2), top_k=3)
     assert [len(p) for p in predictions] == [3, 3]
-    assert all(sum(p.probability for p in engine.predict_arrays(batch, top_k=4)[0]) == pytest.approx(1.0) for _ in [0])
+    # Every label ranked, for every image: probabilities are the softmax of the logits, best first.
+    logits = engine.run(batch).astype(np.float64)
+    softmax = np.exp(logits - logits.max(axis=1, keepdims=True))
+    softmax /= softmax.sum(axis=1, keepdims=True)
+    for row, ranked in zip(softmax, engine.predict_arrays(batch, top_k=len(LABELS))):
+        assert [p.label for p in ranked] == [LABELS[i] for i in np.argsort(-row)]
+        assert [p.probability for p in ranked] == pytest.approx(sorted(row, reverse=True), abs=1e-9)
+        assert sum(p.probability for p in ranked) == pytest.approx(1.0)
 
 
 def test_parity_check_rejects_a_model_that_disagrees(tmp_path, micro):

@@ -98,3 +98,99 @@ def test_bad_files_raise_one_clear_error_naming_the_file(tmp_path):
             load_image(path)
     with pytest.raises(ImageError, match="upload: file is empty"):
         load_image(b"", name="upload")
+
+
+def test_min_side_decodes_the_smallest_size_that_keeps_the_shorter_side(tmp_path):
+    photo = _photo((1600, 1200))
+    jpeg = _save(photo, tmp_path / "big.jpg", quality=95)
+    png = _save(photo, tmp_path / "big.png")
+    # JPEG: DCT scaling by 4 gives 400x300 (1/8 would be 200x150, below 256).
+    assert load_image(jpeg, min_side=256).size == (400, 300)
+    # JPEG at 1/8 (200x150), then a box reduction by 1: nothing smaller keeps 100 px.
+    assert load_image(jpeg, min_side=100).size == (200, 150)
+    assert load_image(jpeg, min_side=70).size == (100, 75)  # 1/8, then reduce(2)
+    assert load_image(png, min_side=256).size == (400, 300)  # reduce(4)
+    assert load_image(png, min_side=1200).size == (1600, 1200)
+    assert load_image(png).size == (1600, 1200)
+
+
+def test_cheap_decode_gives_the_same_model_input(tmp_path, default_model_path, coffee_image):
+    engine = Engine(default_model_path)
+    big = coffee_image.resize((1800, 1200), Image.Resampling.BICUBIC)
+    path = _save(big, tmp_path / "coffee.jpg", quality=95)
+    side = engine.preprocess.resize_size
+    full, cheap = (engine.preprocess_image(load_image(path, min_side=m)) for m in (None, side))
+    # Normalised units (about 1/58 per grey level): the pictures match to a few grey levels.
+    assert np.abs(full - cheap).mean() < 0.05
+    assert engine.predict_arrays(full[None])[0][0].label == engine.predict_arrays(cheap[None])[0][0].label
+
+
+def test_exif_orientation_survives_the_reduction(tmp_path):
+    photo = _photo((1600, 1200))
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    png = _save(photo, tmp_path / "phone.png", exif=exif.tobytes())
+    tiff = _save(photo, tmp_path / "scan.tiff", tiffinfo={0x0112: 6})
+    for path in (png, tiff):
+        assert load_image(path, min_side=256).size == (300, 400), path.name
+        assert load_image(path).size == (1200, 1600), path.name
+
+
+def test_heic_photo_loads_like_its_jpeg_twin(coffee_image):
+    from image_support import heic_bytes
+
+    heic = load_image(heic_bytes(coffee_image), name="IMG_0001.HEIC")
+    assert heic.size == coffee_image.size and heic.mode == "RGB"
+    assert np.abs(np.asarray(heic, np.float32) - np.asarray(coffee_image, np.float32)).mean() < 4
+
+
+def test_formats_outside_the_allowlist_are_refused(tmp_path):
+    for suffix in ("ppm", "ico", "pcx"):
+        path = _save(_photo(), tmp_path / f"photo.{suffix}")
+        with pytest.raises(ImageError, match=f"photo.{suffix}: not an image or an unsupported format"):
+            load_image(path)
+
+
+@pytest.mark.parametrize("name, size", [("sliver-1x100000.png", None), ("sliver-1x8000.png", None),
+                                        ("rgba-8000x8000.png", None), ("photo-60mp.jpg", (375, 280))])
+def test_hostile_photos_are_refused_from_the_header_or_decoded_small(name, size, bomb_files):
+    data = bomb_files[name]
+    if size is None:
+        with pytest.raises(ImageError, match=rf"{name}: image is .*(too long and thin|too large to decode)"):
+            load_image(data, name=name, min_side=256)
+    else:
+        assert load_image(data, name=name, min_side=256).size == size
+        # Without min_side the full 60 MP decode would take ~540 MB: refused, not attempted.
+        with pytest.raises(ImageError, match="too large to decode"):
+            load_image(data, name=name)
+
+
+def test_decode_budget_makes_large_decodes_wait_for_each_other():
+    import threading
+    import time
+
+    from models.images import _DecodeBudget
+
+    budget = _DecodeBudget(100)
+    order = []
+    holding = threading.Event()
+
+    def first():
+        with budget.reserve(80):
+            holding.set()
+            time.sleep(0.3)
+            order.append("first done")
+
+    def second():
+        holding.wait()
+        with budget.reserve(50):
+            order.append("second started")
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(5)
+    assert order == ["first done", "second started"]
+    with budget.reserve(30), budget.reserve(70):  # fits together: no wait
+        pass

@@ -30,15 +30,15 @@ from dataclasses import dataclass, field
 from itertools import chain, islice
 from pathlib import Path
 
-from app.batch_csv import InputRow, InputSpec, ResultWriter, inspect_input, iter_rows, open_results
-from app.batch_errors import BatchInputError, RowError
-from app.batch_log import MealLog
-from app.batch_nutrition import NutritionCache
-from app.batch_paths import ImageResolver
-from app.batch_pipeline import Item, predicted_chunks
-from app.batch_resume import ResumePoint, find_resume_point
-from app.batch_rows import RESULT_COLUMNS, nutrition_cells, parse_request, prediction_cells, result_row
-from app.batch_summary import summary_path, write_summary
+from app.batch.csvfile import InputRow, InputSpec, ResultWriter, inspect_input, iter_rows, open_results
+from app.batch.errors import BatchInputError, RowError
+from app.batch.log import MealLog
+from app.batch.nutrition import NutritionCache
+from app.batch.paths import ImageResolver
+from app.batch.pipeline import Item, predicted_chunks
+from app.batch.resume import ResumePoint, find_resume_point
+from app.batch.rows import RESULT_COLUMNS, nutrition_cells, parse_request, prediction_cells, result_row
+from app.batch.summary import summary_path, write_summary
 from models.errors import FoodtagError
 
 Progress = Callable[[int, int], None]  # (rows done, rows in the file)
@@ -193,6 +193,7 @@ class _Runner:
             lambda batch: self.engine.predict_arrays(batch, top_k=config.top_k),
             workers=config.workers,
             batch_size=config.batch_size,
+            min_side=self.engine.preprocess.resize_size,
         )
 
 

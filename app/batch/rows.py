@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from datetime import datetime
 
-from app.batch_csv import InputSpec
-from app.batch_errors import RowError
+from app.batch.csvfile import InputSpec
+from app.batch.errors import RowError
+from db import validate
+from db.errors import InvalidValue
 from models.engine import Prediction
 
 # Columns added after the input's own, in this order.
@@ -37,22 +38,21 @@ def parse_eaten_at(text: str) -> datetime | None:
     if not text:
         return None
     try:
-        return datetime.fromisoformat(text)
+        return validate.moment("eaten_at", datetime.fromisoformat(text))
     except ValueError:
-        raise RowError(f"eaten_at {text!r} is not an ISO date or date-time (e.g. 2024-05-01 12:30)") from None
+        raise RowError(f"eaten_at {validate.echo(text)} is not an ISO date or date-time (e.g. 2024-05-01 12:30)") from None
+    except InvalidValue as exc:
+        raise RowError(str(exc)) from None
 
 
 def parse_request(spec: InputSpec, cells: list[str]) -> RowRequest:
     grams_text = spec.value(cells, "grams")
     serving = spec.value(cells, "serving") or None
-    grams = None
-    if grams_text:
-        try:
-            grams = float(grams_text)
-        except ValueError:
-            raise RowError(f"grams {grams_text!r} is not a number (use a dot for decimals)") from None
-        if not math.isfinite(grams) or grams <= 0:
-            raise RowError(f"grams must be a positive number, got {grams_text!r}")
+    try:
+        grams = validate.optional_grams(grams_text)
+    except InvalidValue as exc:
+        raise RowError(str(exc)) from None
+    if grams is not None:
         if serving:
             raise RowError("give grams or serving, not both")
     return RowRequest(

@@ -11,9 +11,9 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.batch_csv import ResultWriter, open_results, read_records, recognised_columns
-from app.batch_errors import RowError
-from app.batch_rows import NUTRIENT_COLUMNS, number, parse_eaten_at
+from app.batch.csvfile import ResultWriter, open_results, read_records, recognised_columns
+from app.batch.errors import RowError
+from app.batch.rows import NUTRIENT_COLUMNS, number, parse_eaten_at
 
 SUMMED_COLUMNS = ("portion_g", *NUTRIENT_COLUMNS, "glycemic_load", "exchanges")
 SUMMARY_COLUMNS = ("user", "date", "rows", "ok", "errors", *SUMMED_COLUMNS)

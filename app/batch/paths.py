@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.batch_errors import RowError
+from app.batch.errors import RowError
 
 
 @dataclass(frozen=True)

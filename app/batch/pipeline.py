@@ -23,9 +23,9 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from app.batch_csv import InputRow
-from app.batch_errors import RowError
-from app.batch_rows import RowRequest
+from app.batch.csvfile import InputRow
+from app.batch.errors import RowError
+from app.batch.rows import RowRequest
 from models.engine import Prediction
 from models.errors import ImageError
 from models.images import load_image
@@ -44,8 +44,10 @@ class Item:
     predictions: list[Prediction] | None = None
 
 
-def decode(path: Path, name: str, preprocess: Callable[[Image.Image], np.ndarray]) -> np.ndarray:
-    """One photo as the model's input array; every failure is a RowError naming the cell."""
+def decode(path: Path, name: str, preprocess: Callable[[Image.Image], np.ndarray],
+           min_side: int | None = None) -> np.ndarray:
+    """One photo as the model's input array; every failure is a RowError naming the cell.
+    `min_side`: the preprocessing's resize size, so large photos are decoded small."""
     try:
         if not path.exists():
             raise RowError(f"{name}: file not found")
@@ -54,7 +56,7 @@ def decode(path: Path, name: str, preprocess: Callable[[Image.Image], np.ndarray
             raise RowError(f"{name}: not a regular file")
         with open(path, "rb"):
             pass  # a permission problem reads better than PIL's "corrupt image"
-        return preprocess(load_image(path, name=name))
+        return preprocess(load_image(path, name=name, min_side=min_side))
     except (RowError, ImageError) as exc:
         raise RowError(str(exc)) from None
     except PermissionError:
@@ -71,6 +73,7 @@ def predicted_chunks(
     workers: int,
     batch_size: int,
     prefetch: int = 2,
+    min_side: int | None = None,
 ) -> Iterator[list[Item]]:
     """Yield each chunk, in order, with `predictions` or `error` set on every decodable item.
 
@@ -88,7 +91,7 @@ def predicted_chunks(
             if chunk is None:
                 return
             futures = [
-                pool.submit(decode, item.path, item.name, preprocess) if item.path is not None else None
+                pool.submit(decode, item.path, item.name, preprocess, min_side) if item.path is not None else None
                 for item in chunk
             ]
             pending.append((chunk, futures))

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import gradio as gr
 
-from app.batch import BatchConfig, BatchResult, Progress, plan_batch, run_batch
-from app.batch_csv import inspect_input
-from app.batch_zip import extract_zip
+from app.batch.archive import extract_zip
+from app.batch.csvfile import inspect_input
+from app.batch.runner import BatchConfig, BatchResult, Progress, plan_batch, run_batch
 from models.errors import FoodtagError
 
 MAX_TOP_K = 10
@@ -29,15 +29,17 @@ MAX_TOP_K = 10
 KEEP_RESULTS_S = 120.0
 
 
-def run_upload(csv_file: Path, zip_file: Path, top_k: int, engine, work: Path, progress: Progress | None = None) -> BatchResult:
-    """Check the CSV, unpack the photos into `work`, run the batch; outputs stay in `work`."""
+def run_upload(csv_file: Path, zip_file: Path, top_k: int, engine, work: Path, progress: Progress | None = None,
+               owned_stem: Callable[[str], str] = lambda stem: stem) -> BatchResult:
+    """Check the CSV, unpack the photos into `work`, run the batch; outputs stay in `work`.
+    `owned_stem` names the result files (the app marks them as the uploader's)."""
     inspect_input(csv_file)  # a bad CSV fails before a large zip is unpacked
     photos = work / "photos"
     extract_zip(zip_file, photos)
     try:
         stem = re.sub(r"[^A-Za-z0-9._-]+", "_", csv_file.stem)[:80] or "meals"
         plan = plan_batch(BatchConfig(
-            input=csv_file, out=work / f"{stem}.results.csv", images_root=photos, top_k=top_k,
+            input=csv_file, out=work / f"{owned_stem(stem)}.results.csv", images_root=photos, top_k=top_k,
             refusal_hint="only photos inside the uploaded zip can be used",
         ))
         return run_batch(plan, engine, progress=progress)
@@ -78,22 +80,26 @@ def _remove_pending() -> None:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def build_batch_tab(get_engine: Callable[[], object]) -> None:
-    """Components and events of the Batch tab; call inside `with gr.Tab("Batch"):`."""
+def build_batch_tab(get_engine: Callable[[], object], work_root: Path | None = None,
+                    owned_stem: Callable[[str, gr.Request], str] = lambda stem, _request: stem) -> None:
+    """Components and events of the Batch tab; call inside `with gr.Tab("Batch"):`.
+    Runs work in folders under `work_root`; `owned_stem` names result files for the user."""
 
-    def run(csv_path: str | None, zip_path: str | None, top_k: float, progress=gr.Progress()):
+    def run(csv_path: str | None, zip_path: str | None, top_k: float, request: gr.Request,
+            progress=gr.Progress()):
         if not csv_path:
             raise gr.Error("Upload the meals CSV first.")
         if not zip_path:
             raise gr.Error("Upload the photos as a .zip as well.")
-        work = Path(tempfile.mkdtemp(prefix="foodtag-batch-"))
+        work = Path(tempfile.mkdtemp(prefix="foodtag-batch-", dir=work_root))
         csv_file = Path(csv_path)
 
         def report(done: int, total: int) -> None:
             progress((done, total), desc="Analysing photos", unit="photos")
 
         try:
-            result = run_upload(csv_file, Path(zip_path), int(top_k), get_engine(), work, report)
+            result = run_upload(csv_file, Path(zip_path), int(top_k), get_engine(), work, report,
+                                owned_stem=lambda stem: owned_stem(stem, request))
         except FoodtagError as exc:
             shutil.rmtree(work, ignore_errors=True)
             # Name the upload as the user knows it, not by the server's temporary path.

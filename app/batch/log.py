@@ -22,9 +22,9 @@ import hashlib
 import json
 from collections.abc import Callable
 
-from app.batch_csv import InputSpec
-from app.batch_errors import RowError
-from app.batch_rows import RowRequest
+from app.batch.csvfile import InputSpec
+from app.batch.errors import RowError
+from app.batch.rows import RowRequest
 from models.errors import FoodtagError
 
 KEY_COLUMNS = ("image", "eaten_at", "user", "meal")

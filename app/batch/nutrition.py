@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable
 
-from app.batch_errors import RowError
+from app.batch.errors import RowError
 from models.errors import FoodtagError
 
 Lookup = Callable[..., dict]

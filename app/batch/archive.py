@@ -2,7 +2,7 @@
 
 The whole archive is checked before one byte is written, and refused as a whole if any
 entry is unsafe: an absolute path or `..` (zip-slip), a symlink, an encrypted entry, or
-more files or bytes than the limits. Extraction then counts the bytes it really writes,
+more files or bytes than the limits, or a compression ratio no zip of photos has (a zip bomb). Extraction then counts the bytes it really writes,
 in case the sizes in the directory lie.
 """
 
@@ -14,6 +14,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from db import validate
 from models.errors import FoodtagError
 
 _CHUNK = 1 << 20
@@ -27,7 +28,12 @@ class ZipRejected(FoodtagError):
 class ZipLimits:
     max_files: int = 20_000
     max_file_bytes: int = 64 * 2**20  # one photo; the image reader refuses bigger pictures anyway
-    max_total_bytes: int = 4 * 2**30
+    max_total_bytes: int = 2 * 2**30
+    # Unpacked bytes per packed byte, over the whole archive. Photos are compressed already
+    # (a zip of JPEGs is about 1:1); a zip bomb is 1:1000. Archives that unpack to less than
+    # `ratio_floor_bytes` are not held to it (a few screenshots or blank test images).
+    max_ratio: float = 20.0
+    ratio_floor_bytes: int = 32 * 2**20
 
 
 def _unsafe_reason(info: zipfile.ZipInfo) -> str | None:
@@ -61,10 +67,10 @@ def extract_zip(archive: Path, dest: Path, limits: ZipLimits = ZipLimits()) -> i
         for info in infos:
             reason = _unsafe_reason(info)
             if reason:
-                raise ZipRejected(f"{archive.name}: entry {info.filename!r} {reason}; nothing was extracted")
+                raise ZipRejected(f"{archive.name}: entry {validate.echo(info.filename)} {reason}; nothing was extracted")
             if info.file_size > limits.max_file_bytes:
                 raise ZipRejected(
-                    f"{archive.name}: {info.filename!r} is {info.file_size / 2**20:.0f} MiB, "
+                    f"{archive.name}: {validate.echo(info.filename)} is {info.file_size / 2**20:.0f} MiB, "
                     f"more than the limit of {limits.max_file_bytes / 2**20:.0f} MiB"
                 )
             total += info.file_size
@@ -72,6 +78,13 @@ def extract_zip(archive: Path, dest: Path, limits: ZipLimits = ZipLimits()) -> i
             raise ZipRejected(
                 f"{archive.name}: unpacks to {total / 2**30:.1f} GiB, more than the limit of "
                 f"{limits.max_total_bytes / 2**30:.1f} GiB"
+            )
+        packed = max(archive.stat().st_size, 1)
+        if total > limits.ratio_floor_bytes and total > limits.max_ratio * packed:
+            raise ZipRejected(
+                f"{archive.name}: {packed / 2**20:.1f} MiB that unpack to {total / 2**20:.0f} MiB "
+                f"({total / packed:.0f}:1), more than the {limits.max_ratio:g}:1 a zip of photos needs; "
+                "nothing was extracted"
             )
         dest.mkdir(parents=True)  # a new folder: on failure it is removed whole
         root = dest.resolve()
@@ -87,7 +100,7 @@ def extract_zip(archive: Path, dest: Path, limits: ZipLimits = ZipLimits()) -> i
 def _extract_one(zf: zipfile.ZipFile, info: zipfile.ZipInfo, root: Path, limits: ZipLimits) -> None:
     target = (root / info.filename.replace("\\", "/")).resolve()
     if not target.is_relative_to(root) or target == root:
-        raise ZipRejected(f"entry {info.filename!r} would be written outside the upload folder")
+        raise ZipRejected(f"entry {validate.echo(info.filename)} would be written outside the upload folder")
     target.parent.mkdir(parents=True, exist_ok=True)
     written = 0
     try:
@@ -96,9 +109,9 @@ def _extract_one(zf: zipfile.ZipFile, info: zipfile.ZipInfo, root: Path, limits:
             while chunk := source.read(_CHUNK):
                 written += len(chunk)
                 if written > min(info.file_size, limits.max_file_bytes):
-                    raise ZipRejected(f"entry {info.filename!r} unpacks to more than its declared size")
+                    raise ZipRejected(f"entry {validate.echo(info.filename)} unpacks to more than its declared size")
                 sink.write(chunk)
     except FileExistsError:
-        raise ZipRejected(f"entry {info.filename!r} appears twice in the archive") from None
+        raise ZipRejected(f"entry {validate.echo(info.filename)} appears twice in the archive") from None
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError) as exc:
-        raise ZipRejected(f"entry {info.filename!r} cannot be extracted ({exc})") from None
+        raise ZipRejected(f"entry {validate.echo(info.filename)} cannot be extracted ({exc})") from None

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.batch_errors import BatchInputError
+from app.batch.errors import BatchInputError
 
 # Columns the tool reads; matched after strip() and lower(), so "Image " works too.
 RECOGNISED_COLUMNS = ("image", "grams", "serving", "eaten_at", "user", "meal", "note")

@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.batch_csv import InputRow, neutralise, read_records
-from app.batch_errors import BatchInputError
+from app.batch.csvfile import InputRow, neutralise, read_records
+from app.batch.errors import BatchInputError
 
 
 @dataclass

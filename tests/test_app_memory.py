@@ -1,0 +1,122 @@
+"""Hostile photos cost a bounded amount of memory: the server's and the batch tool's peak RSS
+(VmHWM / ru_maxrss of a separate process) grows by less than 300 MB, one at a time and four at once."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+import pytest
+from app_support import jpeg_bytes
+from batch_support import photo, read_csv, write_csv
+
+MAX_GROWTH_KB = 300 * 1000
+# How each hostile photo must come out: refused with this in the message, or analysed.
+EXPECTED = {
+    "sliver-1x100000.png": "too long and thin",
+    "sliver-1x8000.png": "too long and thin",
+    "rgba-8000x8000.png": "too large to decode",
+    "photo-60mp.jpg": None,
+}
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs Linux /proc")
+
+
+def peak_rss_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmHWM in /proc status")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory, default_model_path):
+    """`python -m app` in its own process (the default model is already exported)."""
+    folder = tmp_path_factory.mktemp("memory")
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {**os.environ, "FOODTAG_DB_URL": f"sqlite:///{folder / 'foodtag.db'}"}
+    log = (folder / "server.log").open("w")
+    process = subprocess.Popen([sys.executable, "-m", "app", "--port", str(port)], env=env, stdout=log,
+                               stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 180
+    while True:
+        try:
+            if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
+                break
+        except httpx.TransportError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            raise RuntimeError("server did not start: " + (folder / "server.log").read_text()[-2000:])
+        time.sleep(0.3)
+    yield url, process
+    process.terminate()
+    process.wait(20)
+    log.close()
+
+
+def check_answer(name: str, response: httpx.Response) -> None:
+    expected = EXPECTED[name]
+    if expected is None:
+        assert response.status_code == 200, response.text
+    else:
+        assert response.status_code == 400 and expected in response.json()["error"], response.text
+
+
+def test_hostile_photos_cost_the_server_little_memory(server, bomb_files, coffee_image):
+    url, process = server
+
+    def post(name: str, data: bytes) -> httpx.Response:
+        return httpx.post(f"{url}/api/analyze", files={"file": (name, data)}, timeout=120)
+
+    for _ in range(3):  # warm up: model arenas, database, multipart parsing
+        assert post("cup.jpg", jpeg_bytes(coffee_image)).status_code == 200
+    baseline = peak_rss_kb(process.pid)
+    for name, data in bomb_files.items():
+        check_answer(name, post(name, data))
+    one_at_a_time = peak_rss_kb(process.pid) - baseline
+    with ThreadPoolExecutor(4) as pool:
+        for _round in range(2):  # four at once, twice: each kind of photo four times in flight
+            for name, data in bomb_files.items():
+                for response in pool.map(lambda _: post(name, data), range(4)):
+                    check_answer(name, response)
+    four_at_once = peak_rss_kb(process.pid) - baseline
+    print(f"server peak RSS growth: {one_at_a_time / 1000:.0f} MB one at a time, {four_at_once / 1000:.0f} MB four at once")
+    assert one_at_a_time < MAX_GROWTH_KB and four_at_once < MAX_GROWTH_KB
+
+
+def test_hostile_photos_in_a_batch_are_row_errors_at_bounded_memory(tmp_path, bomb_files, default_model_path):
+    def run_batch(rows: list[list[str]]) -> tuple[int, int]:
+        csv = write_csv(tmp_path / "meals.csv", ["image"], rows)
+        process = subprocess.Popen([sys.executable, "-m", "app", "batch", str(csv), "--out", str(tmp_path / "out.csv"),
+                                    "--model", str(default_model_path), "--workers", "4"],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _pid, status, usage = os.wait4(process.pid, 0)
+        return os.waitstatus_to_exitcode(status), usage.ru_maxrss
+
+    for i in range(8):
+        photo(tmp_path / f"ok{i}.jpg", seed=i, size=(640, 480))
+    normal_code, normal_peak = run_batch([[f"ok{i}.jpg"] for i in range(8)])
+    assert normal_code == 0
+    for name, data in bomb_files.items():
+        (tmp_path / name).write_bytes(data)
+    code, peak = run_batch([[name] for name in bomb_files for _ in range(4)])  # each four times
+    assert code == 1  # some rows failed, the run finished
+    results = read_csv(tmp_path / "out.csv")
+    for row in results:
+        expected = EXPECTED[row["image"]]
+        if expected is None:
+            assert row["status"] == "ok", row
+        else:
+            assert row["status"] == "error" and expected in row["error"], row
+    print(f"batch peak RSS: {normal_peak / 1000:.0f} MB on 8 normal photos, {peak / 1000:.0f} MB on 16 hostile ones")
+    assert peak - normal_peak < MAX_GROWTH_KB
