@@ -80,11 +80,28 @@ def init(device: str = "auto", backend: str = "auto", timeout_s: float = 300) ->
     local_rank = _local_rank()
     if use_cuda:
         torch.cuda.set_device(local_rank)
-    tdist.init_process_group(backend=backend, timeout=timedelta(seconds=timeout_s))
+    timeout = timedelta(seconds=timeout_s)
+    tdist.init_process_group(backend=backend, timeout=timeout, **_restart_safe_store(timeout))
     _env = DistEnv(rank=tdist.get_rank(), world_size=tdist.get_world_size(), local_rank=local_rank,
                    device=torch.device("cuda", local_rank) if use_cuda else torch.device("cpu"),
                    backend=backend)
     return _env
+
+
+def _restart_safe_store(timeout: timedelta) -> dict:
+    """Under torchrun, the process group's store, with keys kept apart per restart.
+
+    torchrun's c10d rendezvous shares one TCPStore across restarts of the worker group and the
+    env:// init writes the same keys into it each time, so a restarted rank can read a dead
+    rank's gloo address and fail with "Connection refused". A prefix per restart avoids that.
+    """
+    if os.environ.get("TORCHELASTIC_USE_AGENT_STORE") != "True":
+        return {}  # env:// (a plain launcher, SageMaker's smddp) creates its own store
+    store = tdist.TCPStore(os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]), is_master=False,
+                           timeout=timeout)
+    attempt = os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")
+    return {"store": tdist.PrefixStore(f"foodtag/attempt_{attempt}", store),
+            "rank": int(os.environ["RANK"]), "world_size": int(os.environ["WORLD_SIZE"])}
 
 
 def is_lost_peer(exc: BaseException) -> bool:
