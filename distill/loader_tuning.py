@@ -33,25 +33,18 @@ class Setting:
 
 
 def throughput(dataset, setting: Setting, batch_size: int, batches: int, seed: int = 0) -> float:
-    """Images per second of the loader alone, in steady state.
-
-    Left out: the first batch (worker start-up) and then the backlog the other workers
-    prefetched meanwhile (up to workers x prefetch batches), which would come out at once.
-    """
-    backlog = setting.workers * setting.prefetch
-    sampler = torch.utils.data.RandomSampler(dataset, replacement=True, num_samples=(1 + backlog + batches) * batch_size,
+    """Images per second of the loader alone, from creating the iterator (worker start-up is a
+    real cost each epoch) to the last of workers x prefetch + batches batches: timing only a few
+    batches after the first would mostly drain what the workers prefetched meanwhile."""
+    total = setting.workers * setting.prefetch + batches
+    sampler = torch.utils.data.RandomSampler(dataset, replacement=True, num_samples=total * batch_size,
                                              generator=torch.Generator().manual_seed(seed))
+    start = time.perf_counter()
     with warnings.catch_warnings():  # more workers than cores is a point of the search, not a mistake
         warnings.filterwarnings("ignore", message=".*worker processes in total")
         loader = data.make_loader(dataset, sampler, batch_size, setting.workers, setting.pin, setting.prefetch)
-        iterator = iter(loader)
-    for _ in range(1 + backlog):
-        next(iterator)
-    count, start = 0, time.perf_counter()
-    for batch in itertools.islice(iterator, batches):
-        count += len(batch[0])
+        count = sum(len(batch[0]) for batch in loader)
     seconds = time.perf_counter() - start
-    del iterator
     return count / seconds if seconds > 0 else 0.0
 
 
@@ -78,7 +71,8 @@ def tune(dataset, batch_size: int, batches: int, cuda: bool, cpus: int, full_gri
                 f"{results[setting]:8.1f} images/s")
         return results[setting]
 
-    log(f"loader throughput in steady state, {batches} batches of {batch_size} ({cpus} cores):")
+    log(f"loader throughput over workers x prefetch + {batches} batches of {batch_size}, start-up "
+        f"included ({cpus} cores):")
     for workers in ladder(cpus):
         measure(Setting(workers, pin=cuda))
     best_workers = pick({s: v for s, v in results.items()}).workers
