@@ -9,6 +9,7 @@ that stops ends the other node's run with a one-line error within seconds, never
 
 import os
 import signal
+import socket
 import subprocess
 import time
 
@@ -47,8 +48,6 @@ def start_two_nodes(train_args: list[str], logs: list) -> list[subprocess.Popen]
 
 
 def _listening(port: int) -> bool:
-    import socket
-
     with socket.socket() as s:
         return s.connect_ex(("127.0.0.1", port)) == 0
 
