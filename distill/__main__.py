@@ -25,7 +25,7 @@ if not __package__:  # run as a file (SageMaker): import the package from the re
     sys.path[0] = str(Path(__file__).resolve().parents[1])
 
 from distill import config, dist  # noqa: E402
-from distill.errors import DistillError  # noqa: E402
+from distill.errors import DistillError, LostPeerError  # noqa: E402
 from models.errors import FoodtagError  # noqa: E402
 
 USAGE = ("usage: python -m distill {pipeline,deploy,report,train,eval,profile,tune-loader} [options]   "
@@ -156,6 +156,10 @@ def main(argv: list[str] | None = None) -> int:
     except FoodtagError as exc:
         print(f"error: {one_line(exc)}", file=sys.stderr)
         return 2
+    except LostPeerError as exc:  # within --dist-timeout: a lost node ends the run instead of hanging it
+        print(f"error: lost contact with the other training processes (a process or node stopped, or the "
+              f"network failed); torchrun --max-restarts N continues from last.pt. Cause: {one_line(exc)}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -126,7 +126,8 @@ class RunConfig:
     log_dir: str = opt("", "folder for metrics.jsonl, TensorBoard, curves.png, profiler trace. "
                            "Default: $SM_OUTPUT_DATA_DIR, else the run folder")
     resume: str = opt("", "continue exactly from this checkpoint (last.pt); its config is the base "
-                          "and options given here override it")
+                          "and options given here override it. auto: the run folder's last.pt if it "
+                          "exists, else a fresh start (what a torchrun restart does by itself)")
     seed: int = opt(0, "random seed (data order, augmentation, initialisation)")
     device: str = opt("auto", "auto (cuda if available), cuda or cpu", ("auto", "cuda", "cpu"))
     precision: str = opt("auto", "autocast dtype: auto (bf16 on CUDA, fp32 on CPU), bf16, fp16 "
@@ -136,6 +137,8 @@ class RunConfig:
     backend: str = opt("auto", "process group backend: auto (nccl on CUDA, gloo on CPU), nccl, gloo, "
                                "or smddp (SageMaker data parallel, when installed)",
                        ("auto", "nccl", "gloo", "smddp"))
+    dist_timeout: int = opt(300, "seconds a process waits for the others in a collective before it "
+                                 "fails with an error (a stopped node ends the run, never hangs it)")
     deterministic: bool = opt(False, "torch.use_deterministic_algorithms (reproducible, slower)")
     save_every: int = opt(500, "write last.pt every N optimizer steps (also at each epoch end)")
     log_every: int = opt(10, "log training metrics every N optimizer steps")
@@ -164,7 +167,7 @@ class TrainConfig:
             raise DistillError("config: choose --teacher: a registry name, timm:<name>, ckpt:<path>, "
                                "ensemble:<a>+<b>, or none (plain supervised training)")
         _positive(batch_size=d.batch_size, epochs=o.epochs, accum_steps=o.accum_steps, lr=o.lr,
-                  temperature=lo.temperature, save_every=self.run.save_every,
+                  temperature=lo.temperature, save_every=self.run.save_every, dist_timeout=self.run.dist_timeout,
                   log_every=self.run.log_every, synthetic_classes=d.synthetic_classes,
                   synthetic_images=d.synthetic_images, logit_views=self.cache.logit_views,
                   logit_topk=self.cache.logit_topk)

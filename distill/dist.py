@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 from dataclasses import dataclass
+from datetime import timedelta
 
 import torch
 import torch.distributed as tdist
@@ -51,8 +52,13 @@ def _local_rank() -> int:
     return 0
 
 
-def init(device: str = "auto", backend: str = "auto") -> DistEnv:
-    """Pick the device, and join the process group when launched by torchrun or SageMaker."""
+def init(device: str = "auto", backend: str = "auto", timeout_s: float = 300) -> DistEnv:
+    """Pick the device, and join the process group when launched by torchrun or SageMaker.
+
+    timeout_s bounds every collective: when a peer process or node stops, the others fail
+    with an error after at most that long instead of waiting forever (gloo notices a closed
+    connection at once; the timeout covers a peer that hangs without closing it).
+    """
     global _env
     if device == "cuda" and not torch.cuda.is_available():
         raise DistillError("device: cuda was asked for but no CUDA device is available")
@@ -74,11 +80,39 @@ def init(device: str = "auto", backend: str = "auto") -> DistEnv:
     local_rank = _local_rank()
     if use_cuda:
         torch.cuda.set_device(local_rank)
-    tdist.init_process_group(backend=backend)
+    timeout = timedelta(seconds=timeout_s)
+    tdist.init_process_group(backend=backend, timeout=timeout, **_restart_safe_store(timeout))
     _env = DistEnv(rank=tdist.get_rank(), world_size=tdist.get_world_size(), local_rank=local_rank,
                    device=torch.device("cuda", local_rank) if use_cuda else torch.device("cpu"),
                    backend=backend)
     return _env
+
+
+def _restart_safe_store(timeout: timedelta) -> dict:
+    """Under torchrun, the process group's store, with keys kept apart per restart.
+
+    torchrun's c10d rendezvous shares one TCPStore across restarts of the worker group and the
+    env:// init writes the same keys into it each time, so a restarted rank can read a dead
+    rank's gloo address and fail with "Connection refused". A prefix per restart avoids that.
+    """
+    if os.environ.get("TORCHELASTIC_USE_AGENT_STORE") != "True":
+        return {}  # env:// (a plain launcher, SageMaker's smddp) creates its own store
+    store = tdist.TCPStore(os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]), is_master=False,
+                           timeout=timeout)
+    attempt = os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")
+    return {"store": tdist.PrefixStore(f"foodtag/attempt_{attempt}", store),
+            "rank": int(os.environ["RANK"]), "world_size": int(os.environ["WORLD_SIZE"])}
+
+
+def is_lost_peer(exc: BaseException) -> bool:
+    """Did a collective fail because another process stopped, hung or lost the network?
+
+    NCCL and the c10d store raise torch.distributed.DistError; gloo raises a plain RuntimeError
+    whose message names its transport (its only public sign).
+    """
+    if _env.backend is None:
+        return False
+    return isinstance(exc, tdist.DistError) or (isinstance(exc, RuntimeError) and "gloo" in str(exc))
 
 
 def destroy() -> None:

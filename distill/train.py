@@ -20,7 +20,7 @@ import torch
 
 from distill import checkpoint, config, data, dist, precision
 from distill.config import TrainConfig
-from distill.errors import DistillError
+from distill.errors import DistillError, LostPeerError
 from distill.evaluate import evaluate, summary
 from distill.logbook import Logbook
 from distill.mixing import BatchMixer
@@ -54,6 +54,7 @@ class Trainer:
         self._build_models(resume)
         self._build_data()
         self._build_optimization(resume)
+        self._check_same_start()
         # only now touch the file system: every bad input has been rejected above
         self._build_outputs(resume)
         self._build_caches()
@@ -212,13 +213,20 @@ class Trainer:
         else:  # rank 0's clock names the folder for everyone
             out = Path(dist.broadcast_object(f"runs/distill-{datetime.now():%Y%m%d-%H%M%S}"))
         if resume is None and (out / "last.pt").exists():
-            raise DistillError(f"run folder {out} already holds last.pt: continue it with --resume {out / 'last.pt'} "
-                               "or choose another --out")
+            raise DistillError(f"run folder {out} already holds last.pt: continue it with --resume auto "
+                               f"(or --resume {out / 'last.pt'}) or choose another --out")
         self.cfg.run.out = str(out)  # recorded in config.yaml and checkpoints
         if dist.is_main():
             out.mkdir(parents=True, exist_ok=True)
             config.save_yaml(self.cfg, out / "config.yaml")
         return out
+
+    def _check_same_start(self) -> None:
+        """A node that cannot see the run folder's last.pt would start over while the others resume."""
+        starts = dist.all_gather_object(self.step)
+        if len(set(starts)) > 1:
+            raise DistillError(f"resume: the processes would start from different steps {starts}: every node "
+                               "must see the same run folder (put --out on shared storage)")
 
     def _restore(self, ckpt: dict) -> None:
         self.optimizer.load_state_dict(ckpt["optimizer"])
@@ -231,6 +239,7 @@ class Trainer:
         self.epoch, self.step, self.epoch_samples = ckpt["epoch"], ckpt["step"], ckpt["epoch_samples"]
         self.best_top1, self.last_metrics = ckpt["best_top1"], ckpt["metrics"]
         self.stale_validations = ckpt.get("stale_validations", 0)
+        self.notes.append(f"continuing from {self.cfg.run.resume} at step {self.step}")
         if ckpt["world_size"] == self.world:
             checkpoint.set_rng_state(ckpt["rng"][self.rank])
         else:
@@ -413,13 +422,17 @@ def freeze_body(model: torch.nn.Module) -> None:
 def run(cfg: TrainConfig, resume: dict | None = None, then=None) -> Trainer:
     """One whole training run: join the process group, build, fit, then(trainer), close (also on
     failure)."""
-    dist.init(cfg.run.device, cfg.run.backend)
+    dist.init(cfg.run.device, cfg.run.backend, cfg.run.dist_timeout)
     trainer = None
     try:
         trainer = Trainer(cfg, resume)
         trainer.fit()
         if then is not None:
             then(trainer)
+    except RuntimeError as exc:
+        if dist.is_lost_peer(exc):  # within --dist-timeout: a lost node ends the run instead of hanging it
+            raise LostPeerError(str(exc)) from exc
+        raise
     finally:
         if trainer is not None:
             trainer.close()
@@ -427,9 +440,33 @@ def run(cfg: TrainConfig, resume: dict | None = None, then=None) -> Trainer:
     return trainer
 
 
+def resume_path(explicit: dict, env=os.environ) -> str:
+    """The checkpoint to continue from: --resume as given, or the run folder's last.pt.
+
+    The run folder's last.pt wins with `--resume auto` and whenever torchrun (or SageMaker, which
+    launches through it) restarts the worker group after a failure: the restarted processes get the
+    same command line, and must continue the run rather than start it over or refuse to.
+    """
+    spec = explicit.get("resume") or ""
+    restarted = int(env.get("TORCHELASTIC_RESTART_COUNT") or 0) > 0
+    if spec != "auto" and not restarted:
+        return spec
+    out = (explicit.get("out") or config.sagemaker_defaults(env).get("out")
+           or (str(Path(spec).parent) if spec not in ("", "auto") else ""))
+    if not out:
+        if spec == "auto":
+            raise DistillError("resume: --resume auto continues the run folder's last.pt: pass --out DIR")
+        return spec  # a restarted run with a timestamped folder: nothing to find, start fresh
+    last = Path(os.path.expandvars(out)) / "last.pt"
+    if last.exists():
+        return str(last)
+    return "" if spec == "auto" else spec
+
+
 def resolve_config(explicit: dict) -> tuple[TrainConfig, dict | None]:
     """Defaults < SageMaker env < checkpoint config (when resuming) < YAML < command line."""
-    resume = checkpoint.load(explicit["resume"], "resume") if explicit.get("resume") else None
+    explicit = {**explicit, "resume": resume_path(explicit)}
+    resume = checkpoint.load(explicit["resume"], "resume") if explicit["resume"] else None
     base = config.flatten(resume["config"], TrainConfig, "resume checkpoint config") if resume else {}
     base.pop("out", None)  # continue next to the checkpoint (the folder may have moved) unless --out says otherwise
     return config.build(TrainConfig, config.sagemaker_defaults(), base, explicit), resume

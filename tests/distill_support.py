@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -16,13 +17,13 @@ TINY_VIT = {"img_size": 16, "patch_size": 8, "depth": 1, "embed_dim": 16, "num_h
 TINY_VIT_YAML = "{img_size: 16, patch_size: 8, depth: 1, embed_dim: 16, num_heads: 2}"
 
 
-def tiny_args(out: Path | str, **options) -> list[str]:
+def tiny_args(out: Path | str | None, **options) -> list[str]:
     """`train` options for a seconds-long CPU run; keyword options override (None drops one)."""
     values = {
         "data": "synthetic", "synthetic_images": 64, "synthetic_classes": 4, "model": "vit_micro",
         "model_kwargs": TINY_VIT_YAML, "teacher": "none", "batch_size": 8, "epochs": 1, "num_workers": 0,
         "augment": "false", "progress": "false", "tensorboard": "false", "lr": 1e-3, "warmup_steps": 0,
-        "log_every": 1, "out": str(out),
+        "log_every": 1, "out": None if out is None else str(out),
     }
     values.update(options)
     args = []
@@ -39,15 +40,29 @@ def run_cli(*args: str) -> int:
     return main(list(args))
 
 
+def launch_env() -> dict[str, str]:
+    """This environment without any launcher variables of an outer torchrun, one thread per process."""
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(REPO)}
+    for name in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT", "TORCHELASTIC_RESTART_COUNT"):
+        env.pop(name, None)
+    return env
+
+
+def torchrun(*launcher_args: str) -> list[str]:
+    return [sys.executable, "-m", "torch.distributed.run", *launcher_args]
+
+
 def run_subprocess(args: list[str], nproc: int = 0, timeout: float = 180, **popen) -> subprocess.CompletedProcess:
     """The real entry point: `python -m distill` or, with nproc, `torchrun --nproc-per-node`."""
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(REPO)}
-    for name in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT"):
-        env.pop(name, None)
-    launcher = ([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", str(nproc)]
-                if nproc else [sys.executable])
-    return subprocess.run([*launcher, "-m", "distill", *args], cwd=REPO, env=env, capture_output=True,
+    launcher = torchrun("--standalone", "--nproc-per-node", str(nproc)) if nproc else [sys.executable]
+    return subprocess.run([*launcher, "-m", "distill", *args], cwd=REPO, env=launch_env(), capture_output=True,
                           text=True, timeout=timeout, **popen)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def save_teacher(path: Path, classes: list[str], seed: int = 0, **kwargs) -> Path:
@@ -86,3 +101,13 @@ def image_folder(root: Path, classes: list[str], per_class: int) -> Path:
         for i in range(per_class):
             write_image(root / name / f"{i:03d}.png", label, i)
     return root
+
+
+def process_tree(pid: int) -> list[int]:
+    """pid and all its descendants (torchrun starts its workers in their own sessions, so killing
+    the launcher's process group would leave them running)."""
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:  # already gone
+        return []
+    return [pid] + [p for child in children for p in process_tree(int(child))]
