@@ -31,6 +31,9 @@ from distill.data import ImageDataset
 CHUNK = 32  # images per done-flag flush
 RESAMPLE = Image.Resampling.BICUBIC
 MAX_ASPECT = 2
+# The stored arrays' layout: bump it whenever they change shape or meaning, so a folder written by
+# an older version gets a new name and is never read with the new layout.
+LAYOUT = 2  # 2: shapes rows hold (height, width, label, skipped)
 
 
 def shrink(image: Image.Image, size: int) -> Image.Image:
@@ -64,7 +67,7 @@ class ImageStore:
 
 def image_cache_folder(dataset: ImageDataset, root: str, size: int) -> CacheFolder:
     inputs = {"images": fingerprint(source_identity(dataset.source)), "size": size, "resample": RESAMPLE.name,
-              "max_aspect": MAX_ASPECT, "source": dataset.source.description}
+              "max_aspect": MAX_ASPECT, "source": dataset.source.description, "layout": LAYOUT}
     return CacheFolder(root, "images", fingerprint(inputs), inputs)
 
 

@@ -32,6 +32,8 @@ from distill.cache_files import CacheFolder, fingerprint, mark_done, source_iden
 from distill.data import ImageDataset, View, ViewTransform, sample_seed
 from distill.errors import DistillError
 
+# The stored arrays' layout: bump it whenever they change shape or meaning (see image_cache.LAYOUT).
+LAYOUT = 1
 VIEW_STREAM = 2**31  # view seeds use "epochs" from here on, apart from live training's epochs
 
 
@@ -132,7 +134,7 @@ def logit_cache_folder(teacher, dataset: ImageDataset, root: str, *, views: int,
         "teacher": teacher.name, "teacher_weights": _teacher_identity(teacher),
         "images": fingerprint(source_identity(dataset.source)), "image_store": getattr(dataset.store, "key", None),
         "transform": transform.description if augmented else "eval " + str(transform.preprocess.to_dict()),
-        "seed": dataset.seed, "views": views, "topk": topk, "precision": precision,
+        "seed": dataset.seed, "views": views, "topk": topk, "precision": precision, "layout": LAYOUT,
     }
     return CacheFolder(root, "logits", fingerprint(inputs), {**inputs, "num_classes": num_classes, "size": len(dataset)})
 

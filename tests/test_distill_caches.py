@@ -107,6 +107,22 @@ def test_image_cache_replays_the_decoded_images_and_is_rebuilt_on_change(tmp_pat
     assert image_cache_folder(train_set(photos), tmp_path / "cache", 20).path != store.path
 
 
+def test_a_cache_written_in_an_older_layout_is_never_read(tmp_path, photos, monkeypatch):
+    """A layout change (e.g. a column added to the stored shapes) must not crash a run on an old folder."""
+    import distill.image_cache as image_cache
+    import distill.logit_cache as logit_cache
+
+    dataset = train_set(photos)
+    teacher = make_teacher(tmp_path / "t.pt")
+    args = dict(views=2, topk=3, precision="fp32", num_classes=3)
+    images = image_cache_folder(dataset, tmp_path, 20).path
+    logits = logit_cache_folder(teacher, dataset, tmp_path, **args).path
+    monkeypatch.setattr(image_cache, "LAYOUT", image_cache.LAYOUT + 1)
+    monkeypatch.setattr(logit_cache, "LAYOUT", logit_cache.LAYOUT + 1)
+    assert image_cache_folder(dataset, tmp_path, 20).path != images
+    assert logit_cache_folder(teacher, dataset, tmp_path, **args).path != logits
+
+
 BUILD_SLOWLY = """
 import sys, time
 from pathlib import Path
