@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from distill.pipeline import cpu_description  # noqa: E402
+from models.machine import cpu_description  # noqa: E402
 from distill.report import collect, markdown  # noqa: E402
 
 

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from distill.measure import count_gmacs, count_parameters  # noqa: E402
-from distill.pipeline import cpu_description  # noqa: E402
+from models.machine import cpu_description  # noqa: E402
 from distill.preset import load_preset  # noqa: E402
 from models.bench import compare_engines  # noqa: E402
 from models.engine import Engine  # noqa: E402

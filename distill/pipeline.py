@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
-import os
 import sys
 import time
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from distill import config, data
 from distill.errors import DistillError
 from distill.preset import Preset, load_preset, preset_names
 from distill.stages import Stage, StageBook
+from models.machine import cpu_description
 
 MODELS = ("teacher", "student", "baseline")
 
@@ -310,19 +310,6 @@ class Pipeline:
 def int8_available() -> bool:
     """The int8 stage needs models.quantize (the inference-speed work)."""
     return importlib.util.find_spec("models.quantize") is not None
-
-
-def cpu_description() -> str:
-    """CPU model and core count, for the benchmark's context."""
-    name = ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                name = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{name or 'unknown CPU'}, {os.cpu_count()} cores"
 
 
 def parse_args(argv: list[str]) -> PipelineConfig:

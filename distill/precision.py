@@ -8,21 +8,10 @@ trains about 20x slower than fp32) fp32.
 from __future__ import annotations
 
 import contextlib
-import functools
-from pathlib import Path
 
 import torch
 
-
-@functools.cache
-def cpu_flags() -> frozenset[str]:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("flags"):
-                return frozenset(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return frozenset()
+from models.machine import cpu_flags
 
 
 def native_bf16(device: torch.device) -> bool:

@@ -13,6 +13,7 @@ import onnxruntime as ort
 from PIL import Image
 
 from models.errors import ModelError
+from models.machine import cpu_flags
 from models.metadata import read_metadata
 from models.preprocess import PreprocessConfig
 
@@ -35,14 +36,7 @@ def cpu_features() -> frozenset[str]:
     avx512_bf16 / amx_bf16: native bf16. An AVX2-only CPU has none of them.
     """
     wanted = {"avx2", "avx512f", "avx512_vnni", "avx_vnni", "avx512_bf16", "amx_bf16", "amx_int8"}
-    try:
-        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as cpuinfo:
-            for line in cpuinfo:
-                if line.startswith("flags"):
-                    return frozenset(wanted & set(line.split(":", 1)[1].split()))
-    except OSError:
-        pass  # not Linux: report no special features, which only makes choices conservative
-    return frozenset()
+    return frozenset(wanted & cpu_flags())
 
 
 def usable_cpus() -> int:
