@@ -3,8 +3,9 @@
 Images per second of training steps on the same photos, teacher, student, batch and
 augmentation, each row a fresh process, rows interleaved over --rounds:
 
-  naive        the seed's first loop: teacher called with autograd on, fp32, num_workers=0,
-               every JPEG decoded again (this script's own loop)
+  naive        the seed's first loop: teacher called with autograd on (its weights requiring
+               grad: every call records a graph and the loss backward runs through it), fp32,
+               num_workers=0, every JPEG decoded again (this script's own loop)
   default      python -m distill train as a user runs it (--num-workers auto, --precision auto)
   logit_cache  + --logit-cache (teacher logits on --views stored views per image, computed once)
   all_caches   + --image-cache (JPEGs decoded once into memory-mapped uint8 arrays)
@@ -147,6 +148,7 @@ def naive_loop(args, teacher_path: Path) -> dict:
     loader = torch.utils.data.DataLoader(dataset, batch_size=args.batch_size, shuffle=True, num_workers=0)
     teacher = FrozenTeacher(create_model(f"ckpt:{teacher_path}"), "teacher", student.preprocess, source.classes,
                             resize=args.teacher_resize)
+    teacher.model.requires_grad_(True)  # the seed loaded the teacher as is: its weights required grad
     mixer = BatchMixer(AUGMENT["mixup"], AUGMENT["cutmix"], AUGMENT["label_smoothing"], len(source.classes))
     optimizer = torch.optim.AdamW(student.parameters(), lr=5e-4)
     student.train()
