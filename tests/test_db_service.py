@@ -337,7 +337,9 @@ def test_model_choices_are_per_user_and_every_change_is_recorded(db_file):
     assert service.is_admin("admin1") and not service.is_admin("bea")
     service.set_user_model("bea", "student")
     service.set_user_model("bea", "student")  # no change, no record
-    service.record_server_model_change("admin1", "food_default", "student")
+    assert service.default_model() is None
+    service.set_default_model("admin1", "student", replaces="food_default")
+    assert service.default_model() == "student"
     assert service.user_model("bea") == "student" and service.user_model("admin1") is None
     service.set_user_model("bea", None)
     changes = service.model_changes()
