@@ -1,6 +1,7 @@
 """Shared test set-up: a private data folder per test session, one exported default model, and
 one PostgreSQL server per test session (tests/postgres.py)."""
 
+import importlib.util
 import os
 import tempfile
 from collections.abc import Iterator
@@ -52,6 +53,8 @@ def postgres_server() -> Iterator[PostgresServer]:
     if bin_dir is None:
         pytest.skip("no PostgreSQL binaries (initdb, pg_ctl, postgres) on PATH or under "
                     "/usr/lib/postgresql/*/bin: install the postgresql package (.ci/run does)")
+    if importlib.util.find_spec("psycopg") is None:
+        pytest.fail("PostgreSQL is installed but its driver is not: pip install -e '.[postgres]'")
     server = PostgresServer(bin_dir).start()
     try:
         yield server
