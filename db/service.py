@@ -70,7 +70,7 @@ def search(text: str, limit: int = 10, *, user: str | None = None,
         raise InvalidValue(
             f"limit must be a whole number from 1 to {MAX_SEARCH_LIMIT}, got {validate.echo(limit)}"
         )
-    if group is not None and (not isinstance(group, str) or len(group) > 60):
+    if group is not None and (not isinstance(group, str) or len(group) > 60 or "\x00" in group):
         raise InvalidValue(f"food group must be a name of at most 60 characters, got {validate.echo(group)}")
     with session_scope(write=False) as session:
         owner = repo.get_user(user, session=session) if user is not None else None
