@@ -3,7 +3,7 @@ throttled last-seen writes, sign-out, a bound per user, and no session ever name
 
 from datetime import timedelta
 
-from db_support import db_file, seeded_template  # noqa: F401  (fixtures)
+from db_support import db_url  # noqa: F401  (fixture)
 from sqlalchemy import select
 
 from db import service, signins
@@ -19,7 +19,7 @@ def last_seen(token: str):
                               .where(SignInSession.token_hash == signins.token_hash(token)))
 
 
-def test_tokens_are_stored_hashed_and_name_only_their_user(db_file):
+def test_tokens_are_stored_hashed_and_name_only_their_user(db_url):
     service.create_user("alice", "alice-pass-123")
     service.create_user("bob", "bob-pass-456")
     signins.start("alice", "token-of-alice", max_age_s=MAX_AGE_S)
@@ -34,7 +34,7 @@ def test_tokens_are_stored_hashed_and_name_only_their_user(db_file):
         assert signins.user_for(guess, idle_s=IDLE_S) is None
 
 
-def test_idle_and_absolute_expiry_and_sign_out(db_file):
+def test_idle_and_absolute_expiry_and_sign_out(db_url):
     service.create_user("alice", "alice-pass-123")
     start = utcnow()
     signins.start("alice", "idle", max_age_s=MAX_AGE_S, now=start)
@@ -56,7 +56,7 @@ def test_idle_and_absolute_expiry_and_sign_out(db_file):
     assert not signins.end("leaving")
 
 
-def test_last_seen_is_written_at_most_once_per_touch_interval(db_file):
+def test_last_seen_is_written_at_most_once_per_touch_interval(db_url):
     service.create_user("alice", "alice-pass-123")
     start = utcnow()
     signins.start("alice", "t", max_age_s=MAX_AGE_S, now=start)
@@ -72,7 +72,7 @@ def test_last_seen_is_written_at_most_once_per_touch_interval(db_file):
     assert last_seen("t") == start + timedelta(seconds=61)
 
 
-def test_sessions_per_user_are_bounded_and_expired_ones_cleaned_up(db_file):
+def test_sessions_per_user_are_bounded_and_expired_ones_cleaned_up(db_url):
     service.create_user("alice", "alice-pass-123")
     service.create_user("bob", "bob-pass-456")
     start = utcnow()
