@@ -31,7 +31,7 @@ from urllib.parse import urlsplit
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.requests import Request
-from starlette.responses import JSONResponse, RedirectResponse
+from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from db import service, signins
 
@@ -208,7 +208,8 @@ class Guard:
         if scope["type"] == "http":
             if user is None and scope.get("method") == "GET" and scope["path"] == "/" \
                     and "text/html" in headers.get("accept", ""):
-                await RedirectResponse("/login", status_code=303)(scope, receive, send)
+                # Relative, so that it also works under a path prefix of a reverse proxy.
+                await RedirectResponse("login", status_code=303)(scope, receive, send)
                 return
             if "/file=" in scope["path"]:
                 owner = await run_in_threadpool(self.files.owner, scope["path"])
@@ -242,9 +243,14 @@ def clear_session_cookie(response) -> None:
 
 
 def _clearing_session_cookie(send):
+    """`send` that adds clear_session_cookie's Set-Cookie header to the response."""
+    cleared = Response()
+    clear_session_cookie(cleared)
+    header = cleared.headers["set-cookie"]
+
     async def clearing(message) -> None:
         if message["type"] == "http.response.start":
-            MutableHeaders(scope=message).append("set-cookie", f"{SESSION_COOKIE}=; Max-Age=0; Path=/; HttpOnly; SameSite=lax")
+            MutableHeaders(scope=message).append("set-cookie", header)
         await send(message)
 
     return clearing
