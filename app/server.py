@@ -1,6 +1,8 @@
 """The HTTP server: FastAPI with GET /healthz, POST /api/analyze, the food search GET /api/foods,
-the user's own foods and recipes (GET/POST /api/my/foods, POST /api/my/recipes), the Gradio UI at /.
-Every /api route needs a sign-in (cookie or HTTP Basic) when accounts are on.
+the user's own foods and recipes (GET/POST /api/my/foods, POST /api/my/recipes), the Gradio UI at /,
+and with accounts on, sign-in and sign-out (app.signin). Every /api route then needs a sign-in
+(the session cookie or HTTP Basic). The server keeps no sign-in or model choice in memory that
+another process would need (see app.security and app.catalog.DefaultFollower).
 
 Nothing heavy happens at import or in App(): the database is migrated and the model loaded
 by `App.startup()` (run before uvicorn starts, and again harmlessly by the lifespan).
@@ -77,7 +79,9 @@ class App:
         self.fastapi = self._build()
 
     def startup(self) -> None:
-        """Migrate and seed the database, create the local user, load the active model."""
+        """Migrate and seed the database, create the local user, load the active model (the
+        stored default, else the first --model, else the built-in one) and start following the
+        stored default."""
         with self._start_lock:
             if self._started:
                 return
@@ -97,6 +101,7 @@ class App:
             self._started = True
 
     def shutdown(self) -> None:
+        """Stop following the stored default model (run by the lifespan when the server stops)."""
         self.follower.stop()
 
     def _build(self) -> FastAPI:
