@@ -48,8 +48,8 @@ def sqlite_url(source: str) -> str:
     if "://" in source:
         try:
             url = make_url(source)
-        except ArgumentError as exc:
-            raise InvalidValue(f"not a database URL: {source!r} ({exc})") from None
+        except ArgumentError:
+            raise InvalidValue(f"not a database URL: {display_url(source)}") from None
         if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
             raise InvalidValue(f"--from must be a SQLite database file, got {display_url(source)}")
         path = Path(url.database)
@@ -63,8 +63,8 @@ def sqlite_url(source: str) -> str:
 def postgres_url(target: str) -> str:
     try:
         url = make_url(target)
-    except ArgumentError as exc:
-        raise InvalidValue(f"not a database URL: {target!r} ({exc})") from None
+    except ArgumentError:
+        raise InvalidValue(f"not a database URL: {display_url(target)}") from None
     if url.get_backend_name() != "postgresql":
         raise InvalidValue("--url must be a PostgreSQL URL (postgresql+psycopg://USER:PASSWORD@"
                            f"HOST:PORT/DATABASE), got {display_url(target)}")
@@ -161,7 +161,7 @@ def _insert(dst: Connection, table: Table, rows: list[dict]) -> None:
 
 def _rows(conn: Connection, table: Table) -> Iterator:
     statement = select(table).order_by(*table.primary_key.columns)
-    result = conn.execution_options(yield_per=CHUNK).execute(statement)
+    result = conn.execute(statement, execution_options={"yield_per": CHUNK})
     for partition in result.mappings().partitions():
         yield from partition
 
