@@ -152,16 +152,20 @@ def candidates(session: Session, alternatives: Sequence[Sequence[str]], *, owner
         params = {"q": _fts_expression(alternatives, all_words=all_words),
                   "n": MAX_CANDIDATES}
     else:
+        # The same four fields as the index: name, aliases and labels, common names and
+        # description.
         statement = statement.where(
             (and_ if all_words else or_)(*(
                 or_(*(or_(Food.name_key.contains(w, autoescape=True),
+                          Food.aliases.any(FoodAlias.alias_key.contains(w, autoescape=True)),
+                          Food.labels.any(FoodLabel.label.contains(w, autoescape=True)),
                           func.lower(Food.fdc_description).contains(w, autoescape=True),
                           func.lower(func.coalesce(Food.common_names, "")).contains(
                               w, autoescape=True))
                       for w in choices))
                 for choices in alternatives
             ))
-        ).limit(MAX_CANDIDATES)
+        ).order_by(Food.search_weight.desc(), Food.id).limit(MAX_CANDIDATES)  # likeliest kept
         params = {}
     rows = session.execute(statement, params).all()
     if rows and "aliases" in rows[0]._fields:

@@ -8,9 +8,12 @@ root the server runs as the ``postgres`` user (made by Debian's package) or else
 owning the temporary folder; the tests still connect as the database superuser ``foodtag``
 over TCP with trust authentication (the server listens on loopback only, for one test run).
 
-Used through the fixtures in conftest.py (``postgres_server``, ``postgres_url``) and
-db_support.py (``db_url``); ``PostgresServer.create_database`` gives each test its own database,
-copied from a template database when one is named (a file copy: milliseconds).
+Used through fixtures: in conftest.py ``postgres_server`` (this module's server, one per test
+session), ``postgres_url`` (a new empty database per test) and ``postgres_template`` (the name
+of a database on the small test seed, to copy); in db_support.py ``db_url`` and
+``empty_db_url`` (a test using either runs on SQLite and on PostgreSQL).
+``PostgresServer.create_database(template=...)`` gives a test its own database, copied from a
+template database when one is named (CREATE DATABASE ... TEMPLATE: a fraction of a second).
 """
 
 from __future__ import annotations

@@ -296,25 +296,52 @@ def test_unknown_user_writes_nothing(db_url):
 
 
 def test_twenty_threads_logging_at_once(alice):
-    errors: list[BaseException] = []
-    barrier = threading.Barrier(20)
+    results = _at_once(20, lambda i: service.log_meal(alice, "banana", grams=100 + i,
+                                                      eaten_at=NOON, external_id=f"t{i}"))
+    assert not [r for r in results if isinstance(r, BaseException)], results
+    entries = service.list_meals(alice, NOON, NOON + timedelta(seconds=1))
+    assert sorted(e["external_id"] for e in entries) == sorted(f"t{i}" for i in range(20))
+    assert sorted(e["grams"] for e in entries) == [100.0 + i for i in range(20)]
 
-    def log(i: int) -> None:
+
+def _at_once(count: int, call) -> list:
+    """``call(i)`` in ``count`` threads released together; returns the results, in order
+    (an exception in a thread is returned in its place)."""
+    barrier = threading.Barrier(count)
+    results: list = [None] * count
+
+    def run(i: int) -> None:
+        barrier.wait()
         try:
-            barrier.wait()
-            service.log_meal(alice, "banana", grams=100 + i, eaten_at=NOON, external_id=f"t{i}")
+            results[i] = call(i)
         except BaseException as exc:  # collected: a thread's exception would be lost
-            errors.append(exc)
+            results[i] = exc
 
-    threads = [threading.Thread(target=log, args=(i,)) for i in range(20)]
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join(timeout=60)
-    assert errors == []
-    entries = service.list_meals(alice, NOON, NOON + timedelta(seconds=1))
-    assert sorted(e["external_id"] for e in entries) == sorted(f"t{i}" for i in range(20))
-    assert sorted(e["grams"] for e in entries) == [100.0 + i for i in range(20)]
+    return results
+
+
+def test_the_same_external_id_at_once_logs_one_entry(alice):
+    """The external_id race: every call sees no entry yet; on PostgreSQL all but one insert
+    then fail on the unique constraint and return the winner's entry."""
+    results = _at_once(8, lambda i: service.log_meal(alice, "banana", grams=100 + i,
+                                                     eaten_at=NOON, external_id="photo-7"))
+    assert not [r for r in results if isinstance(r, BaseException)], results
+    assert sum(r["created"] for r in results) == 1
+    assert len({r["id"] for r in results}) == 1 and len({r["grams"] for r in results}) == 1
+    assert _entry_count() == 1
+
+
+def test_the_same_new_user_at_once_is_created_once(db_url):
+    results = _at_once(6, lambda i: service.create_user("eve"))
+    assert results.count(None) == 1
+    assert all(isinstance(r, UserExists) for r in results if r is not None), results
+    with session_scope(write=False) as session:
+        assert session.scalar(select(func.count(User.id)).where(User.name == "eve")) == 1
 
 
 def test_export_log_csv(alice, tmp_path):
