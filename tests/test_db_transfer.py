@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
-from db import migrate, personal, service, transfer
+from db import migrate, personal, service, signins, transfer
 from db.__main__ import main
 from db.session import configure, init_db
 
@@ -19,7 +19,8 @@ PHOTO = "ab" * 32
 
 def _add_people() -> None:
     """Users, settings, meals (from a photo, corrected, idempotent), own foods, a recipe,
-    favourites and model changes, on the configured database."""
+    favourites, model changes and the default model, a sign-in session and a download's owner,
+    on the configured database."""
     service.create_user("alice", "correct horse", admin=True)
     service.create_user("bob", "battery staple")
     service.update_settings("alice", exchange_unit_g=12, daily_carb_target_g=180)
@@ -35,7 +36,9 @@ def _add_people() -> None:
     service.log_meal("bob", "banana bowl", eaten_at=NOON)
     personal.set_favourite("alice", "espresso")
     service.set_user_model("bob", "student")
-    service.record_server_model_change("alice", "food_default", "student")
+    service.set_default_model("alice", "student", replaces="food_default")
+    signins.start("alice", "alice-session-token", max_age_s=3600)
+    service.own_file("bob", "0123456789abcdef0123456789abcdef")
 
 
 def _snapshot(url: str) -> dict:
@@ -50,6 +53,9 @@ def _snapshot(url: str) -> dict:
             "bob_foods": personal.own_foods("bob"),
             "changes": [{k: v for k, v in c.items()} for c in service.model_changes()],
             "bob_model": service.user_model("bob"),
+            "default_model": service.default_model(),
+            "alice_session": signins.user_for("alice-session-token", idle_s=3600),
+            "file_owner": service.file_owner("0123456789abcdef0123456789abcdef"),
             "admin": service.is_admin("alice"),
             "foods": service.food_count(),
         }
