@@ -36,6 +36,9 @@ def serve_parser() -> argparse.ArgumentParser:
     parser.add_argument("--concurrency", type=int, help="concurrent UI events per handler (default 2)")
     parser.add_argument("--session-idle-minutes", type=float,
                         help="sign-in sessions end after this long unused (env FOODTAG_SESSION_IDLE_MINUTES; default 30)")
+    parser.add_argument("--model-poll-seconds", type=float,
+                        help="how often to pick up a default-model change made on another app process "
+                             "(env FOODTAG_MODEL_POLL_SECONDS; default 5)")
     return parser
 
 
@@ -75,7 +78,7 @@ def serve_main(argv: list[str]) -> int:
     config = AppConfig.from_env(
         host=args.host, port=args.port, models=args.model, db_url=args.db_url, accounts=args.accounts,
         max_upload_mb=args.max_upload_mb, concurrency=args.concurrency,
-        session_idle_minutes=args.session_idle_minutes,
+        session_idle_minutes=args.session_idle_minutes, model_poll_seconds=args.model_poll_seconds,
     )
     from app.server import serve  # Gradio and the model stack: only once the config is valid
 

@@ -1,8 +1,8 @@
 """Who is asking: the signed-in user of a Gradio event or an HTTP request.
 
-The user always comes from the server's own session record (Gradio's sign-in cookie, or
-HTTP Basic credentials checked against the database), never from a name the client sends,
-so one person cannot read or change another person's log by editing a request.
+The user always comes from the server's own session record (the sign-in cookie's session in
+the database, or HTTP Basic credentials checked against the database), never from a name the
+client sends, so one person cannot read or change another person's log by editing a request.
 """
 
 from __future__ import annotations
@@ -11,8 +11,10 @@ import getpass
 import sys
 from typing import TYPE_CHECKING, TextIO
 
+from starlette.concurrency import run_in_threadpool
+
 from app.config import LOCAL_USER
-from app.security import PasswordChecker, Sessions, password_workers
+from app.security import PasswordChecker, Sessions, password_workers, signed_in_user
 from db import service
 from models.errors import FoodtagError
 
@@ -38,12 +40,20 @@ class Identity:
         self.passwords = passwords or PasswordChecker(service.verify_password, workers=password_workers())
         self.sessions = sessions or Sessions(idle_s=30 * 60, max_age_s=12 * 3600)
 
-    async def sign_in(self, username: str, password: str) -> bool:
-        """Gradio's sign-in callback: async, so Gradio awaits it and the slow check runs in
-        PasswordChecker's threads, never on the event loop."""
-        if not self.accounts:
-            return False
-        return await self.passwords.check(username, password)
+    async def sign_in(self, username: str, password: str, client: str) -> str | None:
+        """Check the password (async: the slow check runs in PasswordChecker's threads, never
+        on the event loop) and start a session; returns its token, or None when refused."""
+        if not self.accounts or not await self.passwords.check(username, password, client):
+            return None
+        return await run_in_threadpool(self.sessions.start, username.strip())
+
+    def sign_out(self, token: str | None) -> None:
+        if token:
+            self.sessions.end(token)
+
+    def gradio_user(self, request: fastapi.Request) -> str | None:
+        """Gradio's auth_dependency: the user Guard found for this request, None when signed out."""
+        return signed_in_user(request)
 
     def ui_user(self, request: gr.Request | None) -> str:
         """The user behind a Gradio event."""
@@ -61,11 +71,12 @@ class Identity:
         (checked like a sign-in: bounded, throttled, logged)."""
         if not self.accounts:
             return LOCAL_USER
-        user, _expired = self.sessions.of_request(request.headers)
+        user = signed_in_user(request)
         if user:
             return user
         if basic is not None:
-            if await self.passwords.check(basic.username, basic.password):
+            client = request.client.host if request.client else "unknown"
+            if await self.passwords.check(basic.username, basic.password, client):
                 return basic.username.strip()
             raise NotSignedIn("wrong user name or password")
         raise NotSignedIn("sign in first: send HTTP Basic credentials or the app's sign-in cookie")

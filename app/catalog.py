@@ -1,17 +1,24 @@
 """The models the app can use: the default, every ONNX file in data_home()/models/ and any
-passed with --model; which one is active; one ONNX Runtime engine per file, created once."""
+passed with --model; which one is active; one ONNX Runtime engine per file, created once.
+`DefaultFollower` keeps the active one equal to the default stored in the database, so that
+every app process serves the model an admin chose on any of them."""
 
 from __future__ import annotations
 
 import json
+import logging
 import threading
+import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
-from models.errors import ModelError
 from db import validate
+from models.errors import ModelError
 from models.paths import data_home
+
+log = logging.getLogger("foodtag.models")
+
 
 @dataclass(frozen=True)
 class ModelInfo:
@@ -104,8 +111,16 @@ class ModelCatalog:
             infos.append(info)
         return infos, problems
 
-    def start(self) -> ModelInfo:
-        """Load the model that is active at start: the first --model, else the default."""
+    def start(self, preferred: str | None = None) -> ModelInfo:
+        """Load the model that is active at start: ``preferred`` (the stored server default)
+        when it is listed and loads, else the first --model, else the built-in default."""
+        if preferred is not None:
+            try:
+                self._active = self.load(preferred)
+                return self._active
+            except ModelError as exc:
+                log.warning("the stored default model cannot be used here (%s); starting with this "
+                            "process's own", exc)
         path = self._extra[0] if self._extra else self.default_path()
         info = self._describe(path, default=path == self.default_path())
         self._engine(path)
@@ -128,9 +143,14 @@ class ModelCatalog:
     def activate(self, name: str) -> ModelInfo:
         """Make the listed model called `name` the server's default (for every user who has
         not picked one). The caller checks that an admin asked."""
-        info = self.find(name)
-        self._engine(info.path)  # load before switching, so a broken file never becomes active
+        info = self.load(name)  # loaded before switching, so a broken file never becomes active
         self._active = info
+        return info
+
+    def load(self, name: str) -> ModelInfo:
+        """The listed model called `name`, with its engine created (ModelError if it cannot be)."""
+        info = self.find(name)
+        self._engine(info.path)
         return info
 
     def find(self, name: str) -> ModelInfo:
@@ -168,3 +188,55 @@ class ModelCatalog:
             if engine is None:
                 engine = self._engines[path] = Engine(path)
             return engine
+
+
+class DefaultFollower:
+    """Every ``interval_s`` reads the stored default model's name (``read``) and, when it is
+    not the active one, loads and activates it (only a listed model can be: the built-in
+    default, $FOODTAG_HOME/models/*.onnx and --model files). So a change an admin makes on one
+    app process is served by every other within ``interval_s`` plus the model's load time.
+    A name this process cannot use (not installed here, broken) keeps the current model and
+    is retried every RETRY_S (a file may be copied in later)."""
+
+    RETRY_S = 60.0
+
+    def __init__(self, catalog: ModelCatalog, read: Callable[[], str | None], interval_s: float) -> None:
+        self.catalog, self.read, self.interval_s = catalog, read, interval_s
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._refused: tuple[str, float] | None = None  # (name, when)
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="default-model-follower", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+
+    def poll(self) -> ModelInfo | None:
+        """One look at the stored default; the newly activated model, or None when unchanged."""
+        name = self.read()
+        active = self.catalog.active_info
+        if name is None or (active is not None and active.name == name):
+            return None
+        if self._refused and self._refused[0] == name and time.monotonic() - self._refused[1] < self.RETRY_S:
+            return None
+        try:
+            info = self.catalog.activate(name)
+        except ModelError as exc:
+            self._refused = (name, time.monotonic())
+            log.warning("the stored default model cannot be used here: %s; keeping %s", exc,
+                        active.name if active else "none")
+            return None
+        self._refused = None
+        log.info("default model is now %s (changed on another app process)", info.name)
+        return info
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval_s):
+            try:
+                self.poll()
+            except Exception:  # a database hiccup must not end the following for good
+                log.exception("could not read the stored default model; trying again in %.0f s", self.interval_s)

@@ -46,6 +46,9 @@ class AppConfig:
     concurrency: int = 2
     # Sign-in sessions end after this long without a request (and after 12 hours in all).
     session_idle_minutes: float = 30.0
+    # How often each process reads the default model an admin stored in the database: a
+    # change made on one process is served by all of them within this (plus the model's load).
+    model_poll_seconds: float = 5.0
 
     def __post_init__(self) -> None:
         self.models = [Path(p).expanduser() for p in self.models]
@@ -55,6 +58,8 @@ class AppConfig:
             raise ConfigError(f"max upload size must be in (0, 200] MB, got {self.max_upload_mb}")
         if not 1 <= self.session_idle_minutes <= 7 * 24 * 60:
             raise ConfigError(f"session idle time must be 1 minute to 7 days, got {self.session_idle_minutes} minutes")
+        if not 0.1 <= self.model_poll_seconds <= 3600:
+            raise ConfigError(f"model poll interval must be 0.1 s to 1 hour, got {self.model_poll_seconds} s")
         if self.concurrency < 1:
             raise ConfigError(f"concurrency must be at least 1, got {self.concurrency}")
         for path in self.models:
@@ -95,6 +100,11 @@ class AppConfig:
                 values["session_idle_minutes"] = float(env["FOODTAG_SESSION_IDLE_MINUTES"])
             except ValueError:
                 raise ConfigError("FOODTAG_SESSION_IDLE_MINUTES must be a number of minutes") from None
+        if env.get("FOODTAG_MODEL_POLL_SECONDS"):
+            try:
+                values["model_poll_seconds"] = float(env["FOODTAG_MODEL_POLL_SECONDS"])
+            except ValueError:
+                raise ConfigError("FOODTAG_MODEL_POLL_SECONDS must be a number of seconds") from None
         if env.get("FOODTAG_ACCOUNTS"):
             values["accounts"] = env["FOODTAG_ACCOUNTS"].strip().lower() in ("1", "true", "yes", "on")
         values.update({k: v for k, v in overrides.items() if v is not None})

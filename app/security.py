@@ -2,14 +2,15 @@
 
 - `PasswordChecker`: argon2 checks run in a small thread pool off the event loop, with
   exponential backoff per user name and per client address, and a log line per failure.
-- `Sessions`: sign-in cookies that expire after an idle time and a maximum age.
+- `Sessions`: sign-in sessions, in the database so that every app process shares them, that
+  end after an idle time and a maximum age, or when the user signs out.
 - `OwnedFiles`: downloadable files (CSV exports, batch results) that only their owner may fetch.
 - `Guard`: the ASGI middleware that applies all of the above to every request, plus the
   Host/Origin checks of single-user mode (against DNS rebinding).
 
-Gradio signs browsers in through its public `auth=` callback and sets a cookie whose name
-starts with "access-token-"; the middleware sees that cookie on the way out of /login and
-on every later request, so no Gradio internals are needed to tie a cookie to a user.
+The app signs people in itself (app.signin: its /login sets the `foodtag_session` cookie) and
+hands the user to Gradio through Gradio's public ``auth_dependency`` hook, so no Gradio
+internals tie a cookie to a user and no process keeps sign-ins in its memory.
 """
 
 from __future__ import annotations
@@ -23,23 +24,22 @@ import threading
 import time
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
-from contextvars import ContextVar
-from dataclasses import dataclass
 from http.cookies import SimpleCookie
 from typing import Callable
 from urllib.parse import urlsplit
 
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers, MutableHeaders
-from starlette.responses import JSONResponse
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
+
+from db import service, signins
 
 log = logging.getLogger("foodtag.security")
 
-# Per request: the client's address, and the user a successful sign-in names (set by
-# PasswordChecker, read by Guard when Gradio's /login answers). A dict, so that writes in
-# tasks that run with a copy of this context are seen by the middleware.
-_request_info: ContextVar[dict | None] = ContextVar("foodtag_request_info", default=None)
-
-_COOKIE_PREFIX = "access-token-"
+SESSION_COOKIE = "foodtag_session"
+# Where Guard leaves the signed-in user in each request's state (scope["state"]).
+_STATE_USER = "foodtag_user"
 # Longest user name and password checked at all (db.checks allows no longer ones).
 _MAX_NAME = 64
 _MAX_PASSWORD = 1024
@@ -94,9 +94,7 @@ class PasswordChecker:
         self.users = user_throttle or Throttle(free=5, base_s=1.0, cap_s=30.0)
         self.clients = client_throttle or Throttle(free=20, base_s=1.0, cap_s=30.0)
 
-    async def check(self, username: str, password: str, client: str | None = None) -> bool:
-        info = _request_info.get()
-        client = client or (info or {}).get("client") or "unknown"
+    async def check(self, username: str, password: str, client: str) -> bool:
         name = (username or "").strip()
         if not name or not password or len(name) > _MAX_NAME or len(password) > _MAX_PASSWORD:
             log.warning("sign-in refused from %s: empty or overlong user name or password", client)
@@ -116,8 +114,6 @@ class PasswordChecker:
         if ok:
             self.users.succeeded(user_key)
             self.clients.succeeded(client)
-            if info is not None:
-                info["user"] = name
             return True
         failures = self.users.failed(user_key)
         self.clients.failed(client)
@@ -125,86 +121,61 @@ class PasswordChecker:
         return False
 
 
-@dataclass
-class _Session:
-    user: str
-    started: float
-    seen: float
-
-
 class Sessions:
-    """Sign-in cookie tokens -> user, until `idle_s` without a request or `max_age_s` in all.
-    An expired token stays refused (Gradio itself would still accept it)."""
+    """Sign-in sessions in the database (db.signins), shared by every app process: a cookie
+    token -> user until ``idle_s`` without a request or ``max_age_s`` in all."""
 
     def __init__(self, idle_s: float, max_age_s: float) -> None:
         self.idle_s, self.max_age_s = idle_s, max_age_s
-        self._live: dict[str, _Session] = {}
-        self._expired: set[str] = set()
-        self._lock = threading.Lock()
 
-    def start(self, token: str, user: str) -> None:
-        now = time.monotonic()
-        with self._lock:
-            # Sessions nobody came back to would otherwise stay listed as live forever.
-            for old in [t for t, s in self._live.items() if now - s.started > self.max_age_s]:
-                del self._live[old]
-                self._expired.add(old)
-            self._live[token] = _Session(user, now, now)
+    def start(self, user: str) -> str:
+        """A new session for ``user``; returns its token, which only the client keeps."""
+        token = secrets.token_urlsafe(32)
+        signins.start(user, token, max_age_s=self.max_age_s)
+        return token
 
     def user(self, token: str) -> str | None:
-        """The token's user, and the session counts as used now; None if unknown or expired."""
-        now = time.monotonic()
-        with self._lock:
-            session = self._live.get(token)
-            if session is None:
-                return None
-            if now - session.seen > self.idle_s or now - session.started > self.max_age_s:
-                del self._live[token]
-                self._expired.add(token)
-                log.info("session of %r expired", session.user)
-                return None
-            session.seen = now
-            return session.user
+        """The token's user, and the session counts as used now; None if unknown, ended or expired."""
+        return signins.user_for(token, idle_s=self.idle_s)
 
-    def is_expired(self, token: str) -> bool:
-        with self._lock:
-            known = token in self._expired
-        return known or (token in self._live and self.user(token) is None)
-
-    def of_request(self, headers: Headers) -> tuple[str | None, bool]:
-        """(user of the live sign-in cookie the request carries, whether it carries an expired one)."""
-        user, expired = None, False
-        for token in _sign_in_tokens(headers):
-            if self.is_expired(token):
-                expired = True
-            else:
-                user = user or self.user(token)
-        return user, expired
+    def end(self, token: str) -> None:
+        signins.end(token)
 
 
 class OwnedFiles:
-    """Files named with a random marker (see `name`), and who may download them."""
+    """Files named with a random marker (see `name`), and who may download them, recorded in
+    the database so that any app process refuses everyone else."""
 
     _MARKER = re.compile(r"-([0-9a-f]{32})(?:\.[A-Za-z0-9]+)+$")
-
-    def __init__(self) -> None:
-        self._owners: dict[str, str] = {}
 
     def name(self, stem: str, suffix: str, user: str) -> str:
         """A file name (`stem-<marker>suffix`) that only `user` may download."""
         marker = secrets.token_hex(16)
-        self._owners[marker] = user
+        service.own_file(user, marker)
         return f"{stem}-{marker}{suffix}"
 
     def owner(self, path: str) -> str | None:
         """The owner of the file a URL path names, or None when it is not an owned file."""
         match = self._MARKER.search(path.rsplit("/", 1)[-1])
-        return self._owners.get(match.group(1)) if match else None
+        return service.file_owner(match.group(1)) if match else None
+
+
+def signed_in_user(request) -> str | None:
+    """The user whose live session cookie a request carries, as Guard found it (None: signed
+    out, or single-user mode). ``request``: a Starlette/FastAPI request."""
+    return getattr(request.state, _STATE_USER, None)
 
 
 class Guard:
-    """ASGI middleware: single-user Host/Origin checks, expiring sign-in sessions and
-    per-user file downloads, for every route (the API and the mounted Gradio app)."""
+    """ASGI middleware: single-user Host/Origin checks, sign-in sessions and per-user file
+    downloads, for every route (the API and the mounted Gradio app).
+
+    In accounts mode it looks the session cookie up in the database once per request (in a
+    worker thread, off the event loop) and leaves the user in the request's state, where
+    `signed_in_user` (the API) and Gradio's ``auth_dependency`` (the UI) read it. A cookie
+    that names no live session is removed from the request and cleared in the browser; a
+    signed-out browser asking for the page is sent to the sign-in page.
+    """
 
     def __init__(self, app, *, accounts: bool, allowed_hosts: set[str], sessions: Sessions,
                  files: OwnedFiles) -> None:
@@ -226,21 +197,26 @@ class Guard:
                 log.warning("refused %s %s from %s: %s", scope.get("method", "WS"), scope["path"][:80], client, refusal)
                 await _refuse(scope, receive, send, 403, refusal)
                 return
-        token_to_info = _request_info.set({"client": client})
-        try:
-            user, expired = self.sessions.of_request(headers)
-            stale = _sign_in_cookie_names(headers) if expired else []
-            if expired:
-                scope = _without_sign_in_cookies(scope)
-            if self.accounts and scope["type"] == "http" and "/file=" in scope["path"]:
-                owner = self.files.owner(scope["path"])
+            await self.app(scope, receive, send)
+            return
+        token = _cookies(headers).get(SESSION_COOKIE)
+        user = await run_in_threadpool(self.sessions.user, token.value) if token is not None else None
+        scope = {**scope, "state": {**scope.get("state", {}), _STATE_USER: user}}
+        if token is not None and user is None:
+            scope = _without_session_cookie(scope)
+            send = _clearing_session_cookie(send)
+        if scope["type"] == "http":
+            if user is None and scope.get("method") == "GET" and scope["path"] == "/" \
+                    and "text/html" in headers.get("accept", ""):
+                # Relative, so that it also works under a path prefix of a reverse proxy.
+                await RedirectResponse("login", status_code=303)(scope, receive, send)
+                return
+            if "/file=" in scope["path"]:
+                owner = await run_in_threadpool(self.files.owner, scope["path"])
                 if owner is not None and owner != user:
                     await _refuse(scope, receive, send, 404, "file not found")
                     return
-            send = self._watch_sign_in(scope, send, clear_cookies=stale)
-            await self.app(scope, receive, send)
-        finally:
-            _request_info.reset(token_to_info)
+        await self.app(scope, receive, send)
 
     def _local_refusal(self, scope, headers: Headers) -> str | None:
         """Single-user mode answers only to this machine's names: a page on another origin
@@ -254,25 +230,30 @@ class Guard:
             return "cross-origin requests are refused"
         return None
 
-    def _watch_sign_in(self, scope, send, *, clear_cookies: list[str]):
-        """Start a session when Gradio's /login sets its cookie; clear the expired cookies named."""
-        signing_in = scope["type"] == "http" and scope.get("method") == "POST" and scope["path"].rstrip("/").endswith("/login")
-        if not (signing_in or clear_cookies):
-            return send
 
-        async def watched(message) -> None:
-            if message["type"] == "http.response.start":
-                headers = MutableHeaders(scope=message)
-                if signing_in and message["status"] == 200:
-                    user = (_request_info.get() or {}).get("user")
-                    for token in _tokens_in_set_cookie(headers):
-                        if user:
-                            self.sessions.start(token, user)
-                for name in clear_cookies:
-                    headers.append("set-cookie", f"{name}=; Max-Age=0; Path=/; HttpOnly")
-            await send(message)
+def session_cookie(response, token: str, *, secure: bool, max_age_s: float) -> None:
+    """Set the sign-in cookie: script-proof (HttpOnly), sent on same-site requests only (Lax:
+    another site cannot post as the user), over https only when the app is served so."""
+    response.set_cookie(SESSION_COOKIE, token, max_age=int(max_age_s), path="/", httponly=True,
+                        samesite="lax", secure=secure)
 
-        return watched
+
+def clear_session_cookie(response) -> None:
+    response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="lax")
+
+
+def _clearing_session_cookie(send):
+    """`send` that adds clear_session_cookie's Set-Cookie header to the response."""
+    cleared = Response()
+    clear_session_cookie(cleared)
+    header = cleared.headers["set-cookie"]
+
+    async def clearing(message) -> None:
+        if message["type"] == "http.response.start":
+            MutableHeaders(scope=message).append("set-cookie", header)
+        await send(message)
+
+    return clearing
 
 
 def _hostname(netloc: str) -> str:
@@ -291,28 +272,11 @@ def _cookies(headers: Headers) -> SimpleCookie:
     return cookie
 
 
-def _sign_in_cookie_names(headers: Headers) -> list[str]:
-    return [name for name in _cookies(headers) if name.startswith(_COOKIE_PREFIX)]
-
-
-def _sign_in_tokens(headers: Headers) -> set[str]:
-    return {morsel.value for name, morsel in _cookies(headers).items() if name.startswith(_COOKIE_PREFIX) and morsel.value}
-
-
-def _tokens_in_set_cookie(headers: MutableHeaders) -> set[str]:
-    tokens = set()
-    for value in headers.getlist("set-cookie"):
-        name, _, rest = value.partition("=")
-        if name.strip().startswith(_COOKIE_PREFIX):
-            tokens.add(rest.split(";", 1)[0].strip().strip('"'))
-    return tokens - {""}
-
-
-def _without_sign_in_cookies(scope):
-    """The scope with expired sign-in cookies removed, so Gradio sees a signed-out browser."""
+def _without_session_cookie(scope):
+    """The scope without the sign-in cookie, so that nothing downstream sees a dead session."""
     headers = [(k, v) for k, v in scope["headers"] if k != b"cookie"]
     kept = [f"{name}={morsel.coded_value}" for name, morsel in _cookies(Headers(scope=scope)).items()
-            if not name.startswith(_COOKIE_PREFIX)]
+            if name != SESSION_COOKIE]
     if kept:
         headers.append((b"cookie", "; ".join(kept).encode("latin-1")))
     return {**scope, "headers": headers}
@@ -323,6 +287,27 @@ async def _refuse(scope, receive, send, status: int, message: str) -> None:
         await send({"type": "websocket.close", "code": 1008})
         return
     await JSONResponse({"error": message}, status_code=status)(scope, receive, send)
+
+
+class BodyTooLarge(Exception):
+    """A request body passed its size limit while streaming in."""
+
+
+def limited_body(request: Request, limit: int) -> Request:
+    """The same request, whose body stops with BodyTooLarge after `limit` bytes (chunked uploads
+    have no Content-Length to check up front)."""
+    received = 0
+
+    async def receive():
+        nonlocal received
+        message = await request.receive()
+        if message["type"] == "http.request":
+            received += len(message.get("body", b""))
+            if received > limit:
+                raise BodyTooLarge
+        return message
+
+    return Request(request.scope, receive)
 
 
 def private_dir(path):

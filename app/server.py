@@ -1,6 +1,8 @@
 """The HTTP server: FastAPI with GET /healthz, POST /api/analyze, the food search GET /api/foods,
-the user's own foods and recipes (GET/POST /api/my/foods, POST /api/my/recipes), the Gradio UI at /.
-Every /api route needs a sign-in (cookie or HTTP Basic) when accounts are on.
+the user's own foods and recipes (GET/POST /api/my/foods, POST /api/my/recipes), the Gradio UI at /,
+and with accounts on, sign-in and sign-out (app.signin). Every /api route then needs a sign-in
+(the session cookie or HTTP Basic). The server keeps no sign-in or model choice in memory that
+another process would need (see app.security and app.catalog.DefaultFollower).
 
 Nothing heavy happens at import or in App(): the database is migrated and the model loaded
 by `App.startup()` (run before uvicorn starts, and again harmlessly by the lifespan).
@@ -24,9 +26,10 @@ from starlette.datastructures import UploadFile
 
 from app.analysis import DISCLAIMER, Analyzer, PortionError, find_foods, nutrition_card
 from app.auth import Identity, NotSignedIn
-from app.catalog import ModelCatalog
+from app.catalog import DefaultFollower, ModelCatalog
 from app.config import LOCAL_USER, AppConfig
-from app.security import Guard, OwnedFiles, Sessions, private_dir
+from app.security import BodyTooLarge, Guard, OwnedFiles, Sessions, limited_body, private_dir
+from app.signin import add_routes as add_sign_in_routes
 from app.ui import AppContext, build_ui
 from db import personal, service, session, validate
 from db.errors import InvalidValue, UnknownFood
@@ -44,10 +47,6 @@ SESSION_MAX_AGE_S = 12 * 3600
 _basic_auth = HTTPBasic(auto_error=False, realm="foodtag")
 # An own food or a recipe of 100 ingredients is a few kB; more is not a food.
 _MAX_JSON_BYTES = 64 * 1024
-
-
-class _TooLarge(Exception):
-    """The upload passed the size limit while streaming in."""
 
 
 def error(status: int, message: str, **headers: str) -> JSONResponse:
@@ -74,12 +73,15 @@ class App:
             max_upload_bytes=config.max_upload_bytes,
             files=OwnedFiles(),
         )
+        self.follower = DefaultFollower(catalog, service.default_model, config.model_poll_seconds)
         self._started = False
         self._start_lock = threading.Lock()
         self.fastapi = self._build()
 
     def startup(self) -> None:
-        """Migrate and seed the database, create the local user, load the active model."""
+        """Migrate and seed the database, create the local user, load the active model (the
+        stored default, else the first --model, else the built-in one) and start following the
+        stored default."""
         with self._start_lock:
             if self._started:
                 return
@@ -92,21 +94,31 @@ class App:
                 # Sign-in is required but nobody could sign in: say how, instead of a dead login page.
                 raise FoodtagError("accounts are on but no user has a password yet: "
                                    "create one with `python -m app users add NAME`")
-            info = self.ctx.catalog.start()
+            # The default an admin stored wins over --model, so every process serves the same one.
+            info = self.ctx.catalog.start(preferred=service.default_model())
             log.info("model %s (%d classes) loaded from %s", info.name, info.classes, info.path)
+            self.follower.start()
             self._started = True
+
+    def shutdown(self) -> None:
+        """Stop following the stored default model (run by the lifespan when the server stops)."""
+        self.follower.stop()
 
     def _build(self) -> FastAPI:
         @asynccontextmanager
         async def lifespan(_app: FastAPI):
             await run_in_threadpool(self.startup)
             yield
+            await run_in_threadpool(self.shutdown)
 
         api = FastAPI(title="foodtag", lifespan=lifespan, docs_url="/api/docs", redoc_url=None,
                       openapi_url="/api/openapi.json")
         api.add_middleware(Guard, accounts=self.config.accounts, allowed_hosts=self.config.allowed_hosts,
                            sessions=self.ctx.identity.sessions, files=self.ctx.files)
         api.add_api_route("/healthz", self.healthz, methods=["GET"])
+        sign_in_message = "Sign in with a name and password made by `python -m app users add NAME`."
+        if self.config.accounts:
+            add_sign_in_routes(api, self.ctx.identity, message=sign_in_message)
         api.add_api_route(
             "/api/analyze", self.analyze, methods=["POST"],
             openapi_extra={"requestBody": {"content": {"multipart/form-data": {"schema": {
@@ -137,8 +149,9 @@ class App:
             api,
             blocks,
             path="/",
-            auth=self.ctx.identity.sign_in if self.config.accounts else None,
-            auth_message="Sign in with a name and password made by `python -m app users add NAME`.",
+            # Our own sign-in (app.signin) and database sessions, handed to Gradio per request.
+            auth_dependency=self.ctx.identity.gradio_user if self.config.accounts else None,
+            auth_message=sign_in_message,
             max_file_size=self.config.max_upload_bytes,
             show_error=False,  # gr.Error messages still show; unexpected exceptions do not leak
             run_history=False,  # meal photos are health data: keep no copies in the browser
@@ -178,8 +191,8 @@ class App:
         if declared and declared.isdigit() and int(declared) > limit + _FORM_OVERHEAD:
             return error(413, too_large)
         try:
-            form = await _limited(request, limit + _FORM_OVERHEAD).form(max_files=1, max_fields=10)
-        except _TooLarge:
+            form = await limited_body(request, limit + _FORM_OVERHEAD).form(max_files=1, max_fields=10)
+        except BodyTooLarge:
             return error(413, too_large)
         except Exception:  # Starlette raises several types for malformed multipart bodies
             return error(400, "send the photo as multipart/form-data in a field named 'file'")
@@ -241,8 +254,8 @@ class App:
         if isinstance(user, JSONResponse):
             return user
         try:
-            body = json.loads(await _limited(request, _MAX_JSON_BYTES).body())
-        except _TooLarge:
+            body = json.loads(await limited_body(request, _MAX_JSON_BYTES).body())
+        except BodyTooLarge:
             return error(413, f"request body too large: the limit is {_MAX_JSON_BYTES // 1024} kB")
         except ValueError:
             return error(400, "the body must be a JSON object")
@@ -320,23 +333,6 @@ def _text_field(form, key: str) -> str | None:
     if not isinstance(value, str):
         raise FoodtagError(f"form field {key!r} must be text, not a file")
     return value.strip() or None
-
-
-def _limited(request: Request, limit: int) -> Request:
-    """The same request, whose body stops with _TooLarge after `limit` bytes (chunked uploads
-    have no Content-Length to check up front)."""
-    received = 0
-
-    async def receive():
-        nonlocal received
-        message = await request.receive()
-        if message["type"] == "http.request":
-            received += len(message.get("body", b""))
-            if received > limit:
-                raise _TooLarge
-        return message
-
-    return Request(request.scope, receive)
 
 
 def serve(config: AppConfig) -> None:

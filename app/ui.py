@@ -471,8 +471,10 @@ class Handlers:
             if not name:
                 raise FoodtagError("Pick a model first.")
             before = self.ctx.catalog.active_info
-            info = self.ctx.catalog.activate(name)
-            service.record_server_model_change(user, before.name if before else None, info.name)
+            info = self.ctx.catalog.load(name)  # a broken file is refused before it is stored
+            # Stored first: every app process follows the stored default (DefaultFollower).
+            service.set_default_model(user, info.name, replaces=before.name if before else None)
+            self.ctx.catalog.activate(info.name)
         table, choices, note = self.list_models(request)
         return table, choices, f"Server default model: {info.name} ({info.classes} classes). {note}".strip()
 

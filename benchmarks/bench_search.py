@@ -1,8 +1,10 @@
 """Food search latency over the whole catalog (curated foods + USDA SR Legacy, ~8,900 foods).
 
-    .venv/bin/python benchmarks/bench_search.py [--rounds 3] [--db PATH]
+    .venv/bin/python benchmarks/bench_search.py [--rounds 3] [--db PATH | --url URL]
 
-Builds a fresh SQLite database from the shipped seed (timing that first-run init too), then
+Builds a fresh SQLite database from the shipped seed (or fills the empty database at --url, e.g.
+a new PostgreSQL database, which searches with LIKE instead of FTS5), timing that first-run
+init too, then
 runs db.service.search, the function behind the app's search box, /api/foods and
 ``python -m db search``, for several kinds of query, interleaved over --rounds rounds:
 - common: 40 everyday foods ("rice", "orange juice", ...)
@@ -44,7 +46,9 @@ def percentile(values: list[float], q: float) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--db", type=Path, help="database file (default: a temporary one)")
+    target = parser.add_mutually_exclusive_group()
+    target.add_argument("--db", type=Path, help="database file (default: a temporary one)")
+    target.add_argument("--url", help="an empty database to fill instead (any SQLAlchemy URL)")
     args = parser.parse_args()
 
     from db import personal, service
@@ -53,7 +57,7 @@ def main() -> int:
     from sqlalchemy import select
 
     path = args.db or Path(tempfile.mkdtemp(prefix="bench-search-")) / "foodtag.db"
-    configure(f"sqlite:///{path}")
+    configure(args.url or f"sqlite:///{path}")
     started = time.perf_counter()
     init_db()
     init_s = time.perf_counter() - started

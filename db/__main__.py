@@ -6,6 +6,7 @@
     python -m db export-log --user alice --out alice.csv
     python -m db check-seed [DIR]     (every problem in db/seed/*.csv, one per line)
     python -m db build-sr28 ../shared/data/usda-sr28   (rebuild db/seed/sr28_*.csv.gz)
+    python -m db migrate-sqlite-to --url postgresql+psycopg://USER:PW@HOST/DB [--from FILE]
 
 Errors print one line ("error: ...") to stderr and exit with status 2.
 """
@@ -26,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     # Imported after parsing so --help stays instant.
     from db import service
     from db.seed import SEED_DIR
-    from db.session import database_url, init_db
+    from db.session import database_url, default_sqlite_file, display_url, init_db
 
     try:
         if args.command == "check-seed":
@@ -41,9 +42,11 @@ def main(argv: list[str] | None = None) -> int:
             sr28.write_compact(foods, portions, out)
             print(f"wrote {len(foods)} foods and {len(portions)} portions to {out}")
             return 0
+        if args.command == "migrate-sqlite-to":
+            return _migrate_sqlite_to(args.url, args.source or str(default_sqlite_file()))
         init_db()  # idempotent: every command works on a fresh install
         if args.command == "init":
-            print(f"database ready: {_safe_url(database_url())} ({service.food_count()} foods)")
+            print(f"database ready: {display_url(database_url())} ({service.food_count()} foods)")
         elif args.command == "lookup":
             card = service.lookup(" ".join(args.name), grams=args.grams, serving=args.serving,
                                   exchange_unit_g=args.unit)
@@ -95,7 +98,27 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("release", help="folder with FOOD_DES.txt, ABBREV.txt, WEIGHT.txt, "
                                        "FD_GROUP.txt")
     build.add_argument("--out", help="output folder (default: db/seed)")
+    move = commands.add_parser(
+        "migrate-sqlite-to", help="copy a SQLite database (foods, users, meal logs, all of it) "
+                                  "into a new, empty PostgreSQL database, verified")
+    move.add_argument("--url", required=True,
+                      help="the PostgreSQL database: postgresql+psycopg://USER:PASSWORD@HOST/DB")
+    move.add_argument("--from", dest="source",
+                      help="SQLite file or sqlite:/// URL (default: $FOODTAG_HOME/foodtag.db)")
     return parser
+
+
+def _migrate_sqlite_to(target: str, source: str) -> int:
+    from db import transfer
+    from db.session import display_url
+
+    tables = transfer.copy_sqlite_to(target, source)
+    print(f"copied {transfer.sqlite_url(source)} to {display_url(target)}")
+    for copy in tables:
+        print(f"  {copy.table:20} {copy.rows:8} rows  sha256 {copy.sha256[:16]}")
+    print(f"verified: {len(tables)} tables, {sum(c.rows for c in tables)} rows; row counts and "
+          "checksums match the source")
+    return 0
 
 
 def _card_text(card: dict[str, Any]) -> str:
@@ -134,12 +157,6 @@ def _card_text(card: dict[str, Any]) -> str:
                          for s in card["servings"])
     lines.append(f"  servings: {servings}")
     return "\n".join(lines)
-
-
-def _safe_url(url: str) -> str:
-    from sqlalchemy.engine import make_url
-
-    return make_url(url).render_as_string(hide_password=True)
 
 
 def _fail(message: str) -> int:

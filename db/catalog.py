@@ -17,7 +17,7 @@ from pathlib import Path
 from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session
 
-from db import portions, search, sr28
+from db import portions, search, sequences, sr28
 from db.errors import SeedError
 from db.keys import name_key
 from db.models import Food, FoodAlias, FoodLabel, Serving
@@ -166,6 +166,7 @@ def load(session: Session, seed_dir: Path) -> int:
     _bulk(session, Food, food_rows)
     _bulk(session, Serving, serving_rows)
     _bulk(session, FoodAlias, alias_rows)
+    sequences.sync(session)  # the ids above were chosen here, not by the database
     return len(food_rows)
 
 

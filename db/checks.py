@@ -55,6 +55,8 @@ def text(field: str, value: object, max_len: int) -> str:
     value = value.strip()
     if len(value) > max_len:
         raise InvalidValue(f"{field} is longer than {max_len} characters")
+    if "\x00" in value:  # no text column of PostgreSQL can hold it
+        raise InvalidValue(f"{field} contains a NUL character")
     return value
 
 

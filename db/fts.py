@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from sqlalchemy import Integer, String, and_, bindparam, column, func, or_, select, text
 from sqlalchemy.orm import Session
 
+from db import search
 from db.keys import name_key
 from db.models import Food, FoodAlias, FoodLabel
 
@@ -73,9 +74,10 @@ def reindex(session: Session, food_ids: Iterable[int] | None = None) -> None:
 
 
 def vocabulary(session: Session) -> tuple[str, ...]:
-    """Every word in the index, cached per database until foods are added or removed."""
-    if not has_index(session):
-        return ()
+    """Every word of the catalog (sorted), for typo correction: FTS5's own term list where
+    the index exists, else the words of the same four fields as db.search splits them (so a
+    PostgreSQL database corrects "piza" too). Cached per database until foods are added or
+    removed."""
     url = str(session.get_bind().url)
     # Cheap on the foods table (an FTS5 count(*) reads the whole index): changes whenever a
     # food is added or removed, which is when the index changes.
@@ -83,11 +85,28 @@ def vocabulary(session: Session) -> tuple[str, ...]:
     with _vocab_lock:
         cached = _vocab_cache.get((url, version))
         if cached is None:
-            cached = tuple(sorted(
-                session.execute(text("SELECT term FROM foods_fts_vocab")).scalars()))
+            if has_index(session):
+                terms = session.execute(text("SELECT term FROM foods_fts_vocab")).scalars()
+            else:
+                terms = _catalog_words(session)
+            cached = tuple(sorted(set(terms)))
             _vocab_cache.clear()
             _vocab_cache[(url, version)] = cached
         return cached
+
+
+def _catalog_words(session: Session) -> set[str]:
+    """The words of every food's name, description, common names, aliases and labels."""
+    found: set[str] = set()
+    texts = session.execute(select(Food.name, Food.fdc_description, Food.common_names))
+    for row in texts:
+        for field in row:
+            if field:
+                found.update(search.words(field))
+    for extra in (select(FoodAlias.alias), select(FoodLabel.label)):
+        for value in session.scalars(extra):
+            found.update(search.words(value))
+    return found
 
 
 @dataclass(frozen=True)
@@ -133,16 +152,20 @@ def candidates(session: Session, alternatives: Sequence[Sequence[str]], *, owner
         params = {"q": _fts_expression(alternatives, all_words=all_words),
                   "n": MAX_CANDIDATES}
     else:
+        # The same four fields as the index: name, aliases and labels, common names and
+        # description.
         statement = statement.where(
             (and_ if all_words else or_)(*(
                 or_(*(or_(Food.name_key.contains(w, autoescape=True),
+                          Food.aliases.any(FoodAlias.alias_key.contains(w, autoescape=True)),
+                          Food.labels.any(FoodLabel.label.contains(w, autoescape=True)),
                           func.lower(Food.fdc_description).contains(w, autoescape=True),
                           func.lower(func.coalesce(Food.common_names, "")).contains(
                               w, autoescape=True))
                       for w in choices))
                 for choices in alternatives
             ))
-        ).limit(MAX_CANDIDATES)
+        ).order_by(Food.search_weight.desc(), Food.id).limit(MAX_CANDIDATES)  # likeliest kept
         params = {}
     rows = session.execute(statement, params).all()
     if rows and "aliases" in rows[0]._fields:

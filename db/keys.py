@@ -9,7 +9,9 @@ import unicodedata
 
 
 def name_key(text: str) -> str:
-    """Case-folded, accent-free, underscores as spaces, runs of whitespace collapsed."""
+    """Case-folded, accent-free, underscores and control characters (NUL included, which
+    PostgreSQL cannot store) as spaces, runs of whitespace collapsed."""
     decomposed = unicodedata.normalize("NFKD", text.replace("_", " "))
-    plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    plain = "".join(" " if unicodedata.category(ch) == "Cc" else ch
+                    for ch in decomposed if not unicodedata.combining(ch))
     return " ".join(plain.casefold().split())

@@ -399,3 +399,57 @@ class ModelChange(Base):
     to_model: Mapped[Optional[str]] = mapped_column(String(200))  # None: back to the default
 
     __table_args__ = (CheckConstraint("scope IN ('server', 'user')", name="scope"),)
+
+
+# --- State every app process shares (migration 0004) -----------------------------------------
+# Several app processes behind a load balancer behave as one because what a request may
+# depend on lives here, not in a process: who is signed in, the server's default model, and
+# who may download which generated file.
+
+SESSION_TOKEN_HASH_LEN = 64  # hex SHA-256
+FILE_MARKER_LEN = 32  # hex, see app.security.OwnedFiles
+
+
+class SignInSession(Base):
+    """A signed-in browser or API client. Only the SHA-256 of its cookie token is stored, so
+    a leaked database copy signs nobody in. It ends ``idle`` after ``last_seen_at`` (the app's
+    setting) and at ``expires_at`` however active; signing out deletes the row."""
+
+    __tablename__ = "sign_in_sessions"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    token_hash: Mapped[str] = mapped_column(String(SESSION_TOKEN_HASH_LEN), unique=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # Written at most every few seconds to a minute per session (db.signins.touch_interval_s).
+    last_seen_at: Mapped[datetime] = mapped_column(default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(index=True)
+
+    user: Mapped[User] = relationship()
+
+    __table_args__ = (CheckConstraint("expires_at > created_at", name="expires_after_created"),)
+
+
+class ServerSetting(Base):
+    """A server-wide choice every app process follows, e.g. the default model (by name, as the
+    app lists it: only installed models can be named)."""
+
+    __tablename__ = "server_settings"
+
+    name: Mapped[str] = mapped_column(String(40), primary_key=True)
+    value: Mapped[str] = mapped_column(String(200))
+    changed_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+    changed_by: Mapped[str] = mapped_column(String(64))  # the user's name at the time
+
+    __table_args__ = (CheckConstraint("name IN ('default_model')", name="known_name"),)
+
+
+class OwnedFile(Base):
+    """A generated download (CSV export, batch result) and the one user who may fetch it, by
+    the random marker in its file name."""
+
+    __tablename__ = "owned_files"
+
+    marker: Mapped[str] = mapped_column(String(FILE_MARKER_LEN), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)

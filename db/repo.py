@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session, selectinload
 from db import fts, search, validate
 from db.errors import InvalidValue, NotFound, UnknownFood, UnknownUser
 from db.keys import name_key
-from db.models import FavouriteFood, Food, FoodAlias, FoodLabel, MealEntry, ModelChange, User
+from db.models import FavouriteFood, Food, FoodAlias, FoodLabel, MealEntry, ModelChange, OwnedFile, User
 
 MAX_QUERY_LEN = 200
 
@@ -175,3 +175,9 @@ def entries(user: User, *, session: Session, start: datetime | None = None,
 def model_changes(limit: int, *, session: Session) -> list[ModelChange]:
     """The latest model changes, newest first."""
     return list(session.scalars(select(ModelChange).order_by(ModelChange.id.desc()).limit(limit)))
+
+
+def file_owner(marker: str, *, session: Session) -> str | None:
+    """The name of the user who may download the file named with ``marker``, if any."""
+    return session.scalar(select(User.name).join(OwnedFile, OwnedFile.user_id == User.id)
+                          .where(OwnedFile.marker == marker))

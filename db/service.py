@@ -18,11 +18,12 @@ from db import cards, checks, nutrition, passwords, repo, validate
 from db import search as ranking
 from db.errors import InvalidPortion, InvalidValue, UserExists
 from db.keys import name_key
-from db.models import Food, MealEntry, ModelChange, User
+from db.models import Food, MealEntry, ModelChange, OwnedFile, ServerSetting, User
 from db.session import session_scope
 from models.errors import FoodtagError
 
 MAX_SEARCH_LIMIT = 100
+DEFAULT_MODEL_SETTING = "default_model"
 MAX_SUMMARY_DAYS = 3660
 _MEAL_CHANGES = ("food", "grams", "serving", "eaten_at", "meal_type", "note")
 
@@ -69,7 +70,7 @@ def search(text: str, limit: int = 10, *, user: str | None = None,
         raise InvalidValue(
             f"limit must be a whole number from 1 to {MAX_SEARCH_LIMIT}, got {validate.echo(limit)}"
         )
-    if group is not None and (not isinstance(group, str) or len(group) > 60):
+    if group is not None and (not isinstance(group, str) or len(group) > 60 or "\x00" in group):
         raise InvalidValue(f"food group must be a name of at most 60 characters, got {validate.echo(group)}")
     with session_scope(write=False) as session:
         owner = repo.get_user(user, session=session) if user is not None else None
@@ -192,13 +193,30 @@ def set_user_model(user: str, model: str | None) -> None:
             row.model = model
 
 
-def record_server_model_change(user: str, from_model: str | None, to_model: str) -> None:
-    """Record that ``user`` (the caller checked they are an admin) changed the server's default."""
+def default_model() -> str | None:
+    """The server's default model as an admin last set it (every app process follows it);
+    None: never set, each process uses the one it starts with."""
+    with session_scope(write=False) as session:
+        row = session.get(ServerSetting, DEFAULT_MODEL_SETTING)
+        return row.value if row else None
+
+
+def set_default_model(user: str, model: str, *, replaces: str | None = None) -> None:
+    """Make ``model`` the server's default and record the change; ``replaces`` names the
+    model in use when none was ever set. The caller checked that ``user`` is an admin and
+    that ``model`` is installed."""
+    model = checks.text("model", model, 200)
+    if not model:
+        raise InvalidValue("model name is empty")
     with session_scope() as session:
         row = repo.get_user(user, session=session)
-        session.add(ModelChange(changed_by=row.name, scope="server",
-                                from_model=checks.optional_text("from_model", from_model, 200),
-                                to_model=checks.text("to_model", to_model, 200)))
+        setting = session.get(ServerSetting, DEFAULT_MODEL_SETTING)
+        before = setting.value if setting else checks.optional_text("replaces", replaces, 200)
+        if setting is None:
+            session.add(ServerSetting(name=DEFAULT_MODEL_SETTING, value=model, changed_by=row.name))
+        else:
+            setting.value, setting.changed_by = model, row.name
+        session.add(ModelChange(changed_by=row.name, scope="server", from_model=before, to_model=model))
 
 
 def model_changes(limit: int = 50) -> list[dict[str, Any]]:
@@ -207,6 +225,18 @@ def model_changes(limit: int = 50) -> list[dict[str, Any]]:
         rows = repo.model_changes(limit, session=session)
         return [{"changed_at": r.changed_at.isoformat(timespec="seconds"), "changed_by": r.changed_by,
                  "scope": r.scope, "from_model": r.from_model, "to_model": r.to_model} for r in rows]
+
+
+def own_file(user: str, marker: str) -> None:
+    """Record that only ``user`` may download the file named with ``marker``."""
+    with session_scope() as session:
+        session.add(OwnedFile(marker=checks.text("marker", marker, 32), user_id=repo.get_user(user, session=session).id))
+
+
+def file_owner(marker: str) -> str | None:
+    """Who may download the file named with ``marker``; None when no file has it."""
+    with session_scope(write=False) as session:
+        return repo.file_owner(marker, session=session)
 
 
 def get_settings(user: str) -> dict[str, float]:

@@ -49,7 +49,20 @@ def database_url() -> str:
     """configure()'s URL, else $FOODTAG_DB_URL, else the SQLite file in data_home()."""
     if _configured_url:
         return _configured_url
-    return os.environ.get("FOODTAG_DB_URL") or f"sqlite:///{data_home() / 'foodtag.db'}"
+    return os.environ.get("FOODTAG_DB_URL") or f"sqlite:///{default_sqlite_file()}"
+
+
+def default_sqlite_file() -> Path:
+    """The database file used when no URL is given."""
+    return data_home() / "foodtag.db"
+
+
+def display_url(url_text: str) -> str:
+    """``url_text`` fit to print: the password masked (an unparsable URL: a short prefix)."""
+    try:
+        return make_url(url_text).render_as_string(hide_password=True)
+    except ArgumentError:
+        return repr(url_text[:40])
 
 
 def configure(url: str | None) -> None:
@@ -66,7 +79,7 @@ def get_engine() -> Engine:
     global _engine, _sessions
     with _lock:
         if _engine is None:
-            _engine = _create_engine(database_url())
+            _engine = make_engine(database_url())
             _sessions = sessionmaker(_engine, expire_on_commit=False)
         return _engine
 
@@ -117,8 +130,7 @@ def init_db(*, seed_dir: Path | None = None) -> None:
         try:
             conn = conn.execution_options(**{_IMMEDIATE: True})
             with conn.begin():
-                if conn.dialect.name == "postgresql":
-                    conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_INIT_LOCK})
+                hold_schema_lock(conn)
                 migrate.upgrade(conn)
                 # Joins the open transaction; it flushes into it and never commits it itself.
                 with Session(bind=conn) as session:
@@ -130,6 +142,14 @@ def init_db(*, seed_dir: Path | None = None) -> None:
         finally:
             if sqlite:
                 _sqlite_foreign_keys(conn, on=True)
+
+
+def hold_schema_lock(conn: Connection) -> None:
+    """On PostgreSQL, wait for and hold (until the transaction ends) the advisory lock that
+    serialises schema changes and seeding across processes. SQLite needs none: a write
+    transaction (BEGIN IMMEDIATE) already excludes every other writer."""
+    if conn.dialect.name == "postgresql":
+        conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_INIT_LOCK})
 
 
 def _sqlite_foreign_keys(conn: Connection, *, on: bool) -> None:
@@ -167,7 +187,9 @@ def _load_seed(session: Session, folder: Path) -> None:
         session.flush()
 
 
-def _create_engine(url_text: str) -> Engine:
+def make_engine(url_text: str) -> Engine:
+    """An engine for ``url_text`` with this module's settings (SQLite: WAL, busy timeout,
+    foreign keys, BEGIN IMMEDIATE for writes; a new file is created owner-only)."""
     try:
         url = make_url(url_text)
     except ArgumentError as exc:

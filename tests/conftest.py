@@ -1,10 +1,14 @@
-"""Shared test set-up: a private data folder per test session, and one exported default model."""
+"""Shared test set-up: a private data folder per test session, one exported default model, and
+one PostgreSQL server per test session (tests/postgres.py)."""
 
+import importlib.util
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from postgres import PostgresServer, find_bin_dir
 
 # Set before any project module reads it, so no test touches the user's real data folder.
 _SESSION_HOME = Path(tempfile.mkdtemp(prefix="foodtag-test-"))
@@ -38,3 +42,62 @@ def bomb_files() -> dict[str, bytes]:
     from image_support import bombs
 
     return bombs()
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """A PostgreSQL server of this test session (started on first use, about 2 s), in a
+    temporary folder, removed at the end. Skips only when no PostgreSQL binaries exist; a
+    server that exists but does not start is an error."""
+    bin_dir = find_bin_dir()
+    if bin_dir is None:
+        pytest.skip("no PostgreSQL binaries (initdb, pg_ctl, postgres) on PATH or under "
+                    "/usr/lib/postgresql/*/bin: install the postgresql package (.ci/run does)")
+    if importlib.util.find_spec("psycopg") is None:
+        pytest.fail("PostgreSQL is installed but its driver is not: pip install -e '.[postgres]'")
+    server = PostgresServer(bin_dir).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres_server: PostgresServer) -> Iterator[str]:
+    """A new, empty database on the session's PostgreSQL server (dropped after the test);
+    yields its SQLAlchemy URL (postgresql+psycopg://...)."""
+    url = postgres_server.create_database()
+    yield url
+    postgres_server.drop_database(url.rsplit("/", 1)[1])
+
+
+@pytest.fixture(scope="session")
+def small_seed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The small seed's folder, written once per session."""
+    from db_support import write_seed
+
+    return write_seed(tmp_path_factory.mktemp("small-seed"))
+
+
+@pytest.fixture(scope="session")
+def seeded_template(tmp_path_factory: pytest.TempPathFactory, small_seed: Path) -> Path:
+    """A SQLite database file migrated and seeded once per session; tests get copies of it."""
+    from db.session import configure, init_db
+
+    path = tmp_path_factory.mktemp("db-template") / "template.db"
+    configure(f"sqlite:///{path}")
+    init_db(seed_dir=small_seed)
+    configure(None)  # closes the connections, which checkpoints the WAL into the file
+    return path
+
+
+@pytest.fixture(scope="session")
+def postgres_template(postgres_server: PostgresServer, small_seed: Path) -> str:
+    """A PostgreSQL database migrated and seeded once per session; returns its name (tests
+    get copies made by CREATE DATABASE ... TEMPLATE)."""
+    from db.session import configure, init_db
+
+    configure(postgres_server.create_database(name="seeded_template"))
+    init_db(seed_dir=small_seed)
+    configure(None)  # a template must have no open connections
+    return "seeded_template"

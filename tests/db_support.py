@@ -1,4 +1,5 @@
-"""Helpers for the db tests: a small seed written from CSV text, and a database on it.
+"""Helpers for the db tests: a small seed written from CSV text, and databases on it (SQLite and
+PostgreSQL: tests using ``db_url`` or ``empty_db_url`` run on both).
 
 The rows are modelled on USDA SR Legacy / FNDDS entries (banana, red wine and espresso follow
 the SR Legacy values; the pizza and creme brulee rows are shaped like FNDDS ones) but they are
@@ -49,34 +50,41 @@ def write_seed(folder: Path, foods: str = FOODS_CSV, servings: str = SERVINGS_CS
     return folder
 
 
-@pytest.fixture(scope="session")
-def seeded_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A database file migrated and seeded once per session; tests get copies of it."""
-    from db.session import configure, init_db
-
-    folder = tmp_path_factory.mktemp("db-template")
-    path = folder / "template.db"
-    configure(f"sqlite:///{path}")
-    init_db(seed_dir=write_seed(folder / "seed"))
-    configure(None)  # closes the connections, which checkpoints the WAL into the file
-    return path
+BACKENDS = ("sqlite", "postgresql")
 
 
-@pytest.fixture
-def db_file(seeded_template: Path, tmp_path: Path) -> Iterator[str]:
-    """A fresh SQLite file database on the small seed; yields its URL."""
+@pytest.fixture(params=BACKENDS)
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A fresh database on the small seed, configured as the database; yields its URL. Every
+    test using it runs twice: on a SQLite file and on the session's PostgreSQL server."""
     from db.session import configure
 
-    path = tmp_path / "foodtag.db"
-    shutil.copyfile(seeded_template, path)
-    url = f"sqlite:///{path}"
+    server = None
+    if request.param == "sqlite":
+        path = tmp_path / "foodtag.db"
+        shutil.copyfile(request.getfixturevalue("seeded_template"), path)
+        url = f"sqlite:///{path}"
+    else:
+        server = request.getfixturevalue("postgres_server")
+        url = server.create_database(template=request.getfixturevalue("postgres_template"))
     configure(url)
     yield url
     configure(None)
+    if server is not None:
+        server.drop_database(url.rsplit("/", 1)[1])
+
+
+@pytest.fixture(params=BACKENDS)
+def empty_db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The URL of a new, empty database (nothing configured): a SQLite file, and a database
+    on the session's PostgreSQL server."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'empty.db'}"
+    return request.getfixturevalue("postgres_url")
 
 
 @pytest.fixture
-def alice(db_file: str) -> str:
+def alice(db_url: str) -> str:
     from db import service
 
     service.create_user("alice")

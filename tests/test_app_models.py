@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 
 import pytest
 
-from app.catalog import ModelCatalog
+from app.catalog import DefaultFollower, ModelCatalog
 from models.errors import ModelError
 
 
@@ -54,3 +55,35 @@ def test_a_broken_model_never_becomes_active(default_model_path, tmp_path):
     with pytest.raises(ModelError, match="broken_graph.onnx: ONNX Runtime cannot load it"):
         catalog.activate("broken_graph")
     assert catalog.active()[1].name == "food_default"
+
+
+def test_the_stored_default_wins_at_start_and_is_followed(default_model_path, tmp_path, caplog):
+    student = tmp_path / "student.onnx"
+    shutil.copy(default_model_path, student)
+    # Started with --model student, but an admin stored food_default: that one serves.
+    catalog = ModelCatalog([student, default_model_path])
+    assert catalog.start(preferred="food_default").name == "food_default"
+    # A stored name this server does not list: it starts with its own first --model.
+    assert ModelCatalog([student]).start(preferred="gone").name == "student"
+
+    stored = {"name": None}
+    follower = DefaultFollower(catalog, lambda: stored["name"], interval_s=0.05)
+    assert follower.poll() is None  # nothing stored: keep what runs
+    stored["name"] = "student"
+    assert follower.poll().name == "student" and catalog.active()[1].name == "student"
+    assert follower.poll() is None  # already active
+
+    stored["name"] = "not-installed"
+    caplog.set_level("WARNING", logger="foodtag.models")
+    assert follower.poll() is None and follower.poll() is None
+    assert catalog.active()[1].name == "student"
+    assert len([r for r in caplog.records if "not-installed" in r.getMessage()]) == 1  # retried after RETRY_S
+
+    follower.start()  # the thread applies a change by itself
+    stored["name"] = "food_default"
+    for _ in range(100):
+        if catalog.active_info.name == "food_default":
+            break
+        time.sleep(0.05)
+    follower.stop()
+    assert catalog.active_info.name == "food_default"

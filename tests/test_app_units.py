@@ -38,6 +38,18 @@ def test_env_config(monkeypatch):
         AppConfig.from_env()
 
 
+def test_model_poll_interval_from_env_and_its_range(monkeypatch):
+    assert AppConfig().model_poll_seconds == 5.0
+    monkeypatch.setenv("FOODTAG_MODEL_POLL_SECONDS", "2.5")
+    assert AppConfig.from_env().model_poll_seconds == 2.5
+    monkeypatch.setenv("FOODTAG_MODEL_POLL_SECONDS", "soon")
+    with pytest.raises(ConfigError, match="FOODTAG_MODEL_POLL_SECONDS"):
+        AppConfig.from_env()
+    for bad in (0.0, -1.0, 7200.0):
+        with pytest.raises(ConfigError, match="model poll interval"):
+            AppConfig(model_poll_seconds=bad)
+
+
 def test_model_flag_must_be_an_onnx_file(tmp_path):
     with pytest.raises(ConfigError, match="not an existing .onnx"):
         AppConfig(models=[tmp_path / "missing.onnx"])

@@ -6,7 +6,7 @@ import gzip
 from pathlib import Path
 
 import pytest
-from db_support import write_seed
+from db_support import BACKENDS, write_seed
 from sqlalchemy import func, select
 
 from db import catalog, personal, service, sr28
@@ -66,20 +66,24 @@ COMMON_FOODS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def full_db_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One database on the whole shipped seed (curated foods + SR Legacy) for this module."""
-    path = tmp_path_factory.mktemp("full-seed") / "foodtag.db"
-    configure(f"sqlite:///{path}")
+@pytest.fixture(scope="module", params=BACKENDS)
+def full_db_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """One database on the whole shipped seed (curated foods + SR Legacy) for this module, on
+    SQLite (FTS5 search) and on PostgreSQL (LIKE search); the tests share it."""
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path_factory.mktemp('full-seed') / 'foodtag.db'}"
+    else:
+        url = request.getfixturevalue("postgres_server").create_database(name="full_seed")
+    configure(url)
     init_db()
     configure(None)
-    return path
+    return url
 
 
 @pytest.fixture
-def full_db(full_db_file: Path):
-    configure(f"sqlite:///{full_db_file}")
-    yield full_db_file
+def full_db(full_db_url: str):
+    configure(full_db_url)
+    yield full_db_url
     configure(None)
 
 

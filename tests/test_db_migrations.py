@@ -1,5 +1,6 @@
 """Schema: Alembic migrations match the models, upgrade from empty and downgrade to base;
-init_db is idempotent and safe when several processes run it at once; SQLite settings."""
+init_db is idempotent and safe when several processes run it at once; SQLite settings. Each
+test taking ``empty_db_url`` runs on a SQLite file and on PostgreSQL."""
 
 import subprocess
 import sys
@@ -8,11 +9,11 @@ from pathlib import Path
 
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from db_support import write_seed
+from db_support import empty_db_url, write_seed  # noqa: F401  (fixture)
 from sqlalchemy import create_engine, inspect, select, text
 from sqlalchemy.exc import IntegrityError
 
-from db import migrate
+from db import migrate, service
 from db.fts import include_name
 from db.models import MEAL_VALUE_COLUMNS, Base, Food
 from db.seed import SEED_DIR
@@ -23,8 +24,8 @@ TABLES = {"foods", "food_labels", "food_aliases", "servings", "glycemic_index", 
           "meal_entries"}
 
 
-def test_upgrade_from_empty_then_downgrade_to_base(tmp_path):
-    engine = create_engine(f"sqlite:///{tmp_path / 'm.db'}")
+def test_upgrade_from_empty_then_downgrade_to_base(empty_db_url):
+    engine = create_engine(empty_db_url)
     with engine.begin() as conn:
         assert migrate.current_revision(conn) is None
         migrate.upgrade(conn)
@@ -40,8 +41,8 @@ def test_upgrade_from_empty_then_downgrade_to_base(tmp_path):
     engine.dispose()
 
 
-def test_migrations_create_exactly_the_models(tmp_path):
-    engine = create_engine(f"sqlite:///{tmp_path / 'm.db'}")
+def test_migrations_create_exactly_the_models(empty_db_url):
+    engine = create_engine(empty_db_url)
     with engine.begin() as conn:
         migrate.upgrade(conn)
         context = MigrationContext.configure(conn, opts={"include_name": include_name})
@@ -58,14 +59,15 @@ def assert_hardening_schema(conn) -> None:
     assert "model_changes" in schema.get_table_names()
     checks = {c["name"] for c in schema.get_check_constraints("meal_entries")}
     assert {f"ck_meal_entries_{c}_range" for c in MEAL_VALUE_COLUMNS} <= checks
-    # And SQLite enforces them: an infinite kcal never reaches the table.
+    # And the database enforces them: an infinite kcal never reaches the table.
     before = conn.exec_driver_sql("SELECT count(*) FROM meal_entries").scalar()
-    try:  # a failed statement leaves SQLite's transaction open and unchanged
-        conn.exec_driver_sql(
-            "INSERT INTO meal_entries (user_id, eaten_at, food_id, food_name, grams, "
-            "meal_type, note, kcal, created_at, updated_at) SELECT u.id, '2024-01-02', f.id, "
-            "f.name, 100, '', '', 1e999, '2024-01-02', '2024-01-02' FROM users u, foods f "
-            "LIMIT 1")
+    try:  # in a savepoint: PostgreSQL refuses every statement after a failed one
+        with conn.begin_nested():
+            conn.execute(text(
+                "INSERT INTO meal_entries (user_id, eaten_at, food_id, food_name, grams, "
+                "meal_type, note, kcal, created_at, updated_at) SELECT u.id, :day, f.id, "
+                "f.name, 100, '', '', :kcal, :day, :day FROM users u, foods f LIMIT 1"),
+                {"day": datetime(2024, 1, 2), "kcal": float("inf")})
     except IntegrityError as exc:
         assert "ck_meal_entries_kcal_range" in str(exc)
     else:
@@ -73,9 +75,9 @@ def assert_hardening_schema(conn) -> None:
     assert conn.exec_driver_sql("SELECT count(*) FROM meal_entries").scalar() == before
 
 
-def test_head_keeps_the_hardening_constraints(tmp_path):
-    engine = create_engine(f"sqlite:///{tmp_path / 'm.db'}")
-    with engine.begin() as conn:
+def test_head_keeps_the_hardening_constraints(empty_db_url):
+    configure(empty_db_url)  # db.session's engine: SQLite savepoints work there
+    with get_engine().begin() as conn:
         migrate.upgrade(conn)
         conn.exec_driver_sql(
             "INSERT INTO users (id, name, name_key, daily_kcal_target, daily_carb_target_g, "
@@ -87,17 +89,27 @@ def test_head_keeps_the_hardening_constraints(tmp_path):
             "'Banana', 'banana', 'Fruit', 'SR Legacy', 173944, '09040', 'Bananas, raw', 89, "
             "22.84, 1.09, 0.33, 0)")
         assert_hardening_schema(conn)
-    engine.dispose()
+    configure(None)
 
 
-def test_init_db_is_idempotent_and_sets_up_sqlite(tmp_path):
-    seed = write_seed(tmp_path / "seed")
-    configure(f"sqlite:///{tmp_path / 'foodtag.db'}")
+def test_init_db_is_idempotent(empty_db_url, small_seed):
+    configure(empty_db_url)
     try:
-        init_db(seed_dir=seed)
-        init_db(seed_dir=seed)
+        init_db(seed_dir=small_seed)
+        init_db(seed_dir=small_seed)
         with session_scope(write=False) as session:
             assert len(session.scalars(select(Food)).all()) == 5
+        service.create_user("ann")
+        assert service.log_meal("ann", "banana")["created"]
+    finally:
+        configure(None)
+
+
+def test_sqlite_settings(tmp_path, small_seed):
+    configure(f"sqlite:///{tmp_path / 'foodtag.db'}")
+    try:
+        init_db(seed_dir=small_seed)
+        with session_scope(write=False) as session:
             assert session.execute(text("PRAGMA journal_mode")).scalar() == "wal"
             assert session.execute(text("PRAGMA foreign_keys")).scalar() == 1
             assert session.execute(text("PRAGMA busy_timeout")).scalar() == 30000
@@ -118,9 +130,8 @@ def test_default_database_is_in_data_home(tmp_path, monkeypatch):
         configure(None)
 
 
-def test_concurrent_first_runs_in_separate_processes(tmp_path):
-    seed = write_seed(tmp_path / "seed")
-    url = f"sqlite:///{tmp_path / 'race.db'}"
+def test_concurrent_first_runs_in_separate_processes(empty_db_url, small_seed):
+    seed, url = small_seed, empty_db_url
     script = (
         "import sys; from pathlib import Path\n"
         "from db.session import configure, init_db\n"
@@ -153,13 +164,13 @@ def test_in_memory_database(tmp_path):
         configure(None)
 
 
-def test_upgrade_from_0001_keeps_foods_and_meals_and_adds_the_catalog(tmp_path):
+def test_upgrade_from_0001_keeps_foods_and_meals_and_adds_the_catalog(tmp_path, empty_db_url):
     """A database made before the catalog: its foods keep their ids, its meal entries stay,
     the next init_db loads SR Legacy (from a small catalog here) and indexes it for search."""
-    from db import service, sr28
+    from db import personal, sr28
 
     seed = write_seed(tmp_path / "seed")
-    url = f"sqlite:///{tmp_path / 'old.db'}"
+    url = empty_db_url
     engine = create_engine(url)
     with engine.begin() as conn:
         migrate.upgrade(conn, "0001")
@@ -169,7 +180,7 @@ def test_upgrade_from_0001_keeps_foods_and_meals_and_adds_the_catalog(tmp_path):
             "'banana', 'Fruit', 'SR Legacy', 173944, '09040', 'Bananas, raw', 89, 22.84, "
             "1.09, 0.33)"))
         conn.execute(text("INSERT INTO servings (food_id, name, grams, is_default, source) "
-                          "VALUES (7, '1 medium', 118, 1, 'SR Legacy household measure')"))
+                          "VALUES (7, '1 medium', 118, true, 'SR Legacy household measure')"))
         conn.execute(text(
             "INSERT INTO users (id, name, name_key, daily_kcal_target, daily_carb_target_g, "
             "exchange_unit_g, confidence_threshold, created_at) VALUES (1, 'ann', 'ann', 2000, "
@@ -195,6 +206,11 @@ def test_upgrade_from_0001_keeps_foods_and_meals_and_adds_the_catalog(tmp_path):
         assert [e["food_id"] for e in service.list_meals(
             "ann", datetime(2024, 1, 1), datetime(2024, 1, 2))] == [7]
         assert not service.is_admin("ann")  # 0002's column, defaulted for an older user
+        # New rows get the next ids, although the rows above and the catalog were written
+        # with explicit ids (PostgreSQL: the sequences were moved past them).
+        service.create_user("bob")
+        assert personal.create_own_food("bob", "Muesli bar", {
+            "kcal": 400, "carbohydrate_g": 60, "protein_g": 8, "fat_g": 12})["food_id"] == 9
         with get_engine().begin() as conn:
             assert_hardening_schema(conn)
     finally:

@@ -5,7 +5,8 @@ import io
 from datetime import datetime
 
 import pytest
-from db_support import alice, db_file, seeded_template  # noqa: F401  (fixtures)
+from db_support import (  # noqa: F401  (fixtures)
+    alice, db_url)
 
 from db import personal, service
 from db.errors import InvalidValue, UnknownFood

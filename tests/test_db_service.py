@@ -1,4 +1,4 @@
-"""db.service on a small seed in a SQLite file: nutrition cards, search, users, the meal log
+"""db.service on a small seed, on SQLite and on PostgreSQL: nutrition cards, search, users, the meal log
 (isolation, idempotency, frozen history, bad input, concurrent writers)."""
 
 import io
@@ -6,7 +6,8 @@ import threading
 from datetime import date, datetime, timedelta, timezone
 
 import pytest
-from db_support import alice, db_file, seeded_template  # noqa: F401  (fixtures)
+from db_support import (  # noqa: F401  (fixtures)
+    alice, db_url)
 from sqlalchemy import func, select
 
 from db import nutrition, service
@@ -26,7 +27,7 @@ def _entry_count() -> int:
 
 # --- lookup and search ------------------------------------------------------------------
 
-def test_card_shape_and_default_serving(db_file):
+def test_card_shape_and_default_serving(db_url):
     card = service.lookup("banana")
     assert set(card) == {"food", "food_id", "category", "source", "per_100g", "portion",
                          "servings", "glycemic_index", "glycemic_load", "exchanges"}
@@ -48,14 +49,14 @@ def test_card_shape_and_default_serving(db_file):
     assert [s["default"] for s in card["servings"]] == [True, False]
 
 
-def test_lookup_by_label_name_alias_any_case(db_file):
+def test_lookup_by_label_name_alias_any_case(db_url):
     for query in ("pizza", "PIZZA", "Cheese Pizza", " margherita ", "cheese_pizza"):
         assert service.lookup(query)["food"] == "Cheese pizza"
     assert service.lookup("red_wine")["food"] == "Red wine"
     assert service.lookup("creme brulee")["food"] == "Crème brûlée"
 
 
-def test_lookup_grams_serving_and_units(db_file):
+def test_lookup_grams_serving_and_units(db_url):
     card = service.lookup("pizza", grams=214, exchange_unit_g=12)
     assert card["portion"]["serving"] is None
     assert card["glycemic_load"] == {"value": 39.4, "band": "high"}  # 60 * (33-2.3)*2.14 / 100
@@ -67,7 +68,7 @@ def test_lookup_grams_serving_and_units(db_file):
     assert service.lookup("banana", serving="1 CUP SLICED")["portion"]["grams"] == 150.0
 
 
-def test_food_without_gi_or_fiber(db_file):
+def test_food_without_gi_or_fiber(db_url):
     wine = service.lookup("red wine")
     assert wine["glycemic_index"] is None and wine["glycemic_load"] is None  # never guessed
     brulee = service.lookup("creme_brulee", grams=100)
@@ -83,12 +84,12 @@ def test_food_without_gi_or_fiber(db_file):
     ({"grams": 100, "serving": "1 cup sliced"}, InvalidPortion),
     ({"exchange_unit_g": 14}, InvalidValue),
 ])
-def test_lookup_bad_portion(db_file, kwargs, error):
+def test_lookup_bad_portion(db_url, kwargs, error):
     with pytest.raises(error):
         service.lookup("banana", **kwargs)
 
 
-def test_unknown_food_suggests(db_file):
+def test_unknown_food_suggests(db_url):
     with pytest.raises(UnknownFood, match=r"unknown food 'piza' \(did you mean: Cheese pizza"):
         service.lookup("piza")
     with pytest.raises(InvalidValue):
@@ -98,7 +99,7 @@ def test_unknown_food_suggests(db_file):
 
 
 @pytest.mark.parametrize("text", SQL_TEXT)
-def test_sql_looking_text_is_just_text(db_file, text):
+def test_sql_looking_text_is_just_text(db_url, text):
     with pytest.raises((UnknownFood, InvalidValue)):
         service.lookup(text)
     # Searched as words: "'; DROP TABLE foods; --" may find "wine, table", never run SQL.
@@ -108,7 +109,7 @@ def test_sql_looking_text_is_just_text(db_file, text):
         assert session.scalar(select(func.count(Food.id))) == 5
 
 
-def test_search_ranks_and_limits(db_file):
+def test_search_ranks_and_limits(db_url):
     results = service.search("piza")
     assert results[0]["food"] == "Cheese pizza" and set(results[0]) == {
         "food", "food_id", "category", "score", "own", "recent", "favourite"}
@@ -125,7 +126,7 @@ def test_search_ranks_and_limits(db_file):
 
 # --- users ------------------------------------------------------------------------------
 
-def test_users_and_passwords(db_file):
+def test_users_and_passwords(db_url):
     service.create_user("Bob", "correct horse")
     with pytest.raises(UserExists):
         service.create_user(" bob ")
@@ -143,7 +144,7 @@ def test_users_and_passwords(db_file):
             service.create_user(bad)
 
 
-def test_weak_password_hash_is_upgraded_on_login(db_file):
+def test_weak_password_hash_is_upgraded_on_login(db_url):
     from argon2 import PasswordHasher
 
     service.create_user("dave")
@@ -214,7 +215,7 @@ def test_aware_datetimes_become_local_wall_clock(alice):
     assert entry["eaten_at"] == aware.astimezone().replace(tzinfo=None).isoformat()
 
 
-def test_external_id_makes_logging_idempotent(alice, db_file):
+def test_external_id_makes_logging_idempotent(alice, db_url):
     first = service.log_meal(alice, "banana", eaten_at=NOON, external_id="photo-42")
     again = service.log_meal(alice, "pizza", grams=300, external_id="photo-42")
     assert first["created"] and not again["created"]
@@ -288,32 +289,59 @@ def test_bad_meals_write_nothing(alice, query, kwargs, error):
     assert _entry_count() == 1
 
 
-def test_unknown_user_writes_nothing(db_file):
+def test_unknown_user_writes_nothing(db_url):
     with pytest.raises(UnknownUser):
         service.log_meal("ghost", "banana")
     assert _entry_count() == 0
 
 
 def test_twenty_threads_logging_at_once(alice):
-    errors: list[BaseException] = []
-    barrier = threading.Barrier(20)
+    results = _at_once(20, lambda i: service.log_meal(alice, "banana", grams=100 + i,
+                                                      eaten_at=NOON, external_id=f"t{i}"))
+    assert not [r for r in results if isinstance(r, BaseException)], results
+    entries = service.list_meals(alice, NOON, NOON + timedelta(seconds=1))
+    assert sorted(e["external_id"] for e in entries) == sorted(f"t{i}" for i in range(20))
+    assert sorted(e["grams"] for e in entries) == [100.0 + i for i in range(20)]
 
-    def log(i: int) -> None:
+
+def _at_once(count: int, call) -> list:
+    """``call(i)`` in ``count`` threads released together; returns the results, in order
+    (an exception in a thread is returned in its place)."""
+    barrier = threading.Barrier(count)
+    results: list = [None] * count
+
+    def run(i: int) -> None:
+        barrier.wait()
         try:
-            barrier.wait()
-            service.log_meal(alice, "banana", grams=100 + i, eaten_at=NOON, external_id=f"t{i}")
+            results[i] = call(i)
         except BaseException as exc:  # collected: a thread's exception would be lost
-            errors.append(exc)
+            results[i] = exc
 
-    threads = [threading.Thread(target=log, args=(i,)) for i in range(20)]
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join(timeout=60)
-    assert errors == []
-    entries = service.list_meals(alice, NOON, NOON + timedelta(seconds=1))
-    assert sorted(e["external_id"] for e in entries) == sorted(f"t{i}" for i in range(20))
-    assert sorted(e["grams"] for e in entries) == [100.0 + i for i in range(20)]
+    return results
+
+
+def test_the_same_external_id_at_once_logs_one_entry(alice):
+    """The external_id race: every call sees no entry yet; on PostgreSQL all but one insert
+    then fail on the unique constraint and return the winner's entry."""
+    results = _at_once(8, lambda i: service.log_meal(alice, "banana", grams=100 + i,
+                                                     eaten_at=NOON, external_id="photo-7"))
+    assert not [r for r in results if isinstance(r, BaseException)], results
+    assert sum(r["created"] for r in results) == 1
+    assert len({r["id"] for r in results}) == 1 and len({r["grams"] for r in results}) == 1
+    assert _entry_count() == 1
+
+
+def test_the_same_new_user_at_once_is_created_once(db_url):
+    results = _at_once(6, lambda i: service.create_user("eve"))
+    assert results.count(None) == 1
+    assert all(isinstance(r, UserExists) for r in results if r is not None), results
+    with session_scope(write=False) as session:
+        assert session.scalar(select(func.count(User.id)).where(User.name == "eve")) == 1
 
 
 def test_export_log_csv(alice, tmp_path):
@@ -331,13 +359,15 @@ def test_export_log_csv(alice, tmp_path):
         service.export_log_csv("ghost", tmp_path / "ghost.csv")
 
 
-def test_model_choices_are_per_user_and_every_change_is_recorded(db_file):
+def test_model_choices_are_per_user_and_every_change_is_recorded(db_url):
     service.create_user("admin1", "correct horse 1", admin=True)
     service.create_user("bea")
     assert service.is_admin("admin1") and not service.is_admin("bea")
     service.set_user_model("bea", "student")
     service.set_user_model("bea", "student")  # no change, no record
-    service.record_server_model_change("admin1", "food_default", "student")
+    assert service.default_model() is None
+    service.set_default_model("admin1", "student", replaces="food_default")
+    assert service.default_model() == "student"
     assert service.user_model("bea") == "student" and service.user_model("admin1") is None
     service.set_user_model("bea", None)
     changes = service.model_changes()
@@ -349,7 +379,7 @@ def test_model_choices_are_per_user_and_every_change_is_recorded(db_file):
     assert all(c["changed_at"] for c in changes)
 
 
-def test_no_nan_or_infinity_reaches_the_meal_log(db_file):
+def test_no_nan_or_infinity_reaches_the_meal_log(db_url):
     from sqlalchemy import text
     from sqlalchemy.exc import IntegrityError
 
@@ -360,6 +390,6 @@ def test_no_nan_or_infinity_reaches_the_meal_log(db_file):
             session.get(MealEntry, entry["id"]).kcal = float("nan")
     with pytest.raises(IntegrityError):  # the CHECK constraint, for writes around the ORM
         with session_scope() as session:
-            session.execute(text("UPDATE meal_entries SET carbohydrate_g = 9e999 WHERE id = :id"),
-                            {"id": entry["id"]})
+            session.execute(text("UPDATE meal_entries SET carbohydrate_g = :v WHERE id = :id"),
+                            {"v": float("inf"), "id": entry["id"]})
     assert service.day_summary("nan", datetime.fromisoformat(entry["eaten_at"]).date())["entries"][0]["kcal"] == 89.0

@@ -1,0 +1,100 @@
+"""Sign-in sessions kept in the database, so that every app process accepts a session another
+one started, and signing out on one ends it on all of them.
+
+A session is named by a random token that only the client holds (in a cookie); the database
+keeps its SHA-256, so a copy of the database signs nobody in. A session ends after ``idle_s``
+without a request and at its ``expires_at`` however active.
+
+Reading a session is one indexed SELECT. Counting it as used is a write, so last_seen_at is
+rewritten only when it is older than `touch_interval_s` (a tenth of the idle time, at most a
+minute): an idle session therefore ends between 90% and 100% of the idle time after its last
+request, and a busy page costs the database one write a minute, not one per request.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime, timedelta
+
+from sqlalchemy import delete, select, update
+
+from db import repo
+from db.models import SignInSession, User, utcnow
+from db.session import session_scope
+
+# Live sessions per user. Signing in beyond this ends that user's oldest sessions, so a
+# script signing in in a loop cannot grow the table without bound.
+MAX_SESSIONS_PER_USER = 20
+# Longer "tokens" are not ours: refused before hashing.
+MAX_TOKEN_LEN = 256
+MAX_TOUCH_INTERVAL_S = 60.0
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def touch_interval_s(idle_s: float) -> float:
+    """How old last_seen_at may grow before a request rewrites it."""
+    return min(MAX_TOUCH_INTERVAL_S, idle_s / 10)
+
+
+def start(user: str, token: str, *, max_age_s: float, now: datetime | None = None) -> None:
+    """A new session for ``user`` named by ``token``, ending at the latest ``max_age_s`` from
+    now. Sessions past their end (anyone's) and the user's oldest beyond
+    MAX_SESSIONS_PER_USER are deleted on the way."""
+    now = now or utcnow()
+    with session_scope() as session:
+        row = repo.get_user(user, session=session)
+        session.execute(delete(SignInSession).where(SignInSession.expires_at <= now))
+        oldest = session.scalars(
+            select(SignInSession.id).where(SignInSession.user_id == row.id)
+            .order_by(SignInSession.id.desc()).offset(MAX_SESSIONS_PER_USER - 1)
+        ).all()
+        if oldest:
+            session.execute(delete(SignInSession).where(SignInSession.id.in_(oldest)))
+        session.add(SignInSession(token_hash=token_hash(token), user_id=row.id, created_at=now,
+                                  last_seen_at=now, expires_at=now + timedelta(seconds=max_age_s)))
+
+
+def user_for(token: str, *, idle_s: float, now: datetime | None = None) -> str | None:
+    """The user whose live session ``token`` names, counting the session as used now; None
+    for a token that names no session, an ended one or an expired one (which is deleted)."""
+    if not token or len(token) > MAX_TOKEN_LEN:
+        return None
+    now = now or utcnow()
+    with session_scope(write=False) as session:
+        found = session.execute(
+            select(SignInSession.id, SignInSession.last_seen_at, SignInSession.expires_at, User.name)
+            .join(User, User.id == SignInSession.user_id)
+            .where(SignInSession.token_hash == token_hash(token))
+        ).first()
+    if found is None:
+        return None
+    unused = (now - found.last_seen_at).total_seconds()
+    if now >= found.expires_at or unused > idle_s:
+        end(token)
+        return None
+    if unused >= touch_interval_s(idle_s):
+        with session_scope() as session:
+            # Only forwards: a slower process must not move it back.
+            session.execute(update(SignInSession)
+                            .where(SignInSession.id == found.id, SignInSession.last_seen_at < now)
+                            .values(last_seen_at=now))
+    return found.name
+
+
+def end(token: str) -> bool:
+    """Sign out: delete the session ``token`` names. True when there was one."""
+    if not token or len(token) > MAX_TOKEN_LEN:
+        return False
+    with session_scope() as session:
+        result = session.execute(delete(SignInSession).where(SignInSession.token_hash == token_hash(token)))
+        return bool(result.rowcount)
+
+
+def count(user: str) -> int:
+    """The user's sessions in the table (live or not yet cleaned up)."""
+    with session_scope(write=False) as session:
+        row = repo.get_user(user, session=session)
+        return len(session.scalars(select(SignInSession.id).where(SignInSession.user_id == row.id)).all())

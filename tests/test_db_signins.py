@@ -1,0 +1,86 @@
+"""Sign-in sessions in the database (db.signins): hashed tokens, idle and absolute expiry,
+throttled last-seen writes, sign-out, a bound per user, and no session ever names another user."""
+
+from datetime import timedelta
+
+from db_support import db_url  # noqa: F401  (fixture)
+from sqlalchemy import select
+
+from db import service, signins
+from db.models import SignInSession, utcnow
+from db.session import session_scope
+
+IDLE_S, MAX_AGE_S = 1800.0, 12 * 3600.0
+
+
+def last_seen(token: str):
+    with session_scope(write=False) as session:
+        return session.scalar(select(SignInSession.last_seen_at)
+                              .where(SignInSession.token_hash == signins.token_hash(token)))
+
+
+def test_tokens_are_stored_hashed_and_name_only_their_user(db_url):
+    service.create_user("alice", "alice-pass-123")
+    service.create_user("bob", "bob-pass-456")
+    signins.start("alice", "token-of-alice", max_age_s=MAX_AGE_S)
+    signins.start("bob", "token-of-bob", max_age_s=MAX_AGE_S)
+    with session_scope(write=False) as session:
+        stored = session.scalars(select(SignInSession.token_hash)).all()
+    assert sorted(stored) == sorted(signins.token_hash(t) for t in ("token-of-alice", "token-of-bob"))
+    assert not {"token-of-alice", "token-of-bob"} & set(stored)
+    assert signins.user_for("token-of-alice", idle_s=IDLE_S) == "alice"
+    assert signins.user_for("token-of-bob", idle_s=IDLE_S) == "bob"
+    for guess in ("", "token-of-", "token-of-alicE", signins.token_hash("token-of-alice"), "x" * 5000):
+        assert signins.user_for(guess, idle_s=IDLE_S) is None
+
+
+def test_idle_and_absolute_expiry_and_sign_out(db_url):
+    service.create_user("alice", "alice-pass-123")
+    start = utcnow()
+    signins.start("alice", "idle", max_age_s=MAX_AGE_S, now=start)
+    assert signins.user_for("idle", idle_s=IDLE_S, now=start + timedelta(seconds=IDLE_S - 1)) == "alice"
+    # Used just now (above), so 29 more minutes are fine; 31 minutes without a request are not.
+    used = start + timedelta(seconds=IDLE_S - 1)
+    assert signins.user_for("idle", idle_s=IDLE_S, now=used + timedelta(seconds=IDLE_S - 1)) == "alice"
+    later = used + timedelta(seconds=IDLE_S - 1) + timedelta(seconds=IDLE_S + 1)
+    assert signins.user_for("idle", idle_s=IDLE_S, now=later) is None
+    assert last_seen("idle") is None  # an expired session is deleted: it stays refused
+
+    signins.start("alice", "busy", max_age_s=3600, now=start)
+    for minute in range(0, 60, 10):  # used every 10 minutes: never idle
+        assert signins.user_for("busy", idle_s=IDLE_S, now=start + timedelta(minutes=minute)) == "alice"
+    assert signins.user_for("busy", idle_s=IDLE_S, now=start + timedelta(minutes=60)) is None  # max age
+
+    signins.start("alice", "leaving", max_age_s=MAX_AGE_S)
+    assert signins.end("leaving") and signins.user_for("leaving", idle_s=IDLE_S) is None
+    assert not signins.end("leaving")
+
+
+def test_last_seen_is_written_at_most_once_per_touch_interval(db_url):
+    service.create_user("alice", "alice-pass-123")
+    start = utcnow()
+    signins.start("alice", "t", max_age_s=MAX_AGE_S, now=start)
+    interval = signins.touch_interval_s(IDLE_S)
+    assert interval == 60.0 and signins.touch_interval_s(10.0) == 1.0
+    for second in range(0, 59, 3):  # twenty requests within the interval: no write
+        assert signins.user_for("t", idle_s=IDLE_S, now=start + timedelta(seconds=second)) == "alice"
+    assert last_seen("t") == start
+    assert signins.user_for("t", idle_s=IDLE_S, now=start + timedelta(seconds=61)) == "alice"
+    assert last_seen("t") == start + timedelta(seconds=61)
+    # A process whose clock is behind never moves it back.
+    assert signins.user_for("t", idle_s=IDLE_S, now=start + timedelta(seconds=50)) == "alice"
+    assert last_seen("t") == start + timedelta(seconds=61)
+
+
+def test_sessions_per_user_are_bounded_and_expired_ones_cleaned_up(db_url):
+    service.create_user("alice", "alice-pass-123")
+    service.create_user("bob", "bob-pass-456")
+    start = utcnow()
+    signins.start("bob", "short", max_age_s=60, now=start)
+    for i in range(signins.MAX_SESSIONS_PER_USER + 5):
+        signins.start("alice", f"a{i}", max_age_s=MAX_AGE_S, now=start + timedelta(seconds=120))
+    assert signins.count("alice") == signins.MAX_SESSIONS_PER_USER
+    assert signins.user_for("a0", idle_s=IDLE_S, now=start + timedelta(seconds=121)) is None  # the oldest ended
+    assert signins.user_for(f"a{signins.MAX_SESSIONS_PER_USER + 4}", idle_s=IDLE_S,
+                            now=start + timedelta(seconds=121)) == "alice"
+    assert signins.count("bob") == 0  # past its end: deleted by the next sign-in
