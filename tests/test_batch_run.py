@@ -13,25 +13,11 @@ from PIL import Image
 
 from app.batch import BatchConfig, main, plan_batch, run_batch
 from app.batch.rows import RESULT_COLUMNS
-from batch_support import (
-    KNOWN_LABELS, UNKNOWN_LABEL, jpeg_bytes, photo, read_csv, read_rows, tiny_model, use_database, write_csv,
+from batch_support import (  # batch_database, model: fixtures
+    KNOWN_LABELS, UNKNOWN_LABEL, batch_database, jpeg_bytes, model, photo, read_csv, read_rows, tiny_model, write_csv,
 )
 
 REPO = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture(scope="module")
-def model(tmp_path_factory) -> Path:
-    return tiny_model(tmp_path_factory.getbasetemp())
-
-
-@pytest.fixture(scope="module", autouse=True)
-def database(tmp_path_factory):
-    from db.session import configure
-
-    use_database(tmp_path_factory.mktemp("batch-db"))
-    yield
-    configure(None)
 
 
 def run(csv: Path, out: Path, model: Path, *extra) -> int:
