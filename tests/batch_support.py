@@ -72,6 +72,16 @@ def use_database(folder: Path) -> None:
     init_db()
 
 
+def interrupt_after(rows: int):
+    """A run_batch progress callback that stops the run as Ctrl-C does once `rows` rows are written."""
+
+    def progress(done: int, total: int) -> None:
+        if done >= rows:
+            raise KeyboardInterrupt
+
+    return progress
+
+
 # Fixtures for the batch test modules (`from batch_support import batch_database, model`).
 
 

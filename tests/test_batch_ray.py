@@ -15,7 +15,7 @@ from PIL import Image
 
 from app.batch import BatchConfig, main, plan_batch, run_batch
 from batch_support import (  # batch_database, model: fixtures
-    UNKNOWN_LABEL, batch_database, jpeg_bytes, model, photo, read_csv, read_rows, tiny_model, write_csv,
+    UNKNOWN_LABEL, batch_database, interrupt_after, jpeg_bytes, model, photo, read_csv, read_rows, tiny_model, write_csv,
 )
 
 REPO = Path(__file__).resolve().parents[1]
@@ -97,13 +97,8 @@ def test_resume_with_ray_equals_an_uninterrupted_run(tmp_path, model):
     whole = reference.read_bytes()
     out = tmp_path / "out.csv"
     plan = plan_batch(BatchConfig(input=csv, out=out, model=model, batch_size=4, workers=2, engine="ray"))
-
-    def stop_after_two_chunks(done: int, total: int) -> None:
-        if done >= 8:
-            raise KeyboardInterrupt
-
     with pytest.raises(KeyboardInterrupt):
-        run_batch(plan, Engine(model), progress=stop_after_two_chunks)
+        run_batch(plan, Engine(model), progress=interrupt_after(8))  # two chunks
     assert len(read_rows(out)) == 9
     assert ray.is_initialized()  # the caller's instance is left running
     assert run(csv, out, model, "ray", "--resume") == 1

@@ -14,7 +14,7 @@ from PIL import Image
 from app.batch import BatchConfig, main, plan_batch, run_batch
 from app.batch.rows import RESULT_COLUMNS
 from batch_support import (  # batch_database, model: fixtures
-    KNOWN_LABELS, UNKNOWN_LABEL, batch_database, jpeg_bytes, model, photo, read_csv, read_rows, tiny_model, write_csv,
+    KNOWN_LABELS, UNKNOWN_LABEL, batch_database, interrupt_after, jpeg_bytes, model, photo, read_csv, read_rows, tiny_model, write_csv,
 )
 
 REPO = Path(__file__).resolve().parents[1]
@@ -172,13 +172,8 @@ def test_resume_after_interrupt_equals_an_uninterrupted_run(tmp_path, model):
     # 1. Interrupted (Ctrl-C) after two chunks, then resumed.
     out = tmp_path / "interrupted.csv"
     plan = plan_batch(BatchConfig(input=csv, out=out, model=model, batch_size=4, workers=2))
-
-    def stop_after_two_chunks(done: int, total: int) -> None:
-        if done >= 8:
-            raise KeyboardInterrupt
-
     with pytest.raises(KeyboardInterrupt):
-        run_batch(plan, Engine(model), progress=stop_after_two_chunks)
+        run_batch(plan, Engine(model), progress=interrupt_after(8))  # two chunks
     assert len(read_rows(out)) == 9
     assert run(csv, out, model, "--batch-size", 4, "--resume") == 1
     assert out.read_bytes() == whole
