@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import socket
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,7 @@ import ray
 from PIL import Image
 
 from app.batch import BatchConfig, main, plan_batch, run_batch
+from app.batch.rayengine import model_file
 from batch_support import (  # batch_database, model: fixtures
     UNKNOWN_LABEL, batch_database, interrupt_after, jpeg_bytes, model, photo, read_csv, read_rows, tiny_model, write_csv,
 )
@@ -147,3 +150,14 @@ def test_unreachable_address_is_a_clear_error_and_touches_nothing(tmp_path, mode
     assert done.returncode == 2, done.stderr
     assert f"cannot reach 127.0.0.1:{port}" in done.stderr and "ray start --head" in done.stderr
     assert out.read_text() == "kept\n"
+
+
+def test_each_node_keeps_one_checked_copy_of_the_model(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    data = b"the model's bytes"
+    digest, reference = hashlib.sha256(data).hexdigest(), ray.put(data)
+    path = model_file(reference, digest)
+    assert path.read_bytes() == data
+    path.write_bytes(b"planted by someone else")  # replaced, never loaded
+    assert model_file(reference, digest) == path and path.read_bytes() == data
+    assert list(path.parent.iterdir()) == [path]

@@ -18,13 +18,15 @@ development machine), so it holds at least WINDOW_ROWS rows and 16 batches per a
 
 The workers open the photos themselves, by the path the driver resolved: on a cluster the
 photos must be at the same path on every node (a shared file system). The model file need
-not be: its bytes go through Ray's object store once and every actor writes a private copy.
+not be: its bytes go through Ray's object store once, and each node keeps one copy in its
+temporary folder.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
-import shutil
+import os
 import socket
 import tempfile
 from collections import deque
@@ -40,6 +42,7 @@ from app.batch.pipeline import Item, predicted_chunks
 WINDOW_ROWS = 8192
 BATCHES_PER_ACTOR = 16
 CONNECT_TIMEOUT_S = 10
+DEFAULT_ACTOR_CPUS = 1
 
 
 def _ray():
@@ -55,17 +58,10 @@ def _ray():
 class PhotoPredictor:
     """A Ray Data actor: one ONNX Runtime session, reused for every batch it is handed."""
 
-    def __init__(self, model: list, *, top_k: int, batch_size: int, threads: int):
-        import ray
-
+    def __init__(self, model: list, digest: str, *, top_k: int, batch_size: int, threads: int):
         from models.engine import Engine
 
-        # `model` is [ObjectRef]: in a list, Ray passes the reference instead of resolving it
-        # into the actor's arguments, and every actor fetches the one stored copy.
-        self.folder = tempfile.mkdtemp(prefix="foodtag-ray-")
-        path = Path(self.folder) / "model.onnx"
-        path.write_bytes(ray.get(model[0]))
-        self.engine = Engine(path, threads=threads)
+        self.engine = Engine(model_file(model[0], digest), threads=threads)
         self.top_k, self.batch_size, self.threads = top_k, batch_size, threads
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -89,14 +85,33 @@ class PhotoPredictor:
             "probabilities": probabilities,
         }
 
-    def __del__(self):
-        shutil.rmtree(getattr(self, "folder", ""), ignore_errors=True)
+
+
+def model_file(model, digest: str) -> Path:
+    """The model as a file on this node: written by the first actor that needs it, then shared
+    by every actor of every window (ONNX Runtime and the metadata reader open files).
+
+    `model` is the ObjectRef of the file's bytes. It arrives inside a list: Ray resolves only
+    top-level arguments, so the actor gets the reference and fetches the bytes only when the
+    node has no copy yet. A file already there is used only when its SHA-256 matches.
+    """
+    import ray
+
+    folder = Path(tempfile.gettempdir()) / "foodtag-ray-models"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    path = folder / f"{digest}.onnx"
+    if path.is_file() and hashlib.sha256(path.read_bytes()).hexdigest() == digest:
+        return path
+    staged = folder / f"{digest}.{os.getpid()}.tmp"
+    staged.write_bytes(ray.get(model))
+    os.replace(staged, path)  # atomic: an actor starting meanwhile never reads half a file
+    return path
 
 
 class RayEngine:
     """The driver's side: connects to Ray, streams chunks through actors, yields them in order."""
 
-    def __init__(self, model: Path, *, address: str | None, actors: int | None, actor_cpus: int,
+    def __init__(self, model: Path, *, address: str | None, actors: int | None, actor_cpus: int | None,
                  batch_size: int, top_k: int):
         ray = _ray()
         self.started = False
@@ -109,15 +124,25 @@ class RayEngine:
         context.enable_progress_bars = False  # the command line has its own bar
         logging.getLogger("ray.data").setLevel(logging.WARNING)
         cpus = int(ray.cluster_resources().get("CPU", 0))
-        if actors is None:
-            actors = max(1, cpus // actor_cpus)
+        if actor_cpus is None:
+            # Narrow actors: while one decodes, another runs its model, and a single-threaded
+            # session wastes nothing on synchronisation (benchmarks/bench_batch_engines.py:
+            # on 2 cores, 2 actors x 1 CPU ran at least as fast as 1 actor x 2 CPUs).
+            actor_cpus = DEFAULT_ACTOR_CPUS
         if actor_cpus > cpus:
             self.close()
             raise BatchInputError(f"--actor-cpus {actor_cpus}: the Ray cluster has only {cpus} CPUs")
+        fit = cpus // actor_cpus
+        actors = actors or fit
         self.actors, self.actor_cpus, self.batch_size = actors, actor_cpus, batch_size
-        self.compute = ActorPoolStrategy(size=actors)
-        self.model = ray.put(Path(model).read_bytes())
-        self.constructor = {"model": [self.model], "top_k": top_k, "batch_size": batch_size, "threads": actor_cpus}
+        # Starts with the actors the cluster holds now; an autoscaling cluster may add nodes for more.
+        self.compute = ActorPoolStrategy(min_size=min(actors, fit), max_size=actors)
+        data = Path(model).read_bytes()
+        self.model = ray.put(data)  # held for the whole run, so a restarted actor finds it too
+        self.constructor = {
+            "model": [self.model], "digest": hashlib.sha256(data).hexdigest(),
+            "top_k": top_k, "batch_size": batch_size, "threads": actor_cpus,
+        }
         self.window_chunks = max(WINDOW_ROWS, BATCHES_PER_ACTOR * actors * batch_size) // batch_size
 
     def _connect(self, ray, address: str | None) -> None:

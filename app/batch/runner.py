@@ -71,7 +71,7 @@ class BatchConfig:
     engine: str = "local"
     address: str | None = None  # ray: ray://HOST:PORT or auto; None starts a private instance
     actors: int | None = None  # ray: inference actors (None: the cluster's CPUs / actor_cpus)
-    actor_cpus: int = 2  # ray: CPUs each actor reserves, its ONNX Runtime and decoding threads
+    actor_cpus: int | None = None  # ray: CPUs each actor reserves and uses as threads (None: 1)
     # How a refused path's message tells the user to allow it (the app has no such switch).
     refusal_hint: str = "pass --allow-outside-root to permit it"
 
@@ -89,11 +89,11 @@ class BatchConfig:
             raise BatchInputError("--log-user needs a user name")
         if self.engine not in ENGINES:
             raise BatchInputError(f"--engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
-        if self.engine != "ray" and (self.address or self.actors is not None):
-            raise BatchInputError("--address and --actors are options of --engine ray")
+        if self.engine != "ray" and (self.address or self.actors is not None or self.actor_cpus is not None):
+            raise BatchInputError("--address, --actors and --actor-cpus are options of --engine ray")
         if self.address is not None and not (self.address == "auto" or self.address.startswith("ray://")):
             raise BatchInputError(f"--address must be ray://HOST:PORT or auto, got {self.address!r}")
-        if (self.actors is not None and self.actors < 1) or self.actor_cpus < 1:
+        if any(n is not None and n < 1 for n in (self.actors, self.actor_cpus)):
             raise BatchInputError("--actors and --actor-cpus must be at least 1")
 
 
@@ -298,13 +298,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--log-user", metavar="USER", help="also add the rows to USER's meal log (once, however often you rerun)")
     parser.add_argument("--resume", action="store_true", help="continue a half-written RESULTS.csv")
     parser.add_argument("--allow-outside-root", action="store_true", help="let image paths leave the images folder")
-    parser.add_argument("--workers", type=int, default=default_workers(), metavar="N", help="decoding threads (default: cores, at most 8)")
+    parser.add_argument("--workers", type=int, default=default_workers(), metavar="N", help="local: decoding threads (default: cores, at most 8)")
     parser.add_argument("--batch-size", type=int, default=32, metavar="B", help="photos per model call (default 32)")
     ray = parser.add_argument_group("engine", "where the photos are decoded and predicted (the rest stays in this process)")
     ray.add_argument("--engine", choices=ENGINES, default="local", help="local: a thread pool here (default); ray: Ray Data actors")
     ray.add_argument("--address", metavar="ray://HOST:PORT|auto", help="ray: the cluster to use (default: start a private Ray instance on this machine)")
     ray.add_argument("--actors", type=int, metavar="N", help="ray: inference actors, one ONNX Runtime session each (default: the cluster's CPUs / --actor-cpus)")
-    ray.add_argument("--actor-cpus", type=int, default=2, metavar="C", help="ray: CPUs each actor reserves and uses for decoding and the model (default 2)")
+    ray.add_argument("--actor-cpus", type=int, metavar="C", help="ray: CPUs each actor reserves and uses for decoding and the model (default 1)")
     return parser
 
 
