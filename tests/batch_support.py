@@ -7,6 +7,7 @@ import io
 from pathlib import Path
 
 import numpy as np
+import pytest
 from PIL import Image
 
 # Foods the seed database has (Food-101 labels, the first classes of the food10 photos).
@@ -69,3 +70,31 @@ def use_database(folder: Path) -> None:
 
     configure(f"sqlite:///{folder / 'batch.db'}")
     init_db()
+
+
+def interrupt_after(rows: int):
+    """A run_batch progress callback that stops the run as Ctrl-C does once `rows` rows are written."""
+
+    def progress(done: int, total: int) -> None:
+        if done >= rows:
+            raise KeyboardInterrupt
+
+    return progress
+
+
+# Fixtures for the batch test modules (`from batch_support import batch_database, model`).
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory) -> Path:
+    return tiny_model(tmp_path_factory.getbasetemp())
+
+
+@pytest.fixture(scope="module", autouse=True)
+def batch_database(tmp_path_factory):
+    """A private seeded database for every test of the module that imports this."""
+    from db.session import configure
+
+    use_database(tmp_path_factory.mktemp("batch-db"))
+    yield
+    configure(None)

@@ -13,25 +13,11 @@ from PIL import Image
 
 from app.batch import BatchConfig, main, plan_batch, run_batch
 from app.batch.rows import RESULT_COLUMNS
-from batch_support import (
-    KNOWN_LABELS, UNKNOWN_LABEL, jpeg_bytes, photo, read_csv, read_rows, tiny_model, use_database, write_csv,
+from batch_support import (  # batch_database, model: fixtures
+    KNOWN_LABELS, UNKNOWN_LABEL, batch_database, interrupt_after, jpeg_bytes, model, photo, read_csv, read_rows, tiny_model, write_csv,
 )
 
 REPO = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture(scope="module")
-def model(tmp_path_factory) -> Path:
-    return tiny_model(tmp_path_factory.getbasetemp())
-
-
-@pytest.fixture(scope="module", autouse=True)
-def database(tmp_path_factory):
-    from db.session import configure
-
-    use_database(tmp_path_factory.mktemp("batch-db"))
-    yield
-    configure(None)
 
 
 def run(csv: Path, out: Path, model: Path, *extra) -> int:
@@ -186,13 +172,8 @@ def test_resume_after_interrupt_equals_an_uninterrupted_run(tmp_path, model):
     # 1. Interrupted (Ctrl-C) after two chunks, then resumed.
     out = tmp_path / "interrupted.csv"
     plan = plan_batch(BatchConfig(input=csv, out=out, model=model, batch_size=4, workers=2))
-
-    def stop_after_two_chunks(done: int, total: int) -> None:
-        if done >= 8:
-            raise KeyboardInterrupt
-
     with pytest.raises(KeyboardInterrupt):
-        run_batch(plan, Engine(model), progress=stop_after_two_chunks)
+        run_batch(plan, Engine(model), progress=interrupt_after(8))  # two chunks
     assert len(read_rows(out)) == 9
     assert run(csv, out, model, "--batch-size", 4, "--resume") == 1
     assert out.read_bytes() == whole

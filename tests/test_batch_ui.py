@@ -11,7 +11,7 @@ from gradio_client import Client, handle_file
 
 from app.batch.ui import build_batch_tab, run_upload
 from app.batch.archive import ZipRejected
-from batch_support import jpeg_bytes, photo, read_csv, tiny_model, use_database, write_csv
+from batch_support import batch_database, jpeg_bytes, photo, read_csv, tiny_model, write_csv  # batch_database: a fixture
 
 
 @pytest.fixture(scope="module")
@@ -19,15 +19,6 @@ def engine(tmp_path_factory):
     from models.engine import Engine
 
     return Engine(tiny_model(tmp_path_factory.getbasetemp()))
-
-
-@pytest.fixture(scope="module", autouse=True)
-def database(tmp_path_factory):
-    from db.session import configure
-
-    use_database(tmp_path_factory.mktemp("batch-ui-db"))
-    yield
-    configure(None)
 
 
 def upload(folder: Path, entries: dict[str, bytes], rows: list[list[str]]) -> tuple[Path, Path]:

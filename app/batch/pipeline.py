@@ -1,5 +1,8 @@
 """Decoding photos in a thread pool while the model runs, chunk by chunk, in input order.
 
+Both engines run this code: the local engine over the whole file, each Ray actor
+(app.batch.rayengine) over the batches Ray Data hands it.
+
 Rows arrive in chunks of --batch-size. For each chunk a pool of threads opens, decodes and
 preprocesses its photos (PIL and NumPy release the GIL for the heavy parts); the main
 thread then stacks the arrays and runs one `predict_arrays` call (ONNX Runtime releases
@@ -35,7 +38,7 @@ from models.images import load_image
 class Item:
     """A row on its way through the pipeline."""
 
-    row: InputRow
+    row: InputRow | None  # None inside a Ray actor, which is sent only the photo
     write: bool = True  # False: already in the output (a resumed chunk's first rows)
     request: RowRequest | None = None
     name: str = ""  # the image cell as written: error messages name it, not a real path

@@ -3,6 +3,7 @@
     python -m app batch meals.csv --out results.csv [--model M.onnx] [--images-root DIR]
         [--top-k K] [--log-user USER] [--resume] [--allow-outside-root]
         [--workers N] [--batch-size B]
+        [--engine local|ray] [--address ray://HOST:PORT|auto] [--actors N] [--actor-cpus C]
 
 Input: a UTF-8, comma-separated CSV with an `image` column (a path; relative paths resolve
 against --images-root, else the CSV's folder) and optionally `grams` or `serving`,
@@ -13,6 +14,10 @@ Output: every input row once, in input order: its own cells, then RESULT_COLUMNS
 plus RESULTS.summary.csv with per-user, per-day totals. Cells that a spreadsheet would run
 as a formula (starting with = + - @, tab or CR) get a leading ' - pass-through cells too,
 so an input cell "-5" comes out as "'-5".
+
+Engines: `local` (the default) decodes in a thread pool of this process; `ray` sends the
+decoding and the model to Ray Data actors (app.batch.rayengine), on a private Ray instance or
+the cluster at --address. Both run the same per-row code and write the same bytes.
 
 Exit status: 0 every row ok, 1 some rows have status=error, 2 the input or an option is
 unusable (nothing was processed), 130 interrupted (rerun with --resume to continue).
@@ -43,6 +48,7 @@ from models.errors import FoodtagError
 
 Progress = Callable[[int, int], None]  # (rows done, rows in the file)
 MAX_BATCH_SIZE = 1024
+ENGINES = ("local", "ray")
 
 
 def default_workers() -> int:
@@ -62,6 +68,10 @@ class BatchConfig:
     allow_outside_root: bool = False
     workers: int = field(default_factory=default_workers)
     batch_size: int = 32
+    engine: str = "local"
+    address: str | None = None  # ray: ray://HOST:PORT or auto; None starts a private instance
+    actors: int | None = None  # ray: inference actors (None: the cluster's CPUs / actor_cpus)
+    actor_cpus: int | None = None  # ray: CPUs each actor reserves and uses as threads (None: 1)
     # How a refused path's message tells the user to allow it (the app has no such switch).
     refusal_hint: str = "pass --allow-outside-root to permit it"
 
@@ -77,6 +87,14 @@ class BatchConfig:
             raise BatchInputError(f"--batch-size must be between 1 and {MAX_BATCH_SIZE}, got {self.batch_size}")
         if self.log_user is not None and not self.log_user.strip():
             raise BatchInputError("--log-user needs a user name")
+        if self.engine not in ENGINES:
+            raise BatchInputError(f"--engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
+        if self.engine != "ray" and (self.address or self.actors is not None or self.actor_cpus is not None):
+            raise BatchInputError("--address, --actors and --actor-cpus are options of --engine ray")
+        if self.address is not None and not (self.address == "auto" or self.address.startswith("ray://")):
+            raise BatchInputError(f"--address must be ray://HOST:PORT or auto, got {self.address!r}")
+        if any(n is not None and n < 1 for n in (self.actors, self.actor_cpus)):
+            raise BatchInputError("--actors and --actor-cpus must be at least 1")
 
 
 @dataclass(frozen=True)
@@ -137,8 +155,8 @@ def _chunked(items: Iterable[Item], size: int) -> Iterator[list[Item]]:
 class _Runner:
     """Turns input rows into result rows; one per run_batch call."""
 
-    def __init__(self, plan: BatchPlan, engine, service):
-        self.plan, self.engine = plan, engine
+    def __init__(self, plan: BatchPlan, engine, service, ray_engine=None):
+        self.plan, self.engine, self.ray_engine = plan, engine, ray_engine
         config = plan.config
         self.meal_log, exchange_unit_g = None, 15.0
         if config.log_user:
@@ -187,6 +205,8 @@ class _Runner:
 
     def predicted(self, items: Iterable[Item]) -> Iterator[list[Item]]:
         config = self.plan.config
+        if self.ray_engine is not None:
+            return self.ray_engine.predicted(_chunked(items, config.batch_size))
         return predicted_chunks(
             _chunked(items, config.batch_size),
             self.engine.preprocess_image,
@@ -201,12 +221,32 @@ def run_batch(plan: BatchPlan, engine, *, progress: Progress | None = None, serv
     """Process the plan's input into its output and summary (see the module docstring).
 
     `engine` is a models.engine.Engine (or anything with its labels, version,
-    preprocess_image and predict_arrays); `service` defaults to `db.service`.
+    preprocess_image and predict_arrays; the ray engine loads its file, `engine.path`, in
+    each actor); `service` defaults to `db.service`.
     """
-    config, spec = plan.config, plan.spec
+    config = plan.config
     if service is None:
         from db import service
-    runner = _Runner(plan, engine, service)
+    ray_engine = _connect_ray(config, engine) if config.engine == "ray" else None
+    try:
+        return _run(plan, _Runner(plan, engine, service, ray_engine), progress)
+    finally:
+        if ray_engine is not None:
+            ray_engine.close()
+
+
+def _connect_ray(config: BatchConfig, engine):
+    """The Ray engine, connected before the output is touched: a failure leaves it as it was."""
+    from app.batch.rayengine import RayEngine
+
+    return RayEngine(
+        engine.path, address=config.address, actors=config.actors, actor_cpus=config.actor_cpus,
+        batch_size=config.batch_size, top_k=config.top_k,
+    )
+
+
+def _run(plan: BatchPlan, runner: _Runner, progress: Progress | None) -> BatchResult:
+    config, spec, engine = plan.config, plan.spec, runner.engine
     started = time.perf_counter()
     rows = iter_rows(spec)
     start = ResumePoint()
@@ -258,8 +298,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--log-user", metavar="USER", help="also add the rows to USER's meal log (once, however often you rerun)")
     parser.add_argument("--resume", action="store_true", help="continue a half-written RESULTS.csv")
     parser.add_argument("--allow-outside-root", action="store_true", help="let image paths leave the images folder")
-    parser.add_argument("--workers", type=int, default=default_workers(), metavar="N", help="decoding threads (default: cores, at most 8)")
+    parser.add_argument("--workers", type=int, default=default_workers(), metavar="N", help="local: decoding threads (default: cores, at most 8)")
     parser.add_argument("--batch-size", type=int, default=32, metavar="B", help="photos per model call (default 32)")
+    ray = parser.add_argument_group("engine", "where the photos are decoded and predicted (the rest stays in this process)")
+    ray.add_argument("--engine", choices=ENGINES, default="local", help="local: a thread pool here (default); ray: Ray Data actors")
+    ray.add_argument("--address", metavar="ray://HOST:PORT|auto", help="ray: the cluster to use (default: start a private Ray instance on this machine)")
+    ray.add_argument("--actors", type=int, metavar="N", help="ray: inference actors, one ONNX Runtime session each (default: the cluster's CPUs / --actor-cpus)")
+    ray.add_argument("--actor-cpus", type=int, metavar="C", help="ray: CPUs each actor reserves and uses for decoding and the model (default 1)")
     return parser
 
 
@@ -288,6 +333,7 @@ def main(argv: list[str] | None = None) -> int:
             input=args.input, out=args.out, model=args.model, images_root=args.images_root,
             top_k=args.top_k, log_user=args.log_user, resume=args.resume,
             allow_outside_root=args.allow_outside_root, workers=args.workers, batch_size=args.batch_size,
+            engine=args.engine, address=args.address, actors=args.actors, actor_cpus=args.actor_cpus,
         ))
         from db.session import init_db
         from models.default import default_model_path
