@@ -331,10 +331,13 @@ class ViewTransform:
         w, h = image.size
         return View(top / h, left / w, height / h, width / w, flip, rest)
 
-    def apply(self, image: Image.Image, view: View) -> torch.Tensor:
+    def apply(self, image: Image.Image, view: View, size: int | None = None) -> torch.Tensor:
+        """The view rendered at `size` px (default: the student's). RandAugment's geometry is relative
+        to the image, so a teacher's larger rendering shows the same content, only sharper."""
         w, h = image.size
+        size = size or self.size
         box = (view.left * w, view.top * h, (view.left + view.width) * w, (view.top + view.height) * h)
-        image = image.resize((self.size, self.size), self.resample, box=box)
+        image = image.resize((size, size), self.resample, box=box)
         if view.flip:
             image = image.transpose(Image.Transpose.FLIP_LEFT_RIGHT)
         with seeded(view.seed):

@@ -3,8 +3,13 @@
 The idea of FKD / ReLabel, kept consistent with the student's input as Beyer et al.
 ("Knowledge distillation: a good teacher is patient and consistent") require: each stored
 view carries its parameters (relative crop box, flip, seed of RandAugment and random
-erasing), so the student trains on exactly the pixels the teacher saw, and the training
-step skips the teacher.
+erasing), so the student trains on the view the teacher saw, and the training step skips
+the teacher. Where the teacher's resolution is above the student's (and it resizes), each
+view is rendered for the teacher at the teacher's own size from the stored photo: the same
+crop, flip and RandAugment, only sharper than the live path's upsampled student crop (a
+food10 Lite0 teacher: 70.5% val top-1 at 224 px against 63.5% on 128 px crops upsampled).
+Random erasing then draws its own rectangle at that size; whether a view is erased, and how
+much of it, stays the same.
 
     cache = build_logit_cache(teacher, dataset, "caches/", views=8, topk=10)
     train_set = ReplayDataset(dataset, cache)   # items: (image, label, skipped, teacher logits)
@@ -96,10 +101,10 @@ class ReplayDataset(Dataset):
 
 
 class _AllViews(Dataset):
-    """For the build: image index -> (index, its K view tensors, their View rows)."""
+    """For the build: image index -> (index, its K view tensors at render_size, their View rows)."""
 
-    def __init__(self, base: ImageDataset, indices: list[int], views: int):
-        self.base, self.indices, self.views = base, indices, views
+    def __init__(self, base: ImageDataset, indices: list[int], views: int, render_size: int | None):
+        self.base, self.indices, self.views, self.render_size = base, indices, views, render_size
 
     def __len__(self) -> int:
         return len(self.indices)
@@ -111,7 +116,7 @@ class _AllViews(Dataset):
         if not isinstance(transform, ViewTransform):  # no augmentation: the one eval view
             return index, transform(image)[None], torch.zeros(1, 6, dtype=torch.float64)
         views = [transform.sample(image, sample_seed(self.base.seed, VIEW_STREAM + k, index)) for k in range(self.views)]
-        return (index, torch.stack([transform.apply(image, v) for v in views]),
+        return (index, torch.stack([transform.apply(image, v, self.render_size) for v in views]),
                 torch.tensor([v.to_row() for v in views], dtype=torch.float64))
 
 
@@ -124,13 +129,20 @@ def _teacher_identity(teacher) -> str:
                        None if teacher.order is None else teacher.order.tolist(), *tensors)
 
 
+def render_size(teacher, transform) -> int | None:
+    """The size views are rendered at for the teacher: its own input size where it resizes up to it."""
+    if isinstance(transform, ViewTransform) and teacher.size is not None and teacher.size > transform.size:
+        return teacher.size
+    return None
+
+
 def logit_cache_folder(teacher, dataset: ImageDataset, root: str, *, views: int, topk: int, precision: str,
                        num_classes: int) -> CacheFolder:
     """Where the cache for these inputs lives (whether or not it is built yet)."""
     transform = dataset.transform
     augmented = isinstance(transform, ViewTransform)
     views = views if augmented else 1
-    inputs = {
+    inputs = {"render_size": render_size(teacher, transform),
         "teacher": teacher.name, "teacher_weights": _teacher_identity(teacher),
         "images": fingerprint(source_identity(dataset.source)), "image_store": getattr(dataset.store, "key", None),
         "transform": transform.description if augmented else "eval " + str(transform.preprocess.to_dict()),
@@ -163,7 +175,7 @@ def build_logit_cache(teacher, dataset: ImageDataset, root: str, *, views: int =
         pending = folder.pending(range(env.rank, size, env.world_size))
         if pending:
             log(f"teacher-logit cache: {len(pending)} of {size} images x {views} views to compute ({folder.path})")
-            _fill(folder, teacher, _AllViews(dataset, pending, views), topk, max(1, batch_size // views),
+            _fill(folder, teacher, _AllViews(dataset, pending, views, render_size(teacher, dataset.transform)), topk, max(1, batch_size // views),
                   num_workers, precision, device)
         folder.finish()
     return LogitCache(folder)

@@ -58,7 +58,7 @@ class FrozenTeacher(nn.Module):
     def forward(self, images: torch.Tensor) -> torch.Tensor:
         with torch.inference_mode():
             x = images * self.scale + self.shift if self.renormalise else images
-            if self.size is not None:
+            if self.size is not None and x.shape[-1] != self.size:  # a logit cache renders at self.size itself
                 x = F.interpolate(x, size=(self.size, self.size), mode=self.mode, align_corners=False, antialias=True)
             logits = self.model(x)
             if self.order is not None:

@@ -112,9 +112,13 @@ class Trainer:
         c, log = self.cfg.cache, self.book.message
         if c.image_cache:
             from distill.image_cache import build_image_cache
+            from distill.logit_cache import render_size
 
-            self.train_set.store = build_image_cache(self.train_set, c.image_cache, self.student.preprocess.resize_size,
-                                                     workers=self.num_workers, log=log)
+            size = self.student.preprocess.resize_size
+            if c.logit_cache and render_size(self.teacher, self.train_set.transform):  # the teacher's sharper views
+                size = max(size, self.teacher.model.preprocess.resize_size)
+            self.train_set.store = build_image_cache(self.train_set, c.image_cache, size, workers=self.num_workers,
+                                                     log=log)
         if c.logit_cache:
             from distill.logit_cache import ReplayDataset, build_logit_cache
 

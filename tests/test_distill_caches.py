@@ -62,6 +62,23 @@ def test_cached_logits_equal_live_teacher_on_the_same_views(tmp_path, photos):
     assert len(seen_views) == 3 * len(replay)  # K epochs replay every view once
 
 
+
+def test_a_larger_teacher_labels_each_view_rendered_at_its_own_size(tmp_path, photos):
+    """Same crop, flip and RandAugment as the student's replay, drawn sharp at the teacher's 32 px
+    instead of the student's 16 px upsampled (erasing off: it draws its rectangle per size)."""
+    model = create_model(f"ckpt:{save_teacher(tmp_path / 't32.pt', CLASSES, img_size=32)}")
+    teacher, dataset = FrozenTeacher(model, "t32", PRE, CLASSES), train_set(photos, re_prob=0.0)
+    cache = build_logit_cache(teacher, dataset, tmp_path / "cache", views=2, topk=10, log=lambda _: None)
+    assert cache.folder.manifest["render_size"] == 32
+    replay = ReplayDataset(dataset, cache)
+    for i in range(len(replay)):
+        student_view, _, _, cached = replay[i]
+        assert student_view.shape[-1] == 16
+        image, _, _ = dataset.load(i)
+        sharp = dataset.transform.apply(image, cache.view(i, cache.choose(0, 0, i)), 32)
+        torch.testing.assert_close(cached, teacher(sharp[None])[0], atol=1e-5, rtol=1e-5)
+        assert not torch.allclose(cached, teacher(student_view[None])[0], atol=1e-6, rtol=0)  # not the upsampled crop
+
 def test_top_k_keeps_the_softmax_of_the_top_k(tmp_path, photos):
     teacher, dataset = make_teacher(tmp_path / "t.pt"), train_set(photos)
     cache = build_logit_cache(teacher, dataset, tmp_path / "cache", views=2, topk=2, log=lambda _: None)
@@ -153,7 +170,7 @@ def test_a_build_killed_midway_resumes_to_a_complete_correct_cache(tmp_path, kin
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     process = subprocess.Popen([sys.executable, "-c", script, kind, str(killed), str(photos)], env=env,
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
-    deadline, done = time.time() + 60, 0
+    deadline, done = time.time() + 180, 0  # generous: a loaded machine starts the child slowly
     while time.time() < deadline and process.poll() is None:
         flags = list(killed.glob(f"{kind}-*/done.npy"))
         done = int(np.load(flags[0]).sum()) if flags else 0
