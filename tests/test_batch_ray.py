@@ -133,6 +133,23 @@ def test_bad_engine_options_exit_2(tmp_path, model, capsys):
     assert not (tmp_path / "out.csv").exists()
 
 
+def batch_process(*args: str) -> subprocess.CompletedProcess:
+    """`python -m app batch ARGS` in a fresh process (this one is connected to the module's Ray)."""
+    return subprocess.run(
+        [sys.executable, "-m", "app", "batch", *args],
+        cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True, text=True, timeout=180,
+    )
+
+
+def test_address_auto_joins_the_running_cluster(tmp_path, model):
+    csv = awkward_input(tmp_path)
+    assert run(csv, tmp_path / "local.csv", model, "local") == 1
+    done = batch_process(str(csv), "--out", str(tmp_path / "ray.csv"), "--model", str(model), "--batch-size", "4",
+                         "--engine", "ray", "--address", "auto")
+    assert done.returncode == 1, done.stderr
+    assert (tmp_path / "ray.csv").read_bytes() == (tmp_path / "local.csv").read_bytes()
+
+
 def test_unreachable_address_is_a_clear_error_and_touches_nothing(tmp_path, model):
     photo(tmp_path / "a.jpg")
     csv = write_csv(tmp_path / "m.csv", ["image"], [["a.jpg"]])
@@ -141,12 +158,8 @@ def test_unreachable_address_is_a_clear_error_and_touches_nothing(tmp_path, mode
     with socket.socket() as probe:  # a port nothing listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    # A fresh process: this one is already connected to the module's Ray instance.
-    done = subprocess.run(
-        [sys.executable, "-m", "app", "batch", str(csv), "--out", str(out), "--model", str(model),
-         "--engine", "ray", "--address", f"ray://127.0.0.1:{port}", "--resume"],
-        cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True, text=True, timeout=120,
-    )
+    done = batch_process(str(csv), "--out", str(out), "--model", str(model),
+                         "--engine", "ray", "--address", f"ray://127.0.0.1:{port}", "--resume")
     assert done.returncode == 2, done.stderr
     assert f"cannot reach 127.0.0.1:{port}" in done.stderr and "ray start --head" in done.stderr
     assert out.read_text() == "kept\n"
