@@ -86,6 +86,21 @@ class Trainer:
                                          cfg.model.teacher_resize).to(self.device)
             if cfg.run.channels_last:
                 self.teacher.to(memory_format=torch.channels_last)
+            self._place_teacher(cfg.model.teacher_runtime)
+
+    def _place_teacher(self, runtime: str) -> None:
+        """Run the teacher on ONNX Runtime where asked, or (auto) on CPU; auto falls back to
+        PyTorch with a note when the teacher cannot be exported."""
+        if runtime == "torch" or (runtime == "auto" and self.device.type != "cpu"):
+            return
+        if self.device.type != "cpu":
+            raise DistillError(f"--teacher-runtime onnxruntime runs the teacher on CPU; this run is on {self.device}")
+        try:
+            self.teacher.run_on_onnxruntime(threads=torch.get_num_threads())
+        except DistillError as exc:
+            if runtime == "onnxruntime":
+                raise
+            self.notes.append(f"{exc}; the teacher runs on PyTorch")
 
     def _build_data(self) -> None:
         """Datasets, loader workers and the step arithmetic: one optimizer step's global batch must fit
@@ -167,7 +182,8 @@ class Trainer:
         self.book.message(
             f"{self.train_source.description}; val: {self.val_source.description if self.val_source else 'none'}\n"
             f"student {self.student.registry_name} ({params:.2f}M params, {self.student.preprocess.input_size}px), "
-            f"teacher {cfg.model.teacher}, {self.world} process(es) on {self.device}, {self.precision} "
+            f"teacher {cfg.model.teacher}" + (f" (on {self.teacher.runtime})" if self.teacher else "")
+            + f", {self.world} process(es) on {self.device}, {self.precision} "
             f"({precision.capability(self.device)}), {self.num_workers} loader workers, "
             f"{self.steps_per_epoch} steps/epoch x {self.step_samples} images, {self.total_steps} steps; "
             f"run folder {self.out}")

@@ -130,6 +130,9 @@ class Engine:
             self.session = ort.InferenceSession(str(self.path), settings.to_ort(), providers=providers or default_providers())
         except Exception as exc:
             raise ModelError(f"{self.path}: ONNX Runtime cannot load it ({type(exc).__name__}: {exc})") from None
+        if len(self.session.get_inputs()) != 1 or len(self.session.get_outputs()) != 1:
+            raise ModelError(f"{self.path}: an image classifier has one input and one output; this file has "
+                             f"{len(self.session.get_inputs())} and {len(self.session.get_outputs())}")
         self.input_name = self.session.get_inputs()[0].name
         self.output_name = self.session.get_outputs()[0].name
         # Callers always pass float32; a file with float16 inputs gets its batch converted here.

@@ -60,3 +60,51 @@ def test_label_space_must_match():
     assert check_labels("t", ["b", "a"], ["a", "b"]) == [1, 0]
     with pytest.raises(DistillError, match="predicts 1000 labels but the data has 2 classes"):
         check_labels("efficientnet_lite0", [f"x{i}" for i in range(1000)], ["a", "b"])
+
+
+def lite_teacher(labels):
+    """A tiny CNN with a preprocessing contract of its own (24 px, ImageNet mean/std)."""
+    from models.registry import create_model
+
+    torch.manual_seed(0)
+    return create_model("efficientnet_lite0", labels=labels, pretrained=False)
+
+
+def test_onnxruntime_gives_pytorchs_logits_after_renormalising_resizing_and_reordering():
+    model = lite_teacher(["c", "a", "b"])
+    on_torch = FrozenTeacher(model, "lite0", STUDENT, ["a", "b", "c"])
+    on_ort = FrozenTeacher(lite_teacher(["c", "a", "b"]), "lite0", STUDENT, ["a", "b", "c"])
+    on_ort.run_on_onnxruntime(threads=1)
+    assert (on_torch.runtime, on_ort.runtime) == ("torch", "onnxruntime")
+    x = torch.rand(5, 3, 8, 8) * 2 - 1
+    expected, got = on_torch(x), on_ort(x)
+    assert got.shape == (5, 3) and got.dtype == torch.float32
+    assert torch.allclose(got, expected, atol=1e-4, rtol=1e-4)
+    student_logits = torch.randn(5, 3, requires_grad=True)
+    torch.nn.functional.mse_loss(student_logits, got).backward()  # usable as a KD target
+
+
+def test_onnxruntime_refuses_what_it_cannot_run():
+    class Unexportable(Probe):
+        def forward(self, x):
+            return torch.from_numpy(x.mean((2, 3)).numpy())  # leaves the traced graph
+
+    teacher = FrozenTeacher(Unexportable(STUDENT), "probe", STUDENT, ["a", "b", "c"])
+    with pytest.raises(DistillError, match="cannot run probe on ONNX Runtime"):
+        teacher.run_on_onnxruntime(threads=1)
+    assert teacher.runtime == "torch"
+    mine = PreprocessConfig(input_size=16, mean=STUDENT.mean, std=STUDENT.std, labels=["a", "b", "c"])
+    unresized = FrozenTeacher(Probe(mine), "probe", STUDENT, ["a", "b", "c"], resize=False)
+    with pytest.raises(DistillError, match="own 16 px.*student's 8 px"):
+        unresized.run_on_onnxruntime(threads=1)
+
+
+def test_training_runs_the_teacher_where_asked(tmp_path, capsys):
+    from distill_support import run_cli, save_teacher, tiny_args
+
+    teacher = save_teacher(tmp_path / "teacher.pt", ["class_0", "class_1", "class_2", "class_3"])
+    for runtime in ("auto", "torch"):
+        args = tiny_args(tmp_path / runtime, teacher=f"ckpt:{teacher}", teacher_runtime=runtime, synthetic_images=16)
+        assert run_cli("train", *args) == 0
+        expected = "onnxruntime" if runtime == "auto" else "torch"
+        assert f"(on {expected})" in capsys.readouterr().err
