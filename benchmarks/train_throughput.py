@@ -6,7 +6,9 @@ augmentation, each row a fresh process, rows interleaved over --rounds:
   naive        the seed's first loop: teacher called with autograd on (its weights requiring
                grad: every call records a graph and the loss backward runs through it), fp32,
                num_workers=0, every JPEG decoded again (this script's own loop)
-  default      python -m distill train as a user runs it (--num-workers auto, --precision auto)
+  default      python -m distill train as a user runs it (--num-workers auto, --precision auto,
+               --teacher-runtime auto: the teacher's forward pass on ONNX Runtime on a CPU)
+  default_torch  the same with --teacher-runtime torch (the teacher on PyTorch eager)
   logit_cache  + --logit-cache (teacher logits on --views stored views per image, computed once)
   all_caches   + --image-cache (JPEGs decoded once into memory-mapped uint8 arrays)
   timm         timm's own train.py with its distillation flags (--kd-model-name local-dir:DIR)
@@ -45,7 +47,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-ROWS = ("naive", "default", "logit_cache", "all_caches", "timm")
+ROWS = ("naive", "default", "default_torch", "logit_cache", "all_caches", "timm")
 TIMM_TRAIN = Path("~/.cache/foodtag/timm-train.py").expanduser()
 AUGMENT = dict(rand_augment="rand-m9-mstd0.5-inc1", re_prob=0.25, mixup=0.8, cutmix=1.0, label_smoothing=0.1)
 
@@ -282,7 +284,7 @@ def main() -> int:
         rows.remove("timm")
     build = {}
     logit_cache = ["--logit-cache", str(caches), "--logit-views", str(args.views)]
-    extras = {"default": [], "logit_cache": logit_cache, "all_caches": logit_cache + ["--image-cache", str(caches)]}
+    extras = {"default": [], "default_torch": ["--teacher-runtime", "torch"], "logit_cache": logit_cache, "all_caches": logit_cache + ["--image-cache", str(caches)]}
     for name, extra, needed in (("logit cache", logit_cache, {"logit_cache", "all_caches"}),
                                 ("image cache + its logit cache", extras["all_caches"], {"all_caches"})):
         if needed & set(rows):  # built once here, so the rows time training only
@@ -311,17 +313,17 @@ def main() -> int:
                 else:
                     result = run_distill(args, teacher, out / "run", *extras[row])
             results[row].append(result)
-            print(f"  round {round_index + 1} {row:<12} {result['images_per_s']:7.1f} images/s  "
+            print(f"  round {round_index + 1} {row:<13} {result['images_per_s']:7.1f} images/s  "
                   f"data wait {result['data_wait_share']:.0%}", flush=True)
     summary = {row: {"images_per_s": statistics.median(r["images_per_s"] for r in runs),
                      "data_wait_share": statistics.median(r["data_wait_share"] for r in runs)}
                for row, runs in results.items()}
     naive, timm = summary.get("naive"), summary.get("timm")
-    print(f"\n{'row':<12} {'images/s':>9} {'data wait':>10} {'x naive':>8} {'x timm':>7}")
+    print(f"\n{'row':<13} {'images/s':>9} {'data wait':>10} {'x naive':>8} {'x timm':>7}")
     for row, s in summary.items():
         vs_naive = f"{s['images_per_s'] / naive['images_per_s']:.2f}" if naive else "-"
         vs_timm = f"{s['images_per_s'] / timm['images_per_s']:.2f}" if timm else "-"
-        print(f"{row:<12} {s['images_per_s']:9.1f} {s['data_wait_share']:10.0%} {vs_naive:>8} {vs_timm:>7}")
+        print(f"{row:<13} {s['images_per_s']:9.1f} {s['data_wait_share']:10.0%} {vs_naive:>8} {vs_timm:>7}")
     if args.json:
         args.json.write_text(json.dumps({
             "rows": [{"name": row, **s, "rounds": results[row]} for row, s in summary.items()],
