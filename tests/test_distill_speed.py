@@ -82,6 +82,14 @@ def test_each_rule_fires_on_its_case_with_figure_threshold_and_flag(rule):
     assert "FIRED" in finding.line() and finding.threshold in finding.line()
 
 
+def test_a_teacher_bound_cpu_run_on_pytorch_is_pointed_to_onnxruntime():
+    teacher_bound = dict(device="cpu", shares={"teacher": 0.6, "backward": 0.4})
+    on_torch, on_ort = (next(f for f in profiling.findings(healthy(**teacher_bound, teacher_runtime=runtime))
+                             if f.rule == "teacher bound") for runtime in ("torch", "onnxruntime"))
+    assert on_torch.fired and "--teacher-runtime onnxruntime" in on_torch.suggestion
+    assert on_ort.fired and "--teacher-runtime" not in on_ort.suggestion and "--logit-cache" in on_ort.suggestion
+
+
 def test_rules_stay_silent_on_a_healthy_run():
     assert [f.rule for f in profiling.findings(healthy()) if f.fired] == []
     on_cpu = profiling.findings(healthy(device="cpu", cpu_busy=None, gpu_busy=None, gpu_memory_share=None))
