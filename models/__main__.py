@@ -75,7 +75,12 @@ def _fp16(args) -> None:
 
 def _bench(args) -> None:
     import json
+    import os
 
+    if not args.spin:
+        # PyTorch's OpenMP threads read this once, when torch loads (below): a waiting thread
+        # sleeps instead of spinning, as ONNX Runtime's do with allow_spinning off.
+        os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
     from models.bench import benchmark, format_result
     from models.engine import SessionSettings
     from models.registry import create_model
@@ -137,7 +142,8 @@ def main(argv: list[str] | None = None) -> int:
     bench.add_argument("--e2e-iterations", type=int, default=10, help="timed 12 MP JPEG analyses per decode mode")
     bench.add_argument("--threads", type=int, help="threads for PyTorch and ONNX Runtime alike (default: the usable cores)")
     bench.add_argument("--spin", action=argparse.BooleanOptionalAction, default=True,
-                       help="ONNX Runtime threads busy-wait between ops (default: on; --no-spin on a busy machine)")
+                       help="threads busy-wait between ops (default: on); --no-spin turns it off for ONNX Runtime "
+                            "and PyTorch alike (OMP_WAIT_POLICY=PASSIVE): fair on a machine other processes keep busy")
     bench.add_argument("--json", action="store_true", help="print the result as JSON")
     bench.set_defaults(run=_bench)
     args = parser.parse_args(argv)

@@ -246,6 +246,7 @@ def _measure(model, settings, photos_dir, calibration_dir, batches, iterations, 
             model=getattr(model, "registry_name", type(model).__name__), input_size=cfg.input_size,
             machine={"cpu_features": sorted(cpu_features()), "ort_threads": engine.settings.intra_op_threads,
                      "ort_spinning": settings.allow_spinning, "load_average": os.getloadavg()[0],
+                     "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", "default"),
                      "torch_threads": torch.get_num_threads(), "providers": default_providers()},
             rows=rows, variants={v.name: {"note": v.note, "fused_ops": v.fused_ops} for v in variants},
             end_to_end=end_to_end(engine, phone_jpeg(source), e2e_iterations),
@@ -258,7 +259,7 @@ def format_result(result: BenchResult) -> str:
     lines = [
         f"model {result.model}, input {result.input_size}px; CPU features {', '.join(result.machine['cpu_features']) or 'none'}; "
         f"ORT threads {result.machine['ort_threads']} (spinning {'on' if result.machine['ort_spinning'] else 'off'}), "
-        f"torch threads {result.machine['torch_threads']}; providers {result.machine['providers']}; "
+        f"torch threads {result.machine['torch_threads']} (OMP_WAIT_POLICY {result.machine['omp_wait_policy']}); providers {result.machine['providers']}; "
         f"load average {result.machine['load_average']:.1f} at the end",
         "",
         "| variant | batch | images/s | p50 ms | p95 ms | vs eager | top-1 agreement |",

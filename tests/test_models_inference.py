@@ -267,7 +267,12 @@ def test_draft_decoding_keeps_tensor_size_and_top1_on_phone_sized_photos(default
 
 
 def test_bench_measures_every_cpu_variant_and_the_phone_photo(micro, photos_dir):
-    result = benchmark(micro, photos_dir=photos_dir, batches=(1, 2), iterations=2, e2e_iterations=1)
+    threads = torch.get_num_threads()
+    result = benchmark(micro, photos_dir=photos_dir, batches=(1, 2), iterations=2, e2e_iterations=1,
+                       settings=SessionSettings(intra_op_threads=1, allow_spinning=False))
+    # One thread for PyTorch and ONNX Runtime alike during the run, PyTorch's own setting after it.
+    assert (result.machine["torch_threads"], result.machine["ort_threads"], result.machine["ort_spinning"]) == (1, 1, False)
+    assert torch.get_num_threads() == threads
     names = {row.variant for row in result.rows}
     assert {"pytorch-eager", "ort-fp32", "ort-fused", "ort-int8"} <= names
     assert all(row.top1_agreement is not None and row.p50_ms > 0 for row in result.rows)
