@@ -289,7 +289,8 @@ def quantize_model(
         if below and not allow_below_threshold:
             raise ModelError(
                 f"{fp32_path.name}: int8 top-1 agreement with fp32 is {chosen.top1_agreement:.2%} on {len(photos)} photos, "
-                f"under the {agreement_threshold:.0%} threshold; nothing was written (allow it explicitly to write anyway)"
+                f"under the {agreement_threshold:.0%} threshold; nothing was written (allow it explicitly to write anyway). "
+                "Candidates: " + ", ".join(f"{c.name} {c.top1_agreement:.2%}" for c in candidates)
             )
         if below:
             warnings.warn(
