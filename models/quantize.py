@@ -13,7 +13,7 @@ GEMMs, the fastest int8 kernels on x86):
   head (Gemm) stays fp32: it is tiny and its bias cannot take an int32 scale after a Gather.
 - on an x86 CPU without VNNI (read at run time), each mode also with ``reduce_range`` (7-bit
   weights): there the u8s8 kernel sums pairs of u8 x s8 products in int16 (VPMADDUBSW), which
-  saturates with full-range weights; 7 bits cannot overflow, at the same speed. With VNNI the
+  saturates with full-range weights; 7 bits cannot overflow, with the same kernel. With VNNI the
   products go straight to int32, and 7 bits would only cost precision.
 
 Every candidate is timed against the fp32 model on this machine (models.timing: interleaved
