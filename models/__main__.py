@@ -31,7 +31,7 @@ def _quantize(args) -> None:
     import json
     import warnings
 
-    from models.quantize import AGREEMENT_THRESHOLD, quantize_model
+    from models.quantize import AGREEMENT_THRESHOLD, TIMING_BATCHES, format_report, quantize_model
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -39,15 +39,14 @@ def _quantize(args) -> None:
             args.model, args.out, photos_dir=args.photos, calibration_dir=args.calibration,
             modes=tuple(args.mode) if args.mode else None, agreement_threshold=AGREEMENT_THRESHOLD if args.threshold is None else args.threshold,
             allow_below_threshold=args.allow_below_threshold,
+            timing_batches=() if args.no_timing else tuple(args.time_batch or TIMING_BATCHES),
         )
     for warning in caught:
         print(f"warning: {warning.message}", file=sys.stderr)
     if args.json:
         print(json.dumps(report.to_dict(), indent=2))
         return
-    for candidate in report.candidates:
-        print(f"  {candidate['name']:<26} top-1 agreement with fp32 {candidate['top1_agreement']:.2%}")
-    print(f"wrote {report.out_path} ({report.chosen}, {report.top1_agreement:.2%} agreement on {report.photos} photos)")
+    print(format_report(report))
 
 
 def _predict(args) -> None:
@@ -76,14 +75,21 @@ def _fp16(args) -> None:
 
 def _bench(args) -> None:
     import json
+    import os
 
+    if not args.spin:
+        # PyTorch's OpenMP threads read this once, when torch loads (below): a waiting thread
+        # sleeps instead of spinning, as ONNX Runtime's do with allow_spinning off.
+        os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
     from models.bench import benchmark, format_result
+    from models.engine import SessionSettings
     from models.registry import create_model
 
+    settings = SessionSettings(allow_spinning=args.spin, **({"intra_op_threads": args.threads} if args.threads else {}))
     result = benchmark(
         create_model(args.name, **({"pretrained": False} if args.random_init else {})),
         photos_dir=args.photos, calibration_dir=args.calibration, batches=tuple(args.batch or (1, 32)),
-        iterations=args.iterations, e2e_iterations=args.e2e_iterations,
+        iterations=args.iterations, e2e_iterations=args.e2e_iterations, settings=settings,
     )
     print(json.dumps(result.to_dict(), indent=2) if args.json else format_result(result))
 
@@ -111,6 +117,10 @@ def main(argv: list[str] | None = None) -> int:
                           help="minimum top-1 agreement with fp32 (default: models.quantize.AGREEMENT_THRESHOLD, 0.99)")
     quantize.add_argument("--allow-below-threshold", action="store_true",
                           help="write the file even under the threshold (with a loud warning and a metadata flag)")
+    quantize.add_argument("--time-batch", type=int, action="append",
+                          help="batch size to time the candidates at (repeatable; default 1 and 32)")
+    quantize.add_argument("--no-timing", action="store_true",
+                          help="do not time: take the first candidate that agrees, in the expected-speed order")
     quantize.add_argument("--json", action="store_true", help="print the report as JSON")
     quantize.set_defaults(run=_quantize)
     predict = commands.add_parser("predict", help="top-k foods for image files")
@@ -130,6 +140,10 @@ def main(argv: list[str] | None = None) -> int:
     bench.add_argument("--batch", type=int, action="append", help="batch sizes (repeatable; default 1 and 32)")
     bench.add_argument("--iterations", type=int, default=40, help="timed calls at batch 1 (a quarter at larger batches)")
     bench.add_argument("--e2e-iterations", type=int, default=10, help="timed 12 MP JPEG analyses per decode mode")
+    bench.add_argument("--threads", type=int, help="threads for PyTorch and ONNX Runtime alike (default: the usable cores)")
+    bench.add_argument("--spin", action=argparse.BooleanOptionalAction, default=True,
+                       help="threads busy-wait between ops (default: on); --no-spin turns it off for ONNX Runtime "
+                            "and PyTorch alike (OMP_WAIT_POLICY=PASSIVE): fair on a machine other processes keep busy")
     bench.add_argument("--json", action="store_true", help="print the result as JSON")
     bench.set_defaults(run=_bench)
     args = parser.parse_args(argv)

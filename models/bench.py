@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import tempfile
-import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -23,10 +23,11 @@ import onnx
 import torch
 from PIL import Image
 
-from models.engine import GPU_PROVIDERS, Engine, cpu_features, default_providers
+from models.engine import GPU_PROVIDERS, Engine, SessionSettings, cpu_features, default_providers
 from models.export import export_onnx, parity_images
 from models.fusion import fused_operator_counts
 from models.images import load_image
+from models.timing import interleaved_speeds, seconds_per_call
 from models.quantize import MAX_AGREEMENT_PHOTOS, photo_paths, preprocessed_photos, quantize_model, top1
 from models.variants import write_fp16
 
@@ -85,25 +86,31 @@ def _eager(model: torch.nn.Module, dtype: torch.dtype | None = None) -> Callable
     return run
 
 
-def _ort_variant(name: str, path: Path, providers: list | None = None, note: str = "") -> Variant:
-    engine = Engine(path, providers=providers)
+def _ort_variant(name: str, path: Path, providers: list | None = None, note: str = "", settings: SessionSettings | None = None) -> Variant:
+    engine = Engine(path, providers=providers, settings=settings)
     return Variant(name, engine.run, note or f"{', '.join(engine.providers)}", fused_operator_counts(onnx.load(str(path), load_external_data=False)))
 
 
-def build_variants(model: torch.nn.Module, workdir: Path, photos_dir: Path | None, calibration_dir: Path | None) -> list[Variant]:
+def build_variants(
+    model: torch.nn.Module, workdir: Path, photos_dir: Path | None, calibration_dir: Path | None,
+    settings: SessionSettings, batches: tuple[int, ...],
+) -> list[Variant]:
     variants = [Variant("pytorch-eager", _eager(model), f"torch {torch.get_num_threads()} threads")]
     if {"avx512_bf16", "amx_bf16"} & cpu_features():
         variants.append(Variant("pytorch-eager-bf16", _eager(model, torch.bfloat16), "CPU autocast bf16"))
     plain = export_onnx(model, workdir / "plain.onnx", fuse=False)
     fused = export_onnx(model, workdir / "fused.onnx")
     cpu = ["CPUExecutionProvider"]
-    variants.append(_ort_variant("ort-fp32", plain, cpu))
-    fused_variant = _ort_variant("ort-fused", fused, cpu)
+    variants.append(_ort_variant("ort-fp32", plain, cpu, settings=settings))
+    fused_variant = _ort_variant("ort-fused", fused, cpu, settings=settings)
     if fused_variant.fused_ops.get("Attention"):  # for CNNs the fused export is the plain one
         variants.append(fused_variant)
     if photos_dir is not None:
-        report = quantize_model(fused, workdir / "int8.onnx", photos_dir=photos_dir, calibration_dir=calibration_dir, allow_below_threshold=True)
-        variants.append(_ort_variant("ort-int8", workdir / "int8.onnx", cpu, f"{report.chosen}, {report.top1_agreement:.2%} vs fp32 ORT"))
+        # Timed at the bench's batch sizes with its settings: the int8 file this machine runs fastest.
+        report = quantize_model(fused, workdir / "int8.onnx", photos_dir=photos_dir, calibration_dir=calibration_dir,
+                                allow_below_threshold=True, timing_batches=batches, settings=settings)
+        variants.append(_ort_variant("ort-int8", workdir / "int8.onnx", cpu, f"{report.chosen}, {report.top1_agreement:.2%} vs fp32 ORT",
+                                     settings=settings))
     gpu = [p for p in default_providers() if p in GPU_PROVIDERS]
     if "CUDAExecutionProvider" in gpu:
         half = write_fp16(fused, workdir / "fp16.onnx")
@@ -116,53 +123,35 @@ def build_variants(model: torch.nn.Module, workdir: Path, photos_dir: Path | Non
     return variants
 
 
-def _time(call: Callable[[], object], count: int) -> list[float]:
-    times = []
-    for _ in range(count):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return times
-
-
 def time_variants(variants: list[Variant], inputs: dict[int, np.ndarray], iterations: int, rounds: int = 4) -> dict[tuple[str, int], list[float]]:
     """Seconds per call for every (variant, batch), interleaved round by round."""
     times: dict[tuple[str, int], list[float]] = {(v.name, b): [] for v in variants for b in inputs}
     for variant in variants:  # warm up: first calls allocate, JIT and tune
         for array in inputs.values():
-            _time(lambda: variant.run(array), 2)
+            seconds_per_call(lambda: variant.run(array), 2)
     for _ in range(rounds):
         for batch, array in inputs.items():
             per_round = max(2, -(-iterations // rounds) if batch == 1 else -(-iterations // (4 * rounds)))
             for variant in variants:
-                times[variant.name, batch] += _time(lambda: variant.run(array), per_round)
+                times[variant.name, batch] += seconds_per_call(lambda: variant.run(array), per_round)
     return times
 
 
 def compare_engines(engines: dict[str, Engine], batches=(1, 32), rounds: int = 5, calls: int = 8) -> dict:
     """ONNX Runtime images/s of several model files, measured side by side (the pipeline's bench).
 
-    Each round times every model in turn; the result per model and batch is the median over
-    rounds, and each model's speed relative to the first one is the median of the per-round
-    ratios (robust on a shared machine).
+    Each model's speed relative to the first one is the median of the per-round ratios
+    (models.timing: robust on a shared machine).
     """
-    names = list(engines)
     images = parity_images(count=4)
-    per_round: dict[tuple[str, int], list[float]] = {(n, b): [] for n in names for b in batches}
-    for batch in batches:
-        arrays = {n: np.stack([e.preprocess_image(images[i % len(images)]) for i in range(batch)]) for n, e in engines.items()}
-        n_calls = calls if batch == 1 else max(2, calls // 4)
-        for _ in range(rounds):
-            for name, engine in engines.items():
-                engine.run(arrays[name])  # warm-up
-                per_round[name, batch].append(batch / float(np.median(_time(lambda: engine.run(arrays[name]), n_calls))))
-    rows = []
-    for name in names:
-        for batch in batches:
-            speeds = np.asarray(per_round[name, batch])
-            ratios = speeds / np.asarray(per_round[names[0], batch])
-            rows.append({"model": name, "batch": batch, "images_per_s": float(np.median(speeds)), "vs_first": float(np.median(ratios))})
-    return {"rounds": rounds, "reference": names[0], "rows": rows}
+    # Each file preprocesses as its own metadata says, so each gets its own arrays.
+    arrays = {name: {b: np.stack([e.preprocess_image(images[i % len(images)]) for i in range(b)]) for b in batches}
+              for name, e in engines.items()}
+    runs = {name: (lambda batch, name=name, e=e: e.run(arrays[name][batch])) for name, e in engines.items()}
+    speeds = interleaved_speeds(runs, tuple(batches), rounds=rounds, calls=calls)
+    rows = [{"model": name, "batch": batch, "images_per_s": speed.images_per_s, "vs_first": speed.vs_first}
+            for name, by_batch in speeds.items() for batch, speed in by_batch.items()]
+    return {"rounds": rounds, "reference": next(iter(engines)), "rows": rows}
 
 
 def phone_jpeg(image: Image.Image, size: tuple[int, int] = PHONE_SIZE, quality: int = 92) -> bytes:
@@ -183,7 +172,7 @@ def end_to_end(engine: Engine, jpeg: bytes, iterations: int) -> list[EndToEndRow
     times = {mode: [] for mode in min_sides}
     for _ in range(iterations):
         for mode, min_side in min_sides.items():
-            times[mode] += _time(lambda: analyse(min_side), 1)
+            times[mode] += seconds_per_call(lambda: analyse(min_side), 1)
     rows = []
     for mode, min_side in min_sides.items():
         tensor, logits = analyse(min_side)
@@ -209,11 +198,24 @@ def benchmark(
     iterations: int = 40,
     e2e_iterations: int = 10,
     workdir: Path | None = None,
+    settings: SessionSettings | None = None,
 ) -> BenchResult:
+    """Every variant side by side; ``settings`` (default: from the machine) for every ONNX Runtime
+    session, and its thread count for PyTorch too, so both use the same cores."""
     model = model.eval()
+    settings = settings or SessionSettings()
+    torch_threads = torch.get_num_threads()
+    torch.set_num_threads(settings.intra_op_threads)
+    try:
+        return _measure(model, settings, photos_dir, calibration_dir, batches, iterations, e2e_iterations, workdir)
+    finally:
+        torch.set_num_threads(torch_threads)
+
+
+def _measure(model, settings, photos_dir, calibration_dir, batches, iterations, e2e_iterations, workdir) -> BenchResult:
     cfg = model.preprocess
     with tempfile.TemporaryDirectory() as tmp:
-        variants = build_variants(model, Path(workdir or tmp), photos_dir, calibration_dir)
+        variants = build_variants(model, Path(workdir or tmp), photos_dir, calibration_dir, settings, batches)
         images = parity_images(count=4)
         sample = np.stack([cfg.apply(image) for image in images])
         inputs = {b: np.ascontiguousarray(sample[np.arange(b) % len(sample)]) for b in batches}
@@ -238,11 +240,13 @@ def benchmark(
                     rate / eager_rate, agreement.get(variant.name),
                 ))
         fused_path = Path(workdir or tmp) / "fused.onnx"
-        engine = Engine(fused_path, providers=["CPUExecutionProvider"])
+        engine = Engine(fused_path, providers=["CPUExecutionProvider"], settings=settings)
         source = load_image(paths[0]) if paths else images[0]
         result = BenchResult(
             model=getattr(model, "registry_name", type(model).__name__), input_size=cfg.input_size,
             machine={"cpu_features": sorted(cpu_features()), "ort_threads": engine.settings.intra_op_threads,
+                     "ort_spinning": settings.allow_spinning, "load_average": os.getloadavg()[0],
+                     "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", "default"),
                      "torch_threads": torch.get_num_threads(), "providers": default_providers()},
             rows=rows, variants={v.name: {"note": v.note, "fused_ops": v.fused_ops} for v in variants},
             end_to_end=end_to_end(engine, phone_jpeg(source), e2e_iterations),
@@ -254,7 +258,9 @@ def benchmark(
 def format_result(result: BenchResult) -> str:
     lines = [
         f"model {result.model}, input {result.input_size}px; CPU features {', '.join(result.machine['cpu_features']) or 'none'}; "
-        f"ORT threads {result.machine['ort_threads']}, torch threads {result.machine['torch_threads']}; providers {result.machine['providers']}",
+        f"ORT threads {result.machine['ort_threads']} (spinning {'on' if result.machine['ort_spinning'] else 'off'}), "
+        f"torch threads {result.machine['torch_threads']} (OMP_WAIT_POLICY {result.machine['omp_wait_policy']}); providers {result.machine['providers']}; "
+        f"load average {result.machine['load_average']:.1f} at the end",
         "",
         "| variant | batch | images/s | p50 ms | p95 ms | vs eager | top-1 agreement |",
         "|---|---|---|---|---|---|---|",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from dataclasses import dataclass, field
@@ -53,13 +54,17 @@ class SessionSettings:
 
     One inference at a time uses every usable core (intra-op); graph branches run one after the
     other (inter-op 1, sequential), since a classifier has no parallel branches worth a thread
-    pool, and the app serialises calls through its queue.
+    pool, and the app serialises calls through its queue. ``allow_spinning`` keeps the pool's
+    threads busy-waiting between ops (ONNX Runtime's default, lowest latency on an idle machine);
+    on a machine shared with other busy processes, turning it off hands their cores back and
+    was measured faster there (README, Models).
     """
 
     intra_op_threads: int = field(default_factory=usable_cpus)
     inter_op_threads: int = 1
     graph_optimization: str = "all"
     parallel_execution: bool = False
+    allow_spinning: bool = True
 
     def __post_init__(self) -> None:
         if self.graph_optimization not in _GRAPH_LEVELS:
@@ -74,6 +79,7 @@ class SessionSettings:
         options.inter_op_num_threads = self.inter_op_threads
         options.execution_mode = ort.ExecutionMode.ORT_PARALLEL if self.parallel_execution else ort.ExecutionMode.ORT_SEQUENTIAL
         options.log_severity_level = 3
+        options.add_session_config_entry("session.intra_op.allow_spinning", "1" if self.allow_spinning else "0")
         return options
 
 
@@ -124,7 +130,7 @@ class Engine:
         self.metadata = meta
         settings = settings or SessionSettings()
         if threads is not None:
-            settings = SessionSettings(threads, settings.inter_op_threads, settings.graph_optimization, settings.parallel_execution)
+            settings = dataclasses.replace(settings, intra_op_threads=threads)
         self.settings = settings
         try:
             self.session = ort.InferenceSession(str(self.path), settings.to_ort(), providers=providers or default_providers())

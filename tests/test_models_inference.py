@@ -17,7 +17,8 @@ from models.errors import ModelError
 from models.export import export_onnx, parity_images
 from models.images import load_image
 from models.metadata import read_metadata
-from models.quantize import quantize_model
+from models.quantize import SPEED_TIE, candidates_for, format_report, quantize_model
+from models.timing import Speed
 from models.registry import create_model
 from models.variants import write_fp16
 
@@ -73,13 +74,15 @@ def test_fused_export_runs_attention_layernorm_and_gelu_as_single_ops(micro, fus
 
 def test_int8_keeps_metadata_and_agrees_with_fp32(fused_path, photos_dir, tmp_path):
     out = tmp_path / "micro.int8.onnx"
-    report = quantize_model(fused_path, out, photos_dir=photos_dir, agreement_threshold=0.9)
+    report = quantize_model(fused_path, out, photos_dir=photos_dir, agreement_threshold=0.9, timing_batches=())
     assert report.photos == 12 and report.out_path == str(out)
-    # Per-tensor dynamic agrees well enough, so the slower per-channel one is not tried.
-    assert [c["name"] for c in report.candidates] == ["dynamic"] == [report.chosen]
+    # Untimed, per-tensor dynamic is checked first and agrees well enough: the others are not checked.
+    assert report.candidates[0]["name"] == "dynamic" == report.chosen
+    assert [c["top1_agreement"] is None for c in report.candidates] == [False] + [True] * (len(report.candidates) - 1)
     assert "QAttention" in _ops(out)
     source, meta = read_metadata(fused_path), read_metadata(out)
     assert meta["precision"] == "int8" and meta["quantization"] == report.chosen
+    assert meta["quantized_on_cpu_features"] == ",".join(sorted(cpu_features()))
     assert meta["labels"] == source["labels"] and meta["preprocess"] == source["preprocess"]
     assert meta["source_version"] == source["version"] != meta["version"]
     # The report's agreement is what the two files really do on those photos.
@@ -91,8 +94,8 @@ def test_int8_keeps_metadata_and_agrees_with_fp32(fused_path, photos_dir, tmp_pa
 
 def test_static_qdq_is_tried_with_a_calibration_folder(fused_path, photos_dir, tmp_path):
     report = quantize_model(fused_path, tmp_path / "q.onnx", photos_dir=photos_dir, calibration_dir=photos_dir,
-                            modes=("static",), agreement_threshold=0.5)
-    assert report.chosen == "static-qdq-per-channel"
+                            modes=("static",), agreement_threshold=0.5, timing_batches=())
+    assert report.chosen == "static-qdq-per-channel"  # untimed: the first in the expected order
     assert "QuantizeLinear" in _ops(tmp_path / "q.onnx")
 
 
@@ -123,13 +126,16 @@ def outlier_path(tmp_path_factory):
 
 def test_quantize_refuses_below_the_threshold_unless_allowed(outlier_path, photos_dir, tmp_path):
     out = tmp_path / "out.int8.onnx"
-    with pytest.raises(ModelError, match=r"under the 90% threshold; nothing was written"):
+    with pytest.raises(ModelError, match=r"under the 90% threshold; nothing was written.*Candidates: .*dynamic-per-channel \d"):
         quantize_model(outlier_path, out, photos_dir=photos_dir, agreement_threshold=0.9)
     assert list(tmp_path.iterdir()) == []
     with pytest.warns(UserWarning, match="BELOW-THRESHOLD"):
         report = quantize_model(outlier_path, out, photos_dir=photos_dir, agreement_threshold=0.9, allow_below_threshold=True)
     assert report.below_threshold and read_metadata(out)["below_threshold"] == "true"
-    assert [c["name"] for c in report.candidates] == ["dynamic", "dynamic-per-channel"]
+    # None passes, so every candidate's agreement was measured and the best one written.
+    expected = [c.name for c in candidates_for(("dynamic",), False, cpu_features())]
+    assert sorted(c["name"] for c in report.candidates) == sorted(expected)
+    assert report.top1_agreement == max(c["top1_agreement"] for c in report.candidates) < 0.9
 
 
 def test_quantize_cli_reports_refusal(outlier_path, photos_dir, tmp_path, capsys):
@@ -137,6 +143,76 @@ def test_quantize_cli_reports_refusal(outlier_path, photos_dir, tmp_path, capsys
 
     code = main(["quantize", str(outlier_path), "--out", str(tmp_path / "q.onnx"), "--photos", str(photos_dir), "--threshold", "0.9"])
     assert code == 2 and "top-1 agreement with fp32 is" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("ratios", "order"), [
+    ({"dynamic": 1.2, "dynamic-per-channel": 1.8, "dynamic-reduce-range": 1.5},
+     ["dynamic-per-channel", "dynamic-reduce-range", "dynamic"]),
+    # Within SPEED_TIE of the fastest counts as tied: per tensor keeps its place before per channel.
+    ({"dynamic": 1.75, "dynamic-per-channel": 1.8, "dynamic-reduce-range": 1.5},
+     ["dynamic", "dynamic-per-channel", "dynamic-reduce-range"]),
+])
+def test_quantize_writes_the_fastest_candidate_that_agrees(fused_path, photos_dir, tmp_path, monkeypatch, ratios, order):
+    """Fake timings rank the candidates: the first in that order is chosen (it agrees), the
+    others' agreement is never computed, and the table lists them in that order."""
+    from models import quantize
+
+    def fake_timing(reference, engines, photos, batches, rounds):
+        assert batches == (1, 4) and rounds == 1 and len(photos) == 12
+        return {"fp32": {b: Speed(10.0, 1.0) for b in batches},
+                **{name: {b: Speed(10.0 * ratios[name], ratios[name]) for b in batches} for name in engines}}
+
+    monkeypatch.setattr(quantize, "_time_candidates", fake_timing)
+    monkeypatch.setattr(quantize, "cpu_features", lambda: frozenset({"avx2"}))  # an AVX2 CPU without VNNI
+    out = tmp_path / "q.onnx"
+    report = quantize_model(fused_path, out, photos_dir=photos_dir, agreement_threshold=0.5, timing_batches=(1, 4), timing_rounds=1)
+    assert [c["name"] for c in report.candidates] == order and report.chosen == order[0] == read_metadata(out)["quantization"]
+    assert report.candidates[0]["top1_agreement"] >= 0.5
+    assert [c["top1_agreement"] for c in report.candidates[1:]] == [None, None]
+    ratio = ratios[order[0]]
+    assert report.candidates[0]["vs_fp32"] == {"1": ratio, "4": ratio} and report.fp32_images_per_s == {"1": 10.0, "4": 10.0}
+    assert json.loads(read_metadata(out)["speed_vs_fp32"]) == {"1": ratio, "4": ratio}
+    table = format_report(report)
+    assert f"| {order[0]} | {report.top1_agreement:.2%} | {10 * ratio:.1f} | {ratio:.2f}x |" in table and "not checked" in table
+
+
+def test_quantize_times_every_candidate_on_this_machine(fused_path, photos_dir, tmp_path):
+    report = quantize_model(fused_path, tmp_path / "q.onnx", photos_dir=photos_dir, agreement_threshold=0.5,
+                            timing_batches=(1, 3), timing_rounds=1)
+    assert set(report.fp32_images_per_s) == {"1", "3"}
+    speedups = [np.sqrt(c["vs_fp32"]["1"] * c["vs_fp32"]["3"]) for c in report.candidates]
+    untied = [s for s in speedups if s < max(speedups) * (1 - SPEED_TIE)]  # tied ones keep the expected order
+    assert speedups[len(speedups) - len(untied):] == sorted(untied, reverse=True) and all(s > 0 for s in speedups)
+    checked = [c for c in report.candidates if c["top1_agreement"] is not None]
+    # Checked fastest first up to the first that agrees: that one is chosen.
+    assert checked == report.candidates[: len(checked)] and checked[-1]["name"] == report.chosen
+    assert checked[-1]["top1_agreement"] >= 0.5 and all(c["top1_agreement"] < 0.5 for c in checked[:-1])
+
+
+@pytest.mark.parametrize(("features", "dynamic", "static"), [
+    # AVX2 without VNNI: the u8s8 kernel saturates int16 pair sums, so 7-bit weights are a candidate.
+    ({"avx2"}, ["dynamic", "dynamic-per-channel", "dynamic-reduce-range"], ["static-qdq-per-channel", "static-qdq-per-channel-reduce-range"]),
+    ({"avx2", "avx512f"}, ["dynamic", "dynamic-per-channel", "dynamic-reduce-range"], ["static-qdq-per-channel", "static-qdq-per-channel-reduce-range"]),
+    ({"avx2", "avx512f", "avx512_vnni"}, ["dynamic", "dynamic-per-channel"], ["static-qdq-per-channel"]),
+    ({"avx2", "avx_vnni"}, ["dynamic", "dynamic-per-channel"], ["static-qdq-per-channel"]),
+    (set(), ["dynamic", "dynamic-per-channel"], ["static-qdq-per-channel"]),  # not x86 (no flags read)
+])
+def test_candidates_follow_the_cpu(features, dynamic, static):
+    names = lambda *args: [c.name for c in candidates_for(*args, frozenset(features))]  # noqa: E731
+    assert names(("dynamic",), False) == dynamic
+    assert names(("dynamic", "static"), False) == dynamic + static
+    assert names(("dynamic", "static"), True) == static + dynamic  # convolutional: static expected fastest
+
+
+def test_quantize_cli_prints_the_candidate_table(fused_path, photos_dir, tmp_path, capsys):
+    from models.__main__ import main
+
+    out = tmp_path / "q.onnx"
+    code = main(["quantize", str(fused_path), "--out", str(out), "--photos", str(photos_dir), "--threshold", "0.5", "--time-batch", "2"])
+    printed = capsys.readouterr().out
+    assert code == 0 and out.is_file()
+    assert "| candidate | top-1 agreement | batch 2 images/s | x fp32 | chosen |" in printed
+    assert f"wrote {out} ({read_metadata(out)['quantization']}, " in printed
 
 
 def test_fp16_variant_keeps_metadata_and_float32_io(fused_path, micro, tmp_path):
@@ -159,6 +235,9 @@ def test_engine_takes_session_settings_from_the_machine_or_the_caller(fused_path
     assert options.intra_op_num_threads == 1
     assert options.graph_optimization_level == ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
     assert Engine(fused_path, threads=1).session.get_session_options().intra_op_num_threads == 1
+    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "1"  # ONNX Runtime's default
+    quiet = Engine(fused_path, threads=1, settings=SessionSettings(allow_spinning=False)).session.get_session_options()
+    assert quiet.get_session_config_entry("session.intra_op.allow_spinning") == "0" and quiet.intra_op_num_threads == 1
     with pytest.raises(ModelError, match="graph_optimization must be one of"):
         SessionSettings(graph_optimization="max")
     assert cpu_features() <= {"avx2", "avx512f", "avx512_vnni", "avx_vnni", "avx512_bf16", "amx_bf16", "amx_int8"}
@@ -194,7 +273,12 @@ def test_draft_decoding_keeps_tensor_size_and_top1_on_phone_sized_photos(default
 
 
 def test_bench_measures_every_cpu_variant_and_the_phone_photo(micro, photos_dir):
-    result = benchmark(micro, photos_dir=photos_dir, batches=(1, 2), iterations=2, e2e_iterations=1)
+    threads = torch.get_num_threads()
+    result = benchmark(micro, photos_dir=photos_dir, batches=(1, 2), iterations=2, e2e_iterations=1,
+                       settings=SessionSettings(intra_op_threads=1, allow_spinning=False))
+    # One thread for PyTorch and ONNX Runtime alike during the run, PyTorch's own setting after it.
+    assert (result.machine["torch_threads"], result.machine["ort_threads"], result.machine["ort_spinning"]) == (1, 1, False)
+    assert torch.get_num_threads() == threads
     names = {row.variant for row in result.rows}
     assert {"pytorch-eager", "ort-fp32", "ort-fused", "ort-int8"} <= names
     assert all(row.top1_agreement is not None and row.p50_ms > 0 for row in result.rows)
