@@ -20,7 +20,6 @@ interrupted pipeline resumes at the stage it was in, and a training stage from i
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import sys
 import time
@@ -149,10 +148,9 @@ class Pipeline:
             stages.append(self._train_stage("baseline", baseline, self.run_dir / "baseline", []))
             stages += self._model_stages("baseline", f"ckpt:{self.run_dir / 'baseline' / 'best.pt'}",
                                          [self.run_dir / "baseline" / "best.pt"])
-        if int8_available():
-            stages.append(Stage("int8", self._int8, [self.run_dir / "int8.json"], [self.onnx(m) for m in self.models()]))
+        stages.append(Stage("int8", self._int8, [self.run_dir / "int8.json"], [self.onnx(m) for m in self.models()]))
         stages.append(Stage("bench", self._bench, [self.run_dir / "bench.json"],
-                            [self.onnx(m) for m in self.models()] + [self.run_dir / "int8.json"] * int8_available()))
+                            [self.onnx(m) for m in self.models()] + [self.run_dir / "int8.json"]))
         stages.append(Stage("report", self._report, [self.run_dir / "report.md"],
                             [self.run_dir / "eval" / f"{m}.json" for m in self.models()] + [self.run_dir / "bench.json"]))
         if self.cfg.deploy:
@@ -166,7 +164,7 @@ class Pipeline:
     def _served_files(self) -> list[Path]:
         """The fp32 models, then the int8 variants the int8 stage wrote."""
         files = [self.onnx(m) for m in self.models()]
-        written = json.loads((self.run_dir / "int8.json").read_text()) if int8_available() else {}
+        written = json.loads((self.run_dir / "int8.json").read_text())
         return files + [self.onnx(m, ".int8.onnx") for m in self.models() if written.get(m, {}).get("out_path")]
 
     def _train_stage(self, name: str, options: dict, folder: Path, inputs: list[Path]) -> Stage:
@@ -237,8 +235,9 @@ class Pipeline:
         return val, options
 
     def _int8(self) -> dict:
-        """int8 variants (models.quantize: the best of dynamic and static QDQ, calibrated on training
-        photos, kept only when its top-1 agrees with fp32 on >= 99% of the validation photos)."""
+        """int8 variants (models.quantize: the fastest candidate on this CPU among dynamic and static
+        QDQ, calibrated on training photos, kept only when its top-1 agrees with fp32 on >= 99% of
+        the validation photos)."""
         from distill.measure import evaluate_onnx, photo_folder
         from models.errors import ModelError
         from models.quantize import quantize_model
@@ -305,11 +304,6 @@ class Pipeline:
         self.log(f"pipeline finished in {(time.perf_counter() - start) / 60:.1f} min (this invocation); "
                  f"report {self.run_dir / 'report.md'}")
         return self.run_dir / "report.md"
-
-
-def int8_available() -> bool:
-    """The int8 stage needs models.quantize (the inference-speed work)."""
-    return importlib.util.find_spec("models.quantize") is not None
 
 
 def parse_args(argv: list[str]) -> PipelineConfig:
