@@ -5,7 +5,8 @@
 
 Two `python -m distill train` runs, identical but for --logit-cache: same seed, photos, student
 (the cpu preset's 5-block ViT at 128 px), schedule and augmentation, both reading photos
-through one decoded-image cache so their pixels come from the same stored arrays. The cache
+through one decoded-image cache so their pixels come from the same stored arrays, and both
+giving a larger teacher each view rendered at its own size (distill.data.teacher_view_size). The cache
 holds --epochs views per photo, so each epoch replays a view it has not used yet, as a live
 teacher sees a new view each epoch. What still differs is (1) which random views are drawn
 (the cache's views have their own seeds), and (2) under Mixup/CutMix the cached target is the

@@ -88,7 +88,7 @@ def main() -> int:
             images, labels = images[:-1], labels[:-1]
         logits = teacher(images)
         with data.seeded(step):
-            mixed, _, cached = mixer(images, labels, logits)
+            mixed, _, cached, _ = mixer(images, labels, logits)
         live = teacher(mixed)
         pair = (F.one_hot(labels, len(train.classes)) + F.one_hot(labels.flip(0), len(train.classes))) > 0
         live_p, cached_p = (F.softmax(t / TEMPERATURE, -1) for t in (live, cached))

@@ -5,9 +5,9 @@
 A distilled student learns from whatever the teacher says about the images it is shown. This
 evaluates the teacher checkpoint on the validation photos three ways: with its own
 preprocessing (e.g. 224 px for Lite0), on the student's 128 px crop resized up to the teacher's
-size (what a live teacher sees during training), and on the 128 px crop as it is. The gap
-between the first two is what the teacher-logit cache recovers by rendering each view at the
-teacher's resolution (distill.logit_cache).
+size (what the teacher saw during training before views were rendered at its size), and on the
+128 px crop as it is. The gap between the first two is what rendering each view at the teacher's
+resolution recovers (distill.data.teacher_view_size: the teacher-logit cache and a live teacher).
 """
 
 from __future__ import annotations

@@ -22,8 +22,9 @@ student is a ViT-Ti/16 with --student-depth blocks at --img-size, not pretrained
 cpu preset's student). Both trainers use RandAugment rand-m9-mstd0.5-inc1, random erasing 0.25,
 Mixup 0.8 / CutMix 1.0 and label smoothing 0.1. By default every row feeds the teacher the
 student's crop, as timm's task does (it cannot resize); --teacher-resize true gives our rows the
-product setup instead (the crop resized to the teacher's own resolution, 224-260 px, which a
-pretrained CNN needs for good labels), so the timm row then does less teacher work than ours.
+product setup instead (each view rendered at the teacher's own resolution, 224-260 px, which a
+pretrained CNN needs for good labels; the naive loop resizes the crop), so the timm row then does
+less teacher work than ours.
 
 timm's train.py is not in the timm wheel: pass --timm-train PATH (the file from the
 pytorch-image-models repository at the installed timm's version) or put it at
@@ -158,7 +159,7 @@ def naive_loop(args, teacher_path: Path) -> dict:
     start = time.perf_counter()
     for images, labels, _ in loader:
         loaded = time.perf_counter()
-        images, targets, _ = mixer(images, labels)
+        images, targets, _, _ = mixer(images, labels)
         teacher_input = images * teacher.scale + teacher.shift
         if teacher.size is not None:
             teacher_input = F.interpolate(teacher_input, size=(teacher.size, teacher.size), mode=teacher.mode,

@@ -81,8 +81,9 @@ class ModelConfig:
     pretrained: bool = opt(True, "start the student from its pretrained weights (where it has any)")
     teacher: str = opt("", "teacher: a registry name, timm:<name>, ckpt:<path>, ensemble:<a>+<b>, or "
                            "'none' for plain supervised training. Its labels must be the data's classes")
-    teacher_resize: bool = opt(True, "resize each batch to the teacher's input size when it differs "
-                                     "from the student's")
+    teacher_resize: bool = opt(True, "give the teacher its own input size when it differs from the student's: "
+                                     "a larger teacher gets each augmented view rendered at its size from "
+                                     "the photo, otherwise the batch is resized")
     teacher_runtime: str = opt("auto", "where the teacher's forward pass runs: onnxruntime (exported at "
                                        "start, checked against PyTorch; 3-5x faster than PyTorch eager "
                                        "for a CNN teacher on CPU), torch, or auto (onnxruntime on CPU, "

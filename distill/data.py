@@ -226,11 +226,33 @@ class ImageDataset(Dataset):
 
     def __getitem__(self, index: int):
         image, label, skipped = self.load(index)
-        seed = sample_seed(self.seed, self.epoch, index)
         if isinstance(self.transform, ViewTransform):
-            return self.transform.apply(image, self.transform.sample(image, seed)), label, skipped
-        with seeded(seed):
+            return self.transform.apply(image, self.view(image, index)), label, skipped
+        with seeded(sample_seed(self.seed, self.epoch, index)):
             return self.transform(image), label, skipped
+
+    def view(self, image: Image.Image, index: int) -> View:
+        """This epoch's augmented view of image `index` (a ViewTransform's crop box, flip and seed)."""
+        return self.transform.sample(image, sample_seed(self.seed, self.epoch, index))
+
+
+class ExtendedDataset(Dataset):
+    """A training ImageDataset whose items carry a 4th element for the teacher (see its subclasses);
+    the epoch that seeds augmentation is the base's."""
+
+    def __init__(self, base: ImageDataset):
+        self.base = base
+
+    @property
+    def epoch(self) -> int:
+        return self.base.epoch
+
+    @epoch.setter
+    def epoch(self, value: int) -> None:
+        self.base.epoch = value
+
+    def __len__(self) -> int:
+        return len(self.base)
 
 
 class SyntheticDataset(ImageDataset):
@@ -342,6 +364,38 @@ class ViewTransform:
             image = image.transpose(Image.Transpose.FLIP_LEFT_RIGHT)
         with seeded(view.seed):
             return self.finish(self.recolour(image))
+
+
+# --- the teacher's own rendering of a view ---------------------------------------------------------
+
+
+def teacher_view_size(teacher, transform) -> int | None:
+    """The size each augmented view is rendered at for the teacher, live (TeacherViews) or cached
+    (distill.logit_cache): its own input size where it resizes up to it. None: the teacher takes the
+    student's rendering (no augmentation, an equal or smaller teacher, or --teacher-resize false)."""
+    if isinstance(transform, ViewTransform) and teacher is not None and teacher.size is not None \
+            and teacher.size > transform.size:
+        return teacher.size
+    return None
+
+
+class TeacherViews(ExtendedDataset):
+    """Live distillation from a teacher larger than the student: (image, label, skipped, teacher image).
+
+    Each sample's view (one crop box, flip and seed, drawn as ImageDataset draws it) is rendered
+    twice from the photo: at the student's size (the same pixels the base dataset gives) and at
+    the teacher's, as the teacher-logit cache renders it (see `teacher_view_size`). So a live
+    teacher sees what a cached one saw, sharp instead of the student's crop upsampled.
+    """
+
+    def __init__(self, base: ImageDataset, size: int):
+        super().__init__(base)
+        self.size = size
+
+    def __getitem__(self, index: int):
+        image, label, skipped = self.base.load(index)
+        view, transform = self.base.view(image, index), self.base.transform
+        return transform.apply(image, view), label, skipped, transform.apply(image, view, self.size)
 
 
 # --- sampling and loading -------------------------------------------------------------------------

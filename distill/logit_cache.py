@@ -6,10 +6,11 @@ view carries its parameters (relative crop box, flip, seed of RandAugment and ra
 erasing), so the student trains on the view the teacher saw, and the training step skips
 the teacher. Where the teacher's resolution is above the student's (and it resizes), each
 view is rendered for the teacher at the teacher's own size from the stored photo: the same
-crop, flip and RandAugment, only sharper than the live path's upsampled student crop (a
-food10 Lite0 teacher: 70.5% val top-1 at 224 px against 63.5% on 128 px crops upsampled).
-Random erasing then draws its own rectangle at that size; whether a view is erased, and how
-much of it, stays the same.
+crop, flip and RandAugment, only sharper than the student's crop upsampled (a food10 Lite0
+teacher: 70.5% val top-1 at 224 px against 63.5% on 128 px crops upsampled). Random erasing
+then draws its own rectangle at that size; whether a view is erased, and how much of it,
+stays the same. A live teacher gets the same renderings (distill.data.teacher_view_size and
+TeacherViews), so cached and live training distil the same teacher.
 
     cache = build_logit_cache(teacher, dataset, "caches/", views=8, topk=10)
     train_set = ReplayDataset(dataset, cache)   # items: (image, label, skipped, teacher logits)
@@ -34,7 +35,7 @@ from torch.utils.data import DataLoader, Dataset
 
 from distill import dist, precision as amp
 from distill.cache_files import CacheFolder, fingerprint, mark_done, source_identity
-from distill.data import ImageDataset, View, ViewTransform, sample_seed
+from distill.data import ExtendedDataset, ImageDataset, View, ViewTransform, sample_seed, teacher_view_size
 from distill.errors import DistillError
 
 # The stored arrays' layout: bump it whenever they change shape or meaning (see image_cache.LAYOUT).
@@ -75,22 +76,12 @@ class LogitCache:
         return out
 
 
-class ReplayDataset(Dataset):
+class ReplayDataset(ExtendedDataset):
     """The training dataset with the cache's views and teacher logits: (image, label, skipped, logits)."""
 
     def __init__(self, base: ImageDataset, cache: LogitCache):
-        self.base, self.cache = base, cache
-
-    @property
-    def epoch(self) -> int:
-        return self.base.epoch
-
-    @epoch.setter
-    def epoch(self, value: int) -> None:
-        self.base.epoch = value
-
-    def __len__(self) -> int:
-        return len(self.base)
+        super().__init__(base)
+        self.cache = cache
 
     def __getitem__(self, index: int):
         image, label, skipped = self.base.load(index)
@@ -129,20 +120,13 @@ def _teacher_identity(teacher) -> str:
                        None if teacher.order is None else teacher.order.tolist(), *tensors)
 
 
-def render_size(teacher, transform) -> int | None:
-    """The size views are rendered at for the teacher: its own input size where it resizes up to it."""
-    if isinstance(transform, ViewTransform) and teacher.size is not None and teacher.size > transform.size:
-        return teacher.size
-    return None
-
-
 def logit_cache_folder(teacher, dataset: ImageDataset, root: str, *, views: int, topk: int, precision: str,
                        num_classes: int) -> CacheFolder:
     """Where the cache for these inputs lives (whether or not it is built yet)."""
     transform = dataset.transform
     augmented = isinstance(transform, ViewTransform)
     views = views if augmented else 1
-    inputs = {"render_size": render_size(teacher, transform),
+    inputs = {"render_size": teacher_view_size(teacher, transform),
         "teacher": teacher.name, "teacher_weights": _teacher_identity(teacher),
         "images": fingerprint(source_identity(dataset.source)), "image_store": getattr(dataset.store, "key", None),
         "transform": transform.description if augmented else "eval " + str(transform.preprocess.to_dict()),
@@ -175,7 +159,7 @@ def build_logit_cache(teacher, dataset: ImageDataset, root: str, *, views: int =
         pending = folder.pending(range(env.rank, size, env.world_size))
         if pending:
             log(f"teacher-logit cache: {len(pending)} of {size} images x {views} views to compute ({folder.path})")
-            _fill(folder, teacher, _AllViews(dataset, pending, views, render_size(teacher, dataset.transform)), topk, max(1, batch_size // views),
+            _fill(folder, teacher, _AllViews(dataset, pending, views, teacher_view_size(teacher, dataset.transform)), topk, max(1, batch_size // views),
                   num_workers, precision, device)
         folder.finish()
     return LogitCache(folder)

@@ -123,14 +123,16 @@ class Trainer:
                                                d.batch_size, self.num_workers, self.device.type == "cuda")
 
     def _build_caches(self) -> None:
-        """--image-cache and --logit-cache: open them, building what is missing (all ranks together)."""
+        """--image-cache and --logit-cache: open them, building what is missing (all ranks together).
+        Then the training set's 4th item: cached teacher logits, or, for a live teacher larger than
+        the student, each view rendered at the teacher's size too (data.TeacherViews)."""
         c, log = self.cfg.cache, self.book.message
+        teacher_size = data.teacher_view_size(self.teacher, self.train_set.transform)
         if c.image_cache:
             from distill.image_cache import build_image_cache
-            from distill.logit_cache import render_size
 
             size = self.student.preprocess.resize_size
-            if c.logit_cache and render_size(self.teacher, self.train_set.transform):  # the teacher's sharper views
+            if teacher_size:  # stored sharp enough for the teacher's renderings
                 size = max(size, self.teacher.model.preprocess.resize_size)
             self.train_set.store = build_image_cache(self.train_set, c.image_cache, size, workers=self.num_workers,
                                                      log=log)
@@ -141,6 +143,8 @@ class Trainer:
                                       topk=c.logit_topk, batch_size=self.cfg.data.batch_size,
                                       num_workers=self.num_workers, precision=self.precision, device=self.device, log=log)
             self.train_set = ReplayDataset(self.train_set, cache)
+        elif teacher_size:
+            self.train_set = data.TeacherViews(self.train_set, teacher_size)
 
     def _build_optimization(self, resume: dict | None) -> None:
         """Placement, EMA, compile, DDP, AdamW + schedule, scaler, Mixup, the task; then restore."""
@@ -321,12 +325,12 @@ class Trainer:
         timer.mark(section) closes each phase (see distill.timing)."""
         stats = torch.zeros(3, device=self.device)
         for i, batch in enumerate(batches):
-            images, targets, teacher_logits, skipped = self._prepare(batch, i)
+            images, targets, teacher_logits, teacher_images, skipped = self._prepare(batch, i)
             self.timer.mark("data")
             with dist.grad_sync(self.model, enabled=i == len(batches) - 1):
                 with precision.autocast(self.precision, self.device):
                     if teacher_logits is None and self.teacher is not None:
-                        teacher_logits = self.teacher(images)
+                        teacher_logits = self.teacher(images if teacher_images is None else teacher_images)
                     self.timer.mark("teacher")
                     loss = self.task(images, targets, teacher_logits)["loss"] / len(batches)
                 self.timer.mark("student")
@@ -348,18 +352,24 @@ class Trainer:
         return stats
 
     def _prepare(self, batch: list, micro_step: int):
-        """A loader batch on the device: images, targets, cached teacher logits (or None), skipped."""
-        images, labels, skipped, *cached = batch
+        """A loader batch on the device: images, targets, cached teacher logits (or None), the teacher's
+        own rendering of the images (or None), skipped."""
+        images, labels, skipped, *for_teacher = batch
         images = images.to(self.device, non_blocking=True)
-        if self.cfg.run.channels_last:
-            images = images.contiguous(memory_format=torch.channels_last)
         # unlabelled photos carry -1; Mixup still needs valid indices, the loss ignores them
         targets = labels.to(self.device, non_blocking=True) if self.labelled else torch.zeros_like(labels, device=self.device)
-        teacher_logits = cached[0].to(self.device, non_blocking=True) if cached else None
+        for_teacher = for_teacher[0].to(self.device, non_blocking=True) if for_teacher else None
+        rendered = isinstance(self.train_set, data.TeacherViews)
+        teacher_logits, teacher_images = (None, for_teacher) if rendered else (for_teacher, None)
         if self.mixup is not None:  # timm's Mixup draws from numpy: seed it per step and rank
             with data.seeded(data.sample_seed(self.cfg.run.seed, self.step, micro_step * self.world + self.rank)):
-                images, targets, teacher_logits = self.mixup(images, targets, teacher_logits)
-        return images, targets, teacher_logits, skipped
+                images, targets, teacher_logits, teacher_images = self.mixup(images, targets, teacher_logits,
+                                                                             teacher_images)
+        if self.cfg.run.channels_last:
+            images = images.contiguous(memory_format=torch.channels_last)
+            if teacher_images is not None:
+                teacher_images = teacher_images.contiguous(memory_format=torch.channels_last)
+        return images, targets, teacher_logits, teacher_images, skipped
 
     @property
     def deployed(self) -> torch.nn.Module:
