@@ -95,9 +95,10 @@ def test_mixing_pastes_the_same_pairs_weight_and_scaled_box_into_both_renderings
 
 
 def trainer_for(tmp_path, photos, teacher_size: int, **options) -> Trainer:
+    """A trainer whose teacher stays on PyTorch, so a forward hook sees what the teacher is given."""
     teacher = save_teacher(tmp_path / f"t{teacher_size}.pt", CLASSES, img_size=teacher_size)
     argv = tiny_args(tmp_path / f"run{teacher_size}", data=photos, val_data="none", teacher=f"ckpt:{teacher}",
-                     augment="true", batch_size=4, **options)
+                     augment="true", batch_size=4, teacher_runtime="torch", **options)
     cfg, _ = resolve_config(config.parse_args(config.TrainConfig, argv, "test", "test"))
     return Trainer(cfg)
 
