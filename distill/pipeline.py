@@ -198,8 +198,10 @@ class Pipeline:
             self.log(f"[{stage.name}] continuing from {folder / 'last.pt'}")
         cfg, resume = resolve_config(explicit)
         trainer = run_training(cfg, resume)
+        # started_at_step lets the report project a resumed stage's time for one uninterrupted attempt.
         return {"best_top1": trainer.best_top1, "steps": trainer.step, "total_steps": trainer.total_steps,
-                "stopped_early": trainer.stopped_early, "resumed": resume is not None}
+                "stopped_early": trainer.stopped_early, "resumed": resume is not None,
+                "started_at_step": resume["step"] if resume is not None else 0}
 
     def _export(self, name: str, spec: str) -> dict:
         from distill.measure import count_gmacs, count_parameters

@@ -48,6 +48,17 @@ def collect(run_dir: Path) -> dict:
             "preset": _read(run_dir / "pipeline.json") or {}}
 
 
+def stage_seconds(record: dict) -> tuple[float, bool]:
+    """A stage's wall time, and whether it is projected: a training stage resumed from last.pt
+    timed only its last attempt, so its time is scaled to all the steps it ran (the last attempt's
+    pace). Records without the attempt's first step (older runs) give the last attempt's time."""
+    details = record.get("details") or {}
+    start, steps = details.get("started_at_step"), details.get("steps")
+    if details.get("resumed") and start is not None and steps and steps > start:
+        return record["seconds"] * steps / (steps - start), True
+    return record["seconds"], False
+
+
 def targets(info: dict) -> list[tuple[str, str, bool | None]]:
     """(target, what was measured, met?) for each of the issue's targets."""
     evals, speed, records = info["evals"], info["speed"], info["records"]
@@ -73,7 +84,7 @@ def targets(info: dict) -> list[tuple[str, str, bool | None]]:
     else:
         rows.append((f"KD student >= {TARGETS['kd_gain'] * 100:.0f} points above the no-teacher baseline", "-", None))
     finished = "report" in records or "bench" in records
-    hours = sum(r["seconds"] for r in records.values()) / 3600
+    hours = sum(stage_seconds(r)[0] for r in records.values()) / 3600
     rows.append((f"whole pipeline under {TARGETS['hours']:g} h", f"{hours:.2f} h" + ("" if finished else " so far"),
                  hours < TARGETS["hours"] if finished else None))
     return rows
@@ -86,13 +97,18 @@ def _stage_line(record: dict) -> str:
         notes.append(f"best val top-1 {_pct(details['best_top1'])}, {details['steps']}/{details['total_steps']} steps")
         if details.get("stopped_early"):
             notes.append("stopped early")
-        if details.get("resumed"):
-            notes.append("resumed from last.pt (time of the last attempt)")
+        seconds, projected = stage_seconds(record)
+        if projected:
+            notes.append(f"resumed from last.pt at step {details['started_at_step']}: the last attempt took "
+                         f"{record['seconds'] / 60:.1f} min for {details['steps'] - details['started_at_step']} "
+                         f"steps, projected to all {details['steps']}")
+        elif details.get("resumed"):
+            notes.append("resumed from last.pt (time of the last attempt only)")
     if "top1" in details:
         notes.append(f"top-1 {_pct(details['top1'])}")
     if "gmacs" in details:
         notes.append(f"{details['parameters'] / 1e6:.2f} M params, {details['gmacs']:.3g} GMACs, {details['input_size']} px")
-    return f"| {record['stage']} | {record['seconds'] / 60:.1f} | {'; '.join(notes)} |"
+    return f"| {record['stage']} | {stage_seconds(record)[0] / 60:.1f} | {'; '.join(notes)} |"
 
 
 def in_progress(run_dir: Path, records: dict) -> list[str]:
@@ -170,10 +186,11 @@ def markdown(info: dict, images: bool = True) -> str:
         for c in classes:
             count = evals[present[0]]["per_class_images"].get(c, 0)
             lines.append(f"| {c} | {count} | " + " | ".join(_pct(evals[m]["per_class"].get(c)) for m in present) + " |")
-    lines += ["", "## Stages (wall time of the attempt that finished each one)", "", "| stage | minutes | result |",
+    lines += ["", "## Stages (wall time; a resumed training stage projected from its last attempt's pace)", "",
+              "| stage | minutes | result |",
               "|---|---|---|"]
     lines += [_stage_line(r) for r in records.values()]
-    total = sum(r["seconds"] for r in records.values())
+    total = sum(stage_seconds(r)[0] for r in records.values())
     lines += ["", f"Total: {total / 60:.1f} min ({total / 3600:.2f} h)."]
     running = in_progress(run_dir, records)
     if running:

@@ -80,6 +80,12 @@ def test_interrupted_pipeline_resumes_at_the_stage_it_was_in(run):
     assert second["student"] == "ran" and "continuing from" in run["logs"][1]
     record = json.loads((run["dir"] / "stages" / "student.json").read_text())
     assert record["details"]["resumed"] and record["details"]["steps"] == record["details"]["total_steps"] == 8
+    assert record["details"]["started_at_step"] == 4
+    # The report projects the resumed stage's time from its last attempt (4 of 8 steps): twice as long.
+    from distill.report import stage_seconds
+
+    assert stage_seconds(record) == (pytest.approx(record["seconds"] * 2), True)
+    assert "resumed from last.pt at step 4" in (run["dir"] / "report.md").read_text()
     # Steps 1-4 were logged once, by the first invocation; the second logged 5-8.
     steps = [json.loads(line)["step"] for line in (run["dir"] / "student" / "metrics.jsonl").read_text().splitlines()
              if "train/loss" in line]
