@@ -18,7 +18,7 @@ import csv
 import os
 import random
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -291,6 +291,28 @@ class EvalTransform:
 
     def __call__(self, image: Image.Image) -> torch.Tensor:
         return torch.from_numpy(self.preprocess.apply(image))
+
+
+class EvalViews:
+    """Validation with a teacher of another input size: each photo through the student's own
+    preprocessing, and through the same preprocessing at the teacher's size. So the agreement
+    figure compares the teacher on a view as sharp as it was trained for, not on the student's
+    pixels resized (as training's TeacherViews and the teacher-logit cache render it)."""
+
+    def __init__(self, preprocess: PreprocessConfig, teacher_size: int):
+        self.student = EvalTransform(preprocess)
+        self.teacher = EvalTransform(replace(preprocess, input_size=teacher_size))
+
+    def __call__(self, image: Image.Image) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.student(image), self.teacher(image)
+
+
+def eval_transform(preprocess: PreprocessConfig, teacher=None):
+    """The validation transform: the student's preprocessing, and with a teacher that resizes to
+    its own input size (FrozenTeacher.size), that rendering too (EvalViews)."""
+    if teacher is not None and teacher.size is not None:
+        return EvalViews(preprocess, teacher.size)
+    return EvalTransform(preprocess)
 
 
 def train_transform(preprocess: PreprocessConfig, augment: bool, rand_augment: str, scale_min: float, re_prob: float):

@@ -31,7 +31,10 @@ def evaluate(model: nn.Module, loader, classes: list[str], *, device: torch.devi
     # [top1, top5, labelled, agree, seen, skipped] then per-class correct and totals
     counts = torch.zeros(6 + 2 * n, dtype=torch.float64, device=device)
     for images, labels, skipped in loader:
+        # data.EvalViews gives the teacher its own rendering of each photo.
+        images, teacher_images = images if isinstance(images, (list, tuple)) else (images, images)
         images = images.to(device, non_blocking=True)
+        teacher_images = teacher_images.to(device, non_blocking=True)
         if channels_last:
             images = images.contiguous(memory_format=torch.channels_last)
         labels = labels.to(device, non_blocking=True)
@@ -39,7 +42,7 @@ def evaluate(model: nn.Module, loader, classes: list[str], *, device: torch.devi
             logits = model(images)
             if isinstance(logits, tuple):  # a distilled ViT in eval mode averages its heads already
                 logits = (logits[0] + logits[1]) / 2
-            teacher_top = teacher(images).argmax(1) if teacher is not None else None
+            teacher_top = teacher(teacher_images).argmax(1) if teacher is not None else None
         top = logits.float().topk(k, dim=1).indices
         mask = labels >= 0
         if mask.any():
@@ -124,7 +127,7 @@ def run(cfg: EvalConfig) -> dict:
     model = model.to(env.device)
     if teacher is not None:
         teacher = teacher.to(env.device)
-    dataset = data.make_dataset(source, data.EvalTransform(model.preprocess), seed)
+    dataset = data.make_dataset(source, data.eval_transform(model.preprocess, teacher), seed)
     loader = data.make_loader(dataset, data.ShardSampler(len(dataset), env.rank, env.world_size),
                               cfg.batch_size, data.resolve_workers(cfg.num_workers, env.world_size),
                               env.device.type == "cuda")

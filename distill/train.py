@@ -118,7 +118,8 @@ class Trainer:
         self.total_steps = cfg.optim.max_steps or cfg.optim.epochs * self.steps_per_epoch
         self.val_loader = None
         if self.val_source is not None:
-            val_set = data.make_dataset(self.val_source, data.EvalTransform(self.student.preprocess), cfg.run.seed)
+            val_set = data.make_dataset(self.val_source, data.eval_transform(self.student.preprocess, self.teacher),
+                                        cfg.run.seed)
             self.val_loader = data.make_loader(val_set, data.ShardSampler(len(val_set), self.rank, self.world),
                                                d.batch_size, self.num_workers, self.device.type == "cuda")
 

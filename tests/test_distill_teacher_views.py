@@ -97,7 +97,8 @@ def test_mixing_pastes_the_same_pairs_weight_and_scaled_box_into_both_renderings
 def trainer_for(tmp_path, photos, teacher_size: int, **options) -> Trainer:
     """A trainer whose teacher stays on PyTorch, so a forward hook sees what the teacher is given."""
     teacher = save_teacher(tmp_path / f"t{teacher_size}.pt", CLASSES, img_size=teacher_size)
-    argv = tiny_args(tmp_path / f"run{teacher_size}", data=photos, val_data="none", teacher=f"ckpt:{teacher}",
+    options = {"val_data": "none", **options}
+    argv = tiny_args(tmp_path / f"run{teacher_size}", data=photos, teacher=f"ckpt:{teacher}",
                      augment="true", batch_size=4, teacher_runtime="torch", **options)
     cfg, _ = resolve_config(config.parse_args(config.TrainConfig, argv, "test", "test"))
     return Trainer(cfg)
@@ -163,3 +164,46 @@ def test_two_ranks_with_a_live_larger_teacher_match_one_process(tmp_path):
     assert run_cli("train", *tiny_args(tmp_path / "single", batch_size=8, **common)) == 0
     assert max_difference(checkpoint_weights(tmp_path / "ddp" / "last.pt"),
                           checkpoint_weights(tmp_path / "single" / "last.pt")) < 1e-5
+
+
+def test_validation_gives_the_teacher_its_own_rendering(tmp_path, photos):
+    """The agreement figure compares the teacher on the photo through the student's preprocessing
+    at the teacher's size, not on the student's 16 px pixels upsampled."""
+    from distill.evaluate import evaluate
+
+    teacher = teacher_of_size(tmp_path / "t.pt", 32)
+    transform = data.eval_transform(STUDENT, teacher)
+    assert isinstance(transform, data.EvalViews)
+    assert isinstance(data.eval_transform(STUDENT, teacher_of_size(tmp_path / "same.pt", 16)), data.EvalTransform)
+    assert isinstance(data.eval_transform(STUDENT, None), data.EvalTransform)
+    dataset = data.make_dataset(data.open_source(str(photos), "train"), transform, seed=0)
+    image, _, _ = dataset.load(0)
+    student_view, teacher_view = dataset[0][0]
+    assert student_view.shape[-1] == 16 and teacher_view.shape[-1] == 32
+    sharp = PreprocessConfig(input_size=32, mean=STUDENT.mean, std=STUDENT.std).apply(image)
+    torch.testing.assert_close(teacher_view, torch.from_numpy(sharp), atol=0, rtol=0)
+
+    loader = data.make_loader(dataset, data.ShardSampler(len(dataset)), 4, 0, False)
+    seen = []
+    handle = teacher.model.register_forward_pre_hook(lambda _, args: seen.append(args[0].clone()))
+    try:
+        student = create_model(f"ckpt:{save_teacher(tmp_path / 's.pt', CLASSES, img_size=16)}")
+        metrics = evaluate(student, loader, CLASSES, device=torch.device("cpu"), teacher=teacher)
+    finally:
+        handle.remove()
+    assert "agreement" in metrics and metrics["images"] == len(dataset)
+    first = next(iter(loader))[0][1]
+    expected = first * teacher.scale + teacher.shift if teacher.renormalise else first
+    torch.testing.assert_close(seen[0], expected)
+
+
+def test_the_trainers_validation_renders_for_a_larger_teacher(tmp_path, photos):
+    trainer = trainer_for(tmp_path, photos, 32, mixup=0, cutmix=0, val_data=str(photos))
+    assert isinstance(trainer.val_loader.dataset.transform, data.EvalViews)
+    sizes = []
+    handle = trainer.teacher.model.register_forward_pre_hook(lambda _, args: sizes.append(args[0].shape[-1]))
+    try:
+        trainer.end_of_epoch()
+    finally:
+        handle.remove()
+    assert sizes and set(sizes) == {32} and "agreement" in trainer.last_metrics
