@@ -73,37 +73,38 @@ def reindex(session: Session, food_ids: Iterable[int] | None = None) -> None:
     session.execute(statement, params)
 
 
-def vocabulary(session: Session) -> tuple[str, ...]:
-    """Every word of the catalog (sorted), for typo correction: FTS5's own term list where
-    the index exists, else the words of the same four fields as db.search splits them (so a
-    PostgreSQL database corrects "piza" too). Cached per database until foods are added or
-    removed."""
+def vocabulary(session: Session, owner_id: int | None = None) -> tuple[str, ...]:
+    """The words typo correction may choose (sorted): those of the public foods, plus the
+    ``owner_id``'s own. Never another user's: a correction towards a word only their private
+    food has would tell that the food exists. Words are split as db.search splits them, which
+    is how the FTS5 index (unicode61, diacritics removed) tokenises too. The public words are
+    cached per database until a public food is added or removed."""
     url = str(session.get_bind().url)
-    # Cheap on the foods table (an FTS5 count(*) reads the whole index): changes whenever a
-    # food is added or removed, which is when the index changes.
-    version = tuple(session.execute(text("SELECT count(id), max(id) FROM foods")).one())
+    public = Food.owner_id.is_(None)
+    version = tuple(session.execute(select(func.count(Food.id), func.max(Food.id)).where(public)).one())
     with _vocab_lock:
         cached = _vocab_cache.get((url, version))
-        if cached is None:
-            if has_index(session):
-                terms = session.execute(text("SELECT term FROM foods_fts_vocab")).scalars()
-            else:
-                terms = _catalog_words(session)
-            cached = tuple(sorted(set(terms)))
+    if cached is None:
+        cached = tuple(sorted(_catalog_words(session, public)))
+        with _vocab_lock:
             _vocab_cache.clear()
             _vocab_cache[(url, version)] = cached
+    if owner_id is None:
         return cached
+    own = _catalog_words(session, Food.owner_id == owner_id).difference(cached)
+    return tuple(sorted(own.union(cached))) if own else cached
 
 
-def _catalog_words(session: Session) -> set[str]:
-    """The words of every food's name, description, common names, aliases and labels."""
+def _catalog_words(session: Session, visible) -> set[str]:
+    """The words of the ``visible`` foods' names, descriptions, common names, aliases and labels."""
     found: set[str] = set()
-    texts = session.execute(select(Food.name, Food.fdc_description, Food.common_names))
+    texts = session.execute(select(Food.name, Food.fdc_description, Food.common_names).where(visible))
     for row in texts:
         for field in row:
             if field:
                 found.update(search.words(field))
-    for extra in (select(FoodAlias.alias), select(FoodLabel.label)):
+    for extra in (select(FoodAlias.alias).join(Food, Food.id == FoodAlias.food_id).where(visible),
+                  select(FoodLabel.label).join(Food, Food.id == FoodLabel.food_id).where(visible)):
         for value in session.scalars(extra):
             found.update(search.words(value))
     return found
@@ -144,13 +145,18 @@ def candidates(session: Session, alternatives: Sequence[Sequence[str]], *, owner
     if category is not None:
         statement = statement.where(Food.category == category)
     if has_index(session):
-        fts = text(f"SELECT rowid AS id, aliases FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH :q "
+        # Only the foods this user may see compete for the MAX_CANDIDATES places: another user's
+        # many own foods must not crowd the public ones out of everyone's results.
+        fts = text(f"SELECT {FTS_TABLE}.rowid AS id, aliases FROM {FTS_TABLE} "
+                   f"JOIN foods ON foods.id = {FTS_TABLE}.rowid WHERE {FTS_TABLE} MATCH :q "
+                   "AND (foods.owner_id IS NULL OR foods.owner_id = :owner) "
+                   "AND (:category IS NULL OR foods.category = :category) "
                    f"ORDER BY {_BM25} LIMIT :n").columns(
             column("id", Integer), column("aliases", String)).subquery("hits")
         # The index row already holds the aliases and labels: no second query for them.
         statement = statement.join(fts, fts.c.id == Food.id).add_columns(fts.c.aliases)
-        params = {"q": _fts_expression(alternatives, all_words=all_words),
-                  "n": MAX_CANDIDATES}
+        params = {"q": _fts_expression(alternatives, all_words=all_words), "owner": owner_id,
+                  "category": category, "n": MAX_CANDIDATES}
     else:
         # The same four fields as the index: name, aliases and labels, common names and
         # description.

@@ -66,10 +66,10 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
     wanted = search.query_words(text_)
     if not wanted:
         return []
-    vocabulary = fts.vocabulary(session)
+    owner_id = owner.id if owner is not None else None
+    vocabulary = fts.vocabulary(session, owner_id)
     alternatives = [_spellings(word, vocabulary, last=i == len(wanted) - 1)
                     for i, word in enumerate(wanted)]
-    owner_id = owner.id if owner is not None else None
     rows = fts.candidates(session, alternatives, owner_id=owner_id, category=category)
     if not rows and len(alternatives) > 1:  # no food has every word: any word will do
         rows = fts.candidates(session, alternatives, owner_id=owner_id, category=category,

@@ -121,6 +121,37 @@ def test_own_foods_are_private(alice):
         personal.create_recipe(alice, "secret STEW", [("banana", 100)], servings=1)
 
 
+LABEL = {"kcal": 50, "carbohydrate_g": 5, "protein_g": 1, "fat_g": 1}
+
+
+def test_typo_correction_never_draws_on_another_users_words(alice):
+    """Correcting Alice's typo towards a word only Bob's own food has would tell her that his
+    food exists; his own typos still find it."""
+    from db import fts, repo
+    from db.session import session_scope
+
+    service.create_user("bob")
+    personal.create_own_food("bob", "Zorblax stew", LABEL)
+    assert [hit["food"] for hit in service.search("zorblex", user="bob")] == ["Zorblax stew"]
+    assert service.search("zorblex", user=alice) == []
+    with session_scope() as session:
+        bob, me = (repo.get_user(name, session=session).id for name in ("bob", alice))
+        assert "zorblax" in fts.vocabulary(session, bob)
+        assert "zorblax" not in fts.vocabulary(session, me) and "zorblax" not in fts.vocabulary(session)
+        assert "banana" in fts.vocabulary(session, me)  # the public words stay
+
+
+def test_another_users_many_own_foods_do_not_crowd_out_public_ones(alice, monkeypatch):
+    from db import fts
+
+    service.create_user("bob")
+    for i in range(4):
+        personal.create_own_food("bob", f"Banana banana banana {i}", LABEL)
+    monkeypatch.setattr(fts, "MAX_CANDIDATES", 3)  # fewer places than Bob has foods
+    assert "Banana" in [hit["food"] for hit in service.search("banana", user=alice)]
+    assert "Banana" in [hit["food"] for hit in service.search("banana")]
+
+
 def test_export_names_the_recipe_ingredients(alice):
     personal.create_recipe(alice, "Fruit salad", [("banana", 200)], servings=4)
     service.log_meal(alice, "fruit salad", eaten_at=NOON)
