@@ -250,6 +250,56 @@ def _vit_micro(
     return model
 
 
+@register_model(
+    "vit_hybrid_lite0",
+    "student",
+    "a small hybrid ViT: EfficientNet-Lite0's first stages (packaged ImageNet weights) as the patch embedding "
+    "(img_size, stem_stages, depth, embed_dim, num_heads)",
+)
+def _vit_hybrid_lite0(
+    labels: list[str] | None = None,
+    pretrained: bool = True,
+    img_size: int = 128,
+    stem_stages: int = 4,
+    patch_size: int = 1,
+    depth: int = 4,
+    embed_dim: int = 192,
+    num_heads: int = 3,
+    **kwargs,
+) -> nn.Module:
+    """The hybrid architecture of the ViT paper (Dosovitskiy et al. 2021, section 3.1).
+
+    A ViT learns its early filters slowly from few photos; here the tokens come from a feature map of
+    pretrained convolutions instead of raw 16 px patches (early convolutions: Xiao et al. 2021). With
+    ``stem_stages=4`` the stem ends at stride 16 (80 channels): a 128 px photo gives 8x8 tokens,
+    projected to ``embed_dim`` by a 1x1 convolution. The transformer is always trained from scratch.
+    """
+    from functools import partial
+
+    import timm
+    from timm.layers import HybridEmbed
+    from timm.models.vision_transformer import VisionTransformer
+
+    if labels is None:
+        raise ModelError("vit_hybrid_lite0 has no pretrained label space: pass labels")
+    lite0 = timm.create_model("tf_efficientnet_lite0", pretrained=False)
+    if not 1 <= stem_stages < len(lite0.blocks):
+        raise ModelError(f"vit_hybrid_lite0: stem_stages must be 1 to {len(lite0.blocks) - 1}, not {stem_stages}")
+    if pretrained:
+        lite0.load_state_dict(packaged_lite_state_dict(0, lite0))
+    stem = nn.Sequential(lite0.conv_stem, lite0.bn1, *lite0.blocks[:stem_stages])
+    model = VisionTransformer(
+        img_size=img_size, patch_size=patch_size, depth=depth, embed_dim=embed_dim, num_heads=num_heads,
+        num_classes=len(labels), embed_layer=partial(HybridEmbed, backbone=stem), **kwargs,
+    )
+    # Lite0 was trained on inputs scaled to [-1, 1] (mean = std = 0.5), so its stem keeps that.
+    model.preprocess = PreprocessConfig(
+        input_size=img_size, mean=(0.5, 0.5, 0.5), std=(0.5, 0.5, 0.5),
+        interpolation="bicubic", crop_pct=0.875, labels=list(labels),
+    )
+    return model
+
+
 # --- ensembles -----------------------------------------------------------------------------------
 
 

@@ -127,3 +127,23 @@ def test_timm_students_built_at_another_size_say_so_in_their_preprocessing():
     assert model.preprocess.input_size == 64
     with torch.inference_mode():
         assert model.eval()(torch.zeros(1, 3, 64, 64)).shape == (1, 3)
+
+
+def test_the_hybrid_students_stem_is_the_packaged_lite0(coffee_image):
+    """Its tokens come from Lite0's pretrained early stages, not from random filters."""
+    student = create_model("vit_hybrid_lite0", labels=LABELS, img_size=64, stem_stages=3, depth=1).eval()
+    lite0 = create_model("efficientnet_lite0").eval()
+    x = torch.from_numpy(student.preprocess.apply(coffee_image))[None]
+    with torch.inference_mode():
+        expected = lite0.blocks[:3](lite0.bn1(lite0.conv_stem(x)))
+        assert torch.allclose(student.patch_embed.backbone(x), expected, atol=1e-5)
+    assert student.patch_embed.grid_size == (8, 8)  # stride 8 after three stages
+    untrained = create_model("vit_hybrid_lite0", labels=LABELS, pretrained=False, img_size=64, stem_stages=3, depth=1)
+    assert not torch.equal(untrained.patch_embed.backbone[0].weight, student.patch_embed.backbone[0].weight)
+
+
+def test_the_hybrid_students_stem_depth_is_checked():
+    with pytest.raises(ModelError, match="stem_stages must be 1 to 6, not 7"):
+        create_model("vit_hybrid_lite0", labels=LABELS, pretrained=False, stem_stages=7)
+    with pytest.raises(ModelError, match="pass labels"):
+        create_model("vit_hybrid_lite0", pretrained=False)
