@@ -103,7 +103,7 @@ class Analyzer:
     def read(self, data: bytes, name: str, model: str | None = None) -> Photo:
         """An upload decoded only as large as the model's preprocessing needs."""
         engine, _, _ = self._model(model)
-        return read_photo(data, name, min_side=engine.preprocess.resize_size)
+        return read_photo(data, name, min_side=engine.preprocess.decode_side)
 
     def analyze(self, photo: Photo, threshold: float, model: str | None = None) -> Analysis:
         """Top-k foods by `model` (a user's own pick; None: the server's default)."""

@@ -163,7 +163,7 @@ def phone_jpeg(image: Image.Image, size: tuple[int, int] = PHONE_SIZE, quality: 
 
 def end_to_end(engine: Engine, jpeg: bytes, iterations: int) -> list[EndToEndRow]:
     """Decode + preprocess + model for one JPEG, full decode against draft decode, interleaved."""
-    min_sides = {"full": None, "draft": engine.preprocess.resize_size}
+    min_sides = {"full": None, "draft": engine.preprocess.decode_side}
 
     def analyse(min_side):
         tensor = engine.preprocess_image(load_image(jpeg, "phone.jpg", min_side=min_side))

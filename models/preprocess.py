@@ -48,6 +48,16 @@ class PreprocessConfig:
         """Shorter side before the centre crop (timm's eval convention)."""
         return math.floor(self.input_size / self.crop_pct)
 
+    @property
+    def decode_side(self) -> int:
+        """Shorter side a large photo is decoded down to (at least) before `apply`.
+
+        Twice `resize_size`: JPEG DCT scaling and box reduction do the coarse shrinking cheaply,
+        and `apply`'s own filter does the last halving, as in training. Decoding straight down to
+        `resize_size` changed the food10 hybrid student's top-1 on 7.6% of the val photos.
+        """
+        return 2 * self.resize_size
+
     def apply(self, image: Image.Image) -> np.ndarray:
         """RGB PIL image -> normalised float32 array (3, input_size, input_size)."""
         width, height = image.size

@@ -147,7 +147,7 @@ def preprocessed_photos(paths: list[Path], cfg: PreprocessConfig) -> np.ndarray:
     arrays = []
     for path in paths:
         try:
-            arrays.append(cfg.apply(load_image(path, min_side=cfg.resize_size)))
+            arrays.append(cfg.apply(load_image(path, min_side=cfg.decode_side)))
         except FoodtagError as exc:
             warnings.warn(f"skipping {exc}", stacklevel=2)
     if not arrays:

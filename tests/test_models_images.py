@@ -114,11 +114,21 @@ def test_min_side_decodes_the_smallest_size_that_keeps_the_shorter_side(tmp_path
     assert load_image(png).size == (1600, 1200)
 
 
+def test_photos_up_to_twice_the_resize_size_are_decoded_in_full(tmp_path, default_model_path, coffee_image):
+    """The exact resize, not a box reduction or DCT scaling, does the last halving of the shrink."""
+    engine = Engine(default_model_path)
+    short = 2 * engine.preprocess.resize_size
+    path = _save(coffee_image.resize((short * 4 // 3, short), Image.Resampling.BICUBIC), tmp_path / "p.jpg", quality=95)
+    assert load_image(path, min_side=engine.preprocess.decode_side).size == load_image(path).size
+    full, cheap = (engine.preprocess_image(load_image(path, min_side=m)) for m in (None, engine.preprocess.decode_side))
+    assert np.array_equal(full, cheap)
+
+
 def test_cheap_decode_gives_the_same_model_input(tmp_path, default_model_path, coffee_image):
     engine = Engine(default_model_path)
     big = coffee_image.resize((1800, 1200), Image.Resampling.BICUBIC)
     path = _save(big, tmp_path / "coffee.jpg", quality=95)
-    side = engine.preprocess.resize_size
+    side = engine.preprocess.decode_side
     full, cheap = (engine.preprocess_image(load_image(path, min_side=m)) for m in (None, side))
     # Normalised units (about 1/58 per grey level): the pictures match to a few grey levels.
     assert np.abs(full - cheap).mean() < 0.05

@@ -257,7 +257,7 @@ def test_engine_picks_gpu_providers_only_with_a_gpu(monkeypatch, gpu_present, ex
 @pytest.mark.skipif(not FOOD10.is_dir(), reason="food10 photos not present")
 def test_draft_decoding_keeps_tensor_size_and_top1_on_phone_sized_photos(default_model_path):
     engine = Engine(default_model_path)
-    side = engine.preprocess.resize_size
+    side = engine.preprocess.decode_side
     decided = 0
     for path in sorted((FOOD10 / "val").rglob("*.jpg"))[::37]:  # one photo from each class
         jpeg = phone_jpeg(load_image(path), size=(2016, 1512))

@@ -69,7 +69,7 @@ class PhotoPredictor:
         engine = self.engine
         for _ in predicted_chunks(
             [items], engine.preprocess_image, lambda arrays: engine.predict_arrays(arrays, top_k=self.top_k),
-            workers=self.threads, batch_size=self.batch_size, prefetch=0, min_side=engine.preprocess.resize_size,
+            workers=self.threads, batch_size=self.batch_size, prefetch=0, min_side=engine.preprocess.decode_side,
         ):
             pass  # one chunk: `items` now hold their predictions or errors
         k = max(1, min(self.top_k, len(engine.labels)))

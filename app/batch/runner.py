@@ -213,7 +213,7 @@ class _Runner:
             lambda batch: self.engine.predict_arrays(batch, top_k=config.top_k),
             workers=config.workers,
             batch_size=config.batch_size,
-            min_side=self.engine.preprocess.resize_size,
+            min_side=self.engine.preprocess.decode_side,
         )
 
 
