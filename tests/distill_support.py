@@ -24,6 +24,9 @@ def tiny_args(out: Path | str | None, **options) -> list[str]:
         "model_kwargs": TINY_VIT_YAML, "teacher": "none", "batch_size": 8, "epochs": 1, "num_workers": 0,
         "augment": "false", "progress": "false", "tensorboard": "false", "lr": 1e-3, "warmup_steps": 0,
         "log_every": 1, "out": None if out is None else str(out),
+        # fp32 everywhere: `auto` picks bf16 on CPUs with native bf16, and the tests that compare
+        # two batch layouts (DDP against one process) need the same arithmetic on every machine.
+        "precision": "fp32",
     }
     values.update(options)
     args = []
