@@ -14,15 +14,17 @@ def default_model_path() -> Path:
     """Path of the default food model's ONNX file, exporting it on the first call."""
     import json
 
-    from models.metadata import read_metadata
     from models.labels import IMAGENET_FOOD_CLASSES
+    from models.metadata import EXPORT_VERSION, read_metadata
 
     folder = data_home() / "models"
     folder.mkdir(mode=0o700, exist_ok=True)  # private, like the data folder around it
     path = folder / f"{DEFAULT_MODEL}.onnx"
     if path.is_file():
         try:
-            if json.loads(read_metadata(path)["labels"]) == list(IMAGENET_FOOD_CLASSES.values()):
+            meta = read_metadata(path)
+            if (json.loads(meta["labels"]) == list(IMAGENET_FOOD_CLASSES.values())
+                    and meta.get("export_version") == str(EXPORT_VERSION)):
                 return path
         except ModelError:
             pass  # unreadable, foreign or stale file: export a fresh one over it

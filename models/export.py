@@ -15,8 +15,9 @@ from PIL import Image
 from torch import nn
 
 from models.errors import ModelError
-from models.fusion import ORT_DOMAIN, fused_operator_counts, optimize_transformer, transformer_shape, with_exportable_attention
-from models.metadata import set_metadata
+from models.fusion import (ORT_DOMAIN, fused_operator_counts, optimize_transformer, transformer_shape,
+                           with_exportable_attention, with_static_padding)
+from models.metadata import EXPORT_VERSION, set_metadata
 
 OPSET = 17
 # PyTorch and ONNX Runtime fuse and reorder float ops differently; logits of a correct export
@@ -53,6 +54,7 @@ def export_onnx(model: nn.Module, out_path: str | Path, *, opset: int = OPSET, p
     cfg = model.preprocess
     dummy = torch.zeros(2, 3, cfg.input_size, cfg.input_size)
     exported, fused_blocks = with_exportable_attention(model) if fuse else (model, 0)
+    exported, _ = with_static_padding(exported, cfg.input_size)
     with tempfile.TemporaryDirectory(dir=out_path.parent, prefix=".export-") as tmp:
         raw_path = Path(tmp) / "model.onnx"
         with torch.no_grad():
@@ -72,6 +74,7 @@ def export_onnx(model: nn.Module, out_path: str | Path, *, opset: int = OPSET, p
             "preprocess": cfg.to_json(),
             "exported_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "opset": str(opset),
+            "export_version": str(EXPORT_VERSION),
             "precision": "fp32",
             "fused_ops": json.dumps(fused_operator_counts(proto)),
         })

@@ -7,6 +7,13 @@ timm ``Attention`` is swapped for a module that computes the same thing in PyTor
 as ONNX Runtime's ``com.microsoft.Attention`` contrib op (one node: QKV GEMM, softmax attention
 and head merge, with CPU, CUDA and int8 ``QAttention`` kernels). LayerNorm, GELU and the
 residual adds are left as plain ONNX and fused by ONNX Runtime's transformer optimizer.
+
+TF-ported EfficientNets (the packaged Lite weights, and the hybrid students' stems built from
+them) pad their strided convolutions 'same' with timm's ``Conv2dSame``, which works the padding
+out from the input's shape on every call. Under a dynamic batch axis ONNX Runtime cannot fold
+that arithmetic (about fifteen Shape/Gather/Ceil/Sub/Cast nodes per convolution, then a Pad), yet
+at the exported file's fixed image size the padding is a constant; written as one, ONNX Runtime
+folds the Pad into the Conv.
 """
 
 from __future__ import annotations
@@ -89,6 +96,47 @@ def with_exportable_attention(model: nn.Module) -> tuple[nn.Module, int]:
         parent = fused.get_submodule(parent_name) if parent_name else fused
         setattr(parent, child, ExportableAttention(getattr(parent, child)))
     return fused, len(targets)
+
+
+def with_static_padding(model: nn.Module, input_size: int) -> tuple[nn.Module, int]:
+    """A copy of ``model`` whose ``Conv2dSame`` layers pad by the constants ``input_size`` needs.
+
+    Returns the copy and how many layers were swapped (0: the model is returned as is). The
+    copy computes the same thing at that image size only, which is the size the file declares.
+    """
+    from timm.layers.conv2d_same import Conv2dSame
+    from timm.layers.padding import pad_same_arg
+
+    targets = [name for name, module in model.named_modules() if isinstance(module, Conv2dSame)]
+    if not targets:
+        return model, 0
+    seen: dict[str, tuple[int, int]] = {}
+
+    def record_size(name: str):
+        def hook(module, args) -> None:
+            seen.setdefault(name, tuple(args[0].shape[-2:]))
+        return hook
+
+    hooks = [model.get_submodule(name).register_forward_pre_hook(record_size(name)) for name in targets]
+    try:
+        with torch.no_grad():
+            model(torch.zeros(1, 3, input_size, input_size))
+    finally:
+        for hook in hooks:
+            hook.remove()
+    static = copy.deepcopy(model)
+    for name in targets:
+        if name not in seen:  # not on the forward path at this size: leave it dynamic
+            continue
+        same = static.get_submodule(name)
+        left, right, top, bottom = pad_same_arg(seen[name], same.kernel_size, same.stride, same.dilation)
+        conv = nn.Conv2d(same.in_channels, same.out_channels, same.kernel_size, same.stride, 0, same.dilation,
+                         same.groups, same.bias is not None)
+        conv.load_state_dict(same.state_dict())
+        parent_name, _, child = name.rpartition(".")
+        parent = static.get_submodule(parent_name) if parent_name else static
+        setattr(parent, child, nn.Sequential(nn.ZeroPad2d((left, right, top, bottom)), conv))
+    return static, len(seen)
 
 
 def transformer_shape(model: nn.Module) -> tuple[int, int] | None:

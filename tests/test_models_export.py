@@ -98,6 +98,22 @@ def test_default_model_recognises_espresso_and_is_reused(default_model_path, cof
     assert default_model_path.stat().st_mtime_ns == before
 
 
+def test_a_default_model_of_an_older_export_is_exported_again(default_model_path, tmp_path, monkeypatch):
+    from models.default import default_model_path as ensure_default
+    from models.metadata import EXPORT_VERSION, META_PREFIX, read_metadata
+
+    monkeypatch.setenv("FOODTAG_HOME", str(tmp_path))
+    proto = onnx.load(str(default_model_path))
+    for prop in proto.metadata_props:
+        if prop.key == META_PREFIX + "export_version":
+            prop.value = str(EXPORT_VERSION - 1)
+    (tmp_path / "models").mkdir(mode=0o700)
+    onnx.save(proto, str(tmp_path / "models" / "food_default.onnx"))
+    path = ensure_default()
+    assert path == tmp_path / "models" / "food_default.onnx"
+    assert read_metadata(path)["export_version"] == str(EXPORT_VERSION)
+
+
 def test_concurrent_first_runs_produce_one_valid_file(tmp_path):
     code = "from models.default import default_model_path; print(default_model_path())"
     env = {**os.environ, "FOODTAG_HOME": str(tmp_path)}
@@ -114,3 +130,23 @@ def test_inference_does_not_load_torch():
     # Serving processes should not pay torch's ~600 MB; only export and training need it.
     code = "import sys, models.engine, models.default, models.images; assert 'torch' not in sys.modules"
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+def test_same_padding_exports_as_constants_that_onnx_runtime_folds_into_the_convolutions(tmp_path):
+    """The Lite stems pad 'same' (timm's Conv2dSame works it out per call); at the file's size it is a constant."""
+    import onnxruntime as ort
+    from timm.layers.conv2d_same import Conv2dSame
+
+    torch.manual_seed(0)
+    student = create_model("vit_hybrid_lite0", labels=LABELS, pretrained=False, img_size=64, stem_stages=3, depth=1).eval()
+    strided = sum(isinstance(m, Conv2dSame) for m in student.modules())
+    assert strided >= 2
+    path = export_onnx(student, tmp_path / "hybrid.onnx")  # parity with PyTorch is checked inside
+    ops = [node.op_type for node in onnx.load(path).graph.node]
+    assert "Ceil" not in ops and ops.count("Pad") == strided
+    assert sum(isinstance(m, Conv2dSame) for m in student.modules()) == strided  # the caller's model is untouched
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+    options.optimized_model_filepath = str(tmp_path / "optimized.onnx")
+    ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    assert "Pad" not in [node.op_type for node in onnx.load(tmp_path / "optimized.onnx").graph.node]
