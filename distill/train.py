@@ -144,6 +144,10 @@ class Trainer:
                                       topk=c.logit_topk, batch_size=self.cfg.data.batch_size,
                                       num_workers=self.num_workers, precision=self.precision, device=self.device, log=log)
             self.train_set = ReplayDataset(self.train_set, cache)
+            if self.cfg.mixing:
+                log("note: with cached logits, Mixup/CutMix mixes the teacher's outputs for the unmixed views, "
+                    "not what it says about the mixed image; on food10 the cpu preset's student scored "
+                    "2.7 points higher with --mixup 0 --cutmix 0")
         elif teacher_size:
             self.train_set = data.TeacherViews(self.train_set, teacher_size)
 

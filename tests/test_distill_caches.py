@@ -209,9 +209,11 @@ def test_training_with_both_caches_reuses_them(tmp_path, photos, capsys):
     assert run_cli("train", *tiny_args(tmp_path / "one", **common)) == 0
     first = capsys.readouterr().err
     assert "teacher-logit cache: 12 of 12 images x 2 views" in first and "decoded-image cache: decoding 12" in first
-    assert run_cli("train", *tiny_args(tmp_path / "two", **common)) == 0
+    assert "Mixup/CutMix mixes the teacher's outputs" in first  # tiny_args keeps the default Mixup
+    assert run_cli("train", *tiny_args(tmp_path / "two", mixup=0, cutmix=0, **common)) == 0
     second = capsys.readouterr().err
     assert "cache:" not in second and "step time breakdown" in second  # reused; the step table is printed
+    assert "Mixup/CutMix" not in second
     assert len(list((tmp_path / "cache").glob("*-*"))) == 2
 
 
