@@ -402,7 +402,8 @@ class Trainer:
 
     @property
     def stopped_early(self) -> bool:
-        return 0 < self.cfg.optim.patience <= self.stale_validations
+        """Patience ran out with steps still to go (running out at the last step stops nothing)."""
+        return 0 < self.cfg.optim.patience <= self.stale_validations and self.step < self.total_steps
 
     def save(self, best: bool = False) -> None:
         """Write last.pt (and best.pt). Collective: every rank takes part in gathering state."""

@@ -58,6 +58,13 @@ def test_patience_stops_after_validations_without_improvement(tmp_path):
     assert torch.load(tmp_path / "last.pt", weights_only=True)["step"] == ckpt["step"]
 
 
+def test_patience_running_out_at_the_last_epoch_is_not_an_early_stop(tmp_path, capsys):
+    assert run_cli("train", *tiny_args(tmp_path / "short", epochs=3, lr=1e-9, min_lr=0.0, patience=2)) == 0
+    assert "early stop" not in capsys.readouterr().err
+    assert run_cli("train", *tiny_args(tmp_path / "long", epochs=4, lr=1e-9, min_lr=0.0, patience=2)) == 0
+    assert "early stop: no better validation top-1 for 2 epochs" in capsys.readouterr().err
+
+
 def test_recipe_options_are_checked(tmp_path, capsys):
     assert run_cli("train", *tiny_args(tmp_path / "a", layer_decay=1.5)) == 2
     assert "layer_decay must be in (0, 1]" in capsys.readouterr().err
