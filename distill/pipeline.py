@@ -34,6 +34,7 @@ from distill.stages import Stage, StageBook
 from models.machine import cpu_description
 
 MODELS = ("teacher", "student", "baseline")
+TEACHER_ONLY_OPTIONS = ("kd", "alpha", "temperature", "logit_views", "logit_topk", "teacher_resize", "teacher_runtime")
 
 
 @dataclass
@@ -144,7 +145,10 @@ class Pipeline:
         stages += self._model_stages("student", f"ckpt:{self.run_dir / 'student' / 'best.pt'}",
                                      [self.run_dir / "student" / "best.pt"])
         if self.has_baseline:
-            baseline = {**self.common, **self.preset.student, **self.preset.baseline, "teacher": "none"}
+            # Options only a teacher uses are left out, so changing them does not retrain the baseline.
+            baseline = {key: value for key, value in {**self.common, **self.preset.student, **self.preset.baseline}.items()
+                        if key not in TEACHER_ONLY_OPTIONS}
+            baseline["teacher"] = "none"
             stages.append(self._train_stage("baseline", baseline, self.run_dir / "baseline", []))
             stages += self._model_stages("baseline", f"ckpt:{self.run_dir / 'baseline' / 'best.pt'}",
                                          [self.run_dir / "baseline" / "best.pt"])

@@ -24,6 +24,11 @@ def seconds_per_call(call: Callable[[], object], count: int) -> list[float]:
     return times
 
 
+# ONNX Runtime's pool threads busy-wait for a while after each call (allow_spinning); on a
+# 2-core machine the run timed next would share its cores with them.
+SETTLE_SECONDS = 0.05
+
+
 @dataclass(frozen=True)
 class Speed:
     images_per_s: float  # median over rounds
@@ -47,6 +52,7 @@ def interleaved_speeds(
         for index in range(rounds):
             for name in names if index % 2 == 0 else names[::-1]:
                 run = runs[name]
+                time.sleep(SETTLE_SECONDS)  # the previous run's spinning threads go to sleep
                 run(batch)  # warm-up: the first call after another model's allocates and re-tunes
                 per_round[name, batch].append(batch / float(np.median(seconds_per_call(lambda: run(batch), count))))
     return {

@@ -177,6 +177,12 @@ def test_a_changed_recipe_redoes_the_stages_it_touches(run, tmp_path):
     assert done["teacher"] and done["export-teacher"] and not done["student"]
     # The baseline shares the student's options, so it changes too.
     assert not done["baseline"]
+    # ...but not with options that only a teacher uses.
+    other.write_text(yaml.safe_dump({**TINY_PRESET, "student": {"why": "x", "options": {
+        **TINY_PRESET["student"]["options"], "alpha": 0.3, "temperature": 2.0, "logit_views": 3}}}))
+    pipeline = Pipeline(PipelineConfig(data="synthetic", out=str(copy), preset=str(other)))
+    done = {s.name: pipeline.book.is_done(s) for s in pipeline.stages()}
+    assert not done["student"] and done["baseline"]
 
 
 def test_run_folder_of_other_data_is_refused(run, tmp_path):
