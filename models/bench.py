@@ -14,6 +14,7 @@ import contextlib
 import io
 import os
 import tempfile
+import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -27,7 +28,7 @@ from models.engine import GPU_PROVIDERS, Engine, SessionSettings, cpu_features, 
 from models.export import export_onnx, parity_images
 from models.fusion import fused_operator_counts
 from models.images import load_image
-from models.timing import interleaved_speeds, seconds_per_call
+from models.timing import SETTLE_SECONDS, interleaved_speeds, seconds_per_call
 from models.quantize import MAX_AGREEMENT_PHOTOS, photo_paths, preprocessed_photos, quantize_model, top1
 from models.variants import write_fp16
 
@@ -133,6 +134,8 @@ def time_variants(variants: list[Variant], inputs: dict[int, np.ndarray], iterat
         for batch, array in inputs.items():
             per_round = max(2, -(-iterations // rounds) if batch == 1 else -(-iterations // (4 * rounds)))
             for variant in variants:
+                time.sleep(SETTLE_SECONDS)  # the previous variant's spinning threads go to sleep
+                variant.run(array)
                 times[variant.name, batch] += seconds_per_call(lambda: variant.run(array), per_round)
     return times
 

@@ -24,9 +24,9 @@ def seconds_per_call(call: Callable[[], object], count: int) -> list[float]:
     return times
 
 
-# ONNX Runtime's pool threads busy-wait for a while after each call (allow_spinning); on a
-# 2-core machine the run timed next would share its cores with them.
-SETTLE_SECONDS = 0.05
+# ONNX Runtime's pool threads busy-wait for a while after each call (allow_spinning), PyTorch's
+# OpenMP threads too; on a 2-core machine the run timed next would share its cores with them.
+SETTLE_SECONDS = 0.25
 
 
 @dataclass(frozen=True)
