@@ -26,7 +26,9 @@ def seconds_per_call(call: Callable[[], object], count: int) -> list[float]:
 
 # ONNX Runtime's pool threads busy-wait for a while after each call (allow_spinning), PyTorch's
 # OpenMP threads too; on a 2-core machine the run timed next would share its cores with them.
-SETTLE_SECONDS = 0.25
+# 50 ms was enough there: with it, food10 students of growing size timed in the order of their
+# compute, run after run; without it, in an order that changed from run to run.
+SETTLE_SECONDS = 0.05
 
 
 @dataclass(frozen=True)
