@@ -14,7 +14,6 @@ import contextlib
 import io
 import os
 import tempfile
-import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -28,7 +27,7 @@ from models.engine import GPU_PROVIDERS, Engine, SessionSettings, cpu_features, 
 from models.export import export_onnx, parity_images
 from models.fusion import fused_operator_counts
 from models.images import load_image
-from models.timing import SETTLE_SECONDS, interleaved_speeds, seconds_per_call
+from models.timing import interleaved_speeds, seconds_per_call, settle_and_warm_up
 from models.quantize import MAX_AGREEMENT_PHOTOS, photo_paths, preprocessed_photos, quantize_model, top1
 from models.variants import write_fp16
 
@@ -134,8 +133,7 @@ def time_variants(variants: list[Variant], inputs: dict[int, np.ndarray], iterat
         for batch, array in inputs.items():
             per_round = max(2, -(-iterations // rounds) if batch == 1 else -(-iterations // (4 * rounds)))
             for variant in variants:
-                time.sleep(SETTLE_SECONDS)  # the previous variant's spinning threads go to sleep
-                variant.run(array)
+                settle_and_warm_up(lambda: variant.run(array))
                 times[variant.name, batch] += seconds_per_call(lambda: variant.run(array), per_round)
     return times
 

@@ -45,8 +45,9 @@ def export_onnx(model: nn.Module, out_path: str | Path, *, opset: int = OPSET, p
     """Write ``model`` as ONNX (dynamic batch) with its metadata; refuse if ORT disagrees.
 
     With ``fuse`` (the default), ViT attention exports as ONNX Runtime's fused Attention op and
-    the transformer optimizer fuses LayerNorm and GELU (models.fusion); other models are
-    exported as they are. ``fuse=False`` gives the plain graph, for comparison.
+    the transformer optimizer fuses LayerNorm and GELU (models.fusion); ``fuse=False`` gives the
+    plain graph, for comparison. Either way 'same' padding is written as the constant the file's
+    image size needs (models.fusion.with_static_padding).
     """
     out_path = Path(out_path)
     out_path.parent.mkdir(parents=True, exist_ok=True)

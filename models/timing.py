@@ -31,6 +31,13 @@ def seconds_per_call(call: Callable[[], object], count: int) -> list[float]:
 SETTLE_SECONDS = 0.05
 
 
+def settle_and_warm_up(call: Callable[[], object]) -> None:
+    """Before timing ``call`` after another run: let that run's threads sleep, then call once
+    (the first call after another model's allocates and re-tunes)."""
+    time.sleep(SETTLE_SECONDS)
+    call()
+
+
 @dataclass(frozen=True)
 class Speed:
     images_per_s: float  # median over rounds
@@ -54,8 +61,7 @@ def interleaved_speeds(
         for index in range(rounds):
             for name in names if index % 2 == 0 else names[::-1]:
                 run = runs[name]
-                time.sleep(SETTLE_SECONDS)  # the previous run's spinning threads go to sleep
-                run(batch)  # warm-up: the first call after another model's allocates and re-tunes
+                settle_and_warm_up(lambda: run(batch))
                 per_round[name, batch].append(batch / float(np.median(seconds_per_call(lambda: run(batch), count))))
     return {
         name: {
