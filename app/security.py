@@ -1,7 +1,7 @@
 """The server's defences against hostile clients, in one place.
 
-- `PasswordChecker`: argon2 checks run in a small thread pool off the event loop, with
-  exponential backoff per user name and per client address, and a log line per failure.
+- `PasswordChecker`: argon2 checks run in a small, low-priority thread pool off the event loop,
+  with exponential backoff per user name and per client address, and a log line per failure.
 - `Sessions`: sign-in sessions, in the database so that every app process shares them, that
   end after an idle time and a maximum age, or when the user signs out.
 - `OwnedFiles`: downloadable files (CSV exports, batch results) that only their owner may fetch.
@@ -20,6 +20,7 @@ import logging
 import os
 import re
 import secrets
+import sys
 import threading
 import time
 from collections import OrderedDict
@@ -79,14 +80,32 @@ class Throttle:
             self._failures.clear()
 
 
+# The nice value of the password threads. One argon2 verify runs 4 lanes in 4 threads of its
+# own (which inherit it), enough to fill a small server's cores during a sign-in flood.
+PASSWORD_NICE = 10
+
+
+def _lower_thread_priority() -> None:
+    """Nice the calling thread (Linux nice values are per thread); elsewhere, leave it."""
+    if sys.platform.startswith("linux"):
+        thread = threading.get_native_id()
+        try:
+            if os.getpriority(os.PRIO_PROCESS, thread) < PASSWORD_NICE:  # a nicer server stays so
+                os.setpriority(os.PRIO_PROCESS, thread, PASSWORD_NICE)
+        except OSError as exc:
+            log.warning("password checks keep normal CPU priority: %s", exc)
+
+
 class PasswordChecker:
     """Checks passwords without stalling the server: the slow, memory-hungry argon2 verify
-    runs in `workers` threads; callers beyond `max_waiting` are refused at once."""
+    runs in `workers` threads at low CPU priority, so serving keeps the cores during a flood of
+    sign-ins; callers beyond `max_waiting` are refused at once."""
 
     def __init__(self, verify: Callable[[str, str], bool], *, workers: int, max_waiting: int = 64,
                  user_throttle: Throttle | None = None, client_throttle: Throttle | None = None) -> None:
         self._verify = verify
-        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="password-check")
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="password-check",
+                                        initializer=_lower_thread_priority)
         self._max_waiting = max_waiting
         self._waiting = 0
         # Five wrong passwords for one name, or twenty from one address (a household or an
@@ -318,6 +337,6 @@ def private_dir(path):
 
 
 def password_workers() -> int:
-    """Concurrent argon2 checks: each takes ~64 MiB and a core for ~0.1-0.3 s; half the
-    cores keeps the other half for serving while sign-ins are under attack."""
+    """Concurrent argon2 checks: each takes ~64 MiB and 4 threads for ~0.1-0.3 s; one per two
+    cores bounds their memory, and their low priority keeps serving ahead of them."""
     return max(1, (os.cpu_count() or 2) // 2)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -16,7 +18,7 @@ from batch_support import KNOWN_LABELS, tiny_model
 from gradio_client import Client
 from gradio_client.exceptions import AppError
 
-from app.security import SESSION_COOKIE, PasswordChecker, Throttle
+from app.security import PASSWORD_NICE, SESSION_COOKIE, PasswordChecker, Throttle
 from db import service
 
 PASSWORDS = {"alice": "alice-pass-123", "bob": "bob-pass-456"}
@@ -101,6 +103,21 @@ def test_password_checks_run_in_a_bounded_pool_off_the_event_loop():
     assert results == [False] * 12 and peak == 2
     assert max(stalls) < 0.1  # the loop kept running while 12 checks queued behind 2 workers
     assert asyncio.run(checker.check("u1", "x" * 2000, "10.0.0.2")) is False  # overlong: never hashed
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice values are Linux's")
+def test_password_checks_run_at_low_cpu_priority():
+    niceness = []
+
+    def verify_noting_priority(name, password):
+        niceness.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+        return True
+
+    checker = PasswordChecker(verify_noting_priority, workers=1)
+    own = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    assert asyncio.run(checker.check("bob", "a-password", "10.0.0.1")) is True
+    assert niceness == [max(own, PASSWORD_NICE)]  # argon2's own lane threads inherit it
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == own  # the caller's is untouched
 
 
 # --- against the live server ----------------------------------------------------------------
