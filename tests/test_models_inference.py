@@ -60,7 +60,8 @@ def _logits(model, engine, images):
 
 def test_fused_export_runs_attention_layernorm_and_gelu_as_single_ops(micro, fused_path, tmp_path):
     plain_path = export_onnx(micro, tmp_path / "plain.onnx", fuse=False)
-    assert {"Attention", "SkipLayerNormalization", "BiasGelu"} <= _ops(fused_path)
+    assert {"Attention", "LayerNormalization", "BiasGelu"} <= _ops(fused_path)
+    assert "SkipLayerNormalization" not in _ops(fused_path)  # ONNX Runtime's CPU kernel for it is slow
     assert "Attention" not in _ops(plain_path) and "Softmax" in _ops(plain_path)
     meta = read_metadata(fused_path)
     assert json.loads(meta["fused_ops"])["Attention"] == MICRO["depth"]
