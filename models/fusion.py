@@ -5,8 +5,9 @@ exports as a chain of Reshape/Split/Squeeze/MatMul/Softmax nodes that neither ON
 session optimiser nor its transformer optimizer recognises as attention. So at export time each
 timm ``Attention`` is swapped for a module that computes the same thing in PyTorch but exports
 as ONNX Runtime's ``com.microsoft.Attention`` contrib op (one node: QKV GEMM, softmax attention
-and head merge, with CPU, CUDA and int8 ``QAttention`` kernels). LayerNorm, GELU and the
-residual adds are left as plain ONNX and fused by ONNX Runtime's transformer optimizer.
+and head merge, with CPU, CUDA and int8 ``QAttention`` kernels). LayerNorm and GELU are left
+as plain ONNX and fused by ONNX Runtime's transformer optimizer; the residual adds stay apart
+(see optimize_transformer).
 
 TF-ported EfficientNets (the packaged Lite weights, and the hybrid students' stems built from
 them) pad their strided convolutions 'same' with timm's ``Conv2dSame``, which works the padding
