@@ -1,8 +1,10 @@
 """Shared test set-up: a private data folder per test session, one exported default model, and
 one PostgreSQL server per test session (tests/postgres.py)."""
 
+import atexit
 import importlib.util
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,6 +14,8 @@ from postgres import PostgresServer, find_bin_dir
 
 # Set before any project module reads it, so no test touches the user's real data folder.
 _SESSION_HOME = Path(tempfile.mkdtemp(prefix="foodtag-test-"))
+# Removed at exit: each session exports a model and a database there (about 27 MB).
+atexit.register(shutil.rmtree, _SESSION_HOME, ignore_errors=True)
 os.environ["FOODTAG_HOME"] = str(_SESSION_HOME)
 os.environ.pop("FOODTAG_DB_URL", None)
 
