@@ -28,18 +28,48 @@ def fingerprint(*parts) -> str:
     return digest.hexdigest()[:16]
 
 
-def source_identity(source) -> list:
-    """Paths with sizes and modification times: an edited, added or removed photo changes it."""
+DIGESTS = "file-digests.json"
+
+
+def source_identity(source, memo_root: str | Path) -> list:
+    """Paths, labels, sizes and content digests: an edited, added or removed photo changes it; a
+    photo copied or touched without a change does not, so re-copied data keeps its caches (a
+    logit cache can be hours of teacher time). Digests are remembered in <memo_root>/DIGESTS
+    by (size, mtime), so an untouched data set costs one stat per file and a touched one a read."""
     if source.synthetic:
         return ["synthetic", list(source.synthetic)]
-    identity = []
+    memo_path = Path(memo_root).expanduser() / DIGESTS
+    try:
+        memo = json.loads(memo_path.read_text())
+    except (OSError, ValueError):
+        memo = {}
+    identity, changed = [], False
     for path, label in source.items:
         try:
             stat = os.stat(path)
-            identity.append([path, label, stat.st_size, stat.st_mtime_ns])
+            stamp = [stat.st_size, stat.st_mtime_ns]
+            remembered = memo.get(path)
+            if remembered is None or remembered[:2] != stamp:
+                with open(path, "rb") as file:
+                    memo[path] = [*stamp, hashlib.file_digest(file, "blake2b").hexdigest()[:32]]
+                changed = True
+            identity.append([path, label, stat.st_size, memo[path][2]])
         except OSError:
             identity.append([path, label, None, None])  # unreadable now: skipped, and so it is cached
+    if changed:
+        _write_memo(memo_path, memo)
     return identity
+
+
+def _write_memo(path: Path, memo: dict) -> None:
+    """Atomic, and best effort: without it the next run only reads the photos again."""
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps(memo))
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
 
 
 class CacheFolder:

@@ -10,8 +10,9 @@ small arrays instead of multi-megapixel JPEGs.
     store = build_image_cache(dataset, "caches/", size=146, workers=2)
     dataset.store = store       # ImageDataset.load now reads the cache
 
-The folder name is a fingerprint of the images (paths, sizes, modification times) and the
-size, so an edited photo or a new resolution builds a new cache. Unreadable photos are
+The folder name is a fingerprint of the images (paths, sizes, content digests) and the
+size, so an edited photo or a new resolution builds a new cache; a photo copied again with the
+same content keeps it. Unreadable photos are
 skipped at build time exactly as at load time (the next readable one takes the slot). The
 build runs in a pool of worker processes, each rank of a DDP run filling its share; a killed
 build resumes from its per-image done flags.
@@ -66,7 +67,7 @@ class ImageStore:
 
 
 def image_cache_folder(dataset: ImageDataset, root: str, size: int) -> CacheFolder:
-    inputs = {"images": fingerprint(source_identity(dataset.source)), "size": size, "resample": RESAMPLE.name,
+    inputs = {"images": fingerprint(source_identity(dataset.source, root)), "size": size, "resample": RESAMPLE.name,
               "max_aspect": MAX_ASPECT, "source": dataset.source.description, "layout": LAYOUT}
     return CacheFolder(root, "images", fingerprint(inputs), inputs)
 

@@ -128,7 +128,7 @@ def logit_cache_folder(teacher, dataset: ImageDataset, root: str, *, views: int,
     views = views if augmented else 1
     inputs = {"render_size": teacher_view_size(teacher, transform),
         "teacher": teacher.name, "teacher_weights": _teacher_identity(teacher),
-        "images": fingerprint(source_identity(dataset.source)), "image_store": getattr(dataset.store, "key", None),
+        "images": fingerprint(source_identity(dataset.source, root)), "image_store": getattr(dataset.store, "key", None),
         "transform": transform.description if augmented else "eval " + str(transform.preprocess.to_dict()),
         "seed": dataset.seed, "views": views, "topk": topk, "precision": precision, "layout": LAYOUT,
     }

@@ -124,6 +124,22 @@ def test_image_cache_replays_the_decoded_images_and_is_rebuilt_on_change(tmp_pat
     assert image_cache_folder(train_set(photos), tmp_path / "cache", 20).path != store.path
 
 
+def test_photos_copied_again_unchanged_keep_their_caches(tmp_path, photos):
+    teacher, args = make_teacher(tmp_path / "t.pt"), dict(views=2, topk=10, precision="fp32", num_classes=3)
+    images = image_cache_folder(train_set(photos), tmp_path / "cache", 20).path
+    logits = logit_cache_folder(teacher, train_set(photos), tmp_path / "cache", **args).path
+    for path in (photos / "a").iterdir():  # what a copy that does not keep times does
+        os.utime(path, ns=(10**18, 10**18))
+    assert image_cache_folder(train_set(photos), tmp_path / "cache", 20).path == images
+    assert logit_cache_folder(teacher, train_set(photos), tmp_path / "cache", **args).path == logits
+    photo = photos / "a" / "001.png"
+    edited = bytearray(photo.read_bytes())
+    edited[-20] ^= 0xFF  # same size, other content
+    photo.write_bytes(bytes(edited))
+    assert image_cache_folder(train_set(photos), tmp_path / "cache", 20).path != images
+    assert logit_cache_folder(teacher, train_set(photos), tmp_path / "cache", **args).path != logits
+
+
 def test_a_cache_written_in_an_older_layout_is_never_read(tmp_path, photos, monkeypatch):
     """A layout change (e.g. a column added to the stored shapes) must not crash a run on an old folder."""
     import distill.image_cache as image_cache
@@ -214,7 +230,7 @@ def test_training_with_both_caches_reuses_them(tmp_path, photos, capsys):
     second = capsys.readouterr().err
     assert "cache:" not in second and "step time breakdown" in second  # reused; the step table is printed
     assert "Mixup/CutMix" not in second
-    assert len(list((tmp_path / "cache").glob("*-*"))) == 2
+    assert len([p for p in (tmp_path / "cache").glob("*-*") if p.is_dir()]) == 2
 
 
 def test_two_ranks_fill_one_logit_cache_equal_to_a_single_process_build(tmp_path):
