@@ -12,9 +12,8 @@ small arrays instead of multi-megapixel JPEGs.
 
 The folder name is a fingerprint of the images (paths, sizes, content digests) and the
 size, so an edited photo or a new resolution builds a new cache; a photo copied again with the
-same content keeps it. Unreadable photos are
-skipped at build time exactly as at load time (the next readable one takes the slot). The
-build runs in a pool of worker processes, each rank of a DDP run filling its share; a killed
+same content keeps it. Unreadable photos are skipped at build time exactly as at load time
+(the next readable one takes the slot). The build runs in a pool of worker processes, each rank of a DDP run filling its share; a killed
 build resumes from its per-image done flags.
 """
 
