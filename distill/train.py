@@ -157,6 +157,8 @@ class Trainer:
         self.student.to(self.device)
         if cfg.run.channels_last:
             self.student.to(memory_format=torch.channels_last)
+        if precision.plain_attention_is_faster(self.precision, self.device) and precision.use_plain_attention(self.student):
+            self.notes.append("attention: plain matmul + softmax (faster than the fused kernel under bf16 on a CPU)")
         self.ema = None
         if o.ema:
             from timm.utils import ModelEmaV3

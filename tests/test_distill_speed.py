@@ -133,3 +133,18 @@ def test_auto_precision_uses_bf16_only_where_the_cpu_has_it(monkeypatch):
     monkeypatch.setattr(precision, "cpu_flags", lambda: frozenset({"avx2", "avx512f", "avx512_bf16"}))
     assert precision.resolve("auto", cpu) == "bf16"
     assert precision.resolve("fp32", cpu) == "fp32"
+
+
+def test_plain_attention_only_for_bf16_on_a_cpu_and_it_computes_the_same():
+    from models.registry import create_model
+
+    assert precision.plain_attention_is_faster("bf16", torch.device("cpu"))
+    assert not precision.plain_attention_is_faster("fp32", torch.device("cpu"))
+    assert not precision.plain_attention_is_faster("bf16", torch.device("cuda"))
+    model = create_model("vit_micro", labels=["a", "b", "c"], pretrained=False).eval()
+    images = torch.randn(2, 3, model.preprocess.input_size, model.preprocess.input_size)
+    with torch.no_grad():
+        fused = model(images)
+        assert precision.use_plain_attention(model) == len(model.blocks) > 0
+        assert not any(block.attn.fused_attn for block in model.blocks)
+        torch.testing.assert_close(model(images), fused, rtol=1e-4, atol=1e-5)
