@@ -10,7 +10,9 @@ augmentation, each row a fresh process, rows interleaved over --rounds:
                --teacher-runtime auto: the teacher's forward pass on ONNX Runtime on a CPU)
   default_torch  the same with --teacher-runtime torch (the teacher on PyTorch eager)
   logit_cache  + --logit-cache (teacher logits on --views stored views per image, computed once)
-  all_caches   + --image-cache (JPEGs decoded once into memory-mapped uint8 arrays)
+  all_caches   + --image-cache (JPEGs decoded once into memory-mapped uint8 arrays) and
+               --logit-pixels (the logit cache also stores each view's student rendering, so the
+               loader only normalises and erases it)
   timm         timm's own train.py with its distillation flags (--kd-model-name local-dir:DIR)
 
 Each process runs --warmup + --steps optimizer steps; the figures are over the last --steps.
@@ -285,9 +287,10 @@ def main() -> int:
         rows.remove("timm")
     build = {}
     logit_cache = ["--logit-cache", str(caches), "--logit-views", str(args.views)]
-    extras = {"default": [], "default_torch": ["--teacher-runtime", "torch"], "logit_cache": logit_cache, "all_caches": logit_cache + ["--image-cache", str(caches)]}
+    all_caches = logit_cache + ["--logit-pixels", "true", "--image-cache", str(caches)]
+    extras = {"default": [], "default_torch": ["--teacher-runtime", "torch"], "logit_cache": logit_cache, "all_caches": all_caches}
     for name, extra, needed in (("logit cache", logit_cache, {"logit_cache", "all_caches"}),
-                                ("image cache + its logit cache", extras["all_caches"], {"all_caches"})):
+                                ("image cache + logit cache with renderings", all_caches, {"all_caches"})):
         if needed & set(rows):  # built once here, so the rows time training only
             with tempfile.TemporaryDirectory() as out:
                 start = time.perf_counter()

@@ -70,6 +70,9 @@ class CacheConfig:
     logit_views: int = opt(8, "augmented views per image in the teacher-logit cache (epochs beyond "
                               "this repeat views)")
     logit_topk: int = opt(10, "logits kept per view (all of them when the classes are fewer)")
+    logit_pixels: bool = opt(False, "with logit_cache: also store each view's student rendering (crop, flip, "
+                                    "RandAugment; uint8, views x images x size^2 x 3 bytes), so the loader "
+                                    "reads it instead of decoding and augmenting again")
 
 
 @dataclass

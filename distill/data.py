@@ -191,6 +191,9 @@ def seeded(seed: int):
             np.random.set_state(np_state)
 
 
+FINISH_STREAM = 1  # a view's random erasing draws from sample_seed(view.seed, FINISH_STREAM, 0)
+
+
 def sample_seed(seed: int, epoch: int, index: int) -> int:
     return int(np.random.SeedSequence([seed, epoch, index]).generate_state(1)[0])
 
@@ -376,8 +379,13 @@ class ViewTransform:
         return View(top / h, left / w, height / h, width / w, flip, rest)
 
     def apply(self, image: Image.Image, view: View, size: int | None = None) -> torch.Tensor:
-        """The view rendered at `size` px (default: the student's). RandAugment's geometry is relative
-        to the image, so a teacher's larger rendering shows the same content, only sharper."""
+        """The view as a normalised tensor at `size` px (default: the student's)."""
+        return self.finish_view(self.render(image, view, size), view)
+
+    def render(self, image: Image.Image, view: View, size: int | None = None) -> Image.Image:
+        """The view's crop, flip and RandAugment at `size` px: uint8 pixels, not yet normalised.
+        RandAugment's geometry is relative to the image, so a teacher's larger rendering shows the
+        same content, only sharper."""
         w, h = image.size
         size = size or self.size
         box = (view.left * w, view.top * h, (view.left + view.width) * w, (view.top + view.height) * h)
@@ -385,7 +393,14 @@ class ViewTransform:
         if view.flip:
             image = image.transpose(Image.Transpose.FLIP_LEFT_RIGHT)
         with seeded(view.seed):
-            return self.finish(self.recolour(image))
+            return self.recolour(image)
+
+    def finish_view(self, rendered: Image.Image, view: View) -> torch.Tensor:
+        """A rendered view normalised, then randomly erased. Erasing draws from a seed of its own
+        (derived from the view's), so a rendering stored by the teacher-logit cache finishes exactly
+        as a fresh one does."""
+        with seeded(sample_seed(view.seed, FINISH_STREAM, 0)):
+            return self.finish(rendered)
 
 
 # --- the teacher's own rendering of a view ---------------------------------------------------------

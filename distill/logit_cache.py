@@ -19,7 +19,10 @@ Per image and view it stores the top-k logits and their class indices, plus the
 log-sum-exp of the other logits: `LogitCache.logits` spreads that mass evenly over the
 other classes, so the softmax at T=1 keeps the exact top-k probabilities (exact logits when
 k >= classes). At epoch e an image replays view (e + offset_i) mod K, so K epochs use every
-view once. The folder name is a fingerprint of the teacher's weights and name, the images
+view once. With `pixels=True` it also stores each view's student rendering (crop, flip and
+RandAugment as uint8, K x N x size^2 x 3 bytes), so replay reads it instead of decoding,
+cropping and augmenting again; normalisation and random erasing (from the view's seed) still
+run per sample, and give exactly the tensor a fresh rendering gives. The folder name is a fingerprint of the teacher's weights and name, the images
 (paths, sizes, times; the decoded-image cache if one is used), the transform, the seed, K,
 k and the precision: change any and a new cache is built. Building is resumable (per-image
 done flags) and distributed: each rank fills its shard of the images.
@@ -31,6 +34,7 @@ import math
 
 import numpy as np
 import torch
+from PIL import Image
 from torch.utils.data import DataLoader, Dataset
 
 from distill import dist, precision as amp
@@ -39,7 +43,8 @@ from distill.data import ExtendedDataset, ImageDataset, View, ViewTransform, sam
 from distill.errors import DistillError
 
 # The stored arrays' layout: bump it whenever they change shape or meaning (see image_cache.LAYOUT).
-LAYOUT = 1
+# 2: random erasing draws from its own seed (data.ViewTransform.finish_view), so views render anew.
+LAYOUT = 2
 VIEW_STREAM = 2**31  # view seeds use "epochs" from here on, apart from live training's epochs
 
 
@@ -50,6 +55,7 @@ class LogitCache:
         self.folder, self.path = folder, folder.path
         m = folder.manifest
         self.views, self.topk, self.num_classes = m["views"], m["topk"], m["num_classes"]
+        self.pixels = bool(m.get("pixels"))
         self._arrays: dict | None = None
 
     def __getstate__(self) -> dict:  # workers re-open the maps instead of pickling them
@@ -57,7 +63,7 @@ class LogitCache:
 
     def _array(self, name: str) -> np.ndarray:
         if self._arrays is None:
-            self._arrays = {n: self.folder.array(n) for n in ("view_params", "top_values", "top_index", "rest")}
+            self._arrays = {n: self.folder.array(n) for n in array_specs(self.folder.manifest)}
         return self._arrays[name]
 
     def choose(self, seed: int, epoch: int, index: int) -> int:
@@ -65,6 +71,11 @@ class LogitCache:
 
     def view(self, index: int, k: int) -> View:
         return View.from_row(self._array("view_params")[index, k])
+
+    def rendered(self, index: int, k: int) -> tuple[Image.Image, int, int]:
+        """The stored student rendering of view k of image index, its label and skipped count."""
+        return (Image.fromarray(np.asarray(self._array("pixels")[index, k])), int(self._array("labels")[index]),
+                int(self._array("skipped")[index]))
 
     def logits(self, index: int, k: int) -> torch.Tensor:
         """Full logits of view k of image index, rebuilt from the top-k (see the module doc)."""
@@ -84,31 +95,42 @@ class ReplayDataset(ExtendedDataset):
         self.cache = cache
 
     def __getitem__(self, index: int):
-        image, label, skipped = self.base.load(index)
         k = self.cache.choose(self.base.seed, self.base.epoch, index)
         transform = self.base.transform
+        if self.cache.pixels:  # nothing to decode or render: only normalise and erase
+            rendered, label, skipped = self.cache.rendered(index, k)
+            pixels = transform.finish_view(rendered, self.cache.view(index, k))
+            return pixels, label, skipped, self.cache.logits(index, k)
+        image, label, skipped = self.base.load(index)
         pixels = transform.apply(image, self.cache.view(index, k)) if isinstance(transform, ViewTransform) else transform(image)
         return pixels, label, skipped, self.cache.logits(index, k)
 
 
 class _AllViews(Dataset):
-    """For the build: image index -> (index, its K view tensors at render_size, their View rows)."""
+    """For the build: image index -> (index, its K view tensors for the teacher at render_size, their
+    View rows, label, skipped, and with pixels the K student renderings as uint8 (else an empty array))."""
 
-    def __init__(self, base: ImageDataset, indices: list[int], views: int, render_size: int | None):
-        self.base, self.indices, self.views, self.render_size = base, indices, views, render_size
+    def __init__(self, base: ImageDataset, indices: list[int], views: int, render_size: int | None, pixels: bool):
+        self.base, self.indices, self.views, self.render_size, self.pixels = base, indices, views, render_size, pixels
 
     def __len__(self) -> int:
         return len(self.indices)
 
     def __getitem__(self, position: int):
         index = self.indices[position]
-        image, _, _ = self.base.load(index)
+        image, label, skipped = self.base.load(index)
         transform = self.base.transform
         if not isinstance(transform, ViewTransform):  # no augmentation: the one eval view
-            return index, transform(image)[None], torch.zeros(1, 6, dtype=torch.float64)
+            return index, transform(image)[None], torch.zeros(1, 6, dtype=torch.float64), label, skipped, np.zeros(0, np.uint8)
         views = [transform.sample(image, sample_seed(self.base.seed, VIEW_STREAM + k, index)) for k in range(self.views)]
-        return (index, torch.stack([transform.apply(image, v, self.render_size) for v in views]),
-                torch.tensor([v.to_row() for v in views], dtype=torch.float64))
+        student = [transform.render(image, v) for v in views]
+        if self.render_size is None:  # the teacher takes the student's rendering
+            teacher = [transform.finish_view(r, v) for r, v in zip(student, views)]
+        else:
+            teacher = [transform.apply(image, v, self.render_size) for v in views]
+        stored = np.stack([np.asarray(r) for r in student]) if self.pixels else np.zeros(0, np.uint8)
+        return (index, torch.stack(teacher), torch.tensor([v.to_row() for v in views], dtype=torch.float64),
+                label, skipped, stored)
 
 
 def _teacher_identity(teacher) -> str:
@@ -121,12 +143,13 @@ def _teacher_identity(teacher) -> str:
 
 
 def logit_cache_folder(teacher, dataset: ImageDataset, root: str, *, views: int, topk: int, precision: str,
-                       num_classes: int) -> CacheFolder:
-    """Where the cache for these inputs lives (whether or not it is built yet)."""
+                       num_classes: int, pixels: bool = False) -> CacheFolder:
+    """Where the cache for these inputs lives (whether or not it is built yet). Stored renderings
+    (pixels) exist for augmented views only: without augmentation the image cache covers it."""
     transform = dataset.transform
     augmented = isinstance(transform, ViewTransform)
     views = views if augmented else 1
-    inputs = {"render_size": teacher_view_size(teacher, transform),
+    inputs = {"render_size": teacher_view_size(teacher, transform), "pixels": transform.size if pixels and augmented else None,
         "teacher": teacher.name, "teacher_weights": _teacher_identity(teacher),
         "images": fingerprint(source_identity(dataset.source, root)), "image_store": getattr(dataset.store, "key", None),
         "transform": transform.description if augmented else "eval " + str(transform.preprocess.to_dict()),
@@ -135,42 +158,55 @@ def logit_cache_folder(teacher, dataset: ImageDataset, root: str, *, views: int,
     return CacheFolder(root, "logits", fingerprint(inputs), {**inputs, "num_classes": num_classes, "size": len(dataset)})
 
 
+def array_specs(manifest: dict) -> dict[str, tuple[tuple, str]]:
+    """The cache's arrays: name -> (shape, dtype)."""
+    size, views, topk = manifest["size"], manifest["views"], manifest["topk"]
+    specs = {"view_params": ((size, views, 6), "float64"), "top_values": ((size, views, topk), "float32"),
+             "top_index": ((size, views, topk), "int16"), "rest": ((size, views), "float32")}
+    if manifest.get("pixels"):
+        side = manifest["pixels"]
+        specs.update(pixels=((size, views, side, side, 3), "uint8"), labels=((size,), "int64"), skipped=((size,), "int32"))
+    return specs
+
+
 def build_logit_cache(teacher, dataset: ImageDataset, root: str, *, views: int = 8, topk: int = 10,
-                      batch_size: int = 64, num_workers: int = 0, precision: str = "fp32",
+                      pixels: bool = False, batch_size: int = 64, num_workers: int = 0, precision: str = "fp32",
                       device: torch.device = torch.device("cpu"), log=print) -> LogitCache:
     """Open the cache for (teacher, dataset, its transform), building or finishing it first.
 
     teacher: a FrozenTeacher (on device); dataset: the training ImageDataset (ViewTransform
-    for augmented views, else one eval view per image). Collective under DDP: call it on
-    every rank. A build killed part-way resumes from its done flags.
+    for augmented views, else one eval view per image); pixels: also store the student's
+    renderings (see the module doc). Collective under DDP: call it on every rank. A build
+    killed part-way resumes from its done flags.
     """
     if views < 1 or topk < 1:
         raise DistillError(f"logit cache: views and topk must be >= 1, got {views} and {topk}")
     num_classes = len(dataset.source.classes) if dataset.source.classes else len(teacher.model.preprocess.labels)
     topk = min(topk, num_classes)
     folder = logit_cache_folder(teacher, dataset, root, views=views, topk=topk, precision=precision,
-                                num_classes=num_classes)
-    views = folder.manifest["views"]
-    size = len(dataset)
+                                num_classes=num_classes, pixels=pixels)
+    views, size = folder.manifest["views"], len(dataset)
     if not folder.complete:
-        folder.create({"view_params": ((size, views, 6), "float64"), "top_values": ((size, views, topk), "float32"),
-                       "top_index": ((size, views, topk), "int16"), "rest": ((size, views), "float32")}, size)
+        specs = array_specs(folder.manifest)
+        folder.create(specs, size)
         env = dist.env()
         pending = folder.pending(range(env.rank, size, env.world_size))
         if pending:
-            log(f"teacher-logit cache: {len(pending)} of {size} images x {views} views to compute ({folder.path})")
-            _fill(folder, teacher, _AllViews(dataset, pending, views, teacher_view_size(teacher, dataset.transform)), topk, max(1, batch_size // views),
-                  num_workers, precision, device)
+            stored = folder.manifest["pixels"]
+            log(f"teacher-logit cache: {len(pending)} of {size} images x {views} views to compute ({folder.path})"
+                + (f"; storing the {stored} px renderings ({np.prod(specs['pixels'][0]) / 2**30:.2f} GiB)" if stored else ""))
+            todo = _AllViews(dataset, pending, views, teacher_view_size(teacher, dataset.transform), bool(stored))
+            _fill(folder, teacher, todo, topk, max(1, batch_size // views), num_workers, precision, device)
         folder.finish()
     return LogitCache(folder)
 
 
 def _fill(folder: CacheFolder, teacher, todo: _AllViews, topk: int, images_per_batch: int, num_workers: int,
           precision: str, device: torch.device) -> None:
-    arrays = {name: folder.array(name, writable=True) for name in ("view_params", "top_values", "top_index", "rest")}
+    arrays = {name: folder.array(name, writable=True) for name in array_specs(folder.manifest)}
     loader = DataLoader(todo, batch_size=images_per_batch, num_workers=num_workers,
                         generator=torch.Generator().manual_seed(0))
-    for indices, pixels, rows in loader:
+    for indices, pixels, rows, labels, skipped, rendered in loader:
         count, views = pixels.shape[:2]
         with amp.autocast(precision, device):
             logits = teacher(pixels.flatten(0, 1).to(device)).float().cpu()
@@ -181,4 +217,7 @@ def _fill(folder: CacheFolder, teacher, todo: _AllViews, topk: int, images_per_b
         arrays["top_values"][idx] = values.view(count, views, topk).numpy()
         arrays["top_index"][idx] = classes.view(count, views, topk).numpy().astype(np.int16)
         arrays["rest"][idx] = others.logsumexp(dim=1).view(count, views).numpy()
+        if "pixels" in arrays:
+            arrays["pixels"][idx] = rendered.numpy()
+            arrays["labels"][idx], arrays["skipped"][idx] = labels.numpy(), skipped.numpy()
         mark_done(folder, list(arrays.values()), idx.tolist())

@@ -34,7 +34,8 @@ from distill.stages import Stage, StageBook
 from models.machine import cpu_description
 
 MODELS = ("teacher", "student", "baseline")
-TEACHER_ONLY_OPTIONS = ("kd", "alpha", "temperature", "logit_views", "logit_topk", "teacher_resize", "teacher_runtime")
+TEACHER_ONLY_OPTIONS = ("kd", "alpha", "temperature", "logit_views", "logit_topk", "logit_pixels", "teacher_resize",
+                        "teacher_runtime")
 
 
 @dataclass

@@ -10,6 +10,8 @@ from __future__ import annotations
 import contextlib
 
 import torch
+import torch.nn.functional as F
+from torch import nn
 
 from models.machine import cpu_flags
 
@@ -45,23 +47,52 @@ def grad_scaler(precision: str, device: torch.device) -> torch.amp.GradScaler:
     return torch.amp.GradScaler(device.type, enabled=precision == "fp16")
 
 
-def plain_attention_is_faster(precision: str, device: torch.device) -> bool:
-    """On a CPU under bf16 autocast, timm attention trains faster as plain matmul + softmax.
+def plain_kernels_are_faster(precision: str, device: torch.device) -> bool:
+    """On a CPU under bf16 autocast, two fused kernels train a ViT slower than plain matmuls.
 
-    PyTorch's CPU flash-attention kernel (behind ``scaled_dot_product_attention``) is slow in
-    its bf16 backward pass: a ViT-Ti/16 with 5 blocks, batch 32, took 112-120 ms per training
-    step with it and 67-69 ms without at 128 px, 272 against 216 ms at 224 px; in fp32 the two
-    paths were within 5% (AMX CPU, 2 threads). On CUDA the fused kernels are the fast path.
+    PyTorch's CPU flash-attention kernel (behind ``scaled_dot_product_attention``) is slow in its
+    bf16 backward pass, and so is oneDNN's bf16 convolution backward for the patch embedding (a
+    16x16 convolution with stride 16, which is one matmul over the patches). A ViT-Ti/16 with 5
+    blocks, batch 32, at 128 px: 112-120 ms per training step with both, 67-69 ms with plain
+    attention, 58-63 ms with the patch matmul too; 272 against 216 ms at 224 px for attention. In
+    fp32 each pair was within 5% (AMX CPU, 2 threads). On CUDA the fused kernels are the fast path.
     """
     return device.type == "cpu" and precision == "bf16"
 
 
-def use_plain_attention(model: torch.nn.Module) -> int:
-    """Switch timm's attention modules in ``model`` to their plain path; returns how many.
+class PatchMatmul(nn.Conv2d):
+    """A patch-embedding convolution (kernel = stride, no padding) computed as one matmul over the
+    patches: the same parameters (names, shapes) and the same output."""
 
-    Only the kernel changes, not the function computed, the parameters or the exported graph.
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        (kh, kw), (b, c, h, w) = self.kernel_size, x.shape
+        if h % kh or w % kw:
+            return super().forward(x)
+        # reshape, not view: under --channels-last the input and the weight are laid out NHWC
+        patches = x.reshape(b, c, h // kh, kh, w // kw, kw).permute(0, 2, 4, 1, 3, 5).reshape(-1, c * kh * kw)
+        out = F.linear(patches, self.weight.reshape(self.out_channels, -1), self.bias)
+        return out.view(b, h // kh, w // kw, -1).permute(0, 3, 1, 2)
+
+    @classmethod
+    def replaces(cls, conv: nn.Module) -> bool:
+        return (type(conv) is nn.Conv2d and conv.kernel_size == conv.stride and conv.padding in ((0, 0), "valid")
+                and conv.dilation == (1, 1) and conv.groups == 1 and conv.padding_mode == "zeros")
+
+
+def use_plain_kernels(model: nn.Module) -> dict[str, int]:
+    """Switch ``model``'s timm attention to its plain path and its patch embeddings to PatchMatmul.
+
+    Only the kernels change, not the function computed, the parameters or the exported graph.
+    Returns how many modules of each kind were switched.
     """
-    modules = [m for m in model.modules() if isinstance(getattr(m, "fused_attn", None), bool)]
-    for module in modules:
+    attention = [m for m in model.modules() if isinstance(getattr(m, "fused_attn", None), bool)]
+    for module in attention:
         module.fused_attn = False
-    return len(modules)
+    patches = [(name, m) for name, m in model.named_modules() if PatchMatmul.replaces(m)]
+    for name, conv in patches:
+        plain = PatchMatmul(conv.in_channels, conv.out_channels, conv.kernel_size, conv.stride, bias=conv.bias is not None,
+                            device="meta")
+        plain.weight, plain.bias = conv.weight, conv.bias  # the same Parameters: optimiser and checkpoints see no change
+        parent_name, _, child = name.rpartition(".")
+        setattr(model.get_submodule(parent_name) if parent_name else model, child, plain)
+    return {"attention": len(attention), "patch embedding": len(patches)}

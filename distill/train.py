@@ -141,7 +141,7 @@ class Trainer:
             from distill.logit_cache import ReplayDataset, build_logit_cache
 
             cache = build_logit_cache(self.teacher, self.train_set, c.logit_cache, views=c.logit_views,
-                                      topk=c.logit_topk, batch_size=self.cfg.data.batch_size,
+                                      topk=c.logit_topk, pixels=c.logit_pixels, batch_size=self.cfg.data.batch_size,
                                       num_workers=self.num_workers, precision=self.precision, device=self.device, log=log)
             self.train_set = ReplayDataset(self.train_set, cache)
             if self.cfg.mixing:
@@ -157,8 +157,11 @@ class Trainer:
         self.student.to(self.device)
         if cfg.run.channels_last:
             self.student.to(memory_format=torch.channels_last)
-        if precision.plain_attention_is_faster(self.precision, self.device) and precision.use_plain_attention(self.student):
-            self.notes.append("attention: plain matmul + softmax (faster than the fused kernel under bf16 on a CPU)")
+        if precision.plain_kernels_are_faster(self.precision, self.device):
+            switched = {kind: n for kind, n in precision.use_plain_kernels(self.student).items() if n}
+            if switched:
+                self.notes.append(f"{' and '.join(switched)} on plain matmuls (faster than the fused kernels "
+                                  "under bf16 on a CPU)")
         self.ema = None
         if o.ema:
             from timm.utils import ModelEmaV3

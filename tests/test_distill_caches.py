@@ -63,6 +63,33 @@ def test_cached_logits_equal_live_teacher_on_the_same_views(tmp_path, photos):
 
 
 
+def test_stored_renderings_replay_exactly_what_rendering_again_gives(tmp_path, photos):
+    """--logit-pixels: the loader reads each view's stored crop + RandAugment and only normalises and
+    erases it; tensors, labels, skipped counts and logits equal the cache that renders again."""
+    (photos / "b" / "001.png").write_bytes(b"corrupt")  # replaced by the next photo: skipped 1
+    teacher, dataset = make_teacher(tmp_path / "t.pt"), train_set(photos, re_prob=0.5)
+    rendering = build_logit_cache(teacher, dataset, tmp_path / "cache", views=3, topk=10, log=lambda _: None)
+    stored = build_logit_cache(teacher, dataset, tmp_path / "cache", views=3, topk=10, pixels=True, log=lambda _: None)
+    assert stored.pixels and not rendering.pixels and stored.path != rendering.path
+    assert stored.folder.array("pixels").shape == (len(dataset), 3, 16, 16, 3)
+    from torchvision.transforms.functional import to_tensor
+
+    erased = 0
+    for epoch in range(3):
+        replays = ReplayDataset(dataset, rendering), ReplayDataset(dataset, stored)
+        for replay in replays:
+            replay.epoch = epoch
+        for i in range(len(dataset)):
+            (again, label, skipped, logits), (read, read_label, read_skipped, read_logits) = (r[i] for r in replays)
+            torch.testing.assert_close(read, again, atol=0, rtol=0)
+            torch.testing.assert_close(read_logits, logits, atol=1e-6, rtol=1e-6)
+            assert (read_label, read_skipped) == (label, skipped)
+            rendered, _, _ = stored.rendered(i, stored.choose(0, epoch, i))
+            erased += not torch.equal(read, dataset.transform.finish.transforms[1](to_tensor(rendered)))
+    assert 0 < erased < 3 * len(dataset)  # random erasing ran (p=0.5), and replayed the same rectangles
+    assert sum(ReplayDataset(dataset, stored)[i][2] for i in range(len(dataset))) == 1
+
+
 def test_a_larger_teacher_labels_each_view_rendered_at_its_own_size(tmp_path, photos):
     """Same crop, flip and RandAugment as the student's replay, drawn sharp at the teacher's 32 px
     instead of the student's 16 px upsampled (erasing off: it draws its rectangle per size)."""

@@ -135,16 +135,29 @@ def test_auto_precision_uses_bf16_only_where_the_cpu_has_it(monkeypatch):
     assert precision.resolve("fp32", cpu) == "fp32"
 
 
-def test_plain_attention_only_for_bf16_on_a_cpu_and_it_computes_the_same():
+def test_plain_kernels_only_for_bf16_on_a_cpu_and_they_compute_the_same():
     from models.registry import create_model
 
-    assert precision.plain_attention_is_faster("bf16", torch.device("cpu"))
-    assert not precision.plain_attention_is_faster("fp32", torch.device("cpu"))
-    assert not precision.plain_attention_is_faster("bf16", torch.device("cuda"))
+    assert precision.plain_kernels_are_faster("bf16", torch.device("cpu"))
+    assert not precision.plain_kernels_are_faster("fp32", torch.device("cpu"))
+    assert not precision.plain_kernels_are_faster("bf16", torch.device("cuda"))
     model = create_model("vit_micro", labels=["a", "b", "c"], pretrained=False).eval()
-    images = torch.randn(2, 3, model.preprocess.input_size, model.preprocess.input_size)
+    size = model.preprocess.input_size
+    images = torch.randn(2, 3, size, size)
+    names = set(model.state_dict())
     with torch.no_grad():
         fused = model(images)
-        assert precision.use_plain_attention(model) == len(model.blocks) > 0
+        assert precision.use_plain_kernels(model) == {"attention": len(model.blocks), "patch embedding": 1}
         assert not any(block.attn.fused_attn for block in model.blocks)
+        assert isinstance(model.patch_embed.proj, precision.PatchMatmul) and set(model.state_dict()) == names
         torch.testing.assert_close(model(images), fused, rtol=1e-4, atol=1e-5)
+    conv = torch.nn.Conv2d(3, 8, 4, stride=4)
+    patches = precision.PatchMatmul(3, 8, 4, stride=4)
+    patches.load_state_dict(conv.state_dict())
+    for side in (16, 18):  # 18: not whole patches, the convolution's own path
+        x = torch.randn(2, 3, side, side)
+        torch.testing.assert_close(patches(x), conv(x), rtol=1e-4, atol=1e-5)
+    patches.to(memory_format=torch.channels_last)  # --channels-last: NHWC weight and input
+    x = torch.randn(2, 3, 16, 16).contiguous(memory_format=torch.channels_last)
+    torch.testing.assert_close(patches(x), conv(x), rtol=1e-4, atol=1e-5)
+    assert not precision.PatchMatmul.replaces(torch.nn.Conv2d(3, 8, 3, stride=1, padding=1))
