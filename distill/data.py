@@ -395,8 +395,8 @@ class ViewTransform:
         with seeded(view.seed):
             return self.recolour(image)
 
-    def finish_view(self, rendered: Image.Image, view: View) -> torch.Tensor:
-        """A rendered view normalised, then randomly erased. Erasing draws from a seed of its own
+    def finish_view(self, rendered: Image.Image | np.ndarray, view: View) -> torch.Tensor:
+        """A rendered view (PIL or HWC uint8 array: the same tensor) normalised, then randomly erased. Erasing draws from a seed of its own
         (derived from the view's), so a rendering stored by the teacher-logit cache finishes exactly
         as a fresh one does."""
         with seeded(sample_seed(view.seed, FINISH_STREAM, 0)):

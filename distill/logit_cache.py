@@ -34,7 +34,6 @@ import math
 
 import numpy as np
 import torch
-from PIL import Image
 from torch.utils.data import DataLoader, Dataset
 
 from distill import dist, precision as amp
@@ -72,10 +71,9 @@ class LogitCache:
     def view(self, index: int, k: int) -> View:
         return View.from_row(self._array("view_params")[index, k])
 
-    def rendered(self, index: int, k: int) -> tuple[Image.Image, int, int]:
-        """The stored student rendering of view k of image index, its label and skipped count."""
-        return (Image.fromarray(np.asarray(self._array("pixels")[index, k])), int(self._array("labels")[index]),
-                int(self._array("skipped")[index]))
+    def rendered(self, index: int, k: int) -> tuple[np.ndarray, int, int]:
+        """The stored student rendering of view k of image index (HWC uint8), its label and skipped count."""
+        return np.array(self._array("pixels")[index, k]), int(self._array("labels")[index]), int(self._array("skipped")[index])
 
     def logits(self, index: int, k: int) -> torch.Tensor:
         """Full logits of view k of image index, rebuilt from the top-k (see the module doc)."""
