@@ -75,7 +75,9 @@ class PatchMatmul(nn.Conv2d):
 
     @classmethod
     def replaces(cls, conv: nn.Module) -> bool:
-        return (type(conv) is nn.Conv2d and conv.kernel_size == conv.stride and conv.padding in ((0, 0), "valid")
+        """A patch embedding: kernel = stride > 1 (1x1 convolutions, e.g. a hybrid's, were not measured)."""
+        return (type(conv) is nn.Conv2d and conv.kernel_size == conv.stride and min(conv.kernel_size) > 1
+                and conv.padding in ((0, 0), "valid")
                 and conv.dilation == (1, 1) and conv.groups == 1 and conv.padding_mode == "zeros")
 
 

@@ -161,3 +161,4 @@ def test_plain_kernels_only_for_bf16_on_a_cpu_and_they_compute_the_same():
     x = torch.randn(2, 3, 16, 16).contiguous(memory_format=torch.channels_last)
     torch.testing.assert_close(patches(x), conv(x), rtol=1e-4, atol=1e-5)
     assert not precision.PatchMatmul.replaces(torch.nn.Conv2d(3, 8, 3, stride=1, padding=1))
+    assert not precision.PatchMatmul.replaces(torch.nn.Conv2d(3, 8, 1))
