@@ -396,9 +396,9 @@ class ViewTransform:
             return self.recolour(image)
 
     def finish_view(self, rendered: Image.Image | np.ndarray, view: View) -> torch.Tensor:
-        """A rendered view (PIL or HWC uint8 array: the same tensor) normalised, then randomly erased. Erasing draws from a seed of its own
-        (derived from the view's), so a rendering stored by the teacher-logit cache finishes exactly
-        as a fresh one does."""
+        """A rendered view (PIL image or HWC uint8 array: the same tensor) normalised, then randomly
+        erased. Erasing draws from a seed of its own (derived from the view's), so a rendering stored
+        by the teacher-logit cache finishes exactly as a fresh one does."""
         with seeded(sample_seed(view.seed, FINISH_STREAM, 0)):
             return self.finish(rendered)
 

@@ -22,9 +22,10 @@ k >= classes). At epoch e an image replays view (e + offset_i) mod K, so K epoch
 view once. With `pixels=True` it also stores each view's student rendering (crop, flip and
 RandAugment as uint8, K x N x size^2 x 3 bytes), so replay reads it instead of decoding,
 cropping and augmenting again; normalisation and random erasing (from the view's seed) still
-run per sample, and give exactly the tensor a fresh rendering gives. The folder name is a fingerprint of the teacher's weights and name, the images
-(paths, sizes, times; the decoded-image cache if one is used), the transform, the seed, K,
-k and the precision: change any and a new cache is built. Building is resumable (per-image
+run per sample, and give exactly the tensor a fresh rendering gives. The folder name is a
+fingerprint of the teacher's weights and name, the images (paths, sizes, contents; the
+decoded-image cache if one is used), the transform, the seed, K, k, the precision and whether
+renderings are stored: change any and a new cache is built. Building is resumable (per-image
 done flags) and distributed: each rank fills its shard of the images.
 """
 
@@ -73,7 +74,8 @@ class LogitCache:
 
     def rendered(self, index: int, k: int) -> tuple[np.ndarray, int, int]:
         """The stored student rendering of view k of image index (HWC uint8), its label and skipped count."""
-        return np.array(self._array("pixels")[index, k]), int(self._array("labels")[index]), int(self._array("skipped")[index])
+        labels, skipped = self._array("labels"), self._array("skipped")
+        return np.array(self._array("pixels")[index, k]), int(labels[index]), int(skipped[index])
 
     def logits(self, index: int, k: int) -> torch.Tensor:
         """Full logits of view k of image index, rebuilt from the top-k (see the module doc)."""
@@ -147,7 +149,8 @@ def logit_cache_folder(teacher, dataset: ImageDataset, root: str, *, views: int,
     transform = dataset.transform
     augmented = isinstance(transform, ViewTransform)
     views = views if augmented else 1
-    inputs = {"render_size": teacher_view_size(teacher, transform), "pixels": transform.size if pixels and augmented else None,
+    inputs = {
+        "render_size": teacher_view_size(teacher, transform), "pixels": transform.size if pixels and augmented else None,
         "teacher": teacher.name, "teacher_weights": _teacher_identity(teacher),
         "images": fingerprint(source_identity(dataset.source, root)), "image_store": getattr(dataset.store, "key", None),
         "transform": transform.description if augmented else "eval " + str(transform.preprocess.to_dict()),
