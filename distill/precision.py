@@ -1,4 +1,5 @@
-"""Mixed precision: which autocast dtype, and whether a GradScaler is needed (fp16 only).
+"""Mixed precision: which autocast dtype, whether a GradScaler is needed (fp16 only), and which
+kernels a ViT trains fastest with under it (bf16 on a CPU: plain matmuls, see use_plain_kernels).
 
 `auto` follows the hardware: bf16 on a CUDA device that supports it, and on a CPU only where
 bf16 is native (AVX-512 BF16 or AMX); elsewhere (e.g. AVX2-only CPUs, where bf16 autocast
