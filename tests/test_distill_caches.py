@@ -199,7 +199,7 @@ dataset = t.train_set(photos)
 if kind == "images":
     image_cache.build_image_cache(dataset, root, size=20, workers=1)
 else:
-    logit_cache.build_logit_cache(t.make_teacher(Path(root) / "t.pt"), dataset, root, views=2, batch_size=2)
+    logit_cache.build_logit_cache(t.make_teacher(Path(root) / "t.pt"), dataset, root, views=2, batch_size=2, pixels=True)
 """
 
 
@@ -231,9 +231,10 @@ def test_a_build_killed_midway_resumes_to_a_complete_correct_cache(tmp_path, kin
         reference = build_image_cache(dataset, fresh, size=20, log=lambda _: None)
         names = ("pixels", "shapes", "done")
     else:
-        resumed = build_logit_cache(make_teacher(killed / "t.pt"), dataset, killed, views=2, log=lambda _: None)
-        reference = build_logit_cache(make_teacher(fresh / "t.pt"), dataset, fresh, views=2, log=lambda _: None)
-        names = ("view_params", "top_values", "top_index", "rest", "done")
+        # with stored renderings: every array of the cache is checked
+        resumed = build_logit_cache(make_teacher(killed / "t.pt"), dataset, killed, views=2, pixels=True, log=lambda _: None)
+        reference = build_logit_cache(make_teacher(fresh / "t.pt"), dataset, fresh, views=2, pixels=True, log=lambda _: None)
+        names = ("view_params", "top_values", "top_index", "rest", "pixels", "labels", "skipped", "done")
     assert resumed.path == folder
     for name in names:
         np.testing.assert_allclose(resumed.folder.array(name), reference.folder.array(name), atol=1e-5, rtol=1e-5)
