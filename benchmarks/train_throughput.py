@@ -14,6 +14,8 @@ augmentation, each row a fresh process, rows interleaved over --rounds:
                --logit-pixels (the logit cache also stores each view's student rendering, so the
                loader only normalises and erases it)
   timm         timm's own train.py with its distillation flags (--kd-model-name local-dir:DIR)
+  all_caches_compiled  all_caches with --compile true (not a default row: ask for it with --rows;
+               compiling happens in the first step, so give it --warmup 3 or more)
 
 Each process runs --warmup + --steps optimizer steps; the figures are over the last --steps.
 It prints images/s, the data-wait share of step time and the ratio to naive and to timm (the
@@ -51,6 +53,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 ROWS = ("naive", "default", "default_torch", "logit_cache", "all_caches", "timm")
+EXTRA_ROWS = ("all_caches_compiled",)  # only when asked for with --rows
 TIMM_TRAIN = Path("~/.cache/foodtag/timm-train.py").expanduser()
 AUGMENT = dict(rand_augment="rand-m9-mstd0.5-inc1", re_prob=0.25, mixup=0.8, cutmix=1.0, label_smoothing=0.1)
 
@@ -245,7 +248,7 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--per-class", type=int, default=64,
                    help="train on the first N photos of each class (0 = all): cache builds take minutes, "
                         "not hours, on a small CPU")
-    p.add_argument("--rows", default=",".join(ROWS), help=f"comma-separated subset of {', '.join(ROWS)}")
+    p.add_argument("--rows", default=",".join(ROWS), help=f"comma-separated subset of {', '.join(ROWS + EXTRA_ROWS)}")
     p.add_argument("--timm-train", type=Path, default=TIMM_TRAIN, help="path to timm's train.py")
     p.add_argument("--timm-workers", type=int, default=0,
                    help="timm --workers (0 = as many as --num-workers auto gives ours)")
@@ -255,7 +258,7 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--naive-child", type=Path, help=argparse.SUPPRESS)
     args = p.parse_args()
     args.rows = [r.strip() for r in args.rows.split(",") if r.strip()]
-    unknown = set(args.rows) - set(ROWS)
+    unknown = set(args.rows) - set(ROWS + EXTRA_ROWS)
     if unknown:
         p.error(f"unknown rows: {', '.join(sorted(unknown))}")
     if not (args.data / "train").is_dir():
@@ -288,9 +291,10 @@ def main() -> int:
     build = {}
     logit_cache = ["--logit-cache", str(caches), "--logit-views", str(args.views)]
     all_caches = logit_cache + ["--logit-pixels", "true", "--image-cache", str(caches)]
-    extras = {"default": [], "default_torch": ["--teacher-runtime", "torch"], "logit_cache": logit_cache, "all_caches": all_caches}
+    extras = {"default": [], "default_torch": ["--teacher-runtime", "torch"], "logit_cache": logit_cache, "all_caches": all_caches,
+              "all_caches_compiled": all_caches + ["--compile", "true"]}
     for name, extra, needed in (("logit cache", logit_cache, {"logit_cache", "all_caches"}),
-                                ("image cache + logit cache with renderings", all_caches, {"all_caches"})):
+                                ("image cache + logit cache with renderings", all_caches, {"all_caches", "all_caches_compiled"})):
         if needed & set(rows):  # built once here, so the rows time training only
             with tempfile.TemporaryDirectory() as out:
                 start = time.perf_counter()
