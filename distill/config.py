@@ -184,6 +184,9 @@ class TrainConfig:
         check_workers(d.num_workers)
         if self.cache.logit_cache and self.supervised:
             raise DistillError("config: --logit-cache needs a --teacher (there is nothing to cache with --teacher none)")
+        if self.cache.logit_pixels and not self.cache.logit_cache:
+            raise DistillError("config: --logit-pixels stores the renderings in the teacher-logit cache: "
+                               "pass --logit-cache DIR too")
         _non_negative(img_size=d.img_size, max_steps=o.max_steps,
                       warmup_steps=o.warmup_steps, clip_grad=o.clip_grad, mixup=d.mixup,
                       cutmix=d.cutmix, weight_decay=o.weight_decay, min_lr=o.min_lr,

@@ -59,6 +59,7 @@ def test_command_line_errors_exit_2(argv, capsys):
     (["--data", "synthetic", "--teacher", "none", "--batch-size", "0"], "batch_size must be > 0"),
     (["--data", "synthetic"], "choose --teacher"),
     (["--teacher", "none"], "no training data"),
+    (["--data", "synthetic", "--teacher", "vit_micro", "--logit-pixels", "true"], "pass --logit-cache DIR too"),
 ])
 def test_cross_field_checks(argv, message):
     with pytest.raises(DistillError, match=message):
