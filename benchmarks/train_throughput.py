@@ -293,7 +293,7 @@ def main() -> int:
     all_caches = logit_cache + ["--logit-pixels", "true", "--image-cache", str(caches)]
     extras = {"default": [], "default_torch": ["--teacher-runtime", "torch"], "logit_cache": logit_cache, "all_caches": all_caches,
               "all_caches_compiled": all_caches + ["--compile", "true"]}
-    for name, extra, needed in (("logit cache", logit_cache, {"logit_cache", "all_caches"}),
+    for name, extra, needed in (("logit cache", logit_cache, {"logit_cache"}),
                                 ("image cache + logit cache with renderings", all_caches, {"all_caches", "all_caches_compiled"})):
         if needed & set(rows):  # built once here, so the rows time training only
             with tempfile.TemporaryDirectory() as out:

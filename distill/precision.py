@@ -96,6 +96,5 @@ def use_plain_kernels(model: nn.Module) -> dict[str, int]:
         plain = PatchMatmul(conv.in_channels, conv.out_channels, conv.kernel_size, conv.stride, bias=conv.bias is not None,
                             device="meta")
         plain.weight, plain.bias = conv.weight, conv.bias  # the same Parameters: optimiser and checkpoints see no change
-        parent_name, _, child = name.rpartition(".")
-        setattr(model.get_submodule(parent_name) if parent_name else model, child, plain)
+        model.set_submodule(name, plain)
     return {"attention": len(attention), "patch embedding": len(patches)}

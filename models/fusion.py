@@ -93,9 +93,7 @@ def with_exportable_attention(model: nn.Module) -> tuple[nn.Module, int]:
         return model, 0
     fused = copy.deepcopy(model)
     for name in targets:
-        parent_name, _, child = name.rpartition(".")
-        parent = fused.get_submodule(parent_name) if parent_name else fused
-        setattr(parent, child, ExportableAttention(getattr(parent, child)))
+        fused.set_submodule(name, ExportableAttention(fused.get_submodule(name)))
     return fused, len(targets)
 
 
@@ -134,9 +132,7 @@ def with_static_padding(model: nn.Module, input_size: int) -> tuple[nn.Module, i
         conv = nn.Conv2d(same.in_channels, same.out_channels, same.kernel_size, same.stride, 0, same.dilation,
                          same.groups, same.bias is not None)
         conv.load_state_dict(same.state_dict())
-        parent_name, _, child = name.rpartition(".")
-        parent = static.get_submodule(parent_name) if parent_name else static
-        setattr(parent, child, nn.Sequential(nn.ZeroPad2d((left, right, top, bottom)), conv))
+        static.set_submodule(name, nn.Sequential(nn.ZeroPad2d((left, right, top, bottom)), conv))
     return static, len(seen)
 
 
