@@ -176,14 +176,20 @@ def remap(source: Source, classes: list[str], what: str) -> Source:
 # --- datasets -----------------------------------------------------------------------------------
 
 
+def reseed(seed: int) -> None:
+    """Seed the RNGs transforms draw from: Python's, NumPy's and torch's CPU generator (CUDA streams
+    are not ours to reseed). Inside `seeded`, so the caller's states come back afterwards."""
+    torch.default_generator.manual_seed(seed)
+    random.seed(seed)
+    np.random.seed(seed)
+
+
 @contextlib.contextmanager
 def seeded(seed: int):
     """Run a transform under its own RNG seed, leaving the global RNG states as they were."""
     py_state, np_state = random.getstate(), np.random.get_state()
     with torch.random.fork_rng(devices=[]):
-        torch.default_generator.manual_seed(seed)  # CPU only: CUDA streams are not ours to reseed
-        random.seed(seed)
-        np.random.seed(seed)
+        reseed(seed)
         try:
             yield
         finally:
@@ -367,6 +373,8 @@ class ViewTransform:
             re_prob=re_prob, re_mode="pixel", separate=True,
         )
         self.crop = primary.transforms[0]  # RandomResizedCropAndInterpolation: its scale and ratio ranges
+        _, self.normalize, *erase = self.finish.transforms  # MaybeToTensor, Normalize[, RandomErasing]
+        self.erase = erase[0] if erase else None
         self.size = preprocess.input_size
         self.resample = getattr(Image.Resampling, preprocess.interpolation.upper())
 
@@ -401,6 +409,20 @@ class ViewTransform:
         by the teacher-logit cache finishes exactly as a fresh one does."""
         with seeded(sample_seed(view.seed, FINISH_STREAM, 0)):
             return self.finish(rendered)
+
+    def finish_views(self, rendered: np.ndarray, views: list[View]) -> torch.Tensor:
+        """finish_view over a batch of renderings (B x H x W x 3 uint8) at once: the same tensors,
+        converted and normalised in one operation each, only the erasing per view."""
+        from torchvision.transforms.functional import normalize
+
+        batch = torch.from_numpy(rendered).permute(0, 3, 1, 2).contiguous().float().div_(255)
+        normalize(batch, self.normalize.mean, self.normalize.std, inplace=True)
+        if self.erase is not None:
+            with seeded(0):  # the RNG states saved and restored once per batch, not per view
+                for image, view in zip(batch, views):
+                    reseed(sample_seed(view.seed, FINISH_STREAM, 0))
+                    self.erase(image)  # in place
+        return batch
 
 
 # --- the teacher's own rendering of a view ---------------------------------------------------------

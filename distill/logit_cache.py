@@ -21,8 +21,9 @@ other classes, so the softmax at T=1 keeps the exact top-k probabilities (exact 
 k >= classes). At epoch e an image replays view (e + offset_i) mod K, so K epochs use every
 view once. With `pixels=True` it also stores each view's student rendering (crop, flip and
 RandAugment as uint8, K x N x size^2 x 3 bytes), so replay reads it instead of decoding,
-cropping and augmenting again; normalisation and random erasing (from the view's seed) still
-run per sample, and give exactly the tensor a fresh rendering gives. The folder name is a
+cropping and augmenting again: a batch is one gather from the memory map and one normalisation,
+then random erasing from each view's seed, exactly the tensors a fresh rendering gives; cheap
+enough that training on a CPU loads it in its own process (Trainer.train_workers). The folder name is a
 fingerprint of the teacher's weights and name, the images (paths, sizes, contents; the
 decoded-image cache if one is used), the transform, the seed, K, k, the precision and whether
 renderings are stored: change any and a new cache is built. Building is resumable (per-image
@@ -69,22 +70,21 @@ class LogitCache:
     def choose(self, seed: int, epoch: int, index: int) -> int:
         return (epoch + sample_seed(seed, VIEW_STREAM - 1, index)) % self.views
 
-    def view(self, index: int, k: int) -> View:
-        return View.from_row(self._array("view_params")[index, k])
+    def views_at(self, indices: np.ndarray, ks: np.ndarray) -> list[View]:
+        return [View.from_row(row) for row in self._array("view_params")[indices, ks].tolist()]
 
-    def rendered(self, index: int, k: int) -> tuple[np.ndarray, int, int]:
-        """The stored student rendering of view k of image index (HWC uint8), its label and skipped count."""
-        labels, skipped = self._array("labels"), self._array("skipped")
-        return np.array(self._array("pixels")[index, k]), int(labels[index]), int(skipped[index])
+    def rendered(self, indices: np.ndarray, ks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The stored student renderings of views ks of images indices (B x H x W x 3 uint8), their
+        labels and skipped counts: one gather from the memory maps."""
+        return self._array("pixels")[indices, ks], self._array("labels")[indices], self._array("skipped")[indices]
 
-    def logits(self, index: int, k: int) -> torch.Tensor:
-        """Full logits of view k of image index, rebuilt from the top-k (see the module doc)."""
+    def logits(self, indices: np.ndarray, ks: np.ndarray) -> torch.Tensor:
+        """Full logits (B x classes) of views ks of images indices, rebuilt from the top-k (see the module doc)."""
         others = self.num_classes - self.topk
-        fill = float(self._array("rest")[index, k]) - math.log(others) if others else 0.0
-        out = torch.full((self.num_classes,), fill, dtype=torch.float32)
-        out[torch.from_numpy(self._array("top_index")[index, k].astype(np.int64))] = torch.from_numpy(
-            np.array(self._array("top_values")[index, k], dtype=np.float32))
-        return out
+        rest = torch.from_numpy(self._array("rest")[indices, ks].astype(np.float32))
+        out = (rest - math.log(others) if others else torch.zeros_like(rest))[:, None].repeat(1, self.num_classes)
+        top_index = torch.from_numpy(self._array("top_index")[indices, ks].astype(np.int64))
+        return out.scatter_(1, top_index, torch.from_numpy(self._array("top_values")[indices, ks].astype(np.float32)))
 
 
 class ReplayDataset(ExtendedDataset):
@@ -95,15 +95,24 @@ class ReplayDataset(ExtendedDataset):
         self.cache = cache
 
     def __getitem__(self, index: int):
-        k = self.cache.choose(self.base.seed, self.base.epoch, index)
-        transform = self.base.transform
+        return self.__getitems__([index])[0]
+
+    def __getitems__(self, indices: list[int]) -> list[tuple]:
+        """A batch's samples (the DataLoader calls this instead of __getitem__ per index). With stored
+        renderings the batch is read, converted and normalised at once: a few milliseconds, cheap
+        enough to load in the training process itself (see Trainer.train_workers)."""
+        ks = np.array([self.cache.choose(self.base.seed, self.base.epoch, i) for i in indices])
+        indices = np.array(indices)
+        views, logits, transform = self.cache.views_at(indices, ks), self.cache.logits(indices, ks), self.base.transform
         if self.cache.pixels:  # nothing to decode or render: only normalise and erase
-            rendered, label, skipped = self.cache.rendered(index, k)
-            pixels = transform.finish_view(rendered, self.cache.view(index, k))
-            return pixels, label, skipped, self.cache.logits(index, k)
-        image, label, skipped = self.base.load(index)
-        pixels = transform.apply(image, self.cache.view(index, k)) if isinstance(transform, ViewTransform) else transform(image)
-        return pixels, label, skipped, self.cache.logits(index, k)
+            rendered, labels, skipped = self.cache.rendered(indices, ks)
+            return list(zip(transform.finish_views(rendered, views), labels.tolist(), skipped.tolist(), logits))
+        batch = []
+        for index, view, row in zip(indices.tolist(), views, logits):
+            image, label, skipped = self.base.load(index)
+            pixels = transform.apply(image, view) if isinstance(transform, ViewTransform) else transform(image)
+            batch.append((pixels, label, skipped, row))
+        return batch
 
 
 class _AllViews(Dataset):

@@ -247,7 +247,7 @@ def collect_facts(trainer, skip: int) -> Facts:
         gpu_share = peak * 2**20 / torch.cuda.get_device_properties(trainer.device).total_memory
     return Facts(device=str(trainer.device), step_ms=[r["time/step_ms"] for r in records],
                  shares={s: sum(r[f"time/{s}_ms"] for r in records) / total for s in SECTIONS},
-                 num_workers=trainer.num_workers, processes=trainer.world, cpus=available_cpus(),
+                 num_workers=trainer.train_workers, processes=trainer.world, cpus=available_cpus(),
                  batch_size=trainer.cfg.data.batch_size, memory_mib=[r[memory_key] for r in records if memory_key in r],
                  cpu_busy=trainer.profiler.cpu_busy, gpu_busy=trainer.profiler.gpu_busy, gpu_memory_share=gpu_share,
                  teacher_runtime=trainer.teacher.runtime if trainer.teacher is not None else "torch")

@@ -108,7 +108,15 @@ class Trainer:
         cfg, d = self.cfg, self.cfg.data
         self.val_source = self._val_source()
         self.step_samples = d.batch_size * self.world * cfg.optim.accum_steps
-        self.num_workers = data.resolve_workers(d.num_workers, self.world)
+        self.num_workers = self.train_workers = data.resolve_workers(d.num_workers, self.world)
+        c = cfg.cache
+        if d.num_workers == "auto" and self.device.type == "cpu" and c.logit_cache and c.logit_pixels and d.augment:
+            # a batch of stored renderings is one gather and one normalisation (a few ms); workers
+            # would take the cores the step computes on (food10: student forward 44 -> 25 ms without)
+            self.train_workers = 0
+            self.notes.append("training batches are read in the training process (--num-workers auto with "
+                              "--logit-pixels on a CPU); caches and validation use "
+                              f"{self.num_workers} loader workers")
         transform = data.train_transform(self.student.preprocess, d.augment, d.rand_augment, d.scale_min, d.re_prob)
         self.train_set = data.make_dataset(self.train_source, transform, cfg.run.seed)
         self.steps_per_epoch = len(self.train_set) // self.step_samples
@@ -198,7 +206,7 @@ class Trainer:
             f"student {self.student.registry_name} ({params:.2f}M params, {self.student.preprocess.input_size}px), "
             f"teacher {cfg.model.teacher}" + (f" (on {self.teacher.runtime})" if self.teacher else "")
             + f", {self.world} process(es) on {self.device}, {self.precision} "
-            f"({precision.capability(self.device)}), {self.num_workers} loader workers, "
+            f"({precision.capability(self.device)}), {self.train_workers} loader workers, "
             f"{self.steps_per_epoch} steps/epoch x {self.step_samples} images, {self.total_steps} steps; "
             f"run folder {self.out}")
         for note in self.notes:
@@ -286,7 +294,7 @@ class Trainer:
         sampler = data.EpochSampler(len(self.train_set), step_samples=self.step_samples, seed=self.cfg.run.seed,
                                     epoch=self.epoch, skip=self.epoch_samples, rank=self.rank, world_size=self.world)
         self.train_set.epoch = self.epoch  # seeds this epoch's augmentation
-        return data.make_loader(self.train_set, sampler, self.cfg.data.batch_size, self.num_workers,
+        return data.make_loader(self.train_set, sampler, self.cfg.data.batch_size, self.train_workers,
                                 self.device.type == "cuda")
 
     def fit(self) -> dict:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -84,8 +85,15 @@ def test_stored_renderings_replay_exactly_what_rendering_again_gives(tmp_path, p
             torch.testing.assert_close(read, again, atol=0, rtol=0)
             torch.testing.assert_close(read_logits, logits, atol=1e-6, rtol=1e-6)
             assert (read_label, read_skipped) == (label, skipped)
-            rendered, _, _ = stored.rendered(i, stored.choose(0, epoch, i))
-            erased += not torch.equal(read, dataset.transform.finish.transforms[1](to_tensor(rendered)))
+            rendered, _, _ = stored.rendered(np.array([i]), np.array([stored.choose(0, epoch, i)]))
+            erased += not torch.equal(read, dataset.transform.finish.transforms[1](to_tensor(rendered[0])))
+        # the loader asks for whole batches: read and normalised at once, the same samples
+        singles = [replays[1][i] for i in range(len(dataset))]
+        batch = replays[1].__getitems__(list(range(len(dataset))))
+        assert [item[1:3] for item in batch] == [item[1:3] for item in singles]
+        for part in (0, 3):
+            torch.testing.assert_close(torch.stack([item[part] for item in batch]),
+                                       torch.stack([item[part] for item in singles]), atol=0, rtol=0)
     assert 0 < erased < 3 * len(dataset)  # random erasing ran (p=0.5), and replayed the same rectangles
     assert sum(ReplayDataset(dataset, stored)[i][2] for i in range(len(dataset))) == 1
 
@@ -102,7 +110,7 @@ def test_a_larger_teacher_labels_each_view_rendered_at_its_own_size(tmp_path, ph
         student_view, _, _, cached = replay[i]
         assert student_view.shape[-1] == 16
         image, _, _ = dataset.load(i)
-        sharp = dataset.transform.apply(image, cache.view(i, cache.choose(0, 0, i)), 32)
+        sharp = dataset.transform.apply(image, cache.views_at(np.array([i]), np.array([cache.choose(0, 0, i)]))[0], 32)
         torch.testing.assert_close(cached, teacher(sharp[None])[0], atol=1e-5, rtol=1e-5)
         assert not torch.allclose(cached, teacher(student_view[None])[0], atol=1e-6, rtol=0)  # not the upsampled crop
 
@@ -259,6 +267,22 @@ def test_training_with_both_caches_reuses_them(tmp_path, photos, capsys):
     assert "cache:" not in second and "step time breakdown" in second  # reused; the step table is printed
     assert "Mixup/CutMix" not in second
     assert len([p for p in (tmp_path / "cache").glob("*-*") if p.is_dir()]) == 2
+
+
+def test_stored_renderings_train_in_process_exactly_as_rendering_again(tmp_path, photos, capsys):
+    """--logit-pixels with --num-workers auto on a CPU: batches are read in the training process,
+    and every step's loss equals the run that renders each view again in loader workers."""
+    save_teacher(tmp_path / "t.pt", CLASSES)
+    common = dict(data=photos, val_data="none", teacher=f"ckpt:{tmp_path / 't.pt'}", augment="true", batch_size=4,
+                  epochs=3, num_workers="auto", logit_cache=tmp_path / "cache", logit_views=2)
+    losses = {}
+    for pixels in ("false", "true"):
+        assert run_cli("train", *tiny_args(tmp_path / pixels, logit_pixels=pixels, **common)) == 0
+        records = [json.loads(line) for line in (tmp_path / pixels / "metrics.jsonl").read_text().splitlines()]
+        losses[pixels] = [r["train/loss"] for r in records if "train/loss" in r]
+        in_process = "training batches are read in the training process" in capsys.readouterr().err
+        assert in_process == (pixels == "true")
+    assert len(losses["true"]) == 9 and losses["true"] == losses["false"]
 
 
 def test_two_ranks_fill_one_logit_cache_equal_to_a_single_process_build(tmp_path):
