@@ -304,7 +304,7 @@ def main() -> int:
           f"teacher {args.teacher} (10-class head, {'resized to its resolution' if args.teacher_resize else 'on the student crop'}), "
           f"student {args.student} depth {args.student_depth} at {args.img_size}px, batch "
           f"{args.batch_size}, {args.warmup}+{args.steps} steps per run, {args.rounds} rounds, {workers} loader "
-          f"workers (auto), precision {precision.resolve('auto', torch.device('cpu'))} "
+          f"workers (auto; all_caches reads its stored renderings in the training process), precision {precision.resolve('auto', torch.device('cpu'))} "
           f"({precision.capability(torch.device('cpu'))})", flush=True)
     if build:
         print("cache builds (once, each including a short run): "

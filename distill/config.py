@@ -44,7 +44,8 @@ class DataConfig:
                               "processes x accum_steps)")
     num_workers: str = opt("auto", "DataLoader worker processes per training process: a number (0 = "
                                    "load in the main process) or auto (this machine's cores shared "
-                                   "among the processes; python -m distill tune-loader measures)")
+                                   "among the processes, and 0 for --logit-pixels batches on a CPU; "
+                                   "python -m distill tune-loader measures)")
     img_size: int = opt(0, "input resolution; 0 = the student's own. Also sets the saved "
                            "preprocessing. ViT students need the same img_size in --model-kwargs")
     augment: bool = opt(True, "training augmentation (RandomResizedCrop, flip, RandAugment, random "
