@@ -85,7 +85,8 @@ def _bench(args) -> None:
     from models.engine import SessionSettings
     from models.registry import create_model
 
-    settings = SessionSettings(allow_spinning=args.spin, **({"intra_op_threads": args.threads} if args.threads else {}))
+    settings = SessionSettings(allow_spinning=args.spin, micro_batch=args.micro_batch,
+                               **({"intra_op_threads": args.threads} if args.threads else {}))
     result = benchmark(
         create_model(args.name, **({"pretrained": False} if args.random_init else {})),
         photos_dir=args.photos, calibration_dir=args.calibration, batches=tuple(args.batch or (1, 32)),
@@ -144,6 +145,8 @@ def main(argv: list[str] | None = None) -> int:
     bench.add_argument("--spin", action=argparse.BooleanOptionalAction, default=True,
                        help="threads busy-wait between ops (default: on); --no-spin turns it off for ONNX Runtime "
                             "and PyTorch alike (OMP_WAIT_POLICY=PASSIVE): fair on a machine other processes keep busy")
+    bench.add_argument("--micro-batch", type=int, help="ONNX Runtime on a CPU runs a larger batch as runs of this many "
+                                                        "images (default: 4 per thread; 0: whole batches)")
     bench.add_argument("--json", action="store_true", help="print the result as JSON")
     bench.set_defaults(run=_bench)
     args = parser.parse_args(argv)

@@ -246,7 +246,7 @@ def _measure(model, settings, photos_dir, calibration_dir, batches, iterations, 
         result = BenchResult(
             model=getattr(model, "registry_name", type(model).__name__), input_size=cfg.input_size,
             machine={"cpu_features": sorted(cpu_features()), "ort_threads": engine.settings.intra_op_threads,
-                     "ort_spinning": settings.allow_spinning, "load_average": os.getloadavg()[0],
+                     "ort_spinning": settings.allow_spinning, "ort_micro_batch": settings.cpu_run_size, "load_average": os.getloadavg()[0],
                      "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", "default"),
                      "torch_threads": torch.get_num_threads(), "providers": default_providers()},
             rows=rows, variants={v.name: {"note": v.note, "fused_ops": v.fused_ops} for v in variants},
@@ -259,7 +259,8 @@ def _measure(model, settings, photos_dir, calibration_dir, batches, iterations, 
 def format_result(result: BenchResult) -> str:
     lines = [
         f"model {result.model}, input {result.input_size}px; CPU features {', '.join(result.machine['cpu_features']) or 'none'}; "
-        f"ORT threads {result.machine['ort_threads']} (spinning {'on' if result.machine['ort_spinning'] else 'off'}), "
+        f"ORT threads {result.machine['ort_threads']} (spinning {'on' if result.machine['ort_spinning'] else 'off'}, "
+        f"CPU runs of {result.machine.get('ort_micro_batch') or 'whole batches'}), "
         f"torch threads {result.machine['torch_threads']} (OMP_WAIT_POLICY {result.machine['omp_wait_policy']}); providers {result.machine['providers']}; "
         f"load average {result.machine['load_average']:.1f} at the end",
         "",

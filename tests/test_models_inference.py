@@ -226,6 +226,20 @@ def test_fp16_variant_keeps_metadata_and_float32_io(fused_path, micro, tmp_path)
     np.testing.assert_allclose(actual, expected, atol=5e-2 * max(1.0, np.abs(expected).max()))
 
 
+def test_a_cpu_engine_runs_a_large_batch_as_micro_batches_with_the_same_logits(fused_path):
+    images = np.stack([Engine(fused_path).preprocess_image(image) for image in parity_images(5)])
+    whole = Engine(fused_path, settings=SessionSettings(micro_batch=0))
+    pieces = Engine(fused_path, settings=SessionSettings(micro_batch=2))
+    assert SessionSettings(intra_op_threads=2).cpu_run_size == 8  # default: 4 images per thread
+    sizes = []
+    run = pieces.session.run
+    pieces.session.run = lambda names, feed: sizes.append(len(feed[pieces.input_name])) or run(names, feed)
+    np.testing.assert_allclose(pieces.run(images), whole.run(images), rtol=1e-5, atol=1e-5)
+    assert sizes == [2, 2, 1]
+    with pytest.raises(ModelError, match="micro_batch must be >= 0"):
+        SessionSettings(micro_batch=-1)
+
+
 def test_engine_takes_session_settings_from_the_machine_or_the_caller(fused_path):
     default = Engine(fused_path)
     options = default.session.get_session_options()
@@ -237,6 +251,7 @@ def test_engine_takes_session_settings_from_the_machine_or_the_caller(fused_path
     assert options.graph_optimization_level == ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
     assert Engine(fused_path, threads=1).session.get_session_options().intra_op_num_threads == 1
     assert options.get_session_config_entry("session.intra_op.allow_spinning") == "1"  # ONNX Runtime's default
+    assert default.session.get_session_options().get_session_config_entry("session.dynamic_block_base") == "4"
     quiet = Engine(fused_path, threads=1, settings=SessionSettings(allow_spinning=False)).session.get_session_options()
     assert quiet.get_session_config_entry("session.intra_op.allow_spinning") == "0" and quiet.intra_op_num_threads == 1
     with pytest.raises(ModelError, match="graph_optimization must be one of"):
