@@ -36,6 +36,9 @@ from models.machine import cpu_description
 MODELS = ("teacher", "student", "baseline")
 TEACHER_ONLY_OPTIONS = ("kd", "alpha", "temperature", "logit_views", "logit_topk", "logit_pixels", "teacher_resize",
                         "teacher_runtime")
+# How a training stage runs, not what it trains (data loading and augmentation do not depend on the
+# worker count): changing these never retrains a finished stage.
+RUN_ONLY_OPTIONS = ("num_workers", "progress", "tensorboard", "log_every")
 
 
 @dataclass
@@ -175,7 +178,7 @@ class Pipeline:
     def _train_stage(self, name: str, options: dict, folder: Path, inputs: list[Path]) -> Stage:
         # Paths inside the run folder are recorded relative to it, so a moved run folder stays valid.
         settings = {k: v.replace(str(self.run_dir), "$RUN_DIR") if isinstance(v, str) else v for k, v in options.items()}
-        stage = Stage(name, lambda: None, [folder / "best.pt"], inputs, settings=settings)
+        stage = Stage(name, lambda: None, [folder / "best.pt"], inputs, settings=settings, run_only=RUN_ONLY_OPTIONS)
         stage.run = lambda: self._train(stage, options, folder)
         return stage
 

@@ -26,6 +26,7 @@ class Stage:
     outputs: list[Path]
     inputs: list[Path] = field(default_factory=list)
     settings: dict = field(default_factory=dict)  # JSON-able; a change makes the stage run again
+    run_only: tuple[str, ...] = ()  # settings that change how it runs, not what it writes: no reason to rerun
 
 
 def fingerprint(path: Path) -> list[int] | None:
@@ -60,8 +61,12 @@ class StageBook:
         if record is None:
             return False
         outputs = self._files(stage.outputs)
+        def results_from(settings: dict) -> dict:
+            return {k: v for k, v in settings.items() if k not in stage.run_only}
+
         return (all(v is not None for v in outputs.values()) and outputs == record["outputs"]
-                and self._files(stage.inputs) == record["inputs"] and _jsonable(stage.settings) == record["settings"])
+                and self._files(stage.inputs) == record["inputs"]
+                and results_from(_jsonable(stage.settings)) == results_from(record["settings"]))
 
     def has_stale_record(self, stage: Stage) -> bool:
         """Finished once, but its inputs or outputs changed since: its folder is out of date."""

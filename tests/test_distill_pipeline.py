@@ -183,6 +183,11 @@ def test_a_changed_recipe_redoes_the_stages_it_touches(run, tmp_path):
     pipeline = Pipeline(PipelineConfig(data="synthetic", out=str(copy), preset=str(other)))
     done = {s.name: pipeline.book.is_done(s) for s in pipeline.stages()}
     assert not done["student"] and done["baseline"]
+    # Nor with how a stage runs (loader workers, logging): finished training stays finished.
+    other.write_text(yaml.safe_dump({**TINY_PRESET, "train": {**TINY_PRESET["train"], "num_workers": "auto",
+                                                              "log_every": 5, "progress": True}}))
+    pipeline = Pipeline(PipelineConfig(data="synthetic", out=str(copy), preset=str(other)))
+    assert all(pipeline.book.is_done(s) for s in pipeline.stages())
 
 
 def test_run_folder_of_other_data_is_refused(run, tmp_path):
