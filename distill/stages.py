@@ -61,6 +61,7 @@ class StageBook:
         if record is None:
             return False
         outputs = self._files(stage.outputs)
+
         def results_from(settings: dict) -> dict:
             return {k: v for k, v in settings.items() if k not in stage.run_only}
 
