@@ -59,6 +59,20 @@ def stage_seconds(record: dict) -> tuple[float, bool]:
     return record["seconds"], False
 
 
+def paired_gain_interval(a: dict, b: dict, resamples: int = 10000, seed: int = 0) -> tuple[float, float] | None:
+    """95% interval of top-1(a) - top-1(b) on the same photos: a paired bootstrap over the photos
+    (both models judged on each resampled photo), so a gain smaller than the validation set can
+    resolve shows as an interval around zero. None when the two evaluations saw different photos."""
+    targets = np.asarray(a.get("targets") or [])
+    if not len(targets) or list(targets) != list(b.get("targets") or []):
+        return None
+    difference = ((np.asarray(a["predictions"]) == targets).astype(float)
+                  - (np.asarray(b["predictions"]) == targets).astype(float))
+    draws = np.random.default_rng(seed).integers(0, len(difference), (resamples, len(difference)))
+    low, high = np.percentile(difference[draws].mean(axis=1), [2.5, 97.5])
+    return float(low), float(high)
+
+
 def targets(info: dict) -> list[tuple[str, str, bool | None]]:
     """(target, what was measured, met?) for each of the issue's targets."""
     evals, speed, records = info["evals"], info["speed"], info["records"]
@@ -78,9 +92,12 @@ def targets(info: dict) -> list[tuple[str, str, bool | None]]:
         rows.append((f"student >= {TARGETS['speedup']:g}x the teacher's images/s, batch {batch}",
                      f"{row['vs_first']:.2f}x" if row else "-", None if row is None else row["vs_first"] >= TARGETS["speedup"]))
     if student and baseline:
-        gain = student["top1"] - baseline["top1"]
+        gain, interval = student["top1"] - baseline["top1"], paired_gain_interval(student, baseline)
+        measured = f"{gain * 100:+.1f} points" + (
+            f" (95% interval {interval[0] * 100:+.1f} to {interval[1] * 100:+.1f}: paired bootstrap over the "
+            f"{len(student['targets'])} photos)" if interval else "")
         rows.append((f"KD student >= {TARGETS['kd_gain'] * 100:.0f} points above the no-teacher baseline",
-                     f"{gain * 100:+.1f} points", gain >= TARGETS["kd_gain"]))
+                     measured, gain >= TARGETS["kd_gain"]))
     else:
         rows.append((f"KD student >= {TARGETS['kd_gain'] * 100:.0f} points above the no-teacher baseline", "-", None))
     finished = "report" in records or "bench" in records

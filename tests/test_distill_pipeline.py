@@ -205,8 +205,24 @@ def test_report_command_rewrites_the_report(run, tmp_path, capsys):
     assert run_cli("report", str(run["dir"]), "--out", str(out), "--images", "false") == 0
     text = out.read_text()
     assert "## Targets" in text and "![" not in text
+    assert "paired bootstrap over the 8 photos" in text  # the miniature run's synthetic val split
     assert run_cli("report", str(tmp_path)) == 2
     assert "not a pipeline run folder" in capsys.readouterr().err
+
+
+def test_the_kd_gain_interval_is_a_paired_bootstrap_over_the_same_photos():
+    from distill.report import paired_gain_interval
+
+    targets = [i % 4 for i in range(100)]
+    same = {"targets": targets, "predictions": targets[:50] + [9] * 50}  # right on the first half
+    assert paired_gain_interval(same, same) == (0.0, 0.0)
+    better = {"targets": targets, "predictions": targets[:90] + [9] * 10}  # and on 40 more
+    low, high = paired_gain_interval(better, same)
+    assert 0.28 < low < 0.35 and 0.45 < high < 0.52  # +40 points, every discordant photo in its favour
+    swapped = {"targets": targets, "predictions": [9] * 40 + targets[40:90] + [9] * 10}  # 40 wins, 40 losses
+    low, high = paired_gain_interval(swapped, same)
+    assert low < -0.1 and high > 0.1 and abs(low + high) < 0.02  # symmetric about no gain
+    assert paired_gain_interval(same, {"targets": targets[::-1], "predictions": targets}) is None
 
 
 def test_an_ensemble_teacher_trains_each_member_and_exports_their_average(run, tmp_path):
@@ -311,10 +327,11 @@ def test_shipped_presets_are_valid(name):
     ({"teacher": [{"name": "a", "finetune": {"epochs": 1}}]}, "names no model"),
     ({"extra": 1}, "unknown key"),
 ])
-def test_bad_presets_are_refused_before_training(tmp_path, change, message):
+def test_bad_presets_are_refused_before_training(tmp_path, change, message, capsys):
     path = tmp_path / "bad.yaml"
     path.write_text(yaml.safe_dump({**TINY_PRESET, **change}))
     assert run_cli("pipeline", "--data", "synthetic", "--out", str(tmp_path / "run"), "--preset", str(path)) == 2
+    assert message in capsys.readouterr().err
     assert not (tmp_path / "run").exists()
 
 
