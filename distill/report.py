@@ -63,11 +63,11 @@ def paired_gain_interval(a: dict, b: dict, resamples: int = 10000, seed: int = 0
     """95% interval of top-1(a) - top-1(b) on the same photos: a paired bootstrap over the photos
     (both models judged on each resampled photo), so a gain smaller than the validation set can
     resolve shows as an interval around zero. None when the two evaluations saw different photos."""
-    targets = np.asarray(a.get("targets") or [])
-    if not len(targets) or list(targets) != list(b.get("targets") or []):
+    labels = np.asarray(a.get("targets") or [])
+    if not len(labels) or list(labels) != list(b.get("targets") or []):
         return None
-    difference = ((np.asarray(a["predictions"]) == targets).astype(float)
-                  - (np.asarray(b["predictions"]) == targets).astype(float))
+    difference = ((np.asarray(a["predictions"]) == labels).astype(float)
+                  - (np.asarray(b["predictions"]) == labels).astype(float))
     draws = np.random.default_rng(seed).integers(0, len(difference), (resamples, len(difference)))
     low, high = np.percentile(difference[draws].mean(axis=1), [2.5, 97.5])
     return float(low), float(high)
