@@ -16,7 +16,7 @@ import ray
 from PIL import Image
 
 from app.batch import BatchConfig, main, plan_batch, run_batch
-from app.batch.rayengine import model_file
+from app.batch.rayengine import STAGING_TIMEOUT_S, model_file, prune_model_copies
 from batch_support import (  # batch_database, model: fixtures
     UNKNOWN_LABEL, batch_database, interrupt_after, jpeg_bytes, model, photo, read_csv, read_rows, tiny_model, write_csv,
 )
@@ -25,9 +25,12 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module", autouse=True)
-def ray_instance():
+def ray_instance(tmp_path_factory):
     # One small instance for the module: starting Ray costs seconds, each run only its actors.
-    ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.WARNING, log_to_driver=False)
+    # The actors' model copies go to a temporary folder of the test run, not the machine's.
+    workers_tmp = str(tmp_path_factory.mktemp("ray-workers"))
+    ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.WARNING, log_to_driver=False,
+             runtime_env={"env_vars": {"TMPDIR": workers_tmp}})
     yield
     ray.shutdown()
 
@@ -174,3 +177,29 @@ def test_each_node_keeps_one_checked_copy_of_the_model(tmp_path, monkeypatch):
     path.write_bytes(b"planted by someone else")  # replaced, never loaded
     assert model_file(reference, digest) == path and path.read_bytes() == data
     assert list(path.parent.iterdir()) == [path]
+
+
+def test_a_node_keeps_only_its_most_recently_used_model_copies(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+
+    def copy_of(i: int) -> Path:
+        data = f"model {i}".encode()
+        return model_file(ray.put(data), hashlib.sha256(data).hexdigest())
+
+    paths = []
+    for i in range(4):
+        paths.append(copy_of(i))
+        os.utime(paths[-1], (1000 + i, 1000 + i))  # written in this order, a second apart
+    assert copy_of(0) == paths[0]  # model 0 runs again: kept, although it was written first
+    paths += [copy_of(4), copy_of(5)]
+    assert sorted(tmp_path.glob("*/*.onnx")) == sorted([paths[0], paths[3], paths[4], paths[5]])
+
+
+def test_pruning_deletes_staging_files_of_killed_actors_only(tmp_path):
+    abandoned, in_progress = tmp_path / "a.123.tmp", tmp_path / "b.456.tmp"
+    for path in (abandoned, in_progress):
+        path.write_bytes(b"half a model")
+    old = abandoned.stat().st_mtime - STAGING_TIMEOUT_S - 60
+    os.utime(abandoned, (old, old))
+    prune_model_copies(tmp_path)
+    assert sorted(tmp_path.iterdir()) == [in_progress]

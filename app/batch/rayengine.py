@@ -19,7 +19,7 @@ development machine), so it holds at least WINDOW_ROWS rows and 16 batches per a
 The workers open the photos themselves, by the path the driver resolved: on a cluster the
 photos must be at the same path on every node (a shared file system). The model file need
 not be: its bytes go through Ray's object store once, and each node keeps one copy in its
-temporary folder.
+temporary folder (the KEPT_MODEL_COPIES most recently used models; older copies are deleted).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ import logging
 import os
 import socket
 import tempfile
+import time
 from collections import deque
 from collections.abc import Iterable, Iterator
 from itertools import islice
@@ -43,6 +44,8 @@ WINDOW_ROWS = 8192
 BATCHES_PER_ACTOR = 16
 CONNECT_TIMEOUT_S = 10
 DEFAULT_ACTOR_CPUS = 1
+KEPT_MODEL_COPIES = 4  # per node, most recently used first
+STAGING_TIMEOUT_S = 3600  # a staging file this old belongs to a killed actor
 
 
 def _ray():
@@ -101,11 +104,30 @@ def model_file(model, digest: str) -> Path:
     folder.mkdir(mode=0o700, exist_ok=True)
     path = folder / f"{digest}.onnx"
     if path.is_file() and hashlib.sha256(path.read_bytes()).hexdigest() == digest:
+        os.utime(path)  # recently used: kept by prune_model_copies
         return path
     staged = folder / f"{digest}.{os.getpid()}.tmp"
     staged.write_bytes(ray.get(model))
     os.replace(staged, path)  # atomic: an actor starting meanwhile never reads half a file
+    prune_model_copies(folder)
     return path
+
+
+def prune_model_copies(folder: Path, keep: int = KEPT_MODEL_COPIES) -> None:
+    """Delete all but the ``keep`` most recently used model copies in ``folder``, and staging
+    files that a killed actor left behind, so a long-lived worker's disk does not fill up with
+    one file per model it ever ran. A deleted copy that an actor still needs is written again."""
+    copies = sorted(folder.glob("*.onnx"), key=_modified, reverse=True)
+    stale_staging = [f for f in folder.glob("*.tmp") if time.time() - _modified(f) > STAGING_TIMEOUT_S]
+    for path in copies[keep:] + stale_staging:
+        path.unlink(missing_ok=True)  # another actor may have pruned it first
+
+
+def _modified(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except FileNotFoundError:  # pruned by another actor meanwhile
+        return 0.0
 
 
 class RayEngine:
