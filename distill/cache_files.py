@@ -35,7 +35,9 @@ def source_identity(source, memo_root: str | Path) -> list:
     """Paths, labels, sizes and content digests: an edited, added or removed photo changes it; a
     photo copied or touched without a change does not, so re-copied data keeps its caches (a
     logit cache can be hours of teacher time). Digests are remembered in <memo_root>/DIGESTS
-    by (size, mtime), so an untouched data set costs one stat per file and a touched one a read."""
+    by (size, mtime), so an untouched data set costs one stat per file and a touched one a read.
+    Whenever the memo changes, photos that no longer exist are forgotten, so it does not grow
+    with every photo ever cached under this root."""
     if source.synthetic:
         return ["synthetic", list(source.synthetic)]
     memo_path = Path(memo_root).expanduser() / DIGESTS
@@ -57,7 +59,7 @@ def source_identity(source, memo_root: str | Path) -> list:
         except OSError:
             identity.append([path, label, None, None])  # unreadable now: skipped, and so it is cached
     if changed:
-        _write_memo(memo_path, memo)
+        _write_memo(memo_path, {path: entry for path, entry in memo.items() if os.path.exists(path)})
     return identity
 
 

@@ -15,6 +15,7 @@ import torch
 from distill_support import REPO, TINY_VIT, image_folder, run_cli, save_teacher, tiny_args
 
 from distill import data
+from distill.cache_files import DIGESTS
 from distill.config import LossConfig
 from distill.image_cache import build_image_cache, image_cache_folder
 from distill.logit_cache import ReplayDataset, build_logit_cache, logit_cache_folder
@@ -173,6 +174,18 @@ def test_photos_copied_again_unchanged_keep_their_caches(tmp_path, photos):
     photo.write_bytes(bytes(edited))
     assert image_cache_folder(train_set(photos), tmp_path / "cache", 20).path != images
     assert logit_cache_folder(teacher, train_set(photos), tmp_path / "cache", **args).path != logits
+
+
+def test_the_digest_memo_forgets_photos_that_are_gone(tmp_path, photos):
+    memo = tmp_path / "cache" / DIGESTS
+    image_cache_folder(train_set(photos), tmp_path / "cache", 20)
+    remembered = set(json.loads(memo.read_text()))
+    assert remembered == {str(p) for p in photos.glob("*/*.png")}
+    removed, added = photos / "a" / "000.png", photos / "b" / "new.png"
+    added.write_bytes(removed.read_bytes())
+    removed.unlink()
+    image_cache_folder(train_set(photos), tmp_path / "cache", 20)
+    assert set(json.loads(memo.read_text())) == remembered - {str(removed)} | {str(added)}
 
 
 def test_a_cache_written_in_an_older_layout_is_never_read(tmp_path, photos, monkeypatch):
