@@ -1,7 +1,8 @@
 """The server's defences against hostile clients, in one place.
 
 - `PasswordChecker`: argon2 checks run in a small, low-priority thread pool off the event loop,
-  with exponential backoff per user name and per client address, and a log line per failure.
+  with exponential backoff per user name and per client address (counted in the database, so
+  shared by every app process), and a log line per failure.
 - `Sessions`: sign-in sessions, in the database so that every app process shares them, that
   end after an idle time and a maximum age, or when the user signs out.
 - `OwnedFiles`: downloadable files (CSV exports, batch results) that only their owner may fetch.
@@ -22,9 +23,8 @@ import re
 import secrets
 import sys
 import threading
-import time
-from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
 from http.cookies import SimpleCookie
 from typing import Callable
 from urllib.parse import urlsplit
@@ -35,6 +35,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from db import service, signins
+from db.models import utcnow
 
 log = logging.getLogger("foodtag.security")
 
@@ -48,36 +49,26 @@ _MAX_PASSWORD = 1024
 
 class Throttle:
     """Consecutive failures per key; after `free` of them each further try waits
-    base * 2**(failures - free) seconds (at most `cap`) counted from the last failure."""
+    base * 2**(failures - free) seconds (at most `cap`) counted from the last failure. The
+    counts are in the database (db.signins), so every app process delays the same guesser.
+    Its methods do database I/O: call them off the event loop."""
 
-    def __init__(self, free: int, base_s: float, cap_s: float, max_keys: int = 10_000) -> None:
-        self.free, self.base_s, self.cap_s, self.max_keys = free, base_s, cap_s, max_keys
-        self._failures: OrderedDict[str, tuple[int, float]] = OrderedDict()
-        self._lock = threading.Lock()
+    def __init__(self, kind: str, free: int, base_s: float, cap_s: float) -> None:
+        self.kind, self.free, self.base_s, self.cap_s = kind, free, base_s, cap_s
 
-    def wait_s(self, key: str) -> float:
-        with self._lock:
-            count, last = self._failures.get(key, (0, 0.0))
-        if count < self.free:
+    def wait_s(self, key: str, *, now: datetime | None = None) -> float:
+        found = signins.failures(f"{self.kind}:{key}")
+        if found is None or found[0] < self.free:
             return 0.0
+        count, last = found
         delay = min(self.cap_s, self.base_s * 2 ** (count - self.free))
-        return max(0.0, last + delay - time.monotonic())
+        return max(0.0, delay - ((now or utcnow()) - last).total_seconds())
 
     def failed(self, key: str) -> int:
-        with self._lock:
-            count = self._failures.pop(key, (0, 0.0))[0] + 1
-            self._failures[key] = (count, time.monotonic())
-            while len(self._failures) > self.max_keys:  # bounded memory under a spray of names
-                self._failures.popitem(last=False)
-            return count
+        return signins.record_failure(f"{self.kind}:{key}")
 
     def succeeded(self, key: str) -> None:
-        with self._lock:
-            self._failures.pop(key, None)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._failures.clear()
+        signins.clear_failures(f"{self.kind}:{key}")
 
 
 # The nice value of the password threads. One argon2 verify runs 4 lanes in 4 threads of its
@@ -110,8 +101,8 @@ class PasswordChecker:
         self._waiting = 0
         # Five wrong passwords for one name, or twenty from one address (a household or an
         # office shares one), before the delays start; they double up to 30 s per try.
-        self.users = user_throttle or Throttle(free=5, base_s=1.0, cap_s=30.0)
-        self.clients = client_throttle or Throttle(free=20, base_s=1.0, cap_s=30.0)
+        self.users = user_throttle or Throttle("user", free=5, base_s=1.0, cap_s=30.0)
+        self.clients = client_throttle or Throttle("client", free=20, base_s=1.0, cap_s=30.0)
 
     async def check(self, username: str, password: str, client: str) -> bool:
         name = (username or "").strip()
@@ -119,7 +110,7 @@ class PasswordChecker:
             log.warning("sign-in refused from %s: empty or overlong user name or password", client)
             return False
         user_key = name.casefold()
-        wait = max(self.users.wait_s(user_key), self.clients.wait_s(client))
+        wait = await run_in_threadpool(lambda: max(self.users.wait_s(user_key), self.clients.wait_s(client)))
         if wait:
             await asyncio.sleep(wait)  # a sleeping coroutine costs no thread and no CPU
         if self._waiting >= self._max_waiting:
@@ -131,13 +122,19 @@ class PasswordChecker:
         finally:
             self._waiting -= 1
         if ok:
-            self.users.succeeded(user_key)
-            self.clients.succeeded(client)
+            await run_in_threadpool(self._succeeded, user_key, client)
             return True
-        failures = self.users.failed(user_key)
-        self.clients.failed(client)
+        failures = await run_in_threadpool(self._failed, user_key, client)
         log.warning("sign-in failed for user %r from %s (%d in a row)", name, client, failures)
         return False
+
+    def _succeeded(self, user_key: str, client: str) -> None:
+        self.users.succeeded(user_key)
+        self.clients.succeeded(client)
+
+    def _failed(self, user_key: str, client: str) -> int:
+        self.clients.failed(client)
+        return self.users.failed(user_key)
 
 
 class Sessions:

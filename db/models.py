@@ -408,6 +408,7 @@ class ModelChange(Base):
 
 SESSION_TOKEN_HASH_LEN = 64  # hex SHA-256
 FILE_MARKER_LEN = 32  # hex, see app.security.OwnedFiles
+SIGN_IN_KEY_HASH_LEN = 64  # hex SHA-256 of 'user:<name>' or 'client:<address>'
 
 
 class SignInSession(Base):
@@ -453,3 +454,18 @@ class OwnedFile(Base):
     marker: Mapped[str] = mapped_column(String(FILE_MARKER_LEN), primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class SignInFailure(Base):
+    """Wrong passwords in a row for one user name or from one client address, counted here so
+    that every app process delays the same guesser (app.security.Throttle). The key is a
+    SHA-256, so the table holds no typed user names (people type passwords into that field).
+    A successful sign-in deletes the row; db.signins forgets rows a day after their last failure."""
+
+    __tablename__ = "sign_in_failures"
+
+    key_hash: Mapped[str] = mapped_column(String(SIGN_IN_KEY_HASH_LEN), primary_key=True)
+    failures: Mapped[int]
+    last_failed_at: Mapped[datetime] = mapped_column(index=True)
+
+    __table_args__ = (CheckConstraint("failures >= 1", name="failures_positive"),)

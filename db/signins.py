@@ -9,6 +9,11 @@ Reading a session is one indexed SELECT. Counting it as used is a write, so last
 rewritten only when it is older than `touch_interval_s` (a tenth of the idle time, at most a
 minute): an idle session therefore ends between 90% and 100% of the idle time after its last
 request, and a busy page costs the database one write a minute, not one per request.
+
+Failed sign-ins are counted here too (per user name and per client address, for
+app.security.Throttle's backoff), so a guesser meets the same delays on every app process and
+after a restart. Rows are keyed by a SHA-256 and bounded: forgotten a day after their last
+failure, and the oldest beyond MAX_FAILURE_ROWS deleted, so a spray of names cannot grow the table.
 """
 
 from __future__ import annotations
@@ -16,10 +21,11 @@ from __future__ import annotations
 import hashlib
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, func, select, update
+from sqlalchemy.exc import IntegrityError
 
 from db import repo
-from db.models import SignInSession, User, utcnow
+from db.models import SignInFailure, SignInSession, User, utcnow
 from db.session import session_scope
 
 # Live sessions per user. Signing in beyond this ends that user's oldest sessions, so a
@@ -28,6 +34,9 @@ MAX_SESSIONS_PER_USER = 20
 # Longer "tokens" are not ours: refused before hashing.
 MAX_TOKEN_LEN = 256
 MAX_TOUCH_INTERVAL_S = 60.0
+# Failed sign-ins: a day without one clears the count; at most this many keys are kept.
+FORGET_FAILURES_AFTER = timedelta(days=1)
+MAX_FAILURE_ROWS = 10_000
 
 
 def token_hash(token: str) -> str:
@@ -98,3 +107,55 @@ def count(user: str) -> int:
     with session_scope(write=False) as session:
         row = repo.get_user(user, session=session)
         return len(session.scalars(select(SignInSession.id).where(SignInSession.user_id == row.id)).all())
+
+
+# --- failed sign-ins -------------------------------------------------------------------------
+
+def _failure_key(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def failures(key: str) -> tuple[int, datetime] | None:
+    """Consecutive failures on record for ``key`` and the time of the last one; None for none."""
+    with session_scope(write=False) as session:
+        found = session.execute(select(SignInFailure.failures, SignInFailure.last_failed_at)
+                                .where(SignInFailure.key_hash == _failure_key(key))).first()
+    return None if found is None else (found.failures, found.last_failed_at)
+
+
+def record_failure(key: str, *, now: datetime | None = None) -> int:
+    """Count one more failure for ``key``; returns the count. Old rows go on the way."""
+    now, key_hash = now or utcnow(), _failure_key(key)
+    try:
+        return _count_failure(key_hash, now)
+    except IntegrityError:  # another process inserted the key first: count on its row
+        return _count_failure(key_hash, now)
+
+
+def _count_failure(key_hash: str, now: datetime) -> int:
+    with session_scope() as session:
+        counted = session.execute(  # one statement, so concurrent processes add up
+            update(SignInFailure).where(SignInFailure.key_hash == key_hash)
+            .values(failures=SignInFailure.failures + 1, last_failed_at=now)).rowcount
+        if not counted:
+            session.add(SignInFailure(key_hash=key_hash, failures=1, last_failed_at=now))
+            session.flush()
+        _forget_old_failures(session, now)
+        return session.scalar(select(SignInFailure.failures).where(SignInFailure.key_hash == key_hash))
+
+
+def clear_failures(key: str) -> None:
+    """A successful sign-in: ``key`` starts again from no failures."""
+    key_hash = _failure_key(key)
+    if failures(key) is not None:  # most sign-ins have none: no write for them
+        with session_scope() as session:
+            session.execute(delete(SignInFailure).where(SignInFailure.key_hash == key_hash))
+
+
+def _forget_old_failures(session, now: datetime) -> None:
+    session.execute(delete(SignInFailure).where(SignInFailure.last_failed_at < now - FORGET_FAILURES_AFTER))
+    excess = session.scalar(select(func.count()).select_from(SignInFailure)) - MAX_FAILURE_ROWS
+    if excess > 0:
+        oldest = session.scalars(select(SignInFailure.key_hash)
+                                 .order_by(SignInFailure.last_failed_at).limit(excess)).all()
+        session.execute(delete(SignInFailure).where(SignInFailure.key_hash.in_(oldest)))

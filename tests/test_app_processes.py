@@ -1,7 +1,8 @@
 """Two `python -m app` processes on two ports against one database behave as one server:
-a sign-in made on one is valid on the other (and a sign-out on one ends it on both), a meal
-logged through one is listed by the other, and a default-model change by an admin on one is
-served by the other within the poll interval, and by any server started later."""
+a sign-in made on one is valid on the other (and a sign-out on one ends it on both), wrong
+passwords tried on one delay the next try on the other, a meal logged through one is listed by
+the other, and a default-model change by an admin on one is served by the other within the poll
+interval, and by any server started later."""
 
 from __future__ import annotations
 
@@ -157,6 +158,22 @@ def test_signed_in_on_one_is_signed_in_on_the_other_and_signed_out_on_both(serve
         with httpx.Client(base_url=process.url, cookies=cookies, timeout=60) as replay:
             assert replay.get("/gradio_api/info").status_code == 401
             assert replay.get("/api/my/foods").status_code == 401
+
+
+def test_wrong_passwords_on_one_delay_the_next_try_on_the_other(servers):
+    one, other = servers
+
+    def wrong_password(url: str) -> float:
+        started = time.perf_counter()
+        response = httpx.post(f"{url}/login", data={"username": "bob", "password": "guess"}, timeout=60)
+        assert response.status_code == 400
+        return time.perf_counter() - started
+
+    for _ in range(6):  # five free tries, then a 1 s wait
+        wrong_password(one.url)
+    assert wrong_password(other.url) > 2.0  # the 7th failure in a row waits 2 s, on any process
+    sign_in(other.url, "bob")  # a success resets the count everywhere
+    assert wrong_password(one.url) < 2.0
 
 
 def test_meal_logged_through_one_is_listed_by_the_other(servers, coffee_image, tmp_path):

@@ -17,9 +17,12 @@ from app_support import jpeg_bytes, seeded_server
 from batch_support import KNOWN_LABELS, tiny_model
 from gradio_client import Client
 from gradio_client.exceptions import AppError
+from sqlalchemy import delete
 
-from app.security import PASSWORD_NICE, SESSION_COOKIE, PasswordChecker, Throttle
+from app.security import PASSWORD_NICE, SESSION_COOKIE, PasswordChecker
 from db import service
+from db.models import SignInFailure
+from db.session import session_scope
 
 PASSWORDS = {"alice": "alice-pass-123", "bob": "bob-pass-456"}
 
@@ -39,9 +42,8 @@ def server(tmp_path_factory, default_model_path, tiny):
 @pytest.fixture(autouse=True)
 def fresh_throttles(server):
     """Each test starts with no failed sign-ins on record (they are per user and per address)."""
-    passwords = server.app.ctx.identity.passwords
-    passwords.users.clear()
-    passwords.clients.clear()
+    with session_scope() as session:
+        session.execute(delete(SignInFailure))
 
 
 def sign_in(server, name: str, password: str) -> httpx.Response:
@@ -56,21 +58,6 @@ def basic_analyze(server, name: str, photo: bytes) -> dict:
 
 
 # --- units ---------------------------------------------------------------------------------
-
-def test_throttle_doubles_the_wait_after_the_free_failures():
-    throttle = Throttle(free=5, base_s=1.0, cap_s=30.0)
-    for _ in range(5):
-        assert throttle.wait_s("bob") == 0
-        throttle.failed("bob")
-    assert 0.9 < throttle.wait_s("bob") <= 1.0
-    throttle.failed("bob")
-    assert 1.9 < throttle.wait_s("bob") <= 2.0
-    for _ in range(20):
-        throttle.failed("bob")
-    assert throttle.wait_s("bob") <= 30.0 and throttle.wait_s("alice") == 0
-    throttle.succeeded("bob")
-    assert throttle.wait_s("bob") == 0
-
 
 def test_password_checks_run_in_a_bounded_pool_off_the_event_loop():
     running, peak, lock = 0, 0, threading.Lock()

@@ -1,13 +1,15 @@
 """Sign-in sessions in the database (db.signins): hashed tokens, idle and absolute expiry,
-throttled last-seen writes, sign-out, a bound per user, and no session ever names another user."""
+throttled last-seen writes, sign-out, a bound per user, and no session ever names another user.
+Failed sign-ins: counted across app processes, hashed, forgotten after a day, bounded."""
 
 from datetime import timedelta
 
 from db_support import db_url  # noqa: F401  (fixture)
 from sqlalchemy import select
 
+from app.security import Throttle
 from db import service, signins
-from db.models import SignInSession, utcnow
+from db.models import SignInFailure, SignInSession, utcnow
 from db.session import session_scope
 
 IDLE_S, MAX_AGE_S = 1800.0, 12 * 3600.0
@@ -84,3 +86,36 @@ def test_sessions_per_user_are_bounded_and_expired_ones_cleaned_up(db_url):
     assert signins.user_for(f"a{signins.MAX_SESSIONS_PER_USER + 4}", idle_s=IDLE_S,
                             now=start + timedelta(seconds=121)) == "alice"
     assert signins.count("bob") == 0  # past its end: deleted by the next sign-in
+
+
+# --- failed sign-ins ----------------------------------------------------------------------------
+
+def test_the_wait_doubles_after_the_free_failures_in_every_process(db_url):
+    here, elsewhere = (Throttle("user", free=5, base_s=1.0, cap_s=30.0) for _ in range(2))  # two app processes
+    for _ in range(5):
+        assert here.wait_s("bob") == 0 and elsewhere.wait_s("bob") == 0
+        elsewhere.failed("bob")
+    assert 0.9 < here.wait_s("bob") <= 1.0
+    assert here.failed("bob") == 6
+    assert 1.9 < elsewhere.wait_s("bob") <= 2.0
+    for _ in range(20):
+        here.failed("bob")
+    assert 29.0 < elsewhere.wait_s("bob") <= 30.0 and here.wait_s("alice") == 0
+    assert Throttle("client", free=5, base_s=1.0, cap_s=30.0).wait_s("bob") == 0  # another kind of key
+    elsewhere.succeeded("bob")
+    assert here.wait_s("bob") == 0
+
+
+def test_failures_are_stored_hashed_forgotten_after_a_day_and_bounded(db_url, monkeypatch):
+    long_ago = utcnow() - signins.FORGET_FAILURES_AFTER - timedelta(minutes=1)
+    signins.record_failure("user:my-password-typed-as-a-name", now=long_ago)
+    with session_scope(write=False) as session:
+        assert "my-password" not in " ".join(session.scalars(select(SignInFailure.key_hash)))
+    signins.record_failure("user:bob")
+    assert signins.failures("user:my-password-typed-as-a-name") is None  # a day passed: forgotten
+    monkeypatch.setattr(signins, "MAX_FAILURE_ROWS", 3)
+    start = utcnow()
+    for i in range(5):  # a spray of names keeps only the latest three
+        signins.record_failure(f"user:spray{i}", now=start + timedelta(seconds=i + 1))
+    kept = [k for k in ["user:bob"] + [f"user:spray{i}" for i in range(5)] if signins.failures(k)]
+    assert kept == ["user:spray2", "user:spray3", "user:spray4"]
