@@ -254,13 +254,14 @@ def _vit_micro(
     "vit_hybrid_lite0",
     "student",
     "a small hybrid ViT: EfficientNet-Lite0's first stages (packaged ImageNet weights) as the patch embedding "
-    "(img_size, stem_stages, depth, embed_dim, num_heads)",
+    "(img_size, stem_stages, frozen_stem_stages, depth, embed_dim, num_heads)",
 )
 def _vit_hybrid_lite0(
     labels: list[str] | None = None,
     pretrained: bool = True,
     img_size: int = 128,
     stem_stages: int = 4,
+    frozen_stem_stages: int = 0,
     patch_size: int = 1,
     depth: int = 4,
     embed_dim: int = 192,
@@ -273,6 +274,10 @@ def _vit_hybrid_lite0(
     pretrained convolutions instead of raw 16 px patches (early convolutions: Xiao et al. 2021). With
     ``stem_stages=4`` the stem ends at stride 16 (80 channels): a 128 px photo gives 8x8 tokens,
     projected to ``embed_dim`` by a 1x1 convolution. The transformer is always trained from scratch.
+
+    ``frozen_stem_stages=k`` keeps the stem's first convolution and its first k stages as loaded
+    (their BatchNorm statistics still adapt): they see edges and colours, which ImageNet taught
+    them, and at the largest resolutions their backward pass is most of a training step's time.
     """
     from functools import partial
 
@@ -285,9 +290,14 @@ def _vit_hybrid_lite0(
     lite0 = timm.create_model("tf_efficientnet_lite0", pretrained=False)
     if not 1 <= stem_stages < len(lite0.blocks):
         raise ModelError(f"vit_hybrid_lite0: stem_stages must be 1 to {len(lite0.blocks) - 1}, not {stem_stages}")
+    if not 0 <= frozen_stem_stages <= stem_stages:
+        raise ModelError(f"vit_hybrid_lite0: frozen_stem_stages must be 0 to stem_stages ({stem_stages}), "
+                         f"not {frozen_stem_stages}")
     if pretrained:
         lite0.load_state_dict(packaged_lite_state_dict(0, lite0))
     stem = nn.Sequential(lite0.conv_stem, lite0.bn1, *lite0.blocks[:stem_stages])
+    if frozen_stem_stages:
+        stem[:2 + frozen_stem_stages].requires_grad_(False)
     model = VisionTransformer(
         img_size=img_size, patch_size=patch_size, depth=depth, embed_dim=embed_dim, num_heads=num_heads,
         num_classes=len(labels), embed_layer=partial(HybridEmbed, backbone=stem), **kwargs,

@@ -142,8 +142,26 @@ def test_the_hybrid_students_stem_is_the_packaged_lite0(coffee_image):
     assert not torch.equal(untrained.patch_embed.backbone[0].weight, student.patch_embed.backbone[0].weight)
 
 
+def test_the_hybrid_students_frozen_stages_keep_their_weights_through_training():
+    student = create_model("vit_hybrid_lite0", labels=LABELS, img_size=64, stem_stages=3, frozen_stem_stages=2,
+                           depth=1).train()
+    stem = student.patch_embed.backbone  # conv_stem, bn1, blocks 0-2
+    frozen = {name: p.clone() for name, p in stem[:4].named_parameters()}
+    assert frozen and not any(p.requires_grad for p in stem[:4].parameters())
+    assert all(p.requires_grad for p in stem[4].parameters()) and student.head.weight.requires_grad
+    optimizer = torch.optim.AdamW([p for p in student.parameters() if p.requires_grad], lr=0.1)
+    learned, statistics = stem[4][0].conv_pw.weight.clone(), stem[1].running_mean.clone()
+    torch.nn.functional.cross_entropy(student(torch.randn(4, 3, 64, 64)), torch.tensor([0, 1, 2, 0])).backward()
+    optimizer.step()
+    assert all(torch.equal(p, frozen[name]) for name, p in stem[:4].named_parameters())
+    assert not torch.equal(stem[4][0].conv_pw.weight, learned)
+    assert not torch.equal(stem[1].running_mean, statistics)  # the frozen stages' statistics still adapt
+
+
 def test_the_hybrid_students_stem_depth_is_checked():
     with pytest.raises(ModelError, match="stem_stages must be 1 to 6, not 7"):
         create_model("vit_hybrid_lite0", labels=LABELS, pretrained=False, stem_stages=7)
+    with pytest.raises(ModelError, match="frozen_stem_stages must be 0 to stem_stages \\(3\\), not 4"):
+        create_model("vit_hybrid_lite0", labels=LABELS, pretrained=False, stem_stages=3, frozen_stem_stages=4)
     with pytest.raises(ModelError, match="pass labels"):
         create_model("vit_hybrid_lite0", pretrained=False)
