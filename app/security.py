@@ -24,7 +24,6 @@ import secrets
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime
 from http.cookies import SimpleCookie
 from typing import Callable
 from urllib.parse import urlsplit
@@ -56,13 +55,13 @@ class Throttle:
     def __init__(self, kind: str, free: int, base_s: float, cap_s: float) -> None:
         self.kind, self.free, self.base_s, self.cap_s = kind, free, base_s, cap_s
 
-    def wait_s(self, key: str, *, now: datetime | None = None) -> float:
+    def wait_s(self, key: str) -> float:
         found = signins.failures(f"{self.kind}:{key}")
         if found is None or found[0] < self.free:
             return 0.0
         count, last = found
         delay = min(self.cap_s, self.base_s * 2 ** (count - self.free))
-        return max(0.0, delay - ((now or utcnow()) - last).total_seconds())
+        return max(0.0, delay - (utcnow() - last).total_seconds())
 
     def failed(self, key: str) -> int:
         return signins.record_failure(f"{self.kind}:{key}")
