@@ -58,7 +58,8 @@ def main() -> int:
     for frozen in range(kwargs.get("stem_stages", 4) + 1):
         for channels_last in (False, True):
             model = create_model(options["model"], labels=labels, frozen_stem_stages=frozen, **kwargs).train()
-            precision.use_plain_kernels(model)  # as the trainer does under bf16 on a CPU
+            if precision.plain_kernels_are_faster(mode, device):  # as the trainer decides
+                precision.use_plain_kernels(model)
             batch = images
             if channels_last:
                 model, batch = model.to(memory_format=torch.channels_last), images.contiguous(memory_format=torch.channels_last)
