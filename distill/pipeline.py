@@ -10,6 +10,8 @@ interrupted pipeline resumes at the stage it was in, and a training stage from i
     student                  the ViT distilled from the teacher (first filling the teacher-logit
                              cache: the teacher's logits on K augmented views of every photo)
     baseline                 the same ViT trained on the labels alone (off: --baseline false)
+    student-seedN, baseline-seedN   (--seeds K) both again with seeds +1 .. +K-1, so the report
+                             gives the teacher's gain over K seeds, not one draw
     export-*, eval-*         student.onnx, baseline.onnx and their accuracy (<model>.report.json)
     int8                     *.int8.onnx (models.quantize, with its agreement guard) and their accuracy
     bench                    ONNX Runtime images/s of every model, side by side
@@ -52,6 +54,7 @@ class PipelineConfig:
     deploy_name: str = ""
     label_map: str = ""
     bench_rounds: int = 5
+    seeds: int = 1
 
     def __post_init__(self) -> None:
         if not self.data:
@@ -60,6 +63,8 @@ class PipelineConfig:
             raise DistillError("pipeline: pass --out RUN_DIR")
         if self.bench_rounds < 1:
             raise DistillError(f"pipeline: bench_rounds must be >= 1, got {self.bench_rounds}")
+        if self.seeds < 1:
+            raise DistillError(f"pipeline: seeds must be >= 1, got {self.seeds}")
         if self.data != "synthetic" and not Path(self.data).expanduser().exists():
             raise DistillError(f"data: {self.data} does not exist")
         if not self.val_data and not data.has_val_split(self.data):
@@ -73,6 +78,9 @@ class Pipeline:
         self.preset: Preset = load_preset(cfg.preset)
         self.run_dir = Path(cfg.out).expanduser().resolve()
         self.book = StageBook(self.run_dir)
+        if cfg.seeds > 1 and not self.has_baseline:
+            raise DistillError("pipeline: --seeds measures the teacher's gain over the baseline, and this run has "
+                               "none (--baseline false, or a preset without one)")
         self.common = {**self.preset.train, "data": cfg.data}
         if self.preset.image_cache and cfg.data != "synthetic":  # synthetic photos are drawn, not decoded
             self.common["image_cache"] = str(self.run_dir / "cache")
@@ -143,24 +151,26 @@ class Pipeline:
         stages += self._model_stages("teacher", self.teacher_spec(), self.teacher_checkpoints())
         teacher_ckpts = self.teacher_checkpoints()
         student = {**self.common, **self.preset.student, "teacher": self.teacher_spec()}
-        if self.preset.logit_cache:  # built inside the student stage, resumable, keyed by the teacher's weights
+        if self.preset.logit_cache:  # built inside the student stage, resumable, keyed by the teacher's weights and seed
             student["logit_cache"] = str(self.run_dir / "cache")
-        stages.append(self._train_stage("student", student, self.run_dir / "student", teacher_ckpts))
-        stages += self._model_stages("student", f"ckpt:{self.run_dir / 'student' / 'best.pt'}",
-                                     [self.run_dir / "student" / "best.pt"])
+        stages += self._trained_model_stages("student", student, teacher_ckpts)
         if self.has_baseline:
             # Options only a teacher uses are left out, so changing them does not retrain the baseline.
             baseline = {key: value for key, value in {**self.common, **self.preset.student, **self.preset.baseline}.items()
                         if key not in TEACHER_ONLY_OPTIONS}
             baseline["teacher"] = "none"
-            stages.append(self._train_stage("baseline", baseline, self.run_dir / "baseline", []))
-            stages += self._model_stages("baseline", f"ckpt:{self.run_dir / 'baseline' / 'best.pt'}",
-                                         [self.run_dir / "baseline" / "best.pt"])
+            stages += self._trained_model_stages("baseline", baseline, [])
+            # One seed's student moves by points on a few hundred validation photos; more seeds say
+            # what the teacher adds to the recipe rather than to one draw.
+            for seed in self.extra_seeds():
+                stages += self._trained_model_stages(f"student-seed{seed}", {**student, "seed": seed}, teacher_ckpts)
+                stages += self._trained_model_stages(f"baseline-seed{seed}", {**baseline, "seed": seed}, [])
         stages.append(Stage("int8", self._int8, [self.run_dir / "int8.json"], [self.onnx(m) for m in self.models()]))
         stages.append(Stage("bench", self._bench, [self.run_dir / "bench.json"],
                             [self.onnx(m) for m in self.models()] + [self.run_dir / "int8.json"]))
+        evaluated = self.models() + [f"{m}-seed{s}" for s in self.extra_seeds() for m in ("student", "baseline")]
         stages.append(Stage("report", self._report, [self.run_dir / "report.md"],
-                            [self.run_dir / "eval" / f"{m}.json" for m in self.models()] + [self.run_dir / "bench.json"]))
+                            [self.run_dir / "eval" / f"{m}.json" for m in evaluated] + [self.run_dir / "bench.json"]))
         if self.cfg.deploy:
             from distill.deploy import installed_path
 
@@ -181,6 +191,18 @@ class Pipeline:
         stage = Stage(name, lambda: None, [folder / "best.pt"], inputs, settings=settings, run_only=RUN_ONLY_OPTIONS)
         stage.run = lambda: self._train(stage, options, folder)
         return stage
+
+    def extra_seeds(self) -> list[int]:
+        """The seeds after the run's own that --seeds adds (the run's own is the preset's seed)."""
+        options = {k: v for k, v in {**self.common, **self.preset.student}.items() if k not in TEACHER_ONLY_OPTIONS}
+        own = config.build(config.TrainConfig, {**options, "teacher": "none"}).run.seed
+        return [own + i for i in range(1, self.cfg.seeds)]
+
+    def _trained_model_stages(self, name: str, options: dict, inputs: list[Path]) -> list[Stage]:
+        """Train RUN_DIR/<name>, then export and evaluate its best.pt."""
+        folder = self.run_dir / name
+        return [self._train_stage(name, options, folder, inputs),
+                *self._model_stages(name, f"ckpt:{folder / 'best.pt'}", [folder / "best.pt"])]
 
     def _model_stages(self, name: str, spec: str, inputs: list[Path]) -> list[Stage]:
         return [
@@ -333,6 +355,9 @@ def parse_args(argv: list[str]) -> PipelineConfig:
     parser.add_argument("--label-map", default="", help="YAML/JSON mapping of model labels to database "
                         "foods, for labels the nutrition database does not know")
     parser.add_argument("--bench-rounds", type=int, default=5, help="interleaved rounds of the speed benchmark")
+    parser.add_argument("--seeds", type=int, default=1, metavar="K", help="train the student and the baseline with K "
+                        "seeds (the preset's, then the next K-1); the report gives the teacher's gain for each and "
+                        "their mean (default: 1)")
     args = parser.parse_args(argv)
     return PipelineConfig(**vars(args))
 

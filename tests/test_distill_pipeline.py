@@ -190,6 +190,63 @@ def test_a_changed_recipe_redoes_the_stages_it_touches(run, tmp_path):
     assert all(pipeline.book.is_done(s) for s in pipeline.stages())
 
 
+def test_more_seeds_train_the_student_and_baseline_again_and_the_report_averages_their_gain(run, tmp_path):
+    """`--seeds 3` on a finished run: only the new seeds' stages (and the report) run; each seed's
+    models differ from the first seed's; the KD target reads the mean gain over the three."""
+    import shutil
+
+    from distill.report import collect, targets
+
+    copy = tmp_path / "run"
+    shutil.copytree(run["dir"], copy)
+    args = ["pipeline", "--data", "synthetic", "--out", str(copy), "--preset", str(run["preset"]), "--bench-rounds", "1"]
+    before = (copy / "pipeline.log").read_text()
+    assert run_cli(*args, "--seeds", "3") == 0
+    ran = {name for name, what in stage_lines((copy / "pipeline.log").read_text()[len(before):]).items() if what == "ran"}
+    assert ran == {f"{step}{model}-seed{seed}" for seed in (1, 2) for model in ("student", "baseline")
+                   for step in ("", "export-", "eval-")} | {"report"}
+    for seed in (1, 2):
+        config = yaml.safe_load((copy / f"student-seed{seed}" / "config.yaml").read_text())
+        assert config["run"]["seed"] == seed and config["model"]["teacher"].startswith("ckpt:")
+        assert yaml.safe_load((copy / f"baseline-seed{seed}" / "config.yaml").read_text())["model"]["teacher"] == "none"
+        first = torch.load(copy / "student" / "best.pt", weights_only=False)["model"]["state_dict"]
+        other = torch.load(copy / f"student-seed{seed}" / "best.pt", weights_only=False)["model"]["state_dict"]
+        assert any(not torch.equal(first[k], other[k]) for k in first)  # its own initialisation
+
+    info = collect(copy)
+    assert sorted(info["seeds"]) == [0, 1, 2]
+    gains = [pair["student"]["top1"] - pair["baseline"]["top1"] for pair in info["seeds"].values()]
+    kd = next(measured for target, measured, _ in targets(info) if target.startswith("KD student"))
+    assert kd.startswith(f"{sum(gains) / 3 * 100:+.1f} points, the mean over 3 seeds")
+    text = (copy / "report.md").read_text()
+    assert "## The teacher's gain over seeds" in text and "| 2 | " in text and "| mean | " in text
+    assert "the extra seeds' stages:" in text
+    before = (copy / "pipeline.log").read_text()
+    assert run_cli(*args, "--seeds", "3") == 0  # all done: nothing runs again
+    again = stage_lines((copy / "pipeline.log").read_text()[len(before):])
+    assert len(again) == 25 and set(again.values()) == {"skipped"}
+
+
+@pytest.mark.parametrize("name", ["cpu", "cpu-ensemble", "gpu"])
+def test_shipped_presets_plan_extra_seeds(name, tmp_path):
+    from distill.pipeline import Pipeline, PipelineConfig
+
+    pipeline = Pipeline(PipelineConfig(data="synthetic", out=str(tmp_path / "run"), preset=name, seeds=3))
+    names = [stage.name for stage in pipeline.stages()]
+    assert pipeline.extra_seeds() == [1, 2]
+    assert names.index("student-seed1") < names.index("baseline-seed2") < names.index("int8")
+    assert "eval/student-seed2.json" in {str(p.relative_to(pipeline.run_dir)) for p in
+                                          next(s for s in pipeline.stages() if s.name == "report").inputs}
+
+
+def test_seeds_need_a_baseline(run, tmp_path, capsys):
+    assert run_cli("pipeline", "--data", "synthetic", "--out", str(tmp_path / "run"), "--preset", str(run["preset"]),
+                   "--baseline", "false", "--seeds", "2") == 2
+    assert "--seeds measures the teacher's gain over the baseline" in capsys.readouterr().err
+    assert run_cli("pipeline", "--data", "synthetic", "--out", str(tmp_path / "run"), "--seeds", "0") == 2
+    assert "seeds must be >= 1" in capsys.readouterr().err
+
+
 def test_run_folder_of_other_data_is_refused(run, tmp_path):
     from distill.pipeline import Pipeline, PipelineConfig
     from distill_support import image_folder
