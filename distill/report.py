@@ -73,6 +73,13 @@ def stage_seconds(record: dict) -> tuple[float, bool]:
     return record["seconds"], False
 
 
+def unmeasured(record: dict) -> bool:
+    """A training stage resumed at its last step (its training finished in an attempt that wrote no
+    record): its time is not known."""
+    details = record.get("details") or {}
+    return bool(details.get("resumed")) and details.get("started_at_step", 0) >= details.get("steps", 1)
+
+
 def paired_gain_interval(a: dict, b: dict, resamples: int = 10000, seed: int = 0) -> tuple[float, float] | None:
     """95% interval of top-1(a) - top-1(b) on the same photos: a paired bootstrap over the photos
     (both models judged on each resampled photo), so a gain smaller than the validation set can
@@ -127,6 +134,9 @@ def targets(info: dict) -> list[tuple[str, str, bool | None]]:
     extra = sum(stage_seconds(r)[0] for name, r in records.items() if EXTRA_SEED.search(name)) / 3600
     measured = f"{hours:.2f} h" + ("" if finished else " so far") + (
         f" (the extra seeds' stages: {extra:.2f} h more)" if extra else "")
+    untimed = [name for name, r in records.items() if unmeasured(r)]
+    if untimed:
+        measured += f"; without the training time of {', '.join(untimed)} (resumed at its last step)"
     rows.append((f"whole pipeline under {TARGETS['hours']:g} h", measured, hours < TARGETS["hours"] if finished else None))
     return rows
 
@@ -164,6 +174,8 @@ def _stage_line(record: dict) -> str:
             notes.append(f"resumed from last.pt at step {details['started_at_step']}: the last attempt took "
                          f"{record['seconds'] / 60:.1f} min for {details['steps'] - details['started_at_step']} "
                          f"steps, projected to all {details['steps']}")
+        elif unmeasured(record):
+            notes.append("resumed from last.pt at its last step: trained by an earlier attempt, time not measured")
         elif details.get("resumed"):
             notes.append("resumed from last.pt (time of the last attempt only)")
     if "top1" in details:

@@ -267,6 +267,16 @@ def test_report_command_rewrites_the_report(run, tmp_path, capsys):
     assert "not a pipeline run folder" in capsys.readouterr().err
 
 
+def test_a_stage_resumed_at_its_last_step_says_its_time_is_unknown():
+    from distill.report import _stage_line, unmeasured
+
+    record = {"stage": "student", "seconds": 4.0, "details": {"best_top1": 0.5, "steps": 10, "total_steps": 10,
+                                                               "resumed": True, "started_at_step": 10}}
+    assert unmeasured(record) and "time not measured" in _stage_line(record)
+    record["details"]["started_at_step"] = 5
+    assert not unmeasured(record) and "projected to all 10" in _stage_line(record)
+
+
 def test_the_kd_gain_interval_is_a_paired_bootstrap_over_the_same_photos():
     from distill.report import paired_gain_interval
 
