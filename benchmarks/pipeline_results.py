@@ -1,6 +1,6 @@
 """docs/results.md: the pipeline's numbers on a data set, reproducibly.
 
-    .venv/bin/python benchmarks/pipeline_results.py --data ../shared/data/food10 --out runs/food10-cpu
+    .venv/bin/python benchmarks/pipeline_results.py --data ../shared/data/food10 --out runs/food10-cpu [--seeds 3]
     .venv/bin/python benchmarks/pipeline_results.py --out runs/food10-cpu --report-only   # from what a run has so far
 
 Runs `python -m distill pipeline --preset cpu` (resumable: rerun to continue) and writes the
@@ -35,11 +35,13 @@ def main() -> int:
     parser.add_argument("--data", help="data root with train/ and val/ (not needed with --report-only)")
     parser.add_argument("--out", required=True, type=Path, help="the pipeline's run folder")
     parser.add_argument("--preset", default="cpu")
+    parser.add_argument("--seeds", type=int, default=1, help="the pipeline's --seeds: the student and the baseline "
+                        "trained with this many seeds, the KD gain averaged over them")
     parser.add_argument("--results", type=Path, default=ROOT / "docs" / "results.md")
     parser.add_argument("--report-only", action="store_true", help="do not train; report what the run holds")
     args = parser.parse_args()
     command = [sys.executable, "-m", "distill", "pipeline", "--data", str(args.data), "--out", str(args.out),
-               "--preset", args.preset]
+               "--preset", args.preset, "--seeds", str(args.seeds)]
     if not args.report_only:
         if not args.data:
             parser.error("--data is needed unless --report-only")
@@ -57,7 +59,7 @@ def main() -> int:
         "",
         "```bash",
         f".venv/bin/python benchmarks/pipeline_results.py --data ../shared/data/food10 --out runs/{args.out.name}"
-        f" --preset {args.preset}",
+        f" --preset {args.preset}" + (f" --seeds {args.seeds}" if args.seeds > 1 else ""),
         "```",
         "",
     ]
