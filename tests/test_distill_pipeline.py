@@ -292,6 +292,19 @@ def test_the_kd_gain_interval_is_a_paired_bootstrap_over_the_same_photos():
     assert paired_gain_interval(same, {"targets": targets[::-1], "predictions": targets}) is None
 
 
+def test_the_mean_gain_over_seeds_averages_each_photos_differences_before_resampling():
+    from distill.report import mean_gain_interval, paired_gain_interval
+
+    targets = [i % 4 for i in range(100)]
+    same = {"targets": targets, "predictions": targets[:50] + [9] * 50}
+    better = {"targets": targets, "predictions": targets[:90] + [9] * 10}
+    # One seed +40 points, one seed none: a mean of +20, every photo's difference +0.5 or 0.
+    low, high = mean_gain_interval([(better, same), (same, same)])
+    assert 0.14 < low < 0.18 and 0.22 < high < 0.26
+    assert mean_gain_interval([(better, same)]) == paired_gain_interval(better, same)
+    assert mean_gain_interval([(better, same), (same, {"targets": targets[::-1], "predictions": targets})]) is None
+
+
 def test_an_ensemble_teacher_trains_each_member_and_exports_their_average(run, tmp_path):
     from distill.pipeline import Pipeline, PipelineConfig
     from models.export import export_onnx
