@@ -147,7 +147,7 @@ def targets(info: dict) -> list[tuple[str, str, bool | None]]:
         f" (the extra seeds' stages: {extra:.2f} h more)" if extra else "")
     untimed = [name for name, r in records.items() if unmeasured(r)]
     if untimed:
-        measured += f"; without the training time of {', '.join(untimed)} (resumed at its last step)"
+        measured += f"; without the training time of {', '.join(untimed)} (each resumed at its last step)"
     rows.append((f"whole pipeline under {TARGETS['hours']:g} h", measured, hours < TARGETS["hours"] if finished else None))
     return rows
 
