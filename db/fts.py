@@ -2,9 +2,12 @@
 candidate query. Other databases have no FTS5 table; there a LIKE query over names and
 descriptions finds the candidates and db.search ranks them the same way.
 
-The index (table foods_fts, rowid = foods.id) holds each food's name, its aliases and model
-labels, USDA's common names and USDA's description. ``reindex`` rewrites the rows of given
-foods; the seed loader and the own-food functions call it after writing foods.
+The index (table foods_fts, rowid = foods.id) holds each public food's name, its aliases and
+model labels, USDA's common names and USDA's description. ``reindex`` rewrites the rows of given
+foods; the seed loader and the own-food functions call it after writing foods. Users' own foods
+stay out of it: bm25 weighs each word by how many indexed rows hold it, so one user's private
+foods would change which public foods another user's search keeps. A user's own foods are
+found by the LIKE query, which reads only theirs.
 """
 
 import threading
@@ -51,14 +54,14 @@ def reindex(session: Session, food_ids: Iterable[int] | None = None) -> None:
     session.flush()
     if food_ids is None:
         session.execute(text(f"DELETE FROM {FTS_TABLE}"))
-        where, params = "", {}
+        where, params = "WHERE f.owner_id IS NULL", {}
     else:
         ids = sorted(set(food_ids))
         if not ids:
             return
         session.execute(text(f"DELETE FROM {FTS_TABLE} WHERE rowid IN :ids")
                         .bindparams(bindparam("ids", expanding=True)), {"ids": ids})
-        where, params = "WHERE f.id IN :ids", {"ids": ids}
+        where, params = "WHERE f.id IN :ids AND f.owner_id IS NULL", {"ids": ids}
     statement = text(
         f"INSERT INTO {FTS_TABLE} (rowid, name, aliases, common_names, description) "
         "SELECT f.id, f.name, "
@@ -137,47 +140,75 @@ def candidates(session: Session, alternatives: Sequence[Sequence[str]], *, owner
     ``owner_id`` (public foods and that user's own), optionally of one category."""
     if not alternatives:
         return []
-    visible = Food.owner_id.is_(None)
-    if owner_id is not None:
-        visible = or_(visible, Food.owner_id == owner_id)
-    statement = select(Food.id, Food.name, Food.category, Food.search_weight,
-                       Food.common_names, Food.owner_id).where(visible)
+    columns = select(Food.id, Food.name, Food.category, Food.search_weight, Food.common_names,
+                     Food.owner_id)
     if category is not None:
-        statement = statement.where(Food.category == category)
-    if has_index(session):
-        # Only the foods this user may see compete for the MAX_CANDIDATES places: another user's
-        # many own foods must not crowd the public ones out of everyone's results.
-        fts = text(f"SELECT {FTS_TABLE}.rowid AS id, aliases FROM {FTS_TABLE} "
-                   f"JOIN foods ON foods.id = {FTS_TABLE}.rowid WHERE {FTS_TABLE} MATCH :q "
-                   "AND (foods.owner_id IS NULL OR foods.owner_id = :owner) "
-                   "AND (:category IS NULL OR foods.category = :category) "
-                   f"ORDER BY {_BM25} LIMIT :n").columns(
-            column("id", Integer), column("aliases", String)).subquery("hits")
-        # The index row already holds the aliases and labels: no second query for them.
-        statement = statement.join(fts, fts.c.id == Food.id).add_columns(fts.c.aliases)
-        params = {"q": _fts_expression(alternatives, all_words=all_words), "owner": owner_id,
-                  "category": category, "n": MAX_CANDIDATES}
-    else:
-        # The same four fields as the index: name, aliases and labels, common names and
-        # description.
-        statement = statement.where(
-            (and_ if all_words else or_)(*(
-                or_(*(or_(Food.name_key.contains(w, autoescape=True),
-                          Food.aliases.any(FoodAlias.alias_key.contains(w, autoescape=True)),
-                          Food.labels.any(FoodLabel.label.contains(w, autoescape=True)),
-                          func.lower(Food.fdc_description).contains(w, autoescape=True),
-                          func.lower(func.coalesce(Food.common_names, "")).contains(
-                              w, autoescape=True))
-                      for w in choices))
-                for choices in alternatives
-            ))
-        ).order_by(Food.search_weight.desc(), Food.id).limit(MAX_CANDIDATES)  # likeliest kept
-        params = {}
-    rows = session.execute(statement, params).all()
-    if rows and "aliases" in rows[0]._fields:
-        aliases = {r.id: tuple(a for a in r.aliases.split("; ") if a) for r in rows}
-    else:
-        aliases = _aliases(session, [r.id for r in rows])
+        columns = columns.where(Food.category == category)
+    if not has_index(session):
+        visible = Food.owner_id.is_(None)
+        if owner_id is not None:
+            visible = or_(visible, Food.owner_id == owner_id)
+        return _rows(session, _like_matches(columns.where(visible), alternatives, all_words))
+    # The index holds the public foods only; each own food gets its place too, so another
+    # user's many own foods cannot crowd the public ones out of anyone's results.
+    fts = text(f"SELECT {FTS_TABLE}.rowid AS id, aliases FROM {FTS_TABLE} "
+               f"JOIN foods ON foods.id = {FTS_TABLE}.rowid WHERE {FTS_TABLE} MATCH :q "
+               "AND (:category IS NULL OR foods.category = :category) "
+               f"ORDER BY {_BM25} LIMIT :n").columns(
+        column("id", Integer), column("aliases", String)).subquery("hits")
+    # The index row already holds the aliases and labels: no second query for them.
+    public = session.execute(
+        columns.where(Food.owner_id.is_(None)).join(fts, fts.c.id == Food.id)
+        .add_columns(fts.c.aliases),
+        {"q": _fts_expression(alternatives, all_words=all_words), "category": category,
+         "n": MAX_CANDIDATES}).all()
+    found = [Row(r.id, r.name, r.category, r.search_weight,
+                 tuple(a for a in r.aliases.split("; ") if a), r.common_names, r.owner_id)
+             for r in public]
+    if owner_id is not None:
+        own = _rows(session, _like_matches(columns.where(Food.owner_id == owner_id),
+                                           alternatives, all_words))
+        descriptions = dict(session.execute(select(Food.id, Food.fdc_description)
+                                            .where(Food.id.in_([r.food_id for r in own]))).all())
+        # LIKE finds words inside words ("ice" in "rice"); keep the matches the index would make.
+        found += [row for row in own
+                  if _index_would_match(alternatives, all_words, row, descriptions[row.food_id])]
+    return found
+
+
+def _index_would_match(alternatives: Sequence[Sequence[str]], all_words: bool, row: Row,
+                       description: str | None) -> bool:
+    """Whether ``_fts_expression`` would match the food: each query word (or one of its
+    corrections) starts a word of its texts, or is one when shorter than three letters."""
+    texts = " ".join(filter(None, (row.name, " ".join(row.aliases), row.common_names, description)))
+    present = set(search.words(texts))
+
+    def found(word: str) -> bool:
+        return word in present if len(word) < 3 else any(w.startswith(word) for w in present)
+
+    hits = (any(found(w) for w in choices) for choices in alternatives)
+    return all(hits) if all_words else any(hits)
+
+
+def _like_matches(statement, alternatives: Sequence[Sequence[str]], all_words: bool):
+    """``statement`` narrowed to the foods whose name, aliases and labels, common names or
+    description (the index's four fields) contain the words, likeliest first."""
+    return statement.where(
+        (and_ if all_words else or_)(*(
+            or_(*(or_(Food.name_key.contains(w, autoescape=True),
+                      Food.aliases.any(FoodAlias.alias_key.contains(w, autoescape=True)),
+                      Food.labels.any(FoodLabel.label.contains(w, autoescape=True)),
+                      func.lower(Food.fdc_description).contains(w, autoescape=True),
+                      func.lower(func.coalesce(Food.common_names, "")).contains(w, autoescape=True))
+                  for w in choices))
+            for choices in alternatives
+        ))
+    ).order_by(Food.search_weight.desc(), Food.id).limit(MAX_CANDIDATES)
+
+
+def _rows(session: Session, statement) -> list[Row]:
+    rows = session.execute(statement).all()
+    aliases = _aliases(session, [r.id for r in rows])
     return [Row(r.id, r.name, r.category, r.search_weight, aliases.get(r.id, ()),
                 r.common_names, r.owner_id) for r in rows]
 

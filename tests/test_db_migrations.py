@@ -215,3 +215,34 @@ def test_upgrade_from_0001_keeps_foods_and_meals_and_adds_the_catalog(tmp_path, 
             assert_hardening_schema(conn)
     finally:
         configure(None)
+
+
+def test_0007_takes_own_foods_out_of_the_search_index(tmp_path):
+    """Before 0007 every user's own foods had rows in SQLite's FTS5 index (their words shifted
+    bm25 for everyone); the upgrade deletes them and a downgrade puts them back."""
+    from db import personal
+
+    url = f"sqlite:///{tmp_path / 'foodtag.db'}"
+    configure(url)
+    try:
+        init_db(seed_dir=write_seed(tmp_path / "seed"))
+        service.create_user("bob")
+        own = personal.create_own_food("bob", "Zorblax stew", {
+            "kcal": 50, "carbohydrate_g": 5, "protein_g": 1, "fat_g": 1})["food_id"]
+
+        def indexed() -> set[int]:
+            with get_engine().connect() as conn:
+                return set(conn.scalars(text("SELECT rowid FROM foods_fts")))
+
+        public = indexed()
+        assert own not in public and len(public) == service.food_count() - 1
+        with get_engine().begin() as conn:
+            migrate.downgrade(conn, "0006")
+        assert indexed() == public | {own}
+        with get_engine().begin() as conn:
+            migrate.upgrade(conn)
+        assert indexed() == public
+        assert [hit["food"] for hit in service.search("zorblax", user="bob")] == ["Zorblax stew"]
+        assert service.search("zorblax") == []
+    finally:
+        configure(None)

@@ -152,6 +152,46 @@ def test_another_users_many_own_foods_do_not_crowd_out_public_ones(alice, monkey
     assert "Banana" in [hit["food"] for hit in service.search("banana")]
 
 
+def test_another_users_own_foods_do_not_change_which_public_foods_a_search_keeps(
+        alice, monkeypatch):
+    """FTS5's bm25 weighs a word by how many indexed rows hold it: were Bob's own foods in the
+    index, adding "banana" foods would make "pizza" the rarer word, and Alice's search would
+    keep a different public food when only one place is left."""
+    from db import fts, repo
+    from db.session import session_scope
+
+    monkeypatch.setattr(fts, "MAX_CANDIDATES", 1)
+    service.create_user("bob")
+
+    def kept() -> list[str]:
+        with session_scope(write=False) as session:
+            me = repo.get_user(alice, session=session).id
+            rows = fts.candidates(session, [["banana"], ["pizza"]], owner_id=me, category=None,
+                                  all_words=False)
+            return [row.name for row in rows]
+
+    before = kept()
+    assert len(before) == 1
+    for word in ("Banana", "Pizza"):
+        for i in range(6):
+            personal.create_own_food("bob", f"{word} {word} {i}", LABEL)
+        assert kept() == before
+
+
+def test_own_foods_are_found_by_whole_words_and_word_starts(alice, db_url):
+    """Own foods stay out of SQLite's search index (see above) yet match there as indexed
+    foods do: a query word starts a word of the food, it is not found inside one. (PostgreSQL
+    has no index: its LIKE query finds words inside words for every food.)"""
+    personal.create_own_food(alice, "Zorblax stew", LABEL)
+    personal.create_own_food(alice, "Rice pudding", LABEL)
+    assert [hit["food"] for hit in service.search("zorb", user=alice)] == ["Zorblax stew"]
+    if db_url.startswith("sqlite"):
+        assert service.search("blax", user=alice) == []
+    assert [hit["food"] for hit in service.search("rice pud", user=alice)] == ["Rice pudding"]
+    personal.delete_own_food(alice, "zorblax stew")
+    assert service.search("zorblax", user=alice) == []
+
+
 def test_export_names_the_recipe_ingredients(alice):
     personal.create_recipe(alice, "Fruit salad", [("banana", 200)], servings=4)
     service.log_meal(alice, "fruit salad", eaten_at=NOON)
