@@ -148,7 +148,8 @@ def candidates(session: Session, alternatives: Sequence[Sequence[str]], *, owner
         visible = Food.owner_id.is_(None)
         if owner_id is not None:
             visible = or_(visible, Food.owner_id == owner_id)
-        return _rows(session, _like_matches(columns.where(visible), alternatives, all_words))
+        return _rows(session, session.execute(
+            _like_matches(columns.where(visible), alternatives, all_words)).all())
     # The index holds the public foods only; each own food gets its place too, so another
     # user's many own foods cannot crowd the public ones out of anyone's results.
     fts = text(f"SELECT {FTS_TABLE}.rowid AS id, aliases FROM {FTS_TABLE} "
@@ -166,13 +167,12 @@ def candidates(session: Session, alternatives: Sequence[Sequence[str]], *, owner
                  tuple(a for a in r.aliases.split("; ") if a), r.common_names, r.owner_id)
              for r in public]
     if owner_id is not None:
-        own = _rows(session, _like_matches(columns.where(Food.owner_id == owner_id),
-                                           alternatives, all_words))
-        descriptions = dict(session.execute(select(Food.id, Food.fdc_description)
-                                            .where(Food.id.in_([r.food_id for r in own]))).all())
+        own = session.execute(_like_matches(
+            columns.where(Food.owner_id == owner_id).add_columns(Food.fdc_description),
+            alternatives, all_words)).all()
         # LIKE finds words inside words ("ice" in "rice"); keep the matches the index would make.
-        found += [row for row in own
-                  if _index_would_match(alternatives, all_words, row, descriptions[row.food_id])]
+        found += [row for row, result in zip(_rows(session, own), own)
+                  if _index_would_match(alternatives, all_words, row, result.fdc_description)]
     return found
 
 
@@ -206,8 +206,7 @@ def _like_matches(statement, alternatives: Sequence[Sequence[str]], all_words: b
     ).order_by(Food.search_weight.desc(), Food.id).limit(MAX_CANDIDATES)
 
 
-def _rows(session: Session, statement) -> list[Row]:
-    rows = session.execute(statement).all()
+def _rows(session: Session, rows: Sequence) -> list[Row]:
     aliases = _aliases(session, [r.id for r in rows])
     return [Row(r.id, r.name, r.category, r.search_weight, aliases.get(r.id, ()),
                 r.common_names, r.owner_id) for r in rows]
