@@ -3,7 +3,7 @@
   python -m app                      serve on 127.0.0.1:7860, single-user local mode
   python -m app --accounts --host 0.0.0.0
                                      serve to the network; everyone signs in
-  python -m app users add NAME [--admin]
+  python -m app users add NAME [--admin] [--region US|UK|DE]
                                      create a user (asks for the password twice;
                                      --password-stdin reads one line instead); admins
                                      (and the first account) change the default model
@@ -16,6 +16,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from db.nutrition import DEFAULT_REGION, REGIONS
 from models.errors import FoodtagError
 
 
@@ -50,6 +51,10 @@ def users_parser() -> argparse.ArgumentParser:
     add.add_argument("--password-stdin", action="store_true", help="read the password from one line of stdin")
     add.add_argument("--admin", action="store_true",
                      help="may change the server's default model (the first account always may)")
+    add.add_argument("--region", choices=list(REGIONS), default=DEFAULT_REGION,
+                     help="where the user counts carbohydrate: sets their exchange unit (US 15 g "
+                          "choice, UK 10 g CP, DE 12 g BE) and the food names search prefers; "
+                          f"changeable in Settings (default {DEFAULT_REGION})")
     add.add_argument("--db-url", help="SQLAlchemy database URL (default as for serving)")
     return parser
 
@@ -65,7 +70,7 @@ def users_main(argv: list[str]) -> int:
     session.init_db()
     # The first account is the one who set the server up: it administers the models.
     admin = args.admin or service.account_count() == 0
-    service.create_user(args.name, password, admin=admin)
+    service.create_user(args.name, password, admin=admin, region=args.region)
     role = "an admin" if admin else "a user"
     print(f"user {args.name!r} created as {role}; start the app with --accounts to require sign-in")
     return 0

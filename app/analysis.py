@@ -14,6 +14,7 @@ from PIL import Image
 
 from db import personal, service, validate
 from db.errors import UnknownFood
+from db.nutrition import DEFAULT_EXCHANGE_UNIT_G
 from models.errors import FoodtagError, ModelError
 from models.images import load_image
 from models.labels import human_name
@@ -137,7 +138,7 @@ def food_for_label(label: str) -> str | None:
 
 
 def nutrition_card(food: str, *, grams: float | str | None = None, serving: str | None = None,
-                   exchange_unit_g: float = 15.0, user: str | None = None) -> dict:
+                   exchange_unit_g: float = DEFAULT_EXCHANGE_UNIT_G, user: str | None = None) -> dict:
     """The database's nutrition card for a portion (default serving when none is given);
     with ``user``, their own foods and recipes are found too."""
     grams = validate.optional_grams(grams)

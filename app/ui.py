@@ -24,7 +24,7 @@ from app.auth import Identity
 from app.catalog import ModelCatalog
 from app.security import OwnedFiles, private_dir
 from db import personal, service, validate
-from db.nutrition import EXCHANGE_UNITS_G
+from db.nutrition import EXCHANGE_UNITS_G, REGIONS, region_unit
 from models.errors import FoodtagError, ImageError
 from models.paths import data_home
 
@@ -410,16 +410,25 @@ class Handlers:
     def load_settings(self, request: gr.Request):
         with shown_errors():
             s = service.get_settings(self._user(request))
-        return s["daily_kcal_target"], s["daily_carb_target_g"], f"{s['exchange_unit_g']:g}", s["confidence_threshold"]
+        return (s["daily_kcal_target"], s["daily_carb_target_g"], f"{s['exchange_unit_g']:g}",
+                s["confidence_threshold"], s["region"])
 
     def save_settings(self, kcal: float | None, carbs: float | None, unit: str | None, threshold: float | None,
-                      request: gr.Request) -> str:
+                      region: str | None, request: gr.Request) -> str:
         values = {"daily_kcal_target": kcal, "daily_carb_target_g": carbs,
-                  "exchange_unit_g": float(unit) if unit else None, "confidence_threshold": threshold}
+                  "exchange_unit_g": float(unit) if unit else None, "confidence_threshold": threshold,
+                  "region": region}
         with shown_errors():
             # db.service checks every range; empty fields stay as they were.
             service.update_settings(self._user(request), **{k: v for k, v in values.items() if v is not None})
         return "Settings saved."
+
+    @staticmethod
+    def unit_for_region(region: str | None, unit: str | None) -> str | None:
+        """The unit taught in the newly picked region (the current one if taught there too)."""
+        if region not in REGIONS:
+            return unit
+        return f"{region_unit(region, float(unit) if unit else None):g}"
 
     # ---- Models -------------------------------------------------------------------------
 
@@ -590,6 +599,8 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
                 delete_food_btn = gr.Button("Delete it", variant="stop")
 
         with gr.Tab("Settings", id="settings"):
+            region = gr.Dropdown(label="Region: sets your carbohydrate unit and the food names search prefers",
+                                 choices=[(f"{r.name} ({code})", code) for code, r in REGIONS.items()])
             kcal_target = gr.Number(label="Daily energy target (kcal)", minimum=1)
             carb_target = gr.Number(label="Daily carbohydrate target (g)", minimum=1)
             unit = gr.Radio(label="Carbohydrate unit: 15 g US choice (total carbohydrate, minus half "
@@ -653,7 +664,8 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
                              api_name="add_recipe")
         delete_food_btn.click(h.delete_own_food, [my_pick], my_outputs, api_name="delete_own_food")
 
-        settings_fields = [kcal_target, carb_target, unit, threshold]
+        settings_fields = [kcal_target, carb_target, unit, threshold, region]
+        region.input(h.unit_for_region, [region, unit], [unit], api_name="unit_for_region", **quiet)
         save_settings_btn.click(h.save_settings, settings_fields, [settings_status], api_name="save_settings").success(
             h.day_view, [day], day_outputs, api_name="day_view_after_settings", **quiet
         )

@@ -11,6 +11,7 @@ from datetime import date, datetime, timedelta
 import pandas as pd
 
 from app.analysis import DISCLAIMER, Analysis
+from db.cards import GI_UNKNOWN
 
 # (key in NUTRIENTS, label, unit) in the order a dietitian reads a label.
 CARD_ROWS = (
@@ -47,11 +48,15 @@ def _details(summary: str, body: str) -> str:
 
 
 def exchanges_text(exchanges: dict) -> str:
-    """"1.8 US carbohydrate choices (1 = 15 g; counted from total carbohydrate, ...)"."""
+    """"2 x US carbohydrate choice (exact 1.8; 1 = 15 g; counted from total carbohydrate, ...)":
+    US choices to the nearest half as taught, the exact value beside them."""
     unit = exchanges.get("unit") or "exchanges"
     basis = exchanges.get("basis") or "available carbohydrate"
-    return (f"{fmt(exchanges['value'])} x {unit} "
-            f"(1 = {fmt(exchanges['unit_g'], 'g')}; counted from {basis})")
+    value, taught = exchanges["value"], exchanges.get("as_taught")
+    shown, exact = (value, "") if taught is None or taught == value else (
+        taught, f"exact {fmt(value)}; ")
+    return (f"{fmt(shown)} x {unit} "
+            f"({exact}1 = {fmt(exchanges['unit_g'], 'g')}; counted from {basis})")
 
 
 def source_text(source: dict) -> str:
@@ -91,7 +96,7 @@ def card_markdown(card: dict) -> str:
         lines.append(f"**GI {gi['value']}**, {citation}{load}")
         lines.append(_details("How this GI was chosen", gi["source"]))
     else:
-        lines.append("**Glycemic index:** no published value for this food")
+        lines.append(f"**Glycemic index:** {GI_UNKNOWN}")
     source = card["source"]
     lines += ["", f"**Source:** {source_text(source)}",
               _details("Source description", source["description"])]

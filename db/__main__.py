@@ -19,6 +19,8 @@ from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
 
+from db.cards import GI_UNKNOWN
+from db.nutrition import DEFAULT_EXCHANGE_UNIT_G, EXCHANGE_UNITS_G
 from models.errors import FoodtagError
 
 
@@ -79,8 +81,9 @@ def _parser() -> argparse.ArgumentParser:
     portion = lookup.add_mutually_exclusive_group()
     portion.add_argument("--grams", help="portion in grams (default: default serving)")
     portion.add_argument("--serving", help="a named serving of the food")
-    lookup.add_argument("--unit", type=float, default=15.0, choices=(15.0, 12.0, 10.0),
-                        help="carbohydrate exchange in grams: 15 (US), 12 (BE), 10 (KE)")
+    lookup.add_argument("--unit", type=float, default=DEFAULT_EXCHANGE_UNIT_G,
+                        choices=tuple(EXCHANGE_UNITS_G),
+                        help="carbohydrate exchange in grams: 15 (US), 12 (BE), 10 (KE, UK CP)")
     lookup.add_argument("--json", action="store_true", help="print the card as one JSON object")
     search = commands.add_parser("search", help="food search (typos allowed), best match first")
     search.add_argument("text", nargs="+")
@@ -137,14 +140,15 @@ def _card_text(card: dict[str, Any]) -> str:
     ]
     ex = card["exchanges"]
     if ex["value"] is not None:
-        lines.append(f"  exchanges: {ex['value']:g} x {ex['unit']} ({ex['unit_g']:g} g, counted "
-                     f"from {ex['basis']})")
+        exact = "" if ex["as_taught"] == ex["value"] else f"exact {ex['value']:g}; "
+        lines.append(f"  exchanges: {ex['as_taught']:g} x {ex['unit']} ({exact}{ex['unit_g']:g} g, "
+                     f"counted from {ex['basis']})")
     gi, gl = card["glycemic_index"], card["glycemic_load"]
-    if gi and gl:
-        lines.append(f"  GI {gi['value']} ({gi['citation']}) -> glycemic load {gl['value']:g} "
-                     f"({gl['band']}); how chosen: {gi['source']}")
+    if gi:
+        load = f" -> glycemic load {gl['value']:g} ({gl['band']})" if gl else ""
+        lines.append(f"  GI {gi['value']} ({gi['citation']}){load}; how chosen: {gi['source']}")
     else:
-        lines.append("  GI: no published value")
+        lines.append(f"  GI: {GI_UNKNOWN}")
     ids = [f"FDC {src['fdc_id']}" if src["fdc_id"] else "",
            f"{'NDB' if src['dataset'] == 'SR Legacy' else 'code'} {src['code']}"
            if src["code"] else ""]

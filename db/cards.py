@@ -8,6 +8,10 @@ from typing import Any
 from db import nutrition
 from db.models import Food, MealEntry
 
+# What a card says of a food without a GI row: our table lacks it (a value may well be
+# published for a food we could not map to a table row).
+GI_UNKNOWN = "not in our GI table"
+
 # Column order of entry dicts and of the exported CSV.
 ENTRY_KEYS: tuple[str, ...] = (
     "id", "user", "eaten_at", "meal_type", "food", "food_id", "grams", "serving", "note",
@@ -50,6 +54,9 @@ def nutrition_card(food: Food, grams: float, serving: str | None, unit_g: float)
         "exchanges": {
             "unit_g": unit_g,
             "value": round(exchanges, 1) if exchanges is not None else None,
+            # US choices to the nearest half, as taught; other units as "value".
+            "as_taught": (nutrition.exchanges_as_taught(exchanges, unit.key)
+                          if exchanges is not None else None),
             "unit": nutrition.EXCHANGE_UNITS_G[unit.grams],
             "basis": unit.basis,
         },

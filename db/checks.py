@@ -10,7 +10,7 @@ from typing import Any
 from db import validate
 from db.errors import InvalidValue
 from db.keys import name_key
-from db.nutrition import check_exchange_unit
+from db.nutrition import check_exchange_unit, check_region
 
 USER_NAME_MAX = 64
 
@@ -22,6 +22,7 @@ _SETTING_RANGES: dict[str, tuple[float, float]] = {
 }
 SETTINGS: tuple[str, ...] = (
     "daily_kcal_target", "daily_carb_target_g", "exchange_unit_g", "confidence_threshold",
+    "region",
 )
 
 
@@ -108,14 +109,16 @@ def day(value: object) -> date:
     return validate.day(value)
 
 
-def settings(values: dict[str, Any]) -> dict[str, float]:
+def settings(values: dict[str, Any]) -> dict[str, float | str]:
     unknown = sorted(set(values) - set(SETTINGS))
     if unknown:
         raise InvalidValue(f"unknown settings {unknown}; settings are {list(SETTINGS)}")
-    checked = {}
+    checked: dict[str, float | str] = {}
     for field, value in values.items():
         if field == "exchange_unit_g":
             checked[field] = check_exchange_unit(value)
+        elif field == "region":
+            checked[field] = check_region(value)
         else:
             checked[field] = number(field, value, *_SETTING_RANGES[field])
     return checked

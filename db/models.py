@@ -22,7 +22,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship,
 
 from db.errors import InvalidValue
 from db.keys import name_key
-from db.nutrition import STORED_NUTRIENTS
+from db.nutrition import DEFAULT_EXCHANGE_UNIT_G, DEFAULT_REGION, REGIONS, STORED_NUTRIENTS
 
 # Named constraints so later migrations (SQLite batch mode included) can address them.
 NAMING_CONVENTION = {
@@ -42,10 +42,10 @@ NAME_MAX = 200  # SR Legacy long descriptions run to 197 characters
 
 # New users' settings. 2000 kcal and 275 g carbohydrate are the reference intake behind the
 # US Nutrition Facts "% Daily Value" (21 CFR 101.9): a neutral start, not advice; people set
-# their own. 15 g is the US carbohydrate choice. Below 0.5 the app asks before logging.
+# their own. The region (US) and its exchange unit (15 g choice) come from db.nutrition.
+# Below 0.5 the app asks before logging.
 DEFAULT_KCAL_TARGET = 2000.0
 DEFAULT_CARB_TARGET_G = 275.0
-DEFAULT_EXCHANGE_UNIT_G = 15.0
 DEFAULT_CONFIDENCE_THRESHOLD = 0.5
 
 # A meal entry's frozen values: finite, >= 0, and at most this (5 kg of table salt is 2e6 mg
@@ -96,6 +96,9 @@ class Food(Base):
     search_weight: Mapped[float] = mapped_column(default=0.0)
     # A recipe: how many servings the ingredients make (None for other foods).
     recipe_servings: Mapped[Optional[float]]
+    # A recipe weighed after cooking: the dish's grams (its values per 100 g are of the cooked
+    # dish); None: the ingredients' raw total stands for the dish.
+    recipe_cooked_g: Mapped[Optional[float]]
 
     # Per 100 g, None where USDA has no value.
     kcal: Mapped[Optional[float]]
@@ -131,6 +134,8 @@ class Food(Base):
             name="fdc_dataset_v2",
         ),
         CheckConstraint("fdc_id IS NULL OR fdc_id > 0", name="fdc_id_positive"),
+        CheckConstraint("recipe_cooked_g IS NULL OR recipe_cooked_g > 0",
+                        name="recipe_cooked_positive"),
         # USDA rows name their source, composites list their USDA ingredients, own rows
         # belong to a user.
         CheckConstraint(
@@ -296,6 +301,10 @@ class User(Base):
     daily_kcal_target: Mapped[float] = mapped_column(default=DEFAULT_KCAL_TARGET)
     daily_carb_target_g: Mapped[float] = mapped_column(default=DEFAULT_CARB_TARGET_G)
     exchange_unit_g: Mapped[float] = mapped_column(default=DEFAULT_EXCHANGE_UNIT_G)
+    # Where the person counts carbohydrate (db.nutrition.REGIONS): their unit's default and
+    # the vocabulary search prefers.
+    region: Mapped[str] = mapped_column(String(2), default=DEFAULT_REGION,
+                                        server_default=DEFAULT_REGION)
     confidence_threshold: Mapped[float] = mapped_column(default=DEFAULT_CONFIDENCE_THRESHOLD)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     # Admins change the server's default model; everyone may pick their own (`model`, a
@@ -309,6 +318,8 @@ class User(Base):
 
     __table_args__ = (
         CheckConstraint("exchange_unit_g IN (10, 12, 15)", name="exchange_unit"),
+        CheckConstraint("region IN (" + ", ".join(f"'{code}'" for code in REGIONS) + ")",
+                        name="region"),
         CheckConstraint(
             "confidence_threshold >= 0 AND confidence_threshold <= 1", name="confidence_threshold"
         ),

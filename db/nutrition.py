@@ -63,10 +63,30 @@ CARB_UNITS: tuple[CarbUnit, ...] = (
 )
 # The user's setting is the unit's size; 10 g is KE and the UK CP alike (same basis too).
 EXCHANGE_UNITS_G: dict[float, str] = {
-    15.0: "US carbohydrate choice",
-    12.0: "BE (Broteinheit)",
-    10.0: "KE (Kohlenhydrateinheit) / UK carbohydrate portion (CP)",
+    grams: " / ".join(u.name for u in CARB_UNITS if u.grams == grams)
+    for grams in dict.fromkeys(u.grams for u in CARB_UNITS)
 }
+
+
+@dataclass(frozen=True)
+class Region:
+    """Where a person counts carbohydrate: the exchange units taught there (the first is the
+    default) and the vocabulary search prefers."""
+
+    code: str
+    name: str
+    units_g: tuple[float, ...]
+
+
+REGIONS: dict[str, Region] = {
+    "US": Region("US", "United States", (15.0,)),
+    "UK": Region("UK", "United Kingdom", (10.0,)),
+    "DE": Region("DE", "Germany / Austria", (12.0, 10.0)),  # BE 12 g; KE 10 g also taught
+}
+DEFAULT_REGION = "US"
+DEFAULT_EXCHANGE_UNIT_G = REGIONS[DEFAULT_REGION].units_g[0]
+# US carbohydrate choices are taught in halves ("1 1/2 choices"); the exact value goes beside.
+US_CHOICE_STEP = 0.5
 
 # energy_consistent(): the seed contract allows 15 %; below ENERGY_SLACK_KCAL the USDA
 # rounding of tiny macro values (black coffee, tea, broth) dominates any percentage.
@@ -89,6 +109,21 @@ def check_exchange_unit(unit_g: object) -> float:
         allowed = ", ".join(f"{u:g}" for u in EXCHANGE_UNITS_G)
         raise InvalidValue(f"exchange unit must be one of {allowed} g, got {unit_g!r}")
     return float(unit_g)
+
+
+def check_region(region: object) -> str:
+    """The region code (US, UK, DE; any case) as stored; raises InvalidValue otherwise."""
+    code = region.strip().upper() if isinstance(region, str) else None
+    if code not in REGIONS:
+        raise InvalidValue(f"region must be one of {', '.join(REGIONS)}, got {region!r}")
+    return code
+
+
+def region_unit(region: str, current_unit_g: float | None = None) -> float:
+    """The exchange unit for ``region``: ``current_unit_g`` when that region teaches it (a
+    German who counts KE keeps 10 g), else the region's default."""
+    units = REGIONS[check_region(region)].units_g
+    return current_unit_g if current_unit_g in units else units[0]
 
 
 def available_carbohydrate(carbohydrate_g: float | None, fiber_g: float | None) -> float | None:
@@ -166,6 +201,13 @@ def exchanges(carbohydrate_g: float | None, fiber_g: float | None, unit: object)
     """How many units of the convention one portion (its total carbohydrate and fiber) makes."""
     counted = counted_carbohydrate(carbohydrate_g, fiber_g, unit)
     return None if counted is None else counted / carb_unit(unit).grams
+
+
+def exchanges_as_taught(value: float, unit: object) -> float:
+    """Exchanges as a person is taught to count them: US choices to the nearest half, the
+    other units to one decimal (halves round up, as counted by hand)."""
+    step = US_CHOICE_STEP if carb_unit(unit).key == "us_choice" else 0.1
+    return round(math.floor(value / step + 0.5 + 1e-9) * step, 1)
 
 
 def energy_estimate(carbohydrate_g: float, protein_g: float, fat_g: float) -> float:

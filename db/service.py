@@ -31,7 +31,7 @@ _MEAL_CHANGES = ("food", "grams", "serving", "eaten_at", "meal_type", "note")
 # --- foods ------------------------------------------------------------------------------
 
 def lookup(query: str, grams: float | None = None, serving: str | None = None,
-           exchange_unit_g: float = 15.0, *, user: str | None = None) -> dict[str, Any]:
+           exchange_unit_g: float = nutrition.DEFAULT_EXCHANGE_UNIT_G, *, user: str | None = None) -> dict[str, Any]:
     """The nutrition card for ``grams`` (or a named ``serving``, or the default serving) of
     the food whose label, name or alias is ``query``::
 
@@ -125,16 +125,20 @@ def _portion(food: Food, grams: object, serving: object) -> tuple[float, str | N
 
 # --- users ------------------------------------------------------------------------------
 
-def create_user(name: str, password: str | None = None, *, admin: bool = False) -> None:
+def create_user(name: str, password: str | None = None, *, admin: bool = False,
+                region: str = nutrition.DEFAULT_REGION) -> None:
     """A new user; password None makes a local user who needs none. UserExists if taken.
-    ``admin``: may change the server's default model."""
+    ``admin``: may change the server's default model. ``region`` (US, UK, DE) sets the
+    exchange unit to the one taught there."""
     name = checks.user_name(name)
+    region = nutrition.check_region(region)
     password_hash = passwords.hash_password(pw) if (pw := checks.password(password)) else None
     try:
         with session_scope() as session:
             if repo.find_user(name, session=session) is not None:
                 raise UserExists(f"user {name!r} already exists")
-            session.add(User(name=name, password_hash=password_hash, is_admin=bool(admin)))
+            session.add(User(name=name, password_hash=password_hash, is_admin=bool(admin),
+                             region=region, exchange_unit_g=nutrition.region_unit(region)))
             session.flush()
     except IntegrityError:  # a concurrent create won the race
         raise UserExists(f"user {name!r} already exists") from None
@@ -239,23 +243,34 @@ def file_owner(marker: str) -> str | None:
         return repo.file_owner(marker, session=session)
 
 
-def get_settings(user: str) -> dict[str, float]:
+def get_settings(user: str) -> dict[str, Any]:
     with session_scope(write=False) as session:
         return _settings(repo.get_user(user, session=session))
 
 
-def update_settings(user: str, **values: Any) -> dict[str, float]:
+def user_region(user: str) -> str:
+    """The user's region code (US, UK, DE): search prefers its vocabulary."""
+    with session_scope(write=False) as session:
+        return repo.get_user(user, session=session).region
+
+
+def update_settings(user: str, **values: Any) -> dict[str, Any]:
     """Change some of: daily_kcal_target, daily_carb_target_g, exchange_unit_g (15, 12 or
-    10), confidence_threshold (0-1). Returns all settings."""
+    10), confidence_threshold (0-1), region (US, UK, DE). A new region brings its exchange
+    unit unless the current one is also taught there or ``exchange_unit_g`` is given.
+    Returns all settings."""
     checked = checks.settings(values)
     with session_scope() as session:
         row = repo.get_user(user, session=session)
+        if "region" in checked and "exchange_unit_g" not in checked:
+            checked["exchange_unit_g"] = nutrition.region_unit(str(checked["region"]),
+                                                               row.exchange_unit_g)
         for field, value in checked.items():
             setattr(row, field, value)
         return _settings(row)
 
 
-def _settings(user: User) -> dict[str, float]:
+def _settings(user: User) -> dict[str, Any]:
     return {field: getattr(user, field) for field in checks.SETTINGS}
 
 

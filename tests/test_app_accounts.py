@@ -133,12 +133,13 @@ def test_user_b_cannot_read_or_change_user_a_through_the_api(bob, alice_entry):
     exported = bob.predict(api_name="/export_csv")
     with open(exported, newline="", encoding="utf-8") as handle:
         assert list(csv.DictReader(handle)) == []
-    bob.predict(2500, 300, "12", 0.3, api_name="/save_settings")
+    bob.predict(2500, 300, "12", 0.3, "DE", api_name="/save_settings")
 
     # Alice's entry and settings are untouched.
     [after] = service.day_summary("alice", date.today())["entries"]
     assert after == alice_entry
     assert service.get_settings("alice")["exchange_unit_g"] == 15.0
+    assert service.user_region("alice") == "US" and service.user_region("bob") == "DE"
 
 
 def test_each_user_sees_only_their_own_log(server, alice_entry, photo):

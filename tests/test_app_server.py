@@ -202,7 +202,7 @@ def test_unsure_model_says_so(client, tmp_path):
     noise = tmp_path / "noise.png"
     Image.fromarray(np.random.default_rng(0).integers(0, 255, (224, 224, 3), dtype=np.uint8)).save(noise)
     before = client.predict(api_name="/load_settings")
-    client.predict(2000, 250, "15", 0.95, api_name="/save_settings")
+    client.predict(2000, 250, "15", 0.95, "US", api_name="/save_settings")
     try:
         _preview, headline, *_ = client.predict(handle_file(str(noise)), None, api_name="/analyze")
         assert "not sure" in headline and "threshold is 95%" in headline
@@ -261,12 +261,12 @@ def test_search_pick_edit_delete_and_export(client, coffee_jpeg, tmp_path):
 
 def test_settings_round_trip_and_refusals(client):
     before = client.predict(api_name="/load_settings")
-    assert "saved" in client.predict(1800, 180, "10", 0.4, api_name="/save_settings")
-    assert client.predict(api_name="/load_settings") == (1800, 180, "10", 0.4)
+    assert "saved" in client.predict(1800, 180, "10", 0.4, "UK", api_name="/save_settings")
+    assert client.predict(api_name="/load_settings") == (1800, 180, "10", 0.4, "UK")
     with pytest.raises(Exception, match="less than minimum"):
-        client.predict(-1, 180, "10", 0.4, api_name="/save_settings")
+        client.predict(-1, 180, "10", 0.4, "UK", api_name="/save_settings")
     with pytest.raises(Exception, match="between"):
-        client.predict(50000, 180, "10", 0.4, api_name="/save_settings")
+        client.predict(50000, 180, "10", 0.4, "UK", api_name="/save_settings")
     client.predict(*before, api_name="/save_settings")
 
 

@@ -10,7 +10,7 @@ from app_support import animated_gif, bad_inputs, jpeg_bytes
 from app.analysis import read_photo
 from app.catalog import read_accuracy
 from app.config import AppConfig, ConfigError, is_loopback
-from app.ui import parse_day, parse_when
+from app.ui import Handlers, parse_day, parse_when
 from app import views
 from models.errors import FoodtagError, ImageError
 
@@ -127,14 +127,15 @@ CARD = {
     "glycemic_index": {"value": 80, "citation": "Atkinson 2008",
                        "source": "Atkinson 2008, Table A1 row 123: Pizza, cheese; the pooled row"},
     "glycemic_load": {"value": 26.3, "band": "high"},
-    "exchanges": {"unit_g": 15.0, "value": 2.2, "unit": "US carbohydrate choice",
+    "exchanges": {"unit_g": 15.0, "value": 2.2, "as_taught": 2.0, "unit": "US carbohydrate choice",
                   "basis": "total carbohydrate, minus half the fiber when over 5 g"},
 }
 
 
 def test_card_markdown_shows_every_part():
     text = views.card_markdown(CARD)
-    for needle in ("Cheese pizza", "1 slice (107 g)", "2.2 x US carbohydrate choice", "15 g",
+    # US choices to the nearest half, as taught, the exact value beside them.
+    for needle in ("Cheese pizza", "1 slice (107 g)", "2 x US carbohydrate choice (exact 2.2; 1 = 15 g",
                    "counted from total carbohydrate, minus half the fiber", "Available carbohydrate",
                    "32.8 g", "Sodium | n/a", "26.3 (high)", "FNDDS, FDC ID 2705433",
                    "Pizza, cheese, from restaurant"):
@@ -146,7 +147,8 @@ def test_card_markdown_shows_every_part():
     proxied = {**CARD, "source": {**CARD["source"], "proxy_note": "closest USDA dish & more"},
                "glycemic_index": None, "glycemic_load": None}
     text = views.card_markdown(proxied)
-    assert "no published value" in text and "Stand-in entry" in text
+    assert "not in our GI table" in text and "no published value" not in text
+    assert "Stand-in entry" in text
     assert "<summary>What stands in, and what it leaves out</summary>\n\nclosest USDA dish &amp; more" in text
 
 
@@ -180,3 +182,14 @@ def test_totals_table_against_targets():
     assert rows["Carbohydrate"] == ["137.5 g", "275 g", "50%"]
     assert rows["Carbohydrate exchanges (15 g)"][0] == "8"
     assert rows["Glycemic load (foods with a GI)"][0] == "61.2"
+
+
+@pytest.mark.parametrize("region, unit, expected", [
+    ("DE", "15", "12"),  # BE, Germany's default
+    ("DE", "10", "10"),  # KE is taught there too: kept
+    ("UK", "12", "10"),  # the 10 g carbohydrate portion
+    ("US", "10", "15"),
+    (None, "12", "12"),  # nothing picked: the unit stays
+])
+def test_picking_a_region_offers_its_unit(region, unit, expected):
+    assert Handlers.unit_for_region(region, unit) == expected

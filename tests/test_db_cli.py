@@ -29,7 +29,7 @@ def test_lookup_json_shape(db_url, capsys):
     assert set(card["portion"]) == {"grams", "serving", *NUTRIENTS}
     assert set(card["per_100g"]) == set(NUTRIENTS)
     assert set(card["glycemic_load"]) == {"value", "band"}
-    assert set(card["exchanges"]) == {"unit_g", "value", "unit", "basis"}
+    assert set(card["exchanges"]) == {"unit_g", "value", "as_taught", "unit", "basis"}
     assert all(set(s) == {"name", "grams", "default"} for s in card["servings"])
     assert card["food"] == "Cheese pizza" and card["portion"]["grams"] == 150.0
 
@@ -38,7 +38,7 @@ def test_lookup_text_multiword_name_and_units(db_url, capsys):
     assert main(["lookup", "red", "wine", "--serving", "1 glass (5 fl oz)", "--unit", "12"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("Red wine [Beverage], 1 glass (5 fl oz) (147 g)")
-    assert "x BE (Broteinheit) (12 g" in out and "GI: no published value" in out and "FDC 173190" in out
+    assert "x BE (Broteinheit) (12 g" in out and "GI: not in our GI table" in out and "FDC 173190" in out
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -7,6 +7,7 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from db_support import empty_db_url, write_seed  # noqa: F401  (fixture)
@@ -246,3 +247,41 @@ def test_0007_takes_own_foods_out_of_the_search_index(tmp_path):
         assert service.search("zorblax") == []
     finally:
         configure(None)
+
+
+def test_0008_adds_region_and_cooked_weight_keeping_users_and_recipes(empty_db_url):
+    """Users made before 0008 become US users (15 g choices, everyone's unit until then); a
+    recipe gets an optional cooked weight; the database refuses an unknown region or a
+    non-positive weight; a downgrade keeps the rows and drops the columns."""
+    engine = create_engine(empty_db_url)  # SQLite: foreign keys off, as init_db migrates
+    with engine.begin() as conn:
+        migrate.upgrade(conn, "0007")
+        conn.exec_driver_sql(
+            "INSERT INTO users (id, name, name_key, daily_kcal_target, daily_carb_target_g, "
+            "exchange_unit_g, confidence_threshold, created_at) VALUES (1, 'ann', 'ann', "
+            "2000, 275, 12, 0.5, '2024-01-01 00:00:00')")
+        conn.exec_driver_sql(
+            "INSERT INTO foods (id, name, name_key, category, fdc_dataset, owner_id, "
+            "fdc_description, kcal, carbohydrate_g, protein_g, fat_g, search_weight, "
+            "recipe_servings) VALUES (7, 'Risotto', 'risotto', 'My recipes', 'Recipe', 1, "
+            "'Recipe: 100 g rice', 130, 28, 2.7, 0.3, 0, 2)")
+        migrate.upgrade(conn)
+        assert conn.exec_driver_sql(
+            "SELECT region, exchange_unit_g FROM users").one() == ("US", 12.0)
+        assert conn.exec_driver_sql("SELECT recipe_cooked_g FROM foods").one() == (None,)
+        conn.exec_driver_sql("UPDATE foods SET recipe_cooked_g = 250 WHERE id = 7")
+        conn.exec_driver_sql("UPDATE users SET region = 'DE'")
+    for bad, constraint in (("UPDATE users SET region = 'FR'", "ck_users_region"),
+                            ("UPDATE foods SET recipe_cooked_g = 0",
+                             "ck_foods_recipe_cooked_positive")):
+        with pytest.raises(IntegrityError, match=constraint), engine.begin() as conn:
+            conn.exec_driver_sql(bad)
+    with engine.begin() as conn:
+        assert conn.exec_driver_sql("SELECT region FROM users").scalar() == "DE"
+        assert conn.exec_driver_sql("SELECT recipe_cooked_g FROM foods").scalar() == 250.0
+        migrate.downgrade(conn, "0007")
+        assert "region" not in {c["name"] for c in inspect(conn).get_columns("users")}
+        assert "recipe_cooked_g" not in {c["name"] for c in inspect(conn).get_columns("foods")}
+        assert conn.exec_driver_sql("SELECT name FROM users").scalar() == "ann"
+        assert conn.exec_driver_sql("SELECT recipe_servings FROM foods").scalar() == 2.0
+    engine.dispose()

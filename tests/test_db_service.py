@@ -161,7 +161,8 @@ def test_settings(alice):
     assert service.get_settings(alice) == {"daily_kcal_target": 2000.0,
                                            "daily_carb_target_g": 275.0,
                                            "exchange_unit_g": 15.0,
-                                           "confidence_threshold": 0.5}
+                                           "confidence_threshold": 0.5,
+                                           "region": "US"}
     updated = service.update_settings(alice, exchange_unit_g=12, daily_carb_target_g=180)
     assert updated["exchange_unit_g"] == 12.0 and updated["daily_carb_target_g"] == 180.0
     for bad in ({"exchange_unit_g": 13}, {"confidence_threshold": 1.5}, {"daily_kcal_target": -1},
@@ -171,6 +172,41 @@ def test_settings(alice):
     assert service.get_settings(alice)["exchange_unit_g"] == 12.0
     with pytest.raises(UnknownUser):
         service.get_settings("nobody")
+
+
+@pytest.mark.parametrize("region, unit", [("US", 15.0), ("UK", 10.0), ("DE", 12.0)])
+def test_region_at_sign_up_sets_the_unit_taught_there(db_url, region, unit):
+    service.create_user("carol", region=region.lower())
+    assert service.user_region("carol") == region
+    assert service.get_settings("carol")["exchange_unit_g"] == unit
+    card = service.lookup("banana", exchange_unit_g=unit)  # 118 g: 26.95 g carbohydrate
+    assert card["exchanges"]["unit_g"] == unit
+
+
+def test_changing_region_brings_its_unit_unless_taught_there_too(alice):
+    assert service.update_settings(alice, region="DE")["exchange_unit_g"] == 12.0  # BE
+    service.update_settings(alice, exchange_unit_g=10)  # KE, also taught in Germany
+    assert service.update_settings(alice, region="DE")["exchange_unit_g"] == 10.0
+    assert service.update_settings(alice, region="US")["exchange_unit_g"] == 15.0
+    # An explicit unit in the same change wins over the region's.
+    changed = service.update_settings(alice, region="UK", exchange_unit_g=12)
+    assert (changed["region"], changed["exchange_unit_g"]) == ("UK", 12.0)
+    for bad in ("FR", "", None, 1):
+        with pytest.raises(InvalidValue, match="region must be one of US, UK, DE"):
+            service.update_settings(alice, region=bad)
+    with pytest.raises(InvalidValue, match="region must be one of"):
+        service.create_user("dora", region="Mars")
+    assert service.user_region(alice) == "UK"
+    with pytest.raises(UnknownUser):
+        service.user_region("nobody")
+
+
+def test_us_choices_are_shown_to_the_nearest_half_with_the_exact_value(alice):
+    # Banana, 1 medium (118 g): 26.95 g carbohydrate, 3.07 g fiber (<= 5 g: all counted).
+    card = service.lookup("banana")
+    assert card["exchanges"]["value"] == 1.8 and card["exchanges"]["as_taught"] == 2.0
+    be = service.lookup("banana", exchange_unit_g=12)["exchanges"]
+    assert be["as_taught"] == be["value"]  # BE/KE/CP: one decimal, no halves
 
 
 # --- meals ------------------------------------------------------------------------------

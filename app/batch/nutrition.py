@@ -12,13 +12,14 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 from app.batch.errors import RowError
+from db.nutrition import DEFAULT_EXCHANGE_UNIT_G
 from models.errors import FoodtagError
 
 Lookup = Callable[..., dict]
 
 
 class NutritionCache:
-    def __init__(self, lookup: Lookup, *, exchange_unit_g: float = 15.0, max_entries: int = 4096):
+    def __init__(self, lookup: Lookup, *, exchange_unit_g: float = DEFAULT_EXCHANGE_UNIT_G, max_entries: int = 4096):
         self._lookup = lookup
         self._exchange_unit_g = exchange_unit_g
         self._max_entries = max_entries

@@ -44,6 +44,7 @@ from app.batch.pipeline import Item, predicted_chunks
 from app.batch.resume import ResumePoint, find_resume_point
 from app.batch.rows import RESULT_COLUMNS, nutrition_cells, parse_request, prediction_cells, result_row
 from app.batch.summary import summary_path, write_summary
+from db.nutrition import DEFAULT_EXCHANGE_UNIT_G
 from models.errors import FoodtagError
 
 Progress = Callable[[int, int], None]  # (rows done, rows in the file)
@@ -158,7 +159,7 @@ class _Runner:
     def __init__(self, plan: BatchPlan, engine, service, ray_engine=None):
         self.plan, self.engine, self.ray_engine = plan, engine, ray_engine
         config = plan.config
-        self.meal_log, exchange_unit_g = None, 15.0
+        self.meal_log, exchange_unit_g = None, DEFAULT_EXCHANGE_UNIT_G
         if config.log_user:
             service.ensure_user(config.log_user)
             exchange_unit_g = float(service.get_settings(config.log_user)["exchange_unit_g"])
