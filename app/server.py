@@ -290,7 +290,8 @@ class App:
 
     async def add_my_recipe(self, request: Request,
                             basic: HTTPBasicCredentials | None = Depends(_basic_auth)) -> JSONResponse:
-        """POST /api/my/recipes {"name", "ingredients": [{"food", "grams"}], "servings"}."""
+        """POST /api/my/recipes {"name", "ingredients": [{"food", "grams"}], "servings",
+        optional "cooked_grams": the dish's weight after cooking}."""
         parsed = await self._json_body(request, basic)
         if isinstance(parsed, JSONResponse):
             return parsed
@@ -300,7 +301,7 @@ class App:
             return error(422, "ingredients must be a list of {\"food\", \"grams\"} objects")
         pairs = [(item.get("food"), item.get("grams")) for item in items]
         return await self._own_call(personal.create_recipe, user, body.get("name"), pairs,
-                                    body.get("servings"))
+                                    body.get("servings"), cooked_grams=body.get("cooked_grams"))
 
     async def _own_call(self, fn, *args, **kwargs) -> JSONResponse:
         try:

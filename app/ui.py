@@ -388,14 +388,17 @@ class Handlers:
         return (f"Saved **{made['food']}**: search for it in the Analyse tab to log it.",
                 *self.my_foods(request))
 
-    def add_recipe(self, name: str | None, servings: float | None, rows, request: gr.Request):
-        """A recipe from (food, grams) rows; shows one serving's nutrients."""
+    def add_recipe(self, name: str | None, servings: float | None, rows, cooked_grams: float | None,
+                   request: gr.Request):
+        """A recipe from (food, grams) rows, weighed after cooking or not; shows one serving's
+        nutrients."""
         with shown_errors():
             user = self._user(request)
             ingredients = _ingredient_rows(rows)
             if servings is None:
                 raise FoodtagError("Enter the number of servings the recipe makes.")
-            made = personal.create_recipe(user, name or "", ingredients, servings)
+            made = personal.create_recipe(user, name or "", ingredients, servings,
+                                          cooked_grams=cooked_grams or None)
         return (views.recipe_markdown(made, float(servings)), *self.my_foods(request))
 
     def delete_own_food(self, food: str | None, request: gr.Request):
@@ -587,6 +590,8 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
                 with gr.Row():
                     recipe_name = gr.Textbox(label="Recipe name", scale=2)
                     recipe_servings = gr.Number(label="Servings it makes", value=1, minimum=0)
+                recipe_cooked = gr.Number(label="Weight after cooking (g), if weighed: portions "
+                                                "weighed off the plate then count right", minimum=0)
                 recipe_rows = gr.Dataframe(label="Ingredients: a food's name (as found by search) and grams",
                                            headers=["food", "grams"], datatype=["str", "number"],
                                            column_count=(2, "fixed"), row_count=(3, "dynamic"),
@@ -660,7 +665,7 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
         my_outputs = [my_status, my_table, my_pick]
         add_food_btn.click(h.add_own_food, [own_name, own_basis, own_serving_name, own_serving_grams, *own_values],
                            my_outputs, api_name="add_own_food")
-        add_recipe_btn.click(h.add_recipe, [recipe_name, recipe_servings, recipe_rows], my_outputs,
+        add_recipe_btn.click(h.add_recipe, [recipe_name, recipe_servings, recipe_rows, recipe_cooked], my_outputs,
                              api_name="add_recipe")
         delete_food_btn.click(h.delete_own_food, [my_pick], my_outputs, api_name="delete_own_food")
 

@@ -237,9 +237,10 @@ def own_foods_table(foods: list[dict]) -> pd.DataFrame:
 
 def recipe_markdown(recipe: dict, servings: float) -> str:
     """A new recipe's nutrients for one serving (``recipe``: db.personal.create_recipe's result)."""
-    total = recipe["total_grams"]
-    lines = [f"Saved recipe **{recipe['food']}**: {fmt(total, 'g')} in all, {fmt(servings)} "
-             f"servings of {fmt(total / servings, 'g')}.", "",
+    total, dish = recipe["total_grams"], recipe["dish_grams"]
+    weighed = "" if dish == total else f" cooked (from {fmt(total, 'g')} of ingredients)"
+    lines = [f"Saved recipe **{recipe['food']}**: {fmt(dish, 'g')}{weighed} in all, {fmt(servings)} "
+             f"servings of {fmt(dish / servings, 'g')}.", "",
              "| Nutrient | One serving |", "|---|---:|"]
     for key, label, unit in CARD_ROWS:
         value = recipe["per_serving"].get(key)

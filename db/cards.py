@@ -111,9 +111,10 @@ def entry_dict(entry: MealEntry) -> dict[str, Any]:
 
 
 def recipe_text(food: Food) -> str | None:
-    """A recipe's ingredients for the dietitian ("4 servings: 300 g Rice, ...; 50 g ..."),
-    None for other foods."""
+    """A recipe's ingredients for the dietitian ("4 servings: 300 g Rice, ...; 50 g ...", with
+    "of 850 g cooked" after the servings when the dish was weighed), None for other foods."""
     if food.recipe_servings is None:
         return None
     items = "; ".join(f"{i.grams:g} g {i.food_name}" for i in food.ingredients)
-    return f"{food.recipe_servings:g} servings: {items}"
+    cooked = f" of {food.recipe_cooked_g:g} g cooked" if food.recipe_cooked_g else ""
+    return f"{food.recipe_servings:g} servings{cooked}: {items}"

@@ -6,7 +6,9 @@ Own food from a label: nutrients per 100 g, or per serving with the serving's gr
 to per 100 g, as every food is stored). Recipe: ingredients (any food the user can see, with
 grams) and the number of servings; the recipe is stored per 100 g of the whole dish and gets a
 default serving of 1/servings of it, so one serving's nutrients are exactly the ingredients'
-sum divided by the number of servings.
+sum divided by the number of servings. Cooking changes a dish's weight (pasta takes up water,
+a roast loses it): with the dish's weight after cooking, its values per 100 g are of the
+cooked dish, so a portion weighed off the plate is counted right.
 """
 
 from collections.abc import Mapping, Sequence
@@ -26,6 +28,9 @@ OWN_CATEGORY = "My foods"
 RECIPE_CATEGORY = "My recipes"
 MAX_INGREDIENTS = 100
 MAX_RECIPE_SERVINGS = 100.0
+# Cooking takes up water (dry rice about 3x, dried beans about 2.5x) or loses it (a roast, a
+# reduction); a cooked weight more than 10 times the ingredients' is a typing error.
+MAX_COOKED_RATIO = 10.0
 # Per 100 g, a label value above these is a typing error (pure fat is 900 kcal).
 _LABEL_MAX = {"kcal": 900.0, "sodium_mg": 40000.0}
 _REQUIRED = ("kcal", "carbohydrate_g", "protein_g", "fat_g")
@@ -89,13 +94,17 @@ def create_own_food(user: str, name: str, nutrients: Mapping[str, object], *,
 
 
 def create_recipe(user: str, name: str, ingredients: Sequence[tuple[str, float]],
-                  servings: float) -> dict[str, Any]:
-    """A recipe from (food, grams) ingredients making ``servings`` servings. Returns {"food",
-    "food_id", "per_serving": NUTRIENTS of one serving, "total_grams"}."""
+                  servings: float, *, cooked_grams: float | None = None) -> dict[str, Any]:
+    """A recipe from (food, grams) ingredients making ``servings`` servings; ``cooked_grams``:
+    the dish's weight after cooking (None: the ingredients' total). Returns {"food",
+    "food_id", "per_serving": NUTRIENTS of one serving, "total_grams" (the ingredients'),
+    "dish_grams" (the dish's)}."""
     name = _checked_name(name)
     count = checks.number("servings", servings, 0.0, MAX_RECIPE_SERVINGS)
     if count <= 0:
         raise InvalidValue("servings must be more than 0")
+    cooked = None if cooked_grams is None else checks.number(
+        "cooked_grams", cooked_grams, validate.MIN_PORTION_G, MAX_INGREDIENTS * validate.MAX_PORTION_G)
     if not isinstance(ingredients, Sequence) or isinstance(ingredients, str) or not ingredients:
         raise InvalidValue("a recipe needs at least one (food, grams) ingredient")
     if len(ingredients) > MAX_INGREDIENTS:
@@ -118,22 +127,39 @@ def create_recipe(user: str, name: str, ingredients: Sequence[tuple[str, float]]
                 sums[field] = None if value is None or sums[field] is None else (
                     sums[field] + value * grams / 100.0)
         total = sum(grams for _, grams in parsed)
-        per_100g = {k: None if v is None else v * 100.0 / total for k, v in sums.items()}
+        dish = total if cooked is None else _checked_cooked(cooked, total, sums)
+        per_100g = {k: None if v is None else v * 100.0 / dish for k, v in sums.items()}
         recipe = Food(
             name=name, category=RECIPE_CATEGORY, fdc_dataset="Recipe",
             fdc_description="Recipe: " + "; ".join(f"{g:g} g {r.food_name}"
                                                    for r, (_, g) in zip(rows, parsed)),
-            recipe_servings=count, ingredients=rows, **per_100g,
+            recipe_servings=count, recipe_cooked_g=cooked, ingredients=rows, **per_100g,
         )
-        servings_rows = [Serving(name="1 serving", grams=total / count, is_default=True,
-                                 source=f"1/{count:g} of the recipe ({total:g} g)")]
+        weighed = (f"the recipe ({total:g} g)" if cooked is None else
+                   f"the cooked dish ({cooked:g} g; {total:g} g of ingredients)")
+        servings_rows = [Serving(name="1 serving", grams=dish / count, is_default=True,
+                                 source=f"1/{count:g} of {weighed}")]
         if count != 1:
-            servings_rows.append(Serving(name="whole recipe", grams=total, is_default=False,
-                                         source="all ingredients"))
+            servings_rows.append(Serving(name="whole recipe", grams=dish, is_default=False,
+                                         source="all of " + weighed))
         added = _add_own_in(session, owner.id, recipe, servings_rows)
         per_serving = {k: None if v is None else v / count for k, v in sums.items()}
         return added | {"per_serving": nutrition.with_available(per_serving),
-                        "total_grams": total}
+                        "total_grams": total, "dish_grams": dish}
+
+
+def _checked_cooked(cooked: float, total: float, sums: Mapping[str, float | None]) -> float:
+    """The cooked weight, refused when no cooking could give it from ``total`` grams of
+    ingredients holding ``sums`` of each nutrient."""
+    if cooked > total * MAX_COOKED_RATIO:
+        raise InvalidValue(f"cooked_grams {cooked:g} is more than {MAX_COOKED_RATIO:g} times "
+                           f"the ingredients' {total:g} g; check the weight")
+    solids = sum(sums[f] or 0.0 for f in ("carbohydrate_g", "protein_g", "fat_g"))
+    if cooked < solids:
+        raise InvalidValue(f"cooked_grams {cooked:g} is less than the {solids:.0f} g of "
+                           "carbohydrate, protein and fat in the ingredients; check the weight "
+                           "(weigh the whole dish after cooking, without the pot)")
+    return cooked
 
 
 def _add_own(user: str, food: Food, servings: list[Serving]) -> dict[str, Any]:
@@ -166,7 +192,8 @@ def own_foods(user: str) -> list[dict[str, Any]]:
         foods = session.scalars(select(Food).where(Food.owner_id == owner.id)
                                 .order_by(Food.name_key))
         return [{"food": f.name, "food_id": f.id, "kind": f.fdc_dataset,
-                 "servings": f.recipe_servings, "ingredients": ingredients_of(f)}
+                 "servings": f.recipe_servings, "cooked_grams": f.recipe_cooked_g,
+                 "ingredients": ingredients_of(f)}
                 for f in foods]
 
 

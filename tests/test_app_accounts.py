@@ -37,6 +37,7 @@ REVIEWED_ENDPOINTS = {
     "default_meal": "default_meal",
     "choose_recent": "choose_food", "recent_foods": "recent_foods", "recent_after_log": "recent_foods",
     "food_groups": "food_groups",  # public food groups only: no user data
+    "unit_for_region": "unit_for_region",  # a region's unit: reads no user data
     "toggle_favourite": "toggle_favourite",
     # My foods tab: db.personal scoped by the request's user (test_own_foods_... below,
     # tests/test_app_myfoods.py).
@@ -176,7 +177,7 @@ def test_own_foods_and_recent_foods_stay_private(server, alice_entry):
     with pytest.raises(gr.Error, match="no own food"):
         handlers.delete_own_food("Alice secret cake", as_bob)
     with pytest.raises(gr.Error, match="unknown food"):
-        handlers.add_recipe("Copy", 1, [["Alice secret cake", 50]], as_bob)
+        handlers.add_recipe("Copy", 1, [["Alice secret cake", 50]], None, as_bob)
     as_json = httpx.get(f"{server.url}/api/foods", params={"q": "secret cake"},
                         headers=basic("bob", PASSWORDS["bob"])).json()
     assert all(hit["food"] != "Alice secret cake" for hit in as_json["results"])
@@ -216,6 +217,14 @@ def test_own_foods_and_recipes_through_the_api(server):
     assert recipe.status_code == 201
     # Hand sum per serving: (240 kcal from 60 g of the bar + 2.7 kcal from 30 g espresso) / 2.
     assert recipe.json()["per_serving"]["kcal"] == pytest.approx((240 + 2.7) / 2)
+    cooked = httpx.post(f"{server.url}/api/my/recipes", headers=as_alice, json={
+        "name": "Bar porridge", "servings": 2, "cooked_grams": 300,
+        "ingredients": [{"food": "Oat bar", "grams": 60}]})
+    assert cooked.status_code == 201 and cooked.json()["dish_grams"] == 300.0
+    assert service.lookup("bar porridge", user="alice")["portion"]["grams"] == 150.0
+    assert httpx.post(f"{server.url}/api/my/recipes", headers=as_alice, json={
+        "name": "Bar dust", "servings": 1, "cooked_grams": -1,
+        "ingredients": [{"food": "Oat bar", "grams": 60}]}).status_code == 422
     mine = {f["food"]: f for f in httpx.get(f"{server.url}/api/my/foods",
                                             headers=as_alice).json()["foods"]}
     assert {"Bars and espresso", "Oat bar"} <= set(mine)

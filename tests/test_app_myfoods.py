@@ -36,7 +36,7 @@ def test_food_recipe_list_and_delete_through_the_handlers(handlers):
     status, table, picker = handlers.add_own_food(*BAR, CAROL)
     assert "Saved **Muesli bar**" in status and picker["choices"] == ["Muesli bar"]
     status, table, picker = handlers.add_recipe(
-        "Banana bar bowl", 2, [["banana", 118], ["Muesli bar", "60"], ["", None]], CAROL)
+        "Banana bar bowl", 2, [["banana", 118], ["Muesli bar", "60"], ["", None]], None, CAROL)
     # Hand sum: 118 g banana x 22.84 g/100 g = 26.95 g; 60 g bar = 2 bars = 40 g; / 2 servings.
     assert "| Carbohydrate | 33.5 g |" in status and "2 servings of 89 g" in status
     [recipe] = [f for f in personal.own_foods("carol") if f["food"] == "Banana bar bowl"]
@@ -53,6 +53,16 @@ def test_food_recipe_list_and_delete_through_the_handlers(handlers):
     assert handlers.my_foods(CAROL)[0].empty
 
 
+def test_recipe_weighed_after_cooking_through_the_handlers(handlers):
+    # 100 g of banana cooked down to 50 g: 22.84 g carbohydrate in 50 g, 45.68 g per 100 g.
+    status, _table, _picker = handlers.add_recipe("Banana jam", 1, [["banana", 100]], 50, CAROL)
+    assert "50 g cooked (from 100 g of ingredients) in all" in status
+    assert "| Carbohydrate | 22.8 g |" in status
+    with pytest.raises(gr.Error, match="less than the"):
+        handlers.add_recipe("Banana dust", 1, [["banana", 100]], 10, CAROL)
+    handlers.delete_own_food("Banana jam", CAROL)
+
+
 def test_bad_inputs_get_a_clear_message(handlers):
     label = (120, 20, 3, 8, 2, 4)
     cases = [
@@ -62,14 +72,14 @@ def test_bad_inputs_get_a_clear_message(handlers):
         (lambda: handlers.add_own_food("Bar", PER_100G, "", None, None, 20, 3, 8, 2, 4, CAROL), "kcal is required"),
         (lambda: handlers.add_own_food("Bar", PER_100G, "", None, 120, 20, 30, 8, 2, 4, CAROL),
          "fiber_g is more than carbohydrate_g"),
-        (lambda: handlers.add_recipe("Soup", 2, [["banana", 0.5]], CAROL), "grams must be from 1"),
-        (lambda: handlers.add_recipe("Soup", 2, [["banana", "lots"]], CAROL), "grams must be a number"),
-        (lambda: handlers.add_recipe("Soup", 2, [["no such food xyz", 100]], CAROL), "unknown food"),
-        (lambda: handlers.add_recipe("Soup", 2, [["", 100]], CAROL), "row 1 has grams but no food"),
-        (lambda: handlers.add_recipe("Soup", 2, [["", None]], CAROL), "at least one ingredient"),
-        (lambda: handlers.add_recipe("Soup", None, [["banana", 100]], CAROL), "number of servings"),
-        (lambda: handlers.add_recipe("Soup", 0, [["banana", 100]], CAROL), "servings must be more than 0"),
-        (lambda: handlers.add_recipe("", 1, [["banana", 100]], CAROL), "name is empty"),
+        (lambda: handlers.add_recipe("Soup", 2, [["banana", 0.5]], None, CAROL), "grams must be from 1"),
+        (lambda: handlers.add_recipe("Soup", 2, [["banana", "lots"]], None, CAROL), "grams must be a number"),
+        (lambda: handlers.add_recipe("Soup", 2, [["no such food xyz", 100]], None, CAROL), "unknown food"),
+        (lambda: handlers.add_recipe("Soup", 2, [["", 100]], None, CAROL), "row 1 has grams but no food"),
+        (lambda: handlers.add_recipe("Soup", 2, [["", None]], None, CAROL), "at least one ingredient"),
+        (lambda: handlers.add_recipe("Soup", None, [["banana", 100]], None, CAROL), "number of servings"),
+        (lambda: handlers.add_recipe("Soup", 0, [["banana", 100]], None, CAROL), "servings must be more than 0"),
+        (lambda: handlers.add_recipe("", 1, [["banana", 100]], None, CAROL), "name is empty"),
         (lambda: handlers.delete_own_food(None, CAROL), "Pick one of your foods"),
         (lambda: handlers.delete_own_food("Banana", CAROL), "no own food"),  # not theirs to delete
     ]
@@ -86,7 +96,7 @@ def test_user_b_never_sees_uses_or_deletes_user_a_foods(handlers):
     with pytest.raises(gr.Error, match="no own food"):
         handlers.delete_own_food("Carol crackers", DAVE)
     with pytest.raises(gr.Error, match="unknown food"):
-        handlers.add_recipe("Copy", 1, [["Carol crackers", 50]], DAVE)
+        handlers.add_recipe("Copy", 1, [["Carol crackers", 50]], None, DAVE)
     # Same name for dave is his own, separate food.
     handlers.add_own_food("Carol crackers", PER_100G, "", None, 100, 10, 1, 1, 1, 1, DAVE)
     handlers.delete_own_food("Carol crackers", DAVE)
@@ -100,14 +110,14 @@ def test_my_foods_through_gradio_client(server):
     status, table, _picker = carol.predict(*BAR, api_name="/add_own_food")
     assert "Saved **Muesli bar**" in status and table["data"][0][0] == "Muesli bar"
     rows = {"headers": ["food", "grams"], "data": [["Banana", 118], ["Muesli bar", 60]]}
-    status, table, _picker = carol.predict("Bar and banana", 2, rows, api_name="/add_recipe")
+    status, table, _picker = carol.predict("Bar and banana", 2, rows, None, api_name="/add_recipe")
     assert "| Carbohydrate | 33.5 g |" in status
     assert ["Bar and banana", "recipe", "2", "118 g Banana; 60 g Muesli bar"] in table["data"]
     with pytest.raises(Exception, match="unknown food"):
-        carol.predict("Bad", 1, {"headers": ["food", "grams"], "data": [["zzz qqq", 10]]},
+        carol.predict("Bad", 1, {"headers": ["food", "grams"], "data": [["zzz qqq", 10]]}, None,
                       api_name="/add_recipe")
     with pytest.raises(Exception, match="grams must be from 1"):
-        carol.predict("Bad", 1, {"headers": ["food", "grams"], "data": [["Banana", 0.5]]},
+        carol.predict("Bad", 1, {"headers": ["food", "grams"], "data": [["Banana", 0.5]]}, None,
                       api_name="/add_recipe")
     # Dave's list is empty, and he can neither delete nor build on Carol's foods.
     table, _picker = dave.predict(api_name="/my_foods")
@@ -115,7 +125,7 @@ def test_my_foods_through_gradio_client(server):
     with pytest.raises(Exception, match="no own food|not in the list of choices"):
         dave.predict("Bar and banana", api_name="/delete_own_food")
     with pytest.raises(Exception, match="unknown food"):
-        dave.predict("Copy", 1, {"headers": ["food", "grams"], "data": [["Muesli bar", 10]]},
+        dave.predict("Copy", 1, {"headers": ["food", "grams"], "data": [["Muesli bar", 10]]}, None,
                      api_name="/add_recipe")
     # Carol lists, then deletes her recipe.
     carol.predict(api_name="/my_foods")

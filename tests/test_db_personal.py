@@ -41,6 +41,44 @@ def test_recipe_per_serving_is_the_hand_sum(alice):
     assert card["source"]["dataset"] == "Recipe" and card["portion"]["kcal"] == 194.8
 
 
+def test_a_recipe_weighed_after_cooking_is_counted_per_cooked_gram(alice):
+    """Pasta takes up water: 236 g of banana and pizza (hand sum above: 62.26 g carbohydrate
+    in 225 g) cooked to 450 g. A 150 g portion weighed off the plate is a third of the dish:
+    20.75 g carbohydrate, not the 41.5 g the raw weights would give."""
+    made = personal.create_recipe(alice, "Banana pizza bake", [("banana", 118), ("pizza", 107)],
+                                  servings=3, cooked_grams=450)
+    assert (made["total_grams"], made["dish_grams"]) == (225.0, 450.0)
+    assert made["per_serving"]["carbohydrate_g"] == pytest.approx((26.9512 + 35.31) / 3)
+    card = service.lookup("banana pizza bake", user=alice)
+    assert card["per_100g"]["carbohydrate_g"] == round((26.9512 + 35.31) / 4.5, 3)
+    assert card["portion"]["serving"] == "1 serving" and card["portion"]["grams"] == 150.0
+    assert {s["name"]: s["grams"] for s in card["servings"]} == {"1 serving": 150.0,
+                                                                  "whole recipe": 450.0}
+    weighed = service.log_meal(alice, "Banana pizza bake", grams=150, eaten_at=NOON)
+    assert weighed["carbohydrate_g"] == round((26.9512 + 35.31) / 3, 1)  # 20.8
+    assert weighed["ingredients"] == "3 servings of 450 g cooked: 118 g Banana; 107 g Cheese pizza"
+    [listed] = [f for f in personal.own_foods(alice) if f["food"] == "Banana pizza bake"]
+    assert listed["cooked_grams"] == 450.0
+    # Not weighed: the raw total stands for the dish, as before.
+    plain = personal.create_recipe(alice, "Banana bowl", [("banana", 200)], servings=2)
+    assert plain["dish_grams"] == 200.0
+    assert [f["cooked_grams"] for f in personal.own_foods(alice) if f["food"] == "Banana bowl"] == [None]
+
+
+@pytest.mark.parametrize("cooked, message", [
+    (0, "cooked_grams must be between 1 and 500000"),
+    (-5, "cooked_grams must be between 1 and 500000"),
+    (20, "less than the 24 g of carbohydrate, protein and fat"),  # banana: 24.26 g solids
+    (1001, "more than 10 times the ingredients' 100 g"),
+    ("lots", "cooked_grams must be a number"),
+    (float("nan"), "cooked_grams"),
+])
+def test_an_impossible_cooked_weight_is_refused(alice, cooked, message):
+    with pytest.raises(InvalidValue, match=message):
+        personal.create_recipe(alice, "Stew", [("banana", 100)], servings=1, cooked_grams=cooked)
+    assert personal.own_foods(alice) == []
+
+
 def test_an_unknown_ingredient_value_leaves_the_recipe_value_unknown(alice):
     made = personal.create_recipe(alice, "Brulee and banana", [("creme brulee", 110),
                                                               ("banana", 118)], servings=1)
