@@ -61,37 +61,46 @@ def _energy_note(food: sr28.SrFood) -> str | None:
             f"carbohydrate {c:g} kcal/g), not the general 4/9/4")
 
 
+def portion_food(food: sr28.SrFood) -> portions.Food:
+    return portions.Food(food.food_group, food.description, food.nutrients["kcal"],
+                         food.nutrients["carbohydrate_g"])
+
+
 def _servings(food: sr28.SrFood, measures: list[sr28.SrPortion]) -> list[dict]:
     """Serving rows for one food: every household measure (first of any repeated name), and
-    the default by db.portions' rule."""
-    rows, seen = [], set()
+    the default by db.portions' rule (a fraction or multiple of a measure is added as its
+    own serving, saying which measure it comes from)."""
+    rows, seqs, seen = [], [], set()
     for portion in sorted(measures, key=lambda p: p.seq):
         key = name_key(portion.name)
         if key in seen:
             continue
         seen.add(key)
+        seqs.append(portion.seq)
         rows.append({"name": portion.name[:80], "grams": portion.grams, "is_default": False,
                      "source": f"SR Legacy household measure, NDB {food.ndb} seq {portion.seq}"})
-    pairs = [(r["name"], r["grams"]) for r in rows]
-    chosen = portions.choose_default(food.food_group, pairs, food.nutrients["kcal"])
-    if chosen is None and portions.plausible(food.food_group, 100.0):
+    choice = portions.choose_default(portion_food(food), [(r["name"], r["grams"]) for r in rows])
+    if choice.index is None:
         rows.append({"name": portions.PER_100G_NAME, "grams": 100.0, "is_default": True,
                      "source": "100 g: the amount SR Legacy values are given for (none of "
                                "USDA's household measures of this food is one portion)"})
-        return rows
-    if chosen is None:
-        chosen = portions.nearest(food.food_group, pairs) if rows else None
-    if chosen is None:
-        rows.append({"name": portions.PER_100G_NAME, "grams": 100.0, "is_default": True,
-                     "source": "100 g: the amount SR Legacy values are given for"})
+    elif choice.name is None:
+        rows[choice.index]["is_default"] = True
     else:
-        rows[chosen]["is_default"] = True
+        base = rows[choice.index]
+        share = (f"{choice.factor:g} x" if choice.factor > 1 else
+                 f"{choice.name.split(' ', 1)[0]} of")
+        rows.append({"name": choice.name[:80], "grams": round(base["grams"] * choice.factor, 1),
+                     "is_default": True,
+                     "source": f"{share} SR Legacy household measure {base['name']!r} "
+                               f"({base['grams']:g} g), NDB {food.ndb} seq "
+                               f"{seqs[choice.index]}: one portion as eaten"})
     return rows
 
 
-def default_servings(seed_dir: Path) -> list[tuple[str, str, str, str, float]]:
-    """(where, food, food group, serving, grams) of every catalog food's default serving, as
-    ``load`` would choose it (for python -m db check-seed)."""
+def default_servings(seed_dir: Path) -> list[portions.DefaultServing]:
+    """Every catalog food's default serving, as ``load`` would choose it (for python -m db
+    check-seed)."""
     foods, measures = sr28.read_compact(seed_dir)
     by_ndb: dict[str, list[sr28.SrPortion]] = {}
     for portion in measures:
@@ -99,8 +108,8 @@ def default_servings(seed_dir: Path) -> list[tuple[str, str, str, str, float]]:
     out = []
     for food in foods:
         default = next(s for s in _servings(food, by_ndb.get(food.ndb, [])) if s["is_default"])
-        out.append((f"{sr28.FOODS_FILE} NDB {food.ndb}", food.description, food.food_group,
-                    default["name"], default["grams"]))
+        out.append(portions.DefaultServing(f"{sr28.FOODS_FILE} NDB {food.ndb}", food.description,
+                                           portion_food(food), default["name"], default["grams"]))
     return out
 
 

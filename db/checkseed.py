@@ -1,9 +1,10 @@
 """python -m db check-seed: every problem in a seed folder, one per line.
 
 The curated CSVs (db.seed's strict checks), the SR Legacy catalog when the folder has one
-(it must read, and its everyday aliases must name catalog rows), and every default serving
-against the per-group gram ranges of db.portions, less the written exceptions
-(serving_exceptions.csv).
+(it must read, its everyday aliases and GI rows must name catalog rows), and every default
+serving against db.portions' rules for one portion as eaten (grams for the food group, energy,
+carbohydrate, the food's form), less the written exceptions (serving_exceptions.csv); the
+summary counts the defaults in each band of carbohydrate per portion.
 """
 
 import sys
@@ -11,7 +12,7 @@ from pathlib import Path
 
 from db import catalog, portions, sr28
 from db.errors import SeedError
-from db.seed import seed_problems
+from db.seed import SR28_GI_FILE, SeedData, read_sr28_glycemic_index, seed_problems
 
 
 def problems_in(folder: Path) -> tuple[list[str], str]:
@@ -23,9 +24,12 @@ def problems_in(folder: Path) -> tuple[list[str], str]:
         exceptions = portions.read_exceptions(folder)
     except SeedError as exc:
         return [*problems, str(exc)], summary
-    category = {food.name: food.category for food in data.foods}
-    defaults = [(f"{folder / 'servings.csv'}:{s.line}", s.food, category[s.food], s.serving,
-                 s.grams) for s in data.servings if s.is_default]
+    curated = {food.name: portions.Food(food.category, food.fdc_description,
+                                        food.nutrients["kcal"], food.nutrients["carbohydrate_g"])
+               for food in data.foods}
+    defaults = [portions.DefaultServing(f"{folder / 'servings.csv'}:{s.line}", s.food,
+                                        curated[s.food], s.serving, s.grams)
+                for s in data.servings if s.is_default]
     if sr28.has_compact(folder):
         try:
             defaults += catalog.default_servings(folder)
@@ -33,12 +37,34 @@ def problems_in(folder: Path) -> tuple[list[str], str]:
             known = {food.ndb for food in sr28.read_compact(folder)[0]}
             problems += [f"{folder / catalog.ALIASES_FILE}: NDB {ndb} is not in the catalog"
                          for ndb in sorted(set(aliases) - known)]
-            summary += f"; SR Legacy catalog: {len(known)} foods"
+            gi_problems, gi_count = _catalog_gi_problems(folder, data, known)
+            problems += gi_problems
+            summary += f"; SR Legacy catalog: {len(known)} foods, {gi_count} GI values"
         except SeedError as exc:
             problems.append(str(exc))
     problems += portions.default_problems(defaults, exceptions)
-    summary += f"; {len(defaults)} default servings checked, {len(exceptions)} exceptions"
+    bands = ", ".join(f"{band}: {count}" for band, count in
+                      portions.carbohydrate_bands(defaults).items())
+    summary += (f"; {len(defaults)} default servings checked, {len(exceptions)} exceptions; "
+                f"carbohydrate per default serving: {bands}")
     return problems, summary
+
+
+def _catalog_gi_problems(folder: Path, data: SeedData, known: set[str]) -> tuple[list[str], int]:
+    """sr28_glycemic_index.csv: its own checks, every NDB in the catalog, and none that a
+    curated food with its own GI row stands for (one GI per food)."""
+    rows, problems = read_sr28_glycemic_index(folder)
+    curated_gi = {gi.food for gi in data.glycemic_index}
+    curated_ndb = {food.source_code: food.name for food in data.foods
+                   if food.fdc_dataset == sr28.DATASET_NAME and food.name in curated_gi}
+    where = folder / SR28_GI_FILE
+    for row in rows:
+        if row.food not in known:
+            problems.append(f"{where}:{row.line}: NDB {row.food} is not in the catalog")
+        elif row.food in curated_ndb:
+            problems.append(f"{where}:{row.line}: NDB {row.food} is the curated food "
+                            f"{curated_ndb[row.food]!r}, whose GI is in glycemic_index.csv")
+    return problems, len(rows)
 
 
 def check_seed(folder: Path) -> int:

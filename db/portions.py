@@ -1,11 +1,13 @@
-"""What one person's single portion plausibly weighs, per food group, and how a catalog food's
-default serving is chosen. ``python -m db check-seed`` reports every default outside its
-group's range that is not in db/seed/serving_exceptions.csv.
+"""What one person eats as one portion, and how a catalog food's default serving is chosen from
+USDA's household measures. ``python -m db check-seed`` reports every default that is not one
+portion as eaten and not in db/seed/serving_exceptions.csv.
 
-The ranges are for one portion eaten by one adult at one meal, from the household measures
-USDA itself lists (a pat of butter 5 g, a teaspoon of a spice 2 g, a can of cola 368 g, a
-restaurant entree 400-600 g). They catch unit slips (1 snail, 1 cup of tartare, a 554 g
-restaurant plate), not small differences of appetite.
+A portion is one adult's at one meal: its grams inside the food group's range (from the
+household measures USDA itself lists: a pat of butter 5 g, a teaspoon of a spice 2 g, a can of
+cola 368 g, a restaurant entree 400-600 g), at most 800 kcal and 90 g carbohydrate, and for a
+food not eaten as sold (condensed soup, juice concentrate, dry rice, pasta and pulses) the
+amount that makes one portion as eaten. The rules catch unit slips (1 snail, 1 cup of tartare,
+a cup of raw rice, a whole can of condensed soup), not small differences of appetite.
 """
 
 import csv
@@ -27,9 +29,9 @@ PORTION_RANGE_G: dict[str, tuple[float, float]] = {
     "Baby Foods": (5, 250),
     "Fats and Oils": (0.3, 40),  # a cooking-spray burst to 2 tbsp of dressing
     "Poultry Products": (20, 400),
-    "Soups, Sauces, and Gravies": (5, 600),
+    "Soups, Sauces, and Gravies": (2, 600),  # a bouillon cube (one cup of broth) to a bowl
     "Sausages and Luncheon Meats": (10, 250),
-    "Breakfast Cereals": (15, 300),
+    "Breakfast Cereals": (10, 300),  # USDA's serving of puffed cereal is 14 g
     "Fruits and Fruit Juices": (5, 500),
     "Pork Products": (20, 400),
     "Vegetables and Vegetable Products": (5, 400),
@@ -46,7 +48,7 @@ PORTION_RANGE_G: dict[str, tuple[float, float]] = {
     "Meals, Entrees, and Side Dishes": (50, 600),
     "Snacks": (5, 200),
     "American Indian/Alaska Native Foods": (5, 500),
-    "Restaurant Foods": (20, 500),
+    "Restaurant Foods": (20, 650),  # one restaurant order (USDA: 500-600 g)
     # FNDDS categories of the curated foods the photo models name
     "Cakes and pies": (40, 180),
     "Meat mixed dishes": (60, 450),
@@ -55,88 +57,230 @@ PORTION_RANGE_G: dict[str, tuple[float, float]] = {
     "Yeast breads": (25, 200),
     "Pasta mixed dishes, excludes macaroni and cheese": (100, 500),
     "Bean, pea, legume dishes": (40, 400),
+    "Rice mixed dishes": (200, 600),  # a plate or a bowl
 }
-# A default serving above this energy is a measure (a cup of peanut butter), not a portion.
+# A default above this energy or carbohydrate is a measure (a cup of peanut butter, a cup of
+# raw rice, a can of juice concentrate), not what one person eats at a meal.
 MAX_PORTION_KCAL = 800.0
+MAX_PORTION_CARB_G = 90.0
 # Any other category.
 DEFAULT_RANGE_G: tuple[float, float] = (10, 600)
 # The serving a catalog food gets when none of its household measures is a single portion.
 PER_100G_NAME = "100 g"
+# How many defaults fall in each band of carbohydrate per portion (check-seed prints them).
+CARB_BANDS_G: tuple[float, ...] = (5, 15, 30, 45, 60, 90)
 
 
 def portion_range(category: str) -> tuple[float, float]:
     return PORTION_RANGE_G.get(category, DEFAULT_RANGE_G)
 
 
-def plausible(category: str, grams: float) -> bool:
-    low, high = portion_range(category)
-    return low <= grams <= high
+# A food's form, when it is not eaten as it is sold: condensed soup is diluted with as much
+# water, juice concentrate with three times as much, dry grains, pasta and pulses cook to two
+# to three times their weight. One portion of such a food is what makes one portion as eaten.
+_CONDENSED_RE = re.compile(r"\bcondensed\b")
+_CONCENTRATE_RE = re.compile(r"\bconcentrate\b")
+_PREPARED_RE = re.compile(r"\b(prepared|diluted|reconstituted|cooked|ready-to-serve|"
+                          r"ready-to-drink|ready to serve)\b")
+_DRY_RE = re.compile(r"\b(raw|dry|uncooked)\b")
+_DRY_GROUPS = ("Cereal Grains and Pasta", "Legumes and Legume Products", "Breakfast Cereals")
+_NOT_COOKED_TO_EAT = re.compile(r"\b(peanuts?|tofu|soy milk|soymilk|sprouted|flour|meal|bran|"
+                                r"germ|starch|chips?|snack|ready-to-eat)\b")
+_DRY_MIX_RE = re.compile(r"\b(dry form|dry,? mix|mix, dry|dehydrated)\b")
+_SERVING_RE = re.compile(r"\bserving\b")  # USDA's own serving ("1 NLEA serving")
+# (Smallest, largest) grams of one portion of each form, and why (check-seed says it).
+FORM_RANGE_G: dict[str, tuple[float, float, str]] = {
+    "condensed": (0.0, 150.0, "1/2 cup makes 1 cup of soup with water"),
+    "concentrate": (0.0, 80.0, "2 fl oz makes an 8 fl oz glass with water"),
+    "dry": (25.0, 60.0, "1/4 cup of dry rice or beans, 1/2 cup of oats, 2 oz of dry pasta "
+                        "cook to one serving"),
+    "dry mix": (0.0, 60.0, "a dry mix or dehydrated food makes several times its weight"),
+}
 
 
-# How a household measure reads as one person's portion, best first: USDA's own serving
-# a medium one, USDA's own serving ("1 NLEA serving"), a natural unit (1 slice, 1 can, 1 large egg), a cup or a
-# 3-oz cooked-meat portion, and last bare units (1 fl oz, 1 tbsp, 1 oz, 1 package) and
-# miniature pieces, which are measures rather than portions.
-_SERVING_RE = re.compile(r"\bserving\b")
+def food_form(category: str, description: str) -> str | None:
+    """"condensed", "concentrate", "dry" (grains, pasta, pulses, hot cereals to be cooked) or
+    "dry mix" for a food sold in a form that is not eaten as it is; None for the rest."""
+    text = description.lower()
+    if _PREPARED_RE.search(text):
+        return None
+    if _CONDENSED_RE.search(text):
+        return "condensed"
+    if _CONCENTRATE_RE.search(text) and category in ("Beverages", "Fruits and Fruit Juices"):
+        return "concentrate"
+    if category in _DRY_GROUPS and _DRY_RE.search(text) and not _NOT_COOKED_TO_EAT.search(text):
+        return "dry"
+    if _DRY_MIX_RE.search(text):
+        return "dry mix"
+    return None
+
+
+@dataclass(frozen=True)
+class Food:
+    """What the portion rules read of a food: its category (food group), its USDA
+    description (its form) and its energy and carbohydrate per 100 g."""
+
+    category: str
+    description: str
+    kcal_per_100g: float | None
+    carbohydrate_per_100g: float | None
+
+
+def portion_problems(food: Food, grams: float, name: str = "") -> list[str]:
+    """Why ``grams`` of ``food`` (a measure called ``name``) is not one person's portion as
+    eaten; none: it is. USDA's own serving of a mix or a dry food ("1 package (1 NLEA
+    serving)") is one portion as prepared, whatever it weighs dry."""
+    problems = []
+    low, high = portion_range(food.category)
+    if not low <= grams <= high:
+        problems.append(f"{grams:g} g is not one plausible portion for {food.category!r} "
+                        f"({low:g}-{high:g} g)")
+    kcal = None if food.kcal_per_100g is None else food.kcal_per_100g * grams / 100
+    if kcal is not None and kcal > MAX_PORTION_KCAL:
+        problems.append(f"{kcal:.0f} kcal is more than one portion ({MAX_PORTION_KCAL:g} kcal)")
+    carb = None if food.carbohydrate_per_100g is None else food.carbohydrate_per_100g * grams / 100
+    if carb is not None and carb > MAX_PORTION_CARB_G:
+        problems.append(f"{carb:.0f} g carbohydrate is more than one portion "
+                        f"({MAX_PORTION_CARB_G:g} g)")
+    form = food_form(food.category, food.description)
+    if form is not None and not _SERVING_RE.search(name.lower()):
+        least, most, why = FORM_RANGE_G[form]
+        if not least <= grams <= most:
+            span = f"{least:g}-{most:g} g" if least else f"at most {most:g} g"
+            problems.append(f"a {form} food: one portion as eaten is {span} ({why})")
+    return problems
+
+
+# How a household measure reads as one person's portion, best first: the measure one person
+# eats of nuts and chocolate (1 oz, "a handful", "a few squares") and a cup of soup (not the
+# can, which holds two); a medium one; USDA's own serving ("1 NLEA serving"); a natural unit
+# (1 slice, 1 can, 1 large egg); a cup or a 3-oz cooked-meat portion; and last bare units
+# (1 fl oz, 1 tbsp, 1 oz, 1 package) and miniature pieces, which are measures, not portions.
 _MEDIUM_RE = re.compile(r"\bmedium\b")
 _CUP_RE = re.compile(r"^[\d.]+ (cup|3 oz)\b|^3 oz\b")
 _UNIT_RE = re.compile(r"^[\d./]+ (fl oz|oz|tbsp|tsp|lb|g|quart|pint|liter|gallon|package|"
                       r"unit \(yield|cubic inch)\b|\b(mini|miniature|cherry)\b")
+_OUNCE_RE = re.compile(r"^1 oz\b")
+_GLASS_RE = re.compile(r"^([4-9]|1[0-9]|20) fl oz\b")  # a glass or a bottle, not 1 fl oz
+_ONE_CUP_RE = re.compile(r"^1 (cup|serving 1 cup)\b")
+_CHOCOLATE_RE = re.compile(r"^candies, .*\bchocolate\b")
 
 
-def _preference(name: str) -> int:
-    text = name.lower()
-    if _MEDIUM_RE.search(text):
+def _preference(name: str, food: Food) -> int:
+    text, description = name.lower(), food.description.lower()
+    if _OUNCE_RE.search(text) and (food.category == "Nut and Seed Products"
+                                   or _CHOCOLATE_RE.search(description)):
         return 0
-    if _SERVING_RE.search(text):
+    if _ONE_CUP_RE.search(text) and description.startswith("soup"):
+        return 0
+    if _MEDIUM_RE.search(text):
         return 1
-    if _UNIT_RE.search(text):
+    if _SERVING_RE.search(text):
+        return 2
+    if _GLASS_RE.search(text):
         return 4
+    if _UNIT_RE.search(text):
+        return 5
     if _CUP_RE.search(text):
-        return 3
-    return 2
+        return 4
+    return 3
 
 
-def choose_default(category: str, measures: Sequence[tuple[str, float]],
-                   kcal_per_100g: float | None = None) -> int | None:
-    """Index of the default serving among ``measures`` ((name, grams) in USDA's order): of
-    those inside the category's range, the one that best reads as a portion (``_preference``;
-    a measure of more than MAX_PORTION_KCAL comes last, so peanut butter is 2 tbsp, not a
-    cup; USDA's order breaks ties). None when none is in range (the caller then uses 100 g,
-    or the measure nearest the range when 100 g is outside it too)."""
-    inside = [i for i, (_name, grams) in enumerate(measures) if plausible(category, grams)]
-    if not inside:
-        return None
+@dataclass(frozen=True)
+class Choice:
+    """The default among a food's measures: ``index`` of a measure; or ``factor`` times the
+    measure at ``index``, named ``name`` (a quarter of a cup of dry rice, 3 slices of bacon);
+    or neither (``index`` None): 100 g."""
 
-    def too_rich(grams: float) -> bool:
-        return kcal_per_100g is not None and kcal_per_100g * grams / 100 > MAX_PORTION_KCAL
-
-    return min(inside, key=lambda i: (too_rich(measures[i][1]), _preference(measures[i][0]), i))
+    index: int | None
+    factor: float = 1.0
+    name: str | None = None
 
 
-def nearest(category: str, measures: Sequence[tuple[str, float]]) -> int:
-    """Index of the measure closest (by ratio) to the category's range."""
-    low, high = portion_range(category)
-
-    def distance(grams: float) -> float:
-        return low / grams if grams < low else grams / high
-
-    return min(range(len(measures)), key=lambda i: distance(measures[i][1]))
+# A sixth of a 12 fl oz can of juice concentrate is the 2 fl oz that make one glass.
+_FRACTIONS = ((0.5, "1/2"), (1 / 3, "1/3"), (0.25, "1/4"), (1 / 6, "1/6"))
+_WHOLE_CUP_OR_CAN = re.compile(r"^1 (cup|can)\b")
+_ONE_UNIT_NAME = re.compile(r"^1 ([a-z]+)\b")
+_MAX_UNITS = 6
 
 
-def default_problems(defaults: list[tuple[str, str, str, str, float]],
+def _plural(word: str) -> str:
+    return word + ("es" if word.endswith(("s", "x", "ch", "sh")) else "s")
+
+
+def choose_default(food: Food, measures: Sequence[tuple[str, float]]) -> Choice:
+    """The default serving among ``measures`` ((name, grams) in USDA's order): of those that
+    are one portion as eaten (``portion_problems``), the one that best reads as a portion
+    (``_preference``; USDA's order breaks ties). None is: the largest fraction of a cup
+    or can (1/2, 1/3, 1/4, 1/6) that is one, or the fewest natural units (2 to 6 slices, pieces) that
+    make one, or 100 g when that is one; else the measure with the fewest problems."""
+    fits = [i for i, (name, grams) in enumerate(measures)
+            if not portion_problems(food, grams, name)]
+    if fits:
+        return Choice(min(fits, key=lambda i: (_preference(measures[i][0], food), i)))
+    for i, (name, grams) in enumerate(measures):
+        if _WHOLE_CUP_OR_CAN.search(name.lower()):
+            for factor, text in _FRACTIONS:
+                if not portion_problems(food, grams * factor):
+                    return Choice(i, factor, _WHOLE_CUP_OR_CAN.sub(
+                        lambda found: f"{text} {found[1]}", name))
+    low = portion_range(food.category)[0]
+    for i, (name, grams) in enumerate(measures):
+        unit = _ONE_UNIT_NAME.match(name.lower())
+        if unit and grams < low and _preference(name, food) == 3:
+            for count in range(2, _MAX_UNITS + 1):
+                if not portion_problems(food, grams * count):
+                    return Choice(i, float(count),
+                                  f"{count} {_plural(unit[1])}{name[len(unit[1]) + 2:]}")
+    if not portion_problems(food, 100.0) or not measures:
+        return Choice(None)
+    return Choice(min(range(len(measures)), key=lambda i: (
+        len(portion_problems(food, measures[i][1], measures[i][0])),
+        _preference(measures[i][0], food), i)))
+
+
+@dataclass(frozen=True)
+class DefaultServing:
+    """One food's default serving, for the check: where it is written, the food, the
+    serving's name and grams."""
+
+    where: str
+    food: str
+    portion_food: Food
+    serving: str
+    grams: float
+
+
+def default_problems(defaults: Sequence[DefaultServing],
                      exceptions: dict[str, "ServingException"]) -> list[str]:
-    """One line per default serving outside its category's range and not excepted.
-    ``defaults``: (where, food, category, serving name, grams) per food."""
+    """One line per default serving that is not one portion as eaten and not excepted."""
     problems = []
-    for where, food, category, serving, grams in defaults:
-        if plausible(category, grams) or name_key(food) in exceptions:
+    for default in defaults:
+        if name_key(default.food) in exceptions:
             continue
-        low, high = portion_range(category)
-        problems.append(f"{where}: default serving {serving!r} ({grams:g} g) of {food!r} is not "
-                        f"one plausible portion for {category!r} ({low:g}-{high:g} g); pick "
-                        f"another or explain it in {EXCEPTIONS_FILE}")
+        found = portion_problems(default.portion_food, default.grams, default.serving)
+        if found:
+            problems.append(f"{default.where}: default serving {default.serving!r} "
+                            f"({default.grams:g} g) of {default.food!r}: {'; '.join(found)}; "
+                            f"pick another or explain it in {EXCEPTIONS_FILE}")
     return problems
+
+
+def carbohydrate_bands(defaults: Sequence[DefaultServing]) -> dict[str, int]:
+    """How many default servings hold how much carbohydrate ("15-30 g": 1234), in
+    CARB_BANDS_G's bands; "unknown" where USDA gives no carbohydrate."""
+    edges = (0.0, *CARB_BANDS_G)
+    names = [f"{a:g}-{b:g} g" for a, b in zip(edges, edges[1:])] + [f"over {edges[-1]:g} g"]
+    counts = dict.fromkeys([*names, "unknown"], 0)
+    for default in defaults:
+        per_100g = default.portion_food.carbohydrate_per_100g
+        if per_100g is None:
+            counts["unknown"] += 1
+            continue
+        carb = per_100g * default.grams / 100
+        band = next((i for i, edge in enumerate(CARB_BANDS_G) if carb < edge), len(CARB_BANDS_G))
+        counts[names[band]] += 1
+    return counts
 
 
 @dataclass(frozen=True)

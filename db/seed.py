@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from db import search
 from db.errors import SeedError
 from db.keys import name_key
-from db.models import FDC_DATASETS, Food, FoodAlias, FoodLabel, GlycemicIndex, Serving
+from db.models import FDC_DATASETS, Food, FoodAlias, FoodLabel, Serving
 from db.nutrition import STORED_NUTRIENTS, energy_consistent, energy_estimate
 from db.validate import MAX_PORTION_G
 from models.labels import ALL_SHIPPED_LABELS
@@ -31,6 +31,9 @@ FOODS_COLUMNS: tuple[str, ...] = (
 )
 SERVINGS_COLUMNS: tuple[str, ...] = ("food", "serving", "grams", "is_default", "source")
 GI_COLUMNS: tuple[str, ...] = ("food", "gi", "reference", "gi_source")
+# GI of SR Legacy catalog foods, by NDB number (db/glycemic.py loads both GI files).
+SR28_GI_FILE = "sr28_glycemic_index.csv"
+SR28_GI_COLUMNS: tuple[str, ...] = ("ndb", "gi", "reference", "gi_source")
 
 # Largest plausible value per 100 g (pure fat is ~900 kcal; table salt ~38,800 mg sodium).
 _NUTRIENT_MAX = {name: 100.0 for name in STORED_NUTRIENTS} | {"kcal": 1000.0, "sodium_mg": 40000.0}
@@ -330,10 +333,10 @@ def _read_servings(path: Path, foods: dict[str, SeedFood], problems: list[str],
     return servings
 
 
-def _parse_gi(cell: _Cell, foods: dict[str, SeedFood]) -> SeedGlycemicIndex:
+def _parse_gi(cell: _Cell, food: str) -> SeedGlycemicIndex:
     row = SeedGlycemicIndex(
         line=cell.line,
-        food=_food_name(cell, foods),
+        food=food,
         gi=cell.integer("gi", low=0, high=150),
         reference=cell.text("reference").lower(),
         gi_source=cell.text("gi_source", max_len=1000),
@@ -352,7 +355,7 @@ def _read_glycemic_index(path: Path, foods: dict[str, SeedFood], problems: list[
         if cell.row["food"] in rejected:
             continue
         try:
-            row = _parse_gi(cell, foods)
+            row = _parse_gi(cell, _food_name(cell, foods))
             if row.food in seen:
                 raise cell.fail(f"{row.food!r} already has a GI (line {seen[row.food]})")
         except SeedError as exc:
@@ -361,6 +364,34 @@ def _read_glycemic_index(path: Path, foods: dict[str, SeedFood], problems: list[
         seen[row.food] = cell.line
         rows.append(row)
     return rows
+
+
+def read_sr28_glycemic_index(seed_dir: Path) -> tuple[list[SeedGlycemicIndex], list[str]]:
+    """The checked rows of ``sr28_glycemic_index.csv`` (``food`` holds the NDB number) and
+    every problem as "file:line: message"; a missing file has no rows."""
+    path = Path(seed_dir) / SR28_GI_FILE
+    rows: list[SeedGlycemicIndex] = []
+    problems: list[str] = []
+    if not path.is_file():
+        return rows, problems
+    seen: dict[str, int] = {}
+    try:
+        for cell in _rows(path, SR28_GI_COLUMNS, problems):
+            try:
+                ndb = cell.text("ndb", max_len=10)
+                if not _CODE_RE.fullmatch(ndb):
+                    raise cell.fail(f"ndb {ndb!r} is not an SR Legacy NDB number")
+                if ndb in seen:
+                    raise cell.fail(f"NDB {ndb} already has a GI (line {seen[ndb]})")
+                row = _parse_gi(cell, ndb)
+            except SeedError as exc:
+                problems.append(str(exc))
+                continue
+            seen[ndb] = cell.line
+            rows.append(row)
+    except SeedError as exc:
+        problems.append(str(exc))
+    return rows, problems
 
 
 def _food_name(cell: _Cell, foods: dict[str, SeedFood]) -> str:
@@ -402,7 +433,8 @@ def read_seed(seed_dir: Path | None = None, *,
 
 
 def load(session: Session, seed_dir: Path | None = None) -> int:
-    """Add the checked seed foods (with labels, aliases, servings, GI) to ``session``.
+    """Add the checked seed foods (with labels, aliases, servings; db.glycemic adds the GI)
+    to ``session``.
 
     The caller owns the transaction and has made sure the food table is empty.
     Returns the number of foods added.
@@ -430,10 +462,6 @@ def load(session: Session, seed_dir: Path | None = None) -> int:
         rows[serving.food].servings.append(
             Serving(name=serving.serving, grams=serving.grams, is_default=serving.is_default,
                     source=serving.source)
-        )
-    for gi in data.glycemic_index:
-        rows[gi.food].glycemic_index = GlycemicIndex(
-            gi=gi.gi, reference=gi.reference, gi_source=gi.gi_source
         )
     session.add_all(rows.values())
     return len(rows)

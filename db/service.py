@@ -360,7 +360,8 @@ def day_summary(user: str, day: date) -> dict[str, Any]:
             "date": day.isoformat(),
             "entries": [cards.entry_dict(e) for e in rows],
             "totals": nutrition.rounded(totals) | {"exchanges": round(exchanges or 0.0, 1)},
-            "targets": {k: v for k, v in settings.items() if k != "confidence_threshold"},
+            "targets": {k: settings[k] for k in ("daily_kcal_target", "daily_carb_target_g",
+                                                 "exchange_unit_g")},
         }
 
 

@@ -26,7 +26,7 @@ from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
-from db import catalog, composites, fts, migrate, seed, sr28
+from db import catalog, composites, fts, glycemic, migrate, seed, sr28
 from db.errors import InvalidValue
 from db.models import Food, SeedVersion
 from models.paths import data_home
@@ -182,6 +182,11 @@ def _load_seed(session: Session, folder: Path) -> None:
         session.add(SeedVersion(part="composites", foods=composites.load(session, folder)))
         session.flush()
         changed = True
+    # The GI belongs to curated and catalog foods alike, so it comes after both; a database
+    # seeded from an older GI table gets this one once.
+    if glycemic.PART not in loaded and "curated" in loaded:
+        session.add(SeedVersion(part=glycemic.PART, foods=glycemic.load(session, folder)))
+        session.flush()
     if changed:
         fts.reindex(session)
         session.flush()

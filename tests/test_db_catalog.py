@@ -228,6 +228,7 @@ def test_everyday_aliases_name_catalog_rows():
     ("Red velvet cake", "1 slice", 100.0),
     ("Spaghetti bolognese", "half a restaurant serving", 277.0),
     ("French bread", "2 oz (a 10 cm piece of baguette)", 56.7),
+    ("Bibimbap", "2 cups (a bowl)", 324.0),  # a bowl, not FNDDS's cup
 ])
 def test_audited_default_servings(full_db, food, serving, grams):
     portion = service.lookup(food)["portion"]
@@ -236,10 +237,45 @@ def test_audited_default_servings(full_db, food, serving, grams):
 
 def test_french_bread_gi_follows_the_rule(full_db):
     card = service.lookup("french bread")
-    assert card["glycemic_index"]["value"] == 71
-    assert "'White flour bread', GI 71" in card["glycemic_index"]["source"]
-    # 71 x (51.88 - 2.2) x 0.567 / 100 = 20.0: a high glycemic load, no longer "low".
-    assert card["glycemic_load"] == {"value": 20.0, "band": "high"}
+    # Table 1 has no French bread; it is white wheat bread as eaten (rule 1).
+    assert card["glycemic_index"]["value"] == 75
+    assert "Table 1 (GI of common foods, glucose = 100): row 'White wheat bread', GI 75" in (
+        card["glycemic_index"]["source"])
+    # 75 x (51.88 - 2.2) x 0.567 / 100 = 21.1: a high glycemic load.
+    assert card["glycemic_load"] == {"value": 21.1, "band": "high"}
+
+
+# The staples the 2008 table's Table 1 (GI of common foods) lists, as the database names
+# them, with the Table 1 row and GI (tests/test_db_glycemic.py transcribes the table).
+TABLE_1_STAPLES = [
+    ("Bread, white, commercially prepared (includes soft bread crumbs)", "White wheat bread", 75),
+    ("Cereals ready-to-eat, KELLOGG, KELLOGG'S Corn Flakes", "Cornflakes", 81),
+    ("Apples, raw, with skin", "Apple, raw", 36),
+    ("Banana", "Banana, raw", 51),
+    ("Rice, white, long-grain, regular, enriched, cooked", "White rice, boiled", 73),
+    ("Pasta, cooked, enriched, without added salt", "Spaghetti, white", 49),
+    ("Potatoes, boiled, cooked without skin, flesh, without salt", "Potato, boiled", 78),
+    ("Milk, whole, 3.25% milkfat, with added vitamin D", "Milk, full fat", 39),
+]
+
+
+@pytest.mark.parametrize("food, row, gi", TABLE_1_STAPLES)
+def test_staples_carry_their_table_1_gi_with_its_row(full_db, food, row, gi):
+    card = service.lookup(food)
+    assert card["food"] == food
+    assert card["glycemic_index"]["value"] == gi
+    assert card["glycemic_index"]["citation"] == "Atkinson 2008"
+    assert f"Table 1 (GI of common foods, glucose = 100): row '{row}', GI {gi}" in (
+        card["glycemic_index"]["source"])
+    # GL from the portion's available carbohydrate (shown rounded, so within rounding).
+    assert card["glycemic_load"]["value"] == pytest.approx(
+        gi * card["portion"]["available_carbohydrate_g"] / 100, abs=0.1)
+
+
+def test_a_food_without_a_table_row_has_no_gi(full_db):
+    # Red wine: no row in Table 1 or Table A1 maps onto it; nothing is guessed.
+    card = service.lookup("red wine")
+    assert card["glycemic_index"] is None and card["glycemic_load"] is None
 
 
 def test_search_without_fts5_uses_the_like_fallback(full_db, monkeypatch):

@@ -3,6 +3,7 @@ stderr with exit status 2."""
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -79,8 +80,11 @@ def test_check_seed(tmp_path, capsys):
     from db_support import FOODS_CSV, write_seed
 
     assert main(["check-seed", str(write_seed(tmp_path / "ok"))]) == 0
-    assert capsys.readouterr().out == ("seed ok: 5 foods, 7 servings, 2 GI values; 5 default "
-                                       "servings checked, 0 exceptions\n")
+    # Banana 27.0 g, red wine 3.8 g, espresso 0.5 g, pizza 35.3 g, creme brulee 26.4 g.
+    assert capsys.readouterr().out == (
+        "seed ok: 5 foods, 7 servings, 2 GI values; 5 default servings checked, 0 exceptions; "
+        "carbohydrate per default serving: 0-5 g: 2, 5-15 g: 0, 15-30 g: 2, 30-45 g: 1, "
+        "45-60 g: 0, 60-90 g: 0, over 90 g: 0, unknown: 0\n")
     bad = write_seed(tmp_path / "bad", foods=FOODS_CSV.replace("173944", "x"))
     assert main(["check-seed", str(bad)]) == 2
     captured = capsys.readouterr()
@@ -97,7 +101,10 @@ def test_check_seed_flags_implausible_default_servings(tmp_path, capsys):
     assert main(["check-seed", str(seed)]) == 2
     out = capsys.readouterr().out
     assert out.startswith(f"{seed / 'servings.csv'}:2: default serving '1 bunch' (1200 g) of "
-                          "'Banana' is not one plausible portion for 'Fruit' (10-600 g)")
+                          "'Banana': 1200 g is not one plausible portion for 'Fruit' (10-600 g); "
+                          "1068 kcal is more than one portion (800 kcal); 274 g carbohydrate is "
+                          "more than one portion (90 g); pick another or explain it in "
+                          "serving_exceptions.csv\n")
     (seed / "serving_exceptions.csv").write_text(
         "food,serving,reason\nBanana,1 bunch,test: a written exception silences the check\n",
         encoding="utf-8")
@@ -110,6 +117,13 @@ def test_shipped_seed_passes_check_seed(capsys):
     assert main(["check-seed"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("seed ok: ") and "SR Legacy catalog: 8789 foods" in out
+    # How many defaults hold how much carbohydrate: every checked default in one band.
+    checked = int(re.search(r"(\d+) default servings checked", out)[1])
+    bands = re.search(r"carbohydrate per default serving: (.*)$", out, re.M)[1]
+    counts = dict(re.findall(r"([^,:]+): (\d+)", bands))
+    assert list(counts) == ["0-5 g", " 5-15 g", " 15-30 g", " 30-45 g", " 45-60 g", " 60-90 g",
+                            " over 90 g", " unknown"]
+    assert sum(map(int, counts.values())) == checked
 
 
 def test_export_log(alice, tmp_path, capsys):

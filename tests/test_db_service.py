@@ -44,7 +44,8 @@ def test_card_shape_and_default_serving(db_url):
                                       "source": "Atkinson 2008 Table A1: Banana, raw"}
     assert card["glycemic_load"] == {"value": 12.2, "band": "medium"}  # 51 * 23.8832 / 100
     # US choices count total carbohydrate (fiber 3.1 g is under 5 g): 26.9512 / 15 = 1.8
-    assert card["exchanges"] == {"unit_g": 15.0, "value": 1.8, "unit": "US carbohydrate choice",
+    assert card["exchanges"] == {"unit_g": 15.0, "value": 1.8, "as_taught": 2.0,
+                                 "unit": "US carbohydrate choice",
                                  "basis": nutrition.TOTAL_MINUS_HALF_FIBER}
     assert [s["default"] for s in card["servings"]] == [True, False]
 

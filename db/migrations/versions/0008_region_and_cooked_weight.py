@@ -22,21 +22,26 @@ depends_on: str | Sequence[str] | None = None
 _REGIONS = ('US', 'UK', 'DE')
 
 
+_REGION_CHECK = 'region IN (' + ', '.join(f"'{r}'" for r in _REGIONS) + ')'
+_COOKED_CHECK = 'recipe_cooked_g IS NULL OR recipe_cooked_g > 0'
+
+
 def upgrade() -> None:
-    with op.batch_alter_table('users') as batch:
-        batch.add_column(sa.Column('region', sa.String(length=2), nullable=False, server_default='US'))
-        batch.create_check_constraint(
-            op.f('ck_users_region'), 'region IN (' + ', '.join(f"'{r}'" for r in _REGIONS) + ')')
-    with op.batch_alter_table('foods') as batch:
-        batch.add_column(sa.Column('recipe_cooked_g', sa.Double(), nullable=True))
-        batch.create_check_constraint(
-            op.f('ck_foods_recipe_cooked_positive'), 'recipe_cooked_g IS NULL OR recipe_cooked_g > 0')
+    if op.get_bind().dialect.name == 'sqlite':
+        # ADD COLUMN with its CHECK: no table rebuild, which with foreign keys on would
+        # cascade-delete every user's meals and every food's servings.
+        op.execute("ALTER TABLE users ADD COLUMN region VARCHAR(2) DEFAULT 'US' NOT NULL "
+                   f"CONSTRAINT ck_users_region CHECK ({_REGION_CHECK})")
+        op.execute("ALTER TABLE foods ADD COLUMN recipe_cooked_g DOUBLE "
+                   f"CONSTRAINT ck_foods_recipe_cooked_positive CHECK ({_COOKED_CHECK})")
+        return
+    op.add_column('users', sa.Column('region', sa.String(length=2), nullable=False, server_default='US'))
+    op.create_check_constraint(op.f('ck_users_region'), 'users', _REGION_CHECK)
+    op.add_column('foods', sa.Column('recipe_cooked_g', sa.Double(), nullable=True))
+    op.create_check_constraint(op.f('ck_foods_recipe_cooked_positive'), 'foods', _COOKED_CHECK)
 
 
 def downgrade() -> None:
-    with op.batch_alter_table('foods') as batch:
-        batch.drop_constraint(op.f('ck_foods_recipe_cooked_positive'), type_='check')
-        batch.drop_column('recipe_cooked_g')
-    with op.batch_alter_table('users') as batch:
-        batch.drop_constraint(op.f('ck_users_region'), type_='check')
-        batch.drop_column('region')
+    # DROP COLUMN takes a column's own CHECK with it (SQLite 3.35+ and PostgreSQL alike).
+    op.drop_column('foods', 'recipe_cooked_g')
+    op.drop_column('users', 'region')

@@ -1,0 +1,104 @@
+"""Default portions as one person eats them (db/portions.py), chosen from SR Legacy's own
+household measures: nuts by the ounce, chocolate by a few squares, soup by the cup, condensed
+soup and juice concentrate by what makes one portion, dry rice, pasta and pulses by the dry
+amount that cooks to one serving."""
+
+import pytest
+
+from db import catalog, portions, sr28
+from db.seed import SEED_DIR
+
+
+@pytest.fixture(scope="module")
+def defaults() -> dict[str, portions.DefaultServing]:
+    return {d.food: d for d in catalog.default_servings(SEED_DIR)}
+
+
+@pytest.mark.parametrize("food, serving, grams", [
+    ("Nuts, almonds", "1 oz (23 whole kernels)", 28.35),
+    ("Nuts, walnuts, english", "1 oz (14 halves)", 28.35),
+    ("Candies, chocolate, dark, NFS (45-59% cacao solids 90%; 60-69% cacao solids 5%; "
+     "70-85% cacao solids 5%)", "1 oz", 28.35),
+    ("Snacks, rice cakes, brown rice, plain, unsalted", "1 cake", 9.0),
+    ("Soup, beef broth, cubed, dry", "1 cube", 3.6),  # one cup of broth
+    ("Soup, bouillon cubes and granules, low sodium, dry", "1 cube", 3.6),
+    # Condensed soup: half a cup makes a cup of soup; ready soup: a cup, not the can.
+    ("Soup, cream of celery, canned, condensed", "0.5 cup", 126.0),
+    ("Soup, minestrone, canned, condensed", "0.5 cup (4 fl oz)", 123.0),
+    ("Soup, cream of celery, canned, prepared with equal volume water", "1 cup", 248.0),
+    # Dry: a quarter cup of rice or beans, 2 oz of pasta (each cooks to about one serving).
+    ("Rice, white, long-grain, regular, raw, enriched", "1/4 cup", 46.2),
+    ("Beans, black, mature seeds, raw", "1/4 cup", 48.5),
+    ("Pasta, dry, enriched", "2 oz", 57.0),
+    # Concentrate: a third of a 6 fl oz can (2 fl oz) makes a glass; the drink by the glass.
+    ("Apple juice, frozen concentrate, unsweetened, undiluted, without added ascorbic acid",
+     "1/3 can (6 fl oz)", 70.3),
+    ("Beverages, fruit punch juice drink, frozen concentrate, prepared with water", "8 fl oz",
+     234.0),
+    ("Pork, cured, bacon, cooked, baked", "3 slices cooked", 24.3),  # 1 slice: 8.1 g
+    ("Sugars, brown", "1 tsp unpacked", 3.0),  # not the cup (142 g carbohydrate)
+])
+def test_default_portion_as_eaten(defaults, food, serving, grams):
+    default = defaults[food]
+    assert (default.serving, default.grams) == (serving, grams)
+    assert portions.portion_problems(default.portion_food, default.grams, default.serving) == []
+
+
+def test_a_derived_default_names_the_measure_it_comes_from():
+    foods, measures = sr28.read_compact(SEED_DIR)
+    [rice] = [f for f in foods if f.ndb == "20044"]
+    rows = catalog._servings(rice, [m for m in measures if m.ndb == "20044"])
+    assert [r for r in rows if r["is_default"]] == [{
+        "name": "1/4 cup", "grams": 46.2, "is_default": True,
+        "source": "1/4 of SR Legacy household measure '1 cup' (185 g), NDB 20044 seq 1: one "
+                  "portion as eaten"}]
+    assert {r["name"] for r in rows} == {"1 cup", "1/4 cup"}  # USDA's cup is still offered
+
+
+def test_no_condensed_soup_defaults_to_a_can_and_none_holds_more_than_90_g(defaults):
+    exceptions = portions.read_exceptions(SEED_DIR)
+    condensed = [d for d in defaults.values()
+                 if portions.food_form(d.portion_food.category, d.portion_food.description)
+                 == "condensed"]
+    assert len(condensed) > 30 and not [d.food for d in condensed if "can" in d.serving]
+    heavy = [d.food for d in defaults.values() if (d.portion_food.carbohydrate_per_100g or 0)
+             * d.grams / 100 > portions.MAX_PORTION_CARB_G]
+    assert heavy and all(food.lower() in {e.food.lower() for e in exceptions.values()}
+                         for food in heavy)
+
+
+DRY = ("a dry food: one portion as eaten is 25-60 g (1/4 cup of dry rice or beans, 1/2 cup of "
+       "oats, 2 oz of dry pasta cook to one serving)")
+
+
+@pytest.mark.parametrize("description, grams, name, found", [
+    ("Rice, white, long-grain, regular, raw, enriched", 185.0, "1 cup",
+     ["148 g carbohydrate is more than one portion (90 g)", DRY]),
+    ("Soup, cream of celery, canned, condensed", 305.0, "1 can (10.75 oz)",
+     ["a condensed food: one portion as eaten is at most 150 g (1/2 cup makes 1 cup of soup "
+      "with water)"]),
+    ("Beans, black, mature seeds, raw", 12.1, "1 tbsp", [DRY]),
+    # 579 kcal and 21.55 g carbohydrate per 100 g: 3329 kcal, 124 g in 575 g.
+    ("Nuts, almonds", 575.0, "4 cups", ["575 g is not one plausible portion for 'Nut and Seed "
+                                        "Products' (5-150 g)",
+                                        "3329 kcal is more than one portion (800 kcal)",
+                                        "124 g carbohydrate is more than one portion (90 g)"]),
+    # USDA's own serving of a mix is one portion as prepared, whatever it weighs dry.
+    ("Cereals, QUAKER, oatmeal, REAL MEDLEYS, apple walnut, dry", 75.0,
+     "1 package (1 NLEA serving)", []),
+    ("Rice, white, long-grain, regular, enriched, cooked", 158.0, "1 cup", []),
+])
+def test_portion_problems_name_each_broken_rule(description, grams, name, found):
+    [food] = [f for f in sr28.read_compact(SEED_DIR)[0] if f.description == description]
+    assert portions.portion_problems(catalog.portion_food(food), grams, name) == found
+
+
+def test_carbohydrate_bands_count_every_default():
+    food = portions.Food("Fruit", "Bananas, raw", 89.0, 22.84)
+    made = [portions.DefaultServing("x", "Banana", food, "s", grams)
+            for grams in (10.0, 50.0, 118.0, 300.0, 500.0)]  # 2.3, 11.4, 27.0, 68.5, 114.2 g
+    unknown = portions.DefaultServing("x", "Water", portions.Food("Beverages", "Water", 0, None),
+                                      "1 cup", 237.0)
+    assert portions.carbohydrate_bands([*made, unknown]) == {
+        "0-5 g": 1, "5-15 g": 1, "15-30 g": 1, "30-45 g": 0, "45-60 g": 0, "60-90 g": 1,
+        "over 90 g": 1, "unknown": 1}
