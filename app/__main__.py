@@ -1,6 +1,6 @@
 """python -m app [serve options] | users add NAME | batch ...
 
-  python -m app                      serve on 127.0.0.1:7860, single-user local mode
+  python -m app [--region UK]        serve on 127.0.0.1:7860, single-user local mode
   python -m app --accounts --host 0.0.0.0
                                      serve to the network; everyone signs in
   python -m app users add NAME [--admin] [--region US|UK|DE]
@@ -31,6 +31,10 @@ def serve_parser() -> argparse.ArgumentParser:
                         help="an extra ONNX model to offer; repeatable; the first is active at start "
                              "(env FOODTAG_MODEL; default: the built-in default model)")
     parser.add_argument("--db-url", help="SQLAlchemy database URL (env FOODTAG_DB_URL; default SQLite in FOODTAG_HOME)")
+    parser.add_argument("--region", type=str.upper, choices=list(REGIONS),
+                        help="single-user mode: where the local user counts carbohydrate, set at "
+                             "first start (env FOODTAG_REGION; default US): US 15 g choices, "
+                             "UK 10 g CP, DE 12 g BE; changeable in Settings")
     parser.add_argument("--accounts", action="store_const", const=True,
                         help="require sign-in (env FOODTAG_ACCOUNTS=1); needed to listen beyond this machine")
     parser.add_argument("--max-upload-mb", type=float, help="largest photo accepted (default 20)")
@@ -51,7 +55,7 @@ def users_parser() -> argparse.ArgumentParser:
     add.add_argument("--password-stdin", action="store_true", help="read the password from one line of stdin")
     add.add_argument("--admin", action="store_true",
                      help="may change the server's default model (the first account always may)")
-    add.add_argument("--region", choices=list(REGIONS), default=DEFAULT_REGION,
+    add.add_argument("--region", type=str.upper, choices=list(REGIONS), default=DEFAULT_REGION,
                      help="where the user counts carbohydrate: sets their exchange unit (US 15 g "
                           "choice, UK 10 g CP, DE 12 g BE) and the food names search prefers; "
                           f"changeable in Settings (default {DEFAULT_REGION})")
@@ -82,6 +86,7 @@ def serve_main(argv: list[str]) -> int:
     args = serve_parser().parse_args(argv)
     config = AppConfig.from_env(
         host=args.host, port=args.port, models=args.model, db_url=args.db_url, accounts=args.accounts,
+        region=args.region,
         max_upload_mb=args.max_upload_mb, concurrency=args.concurrency,
         session_idle_minutes=args.session_idle_minutes, model_poll_seconds=args.model_poll_seconds,
     )

@@ -7,6 +7,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from db.nutrition import DEFAULT_REGION, REGIONS
 from models.errors import FoodtagError
 
 # The name every meal is logged under when the app runs without sign-in (the default).
@@ -49,6 +50,10 @@ class AppConfig:
     # How often each process reads the default model an admin stored in the database: a
     # change made on one process is served by all of them within this (plus the model's load).
     model_poll_seconds: float = 5.0
+    # Where the local user counts carbohydrate (US, UK, DE), set when the app first starts
+    # and creates them: their exchange unit and the food names search prefers. Changeable in
+    # Settings afterwards; account users choose theirs at sign-up (`users add --region`).
+    region: str = DEFAULT_REGION
 
     def __post_init__(self) -> None:
         self.models = [Path(p).expanduser() for p in self.models]
@@ -60,6 +65,8 @@ class AppConfig:
             raise ConfigError(f"session idle time must be 1 minute to 7 days, got {self.session_idle_minutes} minutes")
         if not 0.1 <= self.model_poll_seconds <= 3600:
             raise ConfigError(f"model poll interval must be 0.1 s to 1 hour, got {self.model_poll_seconds} s")
+        if self.region not in REGIONS:
+            raise ConfigError(f"region must be one of {', '.join(REGIONS)}, got {self.region!r}")
         if self.concurrency < 1:
             raise ConfigError(f"concurrency must be at least 1, got {self.concurrency}")
         for path in self.models:
@@ -105,6 +112,8 @@ class AppConfig:
                 values["model_poll_seconds"] = float(env["FOODTAG_MODEL_POLL_SECONDS"])
             except ValueError:
                 raise ConfigError("FOODTAG_MODEL_POLL_SECONDS must be a number of seconds") from None
+        if env.get("FOODTAG_REGION"):
+            values["region"] = env["FOODTAG_REGION"].strip().upper()
         if env.get("FOODTAG_ACCOUNTS"):
             values["accounts"] = env["FOODTAG_ACCOUNTS"].strip().lower() in ("1", "true", "yes", "on")
         values.update({k: v for k, v in overrides.items() if v is not None})

@@ -79,7 +79,7 @@ class App:
         self.fastapi = self._build()
 
     def startup(self) -> None:
-        """Migrate and seed the database, create the local user, load the active model (the
+        """Migrate and seed the database, create the local user (in the configured region), load the active model (the
         stored default, else the first --model, else the built-in one) and start following the
         stored default."""
         with self._start_lock:
@@ -89,7 +89,7 @@ class App:
                 session.configure(self.config.db_url)
             session.init_db()
             if not self.config.accounts:
-                service.ensure_user(LOCAL_USER)
+                service.ensure_user(LOCAL_USER, region=self.config.region)
             elif service.account_count() == 0:
                 # Sign-in is required but nobody could sign in: say how, instead of a dead login page.
                 raise FoodtagError("accounts are on but no user has a password yet: "

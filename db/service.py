@@ -144,10 +144,11 @@ def create_user(name: str, password: str | None = None, *, admin: bool = False,
         raise UserExists(f"user {name!r} already exists") from None
 
 
-def ensure_user(name: str) -> None:
-    """Create a password-less local user called ``name`` unless one exists."""
+def ensure_user(name: str, *, region: str = nutrition.DEFAULT_REGION) -> None:
+    """Create a password-less local user called ``name`` (in ``region``) unless one exists;
+    an existing user keeps their region."""
     try:
-        create_user(name)
+        create_user(name, region=region)
     except UserExists:
         pass
 

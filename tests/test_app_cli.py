@@ -48,10 +48,19 @@ def test_users_add(tmp_path):
     assert again.returncode == 1 and "already exists" in again.stderr
     short = run_app("users", "add", "dave", "--password-stdin", "--db-url", url, stdin="abc\n")
     assert short.returncode == 1 and "too short" in short.stderr
+    # The region is chosen at sign-up and brings its exchange unit (DE: 12 g BE).
+    german = run_app("users", "add", "erika", "--password-stdin", "--region", "de", "--db-url", url,
+                     stdin="erika-secret-1\n")
+    assert german.returncode == 0, german.stderr
+    mars = run_app("users", "add", "zed", "--password-stdin", "--region", "MARS", "--db-url", url,
+                   stdin="zed-secret-123\n")
+    assert mars.returncode == 2 and "invalid choice: 'MARS'" in mars.stderr
     configure(url)
     try:
         assert service.verify_password("carol", "carol-secret-1")
         assert not service.verify_password("carol", "carol-secret-2")
+        assert (service.user_region("carol"), service.get_settings("carol")["exchange_unit_g"]) == ("US", 15.0)
+        assert (service.user_region("erika"), service.get_settings("erika")["exchange_unit_g"]) == ("DE", 12.0)
     finally:
         configure(None)
 

@@ -50,6 +50,16 @@ def test_model_poll_interval_from_env_and_its_range(monkeypatch):
             AppConfig(model_poll_seconds=bad)
 
 
+def test_first_start_region_from_flag_or_env(monkeypatch):
+    assert AppConfig().region == "US"
+    monkeypatch.setenv("FOODTAG_REGION", "uk")
+    assert AppConfig.from_env().region == "UK"
+    assert AppConfig.from_env(region="DE").region == "DE"  # the flag wins
+    monkeypatch.setenv("FOODTAG_REGION", "FR")
+    with pytest.raises(ConfigError, match="region must be one of US, UK, DE, got 'FR'"):
+        AppConfig.from_env()
+
+
 def test_model_flag_must_be_an_onnx_file(tmp_path):
     with pytest.raises(ConfigError, match="not an existing .onnx"):
         AppConfig(models=[tmp_path / "missing.onnx"])

@@ -184,6 +184,14 @@ def test_region_at_sign_up_sets_the_unit_taught_there(db_url, region, unit):
     assert card["exchanges"]["unit_g"] == unit
 
 
+def test_the_local_user_gets_the_first_start_region_once(db_url):
+    service.ensure_user("local", region="UK")
+    assert (service.user_region("local"), service.get_settings("local")["exchange_unit_g"]) == (
+        "UK", 10.0)
+    service.ensure_user("local", region="DE")  # a later start never changes it
+    assert service.user_region("local") == "UK"
+
+
 def test_changing_region_brings_its_unit_unless_taught_there_too(alice):
     assert service.update_settings(alice, region="DE")["exchange_unit_g"] == 12.0  # BE
     service.update_settings(alice, exchange_unit_g=10)  # KE, also taught in Germany
