@@ -6,6 +6,8 @@ second).
   servings win; it gets USDA's common names); the catalog row is not added a second time.
 - Every other food gets its USDA long description as its name, its food group as category,
   every household measure as a serving, and a default serving chosen by db.portions.
+- A database seeded under an older portion rule gets today's servings once
+  (``refresh_servings``, run by db.session as its own seed part).
 - ``sr28_aliases.csv`` gives everyday names of everyday foods ("white rice" -> "Rice, white,
   long-grain, regular, enriched, cooked"); those rows rank like the curated foods.
 """
@@ -14,7 +16,7 @@ import csv
 from collections.abc import Iterable
 from pathlib import Path
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import delete, func, insert, select
 from sqlalchemy.orm import Session
 
 from db import portions, search, sequences, sr28
@@ -24,6 +26,9 @@ from db.models import Food, FoodAlias, FoodLabel, Serving
 from db.nutrition import energy_consistent
 
 ALIASES_FILE = "sr28_aliases.csv"
+# The seed part (db.models.SeedVersion) of the catalog's servings as chosen by today's
+# db.portions rule: a database seeded under an older rule gets them once (db.session).
+SERVINGS_PART = "sr28_servings_as_eaten"
 
 
 def read_aliases(seed_dir: Path) -> dict[str, tuple[str, ...]]:
@@ -177,6 +182,27 @@ def load(session: Session, seed_dir: Path) -> int:
     _bulk(session, FoodAlias, alias_rows)
     sequences.sync(session)  # the ids above were chosen here, not by the database
     return len(food_rows)
+
+
+def refresh_servings(session: Session, seed_dir: Path, curated_ndbs: set[str]) -> int:
+    """Replace the servings of every catalog food in the database with those ``load`` gives
+    today (USDA's measures and the default by db.portions' rule); curated foods
+    (``curated_ndbs``) keep theirs. Returns how many foods were refreshed. Meal entries keep
+    the serving name and grams they were logged with."""
+    foods, measures = sr28.read_compact(seed_dir)
+    by_ndb: dict[str, list[sr28.SrPortion]] = {}
+    for portion in measures:
+        by_ndb.setdefault(portion.ndb, []).append(portion)
+    catalog_rows = (Food.owner_id.is_(None), Food.fdc_dataset == sr28.DATASET_NAME,
+                    Food.source_code.not_in(curated_ndbs or {""}))
+    ids = dict(session.execute(select(Food.source_code, Food.id).where(*catalog_rows)).all())
+    session.execute(delete(Serving).where(Serving.food_id.in_(
+        select(Food.id).where(*catalog_rows))), execution_options={"synchronize_session": False})
+    rows = [{"food_id": ids[food.ndb], **serving} for food in foods if food.ndb in ids
+            for serving in _servings(food, by_ndb.get(food.ndb, []))]
+    _bulk(session, Serving, rows)
+    session.expire_all()
+    return len(ids)
 
 
 def _bulk(session: Session, model: type, rows: Iterable[dict]) -> None:

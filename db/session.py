@@ -172,7 +172,8 @@ def _load_seed(session: Session, folder: Path) -> None:
         session.flush()
         changed = True
         loaded = set(session.scalars(select(SeedVersion.part)))
-    if "sr28" not in loaded and sr28.has_compact(folder):
+    catalog_loaded_now = "sr28" not in loaded and sr28.has_compact(folder)
+    if catalog_loaded_now:
         session.add(SeedVersion(part="sr28", foods=catalog.load(session, folder)))
         session.flush()
         changed = True
@@ -182,6 +183,14 @@ def _load_seed(session: Session, folder: Path) -> None:
         session.add(SeedVersion(part="composites", foods=composites.load(session, folder)))
         session.flush()
         changed = True
+    # A catalog seeded under an older portion rule gets today's servings once; one loaded
+    # just now already has them.
+    if catalog.SERVINGS_PART not in loaded and "sr28" in loaded and sr28.has_compact(folder):
+        refreshed = 0 if catalog_loaded_now else catalog.refresh_servings(session, folder, {
+            food.source_code for food in seed.read_seed(folder).foods
+            if food.fdc_dataset == sr28.DATASET_NAME and food.source_code})
+        session.add(SeedVersion(part=catalog.SERVINGS_PART, foods=refreshed))
+        session.flush()
     # The GI belongs to curated and catalog foods alike, so it comes after both; a database
     # seeded from an older GI table gets this one once.
     if glycemic.PART not in loaded and "curated" in loaded:

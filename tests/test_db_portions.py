@@ -3,10 +3,16 @@ household measures: nuts by the ounce, chocolate by a few squares, soup by the c
 soup and juice concentrate by what makes one portion, dry rice, pasta and pulses by the dry
 amount that cooks to one serving."""
 
-import pytest
+from datetime import datetime
 
-from db import catalog, portions, sr28
+import pytest
+from db_support import write_seed
+from sqlalchemy import delete, select, update
+
+from db import catalog, portions, service, sr28
+from db.models import Food, SeedVersion, Serving
 from db.seed import SEED_DIR
+from db.session import configure, init_db, session_scope
 
 
 @pytest.fixture(scope="module")
@@ -102,3 +108,41 @@ def test_carbohydrate_bands_count_every_default():
     assert portions.carbohydrate_bands([*made, unknown]) == {
         "0-5 g": 1, "5-15 g": 1, "15-30 g": 1, "30-45 g": 0, "45-60 g": 0, "60-90 g": 1,
         "over 90 g": 1, "unknown": 1}
+
+
+def test_a_catalog_seeded_under_the_old_rule_gets_todays_servings_once(tmp_path):
+    """Almonds defaulted to a cup before this rule; a database seeded then gets 1 oz on its
+    next start (once), curated foods keep their servings, and logged meals keep theirs."""
+    seed = write_seed(tmp_path / "seed")
+    foods, measures = sr28.read_compact(SEED_DIR)
+    wanted = {"09040", "12061"}  # the curated banana, almonds
+    sr28.write_compact([f for f in foods if f.ndb in wanted],
+                       [m for m in measures if m.ndb in wanted], seed)
+    configure(f"sqlite:///{tmp_path / 'foodtag.db'}")
+    try:
+        init_db(seed_dir=seed)
+        assert service.lookup("Nuts, almonds")["portion"]["serving"] == "1 oz (23 whole kernels)"
+        service.create_user("ann")
+        logged = service.log_meal("ann", "Nuts, almonds", serving="1 cup, sliced")
+        with session_scope() as session:  # as seeded under the old rule
+            almonds = session.scalar(select(Food.id).where(Food.name == "Nuts, almonds"))
+            session.execute(update(Serving).where(Serving.food_id == almonds)
+                            .values(is_default=False))
+            session.execute(update(Serving).where(Serving.food_id == almonds,
+                                                  Serving.name == "1 cup, sliced")
+                            .values(is_default=True))
+            session.execute(delete(SeedVersion).where(
+                SeedVersion.part == catalog.SERVINGS_PART))
+        assert service.lookup("Nuts, almonds")["portion"]["serving"] == "1 cup, sliced"
+        init_db(seed_dir=seed)
+        assert service.lookup("Nuts, almonds")["portion"]["serving"] == "1 oz (23 whole kernels)"
+        assert service.lookup("banana")["portion"]["serving"] == '1 medium (7" to 7-7/8" long)'
+        with session_scope(write=False) as session:
+            assert session.scalar(select(SeedVersion.foods).where(
+                SeedVersion.part == catalog.SERVINGS_PART)) == 1  # almonds; not the banana
+        assert "1 cup, sliced" in {s["name"] for s in service.lookup("Nuts, almonds")["servings"]}
+        [entry] = service.list_meals("ann", datetime(2000, 1, 1), datetime(2100, 1, 1))
+        assert (entry["id"], entry["serving"], entry["grams"]) == (logged["id"], "1 cup, sliced",
+                                                                  92.0)
+    finally:
+        configure(None)
