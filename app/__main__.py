@@ -87,6 +87,9 @@ def serve_main(argv: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from models.paths import owner_only_files
+
+    owner_only_files()
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         if argv[:1] == ["users"]:
