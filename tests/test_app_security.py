@@ -298,36 +298,36 @@ def test_only_admins_change_the_default_model_and_each_user_may_pick_their_own(s
         bob.predict("", api_name="/use_model")
 
 
+def event_result(browser: httpx.Client, api_name: str, data: list) -> list:
+    """The outputs of one Gradio event called over HTTP as a signed-in browser."""
+    event = browser.post(f"/gradio_api/call/{api_name}", json={"data": data}).json()["event_id"]
+    stream = browser.get(f"/gradio_api/call/{api_name}/{event}").text
+    line = next(line for line in stream.splitlines() if line.startswith("data:") and "url" in line)
+    return json.loads(line[len("data:"):])
+
+
+def assert_only_alice_gets(server, make_url, check) -> None:
+    """Alice makes a file (make_url(her browser) -> its URL); she may fetch it, Bob and the
+    signed-out may not."""
+    with httpx.Client(base_url=server.url, timeout=60) as alice, httpx.Client(base_url=server.url, timeout=60) as bob:
+        assert alice.post("/login", data={"username": "alice", "password": PASSWORDS["alice"]}).status_code == 200
+        assert bob.post("/login", data={"username": "bob", "password": PASSWORDS["bob"]}).status_code == 200
+        url = make_url(alice)
+        shown = alice.get(url)
+        assert shown.status_code == 200 and check(shown)
+        assert bob.get(url).status_code == 404
+        assert httpx.get(url).status_code in (401, 403, 404)  # signed out
+
+
 def test_photo_previews_are_served_only_to_their_owner(server, coffee_image):
     def preview_url(browser: httpx.Client) -> str:
         [path] = browser.post("/gradio_api/upload", files={"files": ("cup.jpg", jpeg_bytes(coffee_image))}).json()
         photo = {"path": path, "orig_name": "cup.jpg", "meta": {"_type": "gradio.FileData"}}
-        event = browser.post("/gradio_api/call/analyze", json={"data": [photo, None]}).json()["event_id"]
-        stream = browser.get(f"/gradio_api/call/analyze/{event}").text
-        data = next(line for line in stream.splitlines() if line.startswith("data:") and "url" in line)
-        return json.loads(data[len("data:"):])[1]["url"]
+        return event_result(browser, "analyze", [photo, None])[1]["url"]
 
-    with httpx.Client(base_url=server.url, timeout=60) as alice, httpx.Client(base_url=server.url, timeout=60) as bob:
-        assert alice.post("/login", data={"username": "alice", "password": PASSWORDS["alice"]}).status_code == 200
-        assert bob.post("/login", data={"username": "bob", "password": PASSWORDS["bob"]}).status_code == 200
-        url = preview_url(alice)
-        shown = alice.get(url)
-        assert shown.status_code == 200 and shown.headers["content-type"] == "image/webp"
-        assert bob.get(url).status_code == 404
-        assert httpx.get(url).status_code in (401, 403, 404)  # signed out
+    assert_only_alice_gets(server, preview_url, lambda shown: shown.headers["content-type"] == "image/webp")
 
 
 def test_user_b_cannot_download_user_a_export(server):
-    def export_url(browser: httpx.Client) -> str:
-        event = browser.post("/gradio_api/call/export_csv", json={"data": []}).json()["event_id"]
-        stream = browser.get(f"/gradio_api/call/export_csv/{event}").text
-        data = next(line for line in stream.splitlines() if line.startswith("data:") and "url" in line)
-        return json.loads(data[len("data:"):])[0]["url"]
-
-    with httpx.Client(base_url=server.url, timeout=60) as alice, httpx.Client(base_url=server.url, timeout=60) as bob:
-        assert alice.post("/login", data={"username": "alice", "password": PASSWORDS["alice"]}).status_code == 200
-        assert bob.post("/login", data={"username": "bob", "password": PASSWORDS["bob"]}).status_code == 200
-        url = export_url(alice)
-        assert alice.get(url).status_code == 200 and alice.get(url).text.startswith("id,")
-        assert bob.get(url).status_code == 404
-        assert httpx.get(url).status_code in (401, 403, 404)  # signed out
+    assert_only_alice_gets(server, lambda browser: event_result(browser, "export_csv", [])[0]["url"],
+                           lambda shown: shown.text.startswith("id,"))
