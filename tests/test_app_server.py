@@ -347,6 +347,11 @@ def test_deeply_nested_json_is_a_400_on_a_healthy_connection(server):
                 answer = json.loads(response.read())
                 assert response.status == 400 and "nested more than 8 levels" in answer["error"], answer
                 assert not response.will_close  # keep-alive: the next request reuses the connection
+        # Gradio's own routes (FastAPI's body parsing) answer a 4xx too.
+        connection.request("POST", "/gradio_api/call/save_settings", headers={"Content-Type": "application/json"},
+                           body=b'{"data": ' + b"[" * 1100 + b"]" * 1100 + b"}")
+        response = connection.getresponse()
+        assert 400 <= response.status < 500 and b"Traceback" not in response.read()
         # Brackets inside strings are text, not nesting; the same connection still serves.
         connection.request("POST", "/api/my/foods", headers={"Content-Type": "application/json"},
                            body=json.dumps({**label, "name": "[[[[[[[[[[[[ bar"}).encode())
