@@ -13,8 +13,9 @@ request, and a busy page costs the database one write a minute, not one per requ
 Failed sign-ins are counted here too (per user name and per client address, for
 app.security.Throttle's backoff), so a guesser meets the same delays on every app process and
 after a restart. Each try is booked (counted and given its start time) before its password is
-checked, so parallel guesses wait one after another instead of sharing one delay. Rows are keyed by a SHA-256 and bounded: forgotten a day after their last
-failure, and the oldest beyond MAX_FAILURE_ROWS deleted, so a spray of names cannot grow the table.
+checked, so parallel guesses wait one after another instead of sharing one delay. Rows are
+keyed by a SHA-256 and bounded: forgotten a day after their last failure, and the oldest beyond
+MAX_FAILURE_ROWS deleted, so a spray of names cannot grow the table.
 """
 
 from __future__ import annotations
@@ -132,8 +133,8 @@ def reserve_try(delays: Mapping[str, Callable[[int], float]], *, max_wait_s: flo
     one transaction, so that parallel tries (on any app process) queue up instead of all
     reading the same count: the try counts as a failure until clear_failures says otherwise,
     and starts ``delays[key](failures so far)`` seconds after the key's latest failure or
-    booked try, whichever is later. Returns (seconds to wait from now, each key's count with this try), or
-    None, booking nothing, when the wait would be over ``max_wait_s``."""
+    booked try, whichever is later. Returns (seconds to wait from now, each key's count with
+    this try), or None, booking nothing, when the wait would be over ``max_wait_s``."""
     now = now or utcnow()
     try:
         return _reserve(delays, max_wait_s, now)
