@@ -97,6 +97,11 @@ def serve_main(argv: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from models.memory import limit_arenas
+    from models.paths import owner_only_files
+
+    owner_only_files()
+    limit_arenas()  # first, before any library starts threads (see models.memory)
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         if argv[:1] == ["users"]:

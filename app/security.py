@@ -1,8 +1,9 @@
 """The server's defences against hostile clients, in one place.
 
 - `PasswordChecker`: argon2 checks run in a small, low-priority thread pool off the event loop,
-  with exponential backoff per user name and per client address (counted in the database, so
-  shared by every app process), and a log line per failure.
+  with exponential backoff per user name and per client address (each try booked in the
+  database before its check, so parallel guesses and every app process share one queue), and a
+  log line per failure.
 - `Sessions`: sign-in sessions, in the database so that every app process shares them, that
   end after an idle time and a maximum age, or when the user signs out.
 - `OwnedFiles`: downloadable files (CSV exports, batch results) that only their owner may fetch.
@@ -24,8 +25,9 @@ import secrets
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
 from http.cookies import SimpleCookie
-from typing import Callable
+from typing import Awaitable, Callable
 from urllib.parse import urlsplit
 
 from starlette.concurrency import run_in_threadpool
@@ -34,6 +36,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from db import service, signins
+from db.keys import name_key
 from db.models import utcnow
 
 log = logging.getLogger("foodtag.security")
@@ -48,26 +51,48 @@ _MAX_PASSWORD = 1024
 
 class Throttle:
     """Consecutive failures per key; after `free` of them each further try waits
-    base * 2**(failures - free) seconds (at most `cap`) counted from the last failure. The
-    counts are in the database (db.signins), so every app process delays the same guesser.
-    Its methods do database I/O: call them off the event loop."""
+    base * 2**(failures - free) seconds (at most `cap`) after the previous try. The counts
+    are in the database (db.signins), so every app process delays the same guesser, and each
+    try is booked there before its password is checked (see `reserve`), so parallel guesses
+    wait in turn. Its methods do database I/O: call them off the event loop."""
 
-    def __init__(self, kind: str, free: int, base_s: float, cap_s: float) -> None:
+    def __init__(self, kind: str, free: int, base_s: float, cap_s: float,
+                 clock: Callable[[], datetime] = utcnow) -> None:
         self.kind, self.free, self.base_s, self.cap_s = kind, free, base_s, cap_s
+        self.clock = clock
+
+    def record_key(self, key: str) -> str:
+        return f"{self.kind}:{key}"
+
+    def delay_s(self, failures: int) -> float:
+        """The wait between the try after ``failures`` failures in a row and the one before."""
+        return 0.0 if failures < self.free else min(self.cap_s, self.base_s * 2 ** (failures - self.free))
 
     def wait_s(self, key: str) -> float:
-        found = signins.failures(f"{self.kind}:{key}")
-        if found is None or found[0] < self.free:
+        """How long the next try for ``key`` would wait from now (booked tries included)."""
+        found = signins.failures(self.record_key(key))
+        if found is None:
             return 0.0
         count, last = found
-        delay = min(self.cap_s, self.base_s * 2 ** (count - self.free))
-        return max(0.0, delay - (utcnow() - last).total_seconds())
+        return max(0.0, self.delay_s(count) - (self.clock() - last).total_seconds())
 
-    def failed(self, key: str) -> int:
-        return signins.record_failure(f"{self.kind}:{key}")
+    def reserve(self, key: str, *others: tuple[Throttle, str], max_wait_s: float
+                ) -> tuple[float, int] | None:
+        """Book the next try for ``key`` (and for each (throttle, key) of ``others``) as a
+        failure until `succeeded`: (seconds to wait first, this key's failures with it), or
+        None when the wait would be over ``max_wait_s`` (then nothing is booked)."""
+        delays = {self.record_key(key): self.delay_s,
+                  **{throttle.record_key(k): throttle.delay_s for throttle, k in others}}
+        booked = signins.reserve_try(delays, max_wait_s=max_wait_s, now=self.clock())
+        return None if booked is None else (booked[0], booked[1][self.record_key(key)])
+
+    def failed(self, key: str, *others: tuple[Throttle, str]) -> None:
+        """The booked try failed: the next delays count from now, the end of its check."""
+        signins.record_failure([self.record_key(key), *(t.record_key(k) for t, k in others)],
+                               now=self.clock())
 
     def succeeded(self, key: str) -> None:
-        signins.clear_failures(f"{self.kind}:{key}")
+        signins.clear_failures(self.record_key(key))
 
 
 # The nice value of the password threads. One argon2 verify runs 4 lanes in 4 threads of its
@@ -92,7 +117,8 @@ class PasswordChecker:
     sign-ins; callers beyond `max_waiting` are refused at once."""
 
     def __init__(self, verify: Callable[[str, str], bool], *, workers: int, max_waiting: int = 64,
-                 user_throttle: Throttle | None = None, client_throttle: Throttle | None = None) -> None:
+                 user_throttle: Throttle | None = None, client_throttle: Throttle | None = None,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         self._verify = verify
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="password-check",
                                         initializer=_lower_thread_priority)
@@ -102,16 +128,27 @@ class PasswordChecker:
         # office shares one), before the delays start; they double up to 30 s per try.
         self.users = user_throttle or Throttle("user", free=5, base_s=1.0, cap_s=30.0)
         self.clients = client_throttle or Throttle("client", free=20, base_s=1.0, cap_s=30.0)
+        # A try that would wait longer is refused at once (and books nothing), so a burst of
+        # guesses cannot queue up for later; the longest single delay fits.
+        self.max_wait_s = max(self.users.cap_s, self.clients.cap_s)
+        self._sleep = sleep
 
     async def check(self, username: str, password: str, client: str) -> bool:
         name = (username or "").strip()
         if not name or not password or len(name) > _MAX_NAME or len(password) > _MAX_PASSWORD:
             log.warning("sign-in refused from %s: empty or overlong user name or password", client)
             return False
-        user_key = name.casefold()
-        wait = await run_in_threadpool(lambda: max(self.users.wait_s(user_key), self.clients.wait_s(client)))
+        user_key = name_key(name)  # how the database matches names: one count per account
+        # Booked before the check, so that parallel guesses cannot all read the same count.
+        booked = await run_in_threadpool(self.users.reserve, user_key, (self.clients, client),
+                                         max_wait_s=self.max_wait_s)
+        if booked is None:
+            log.warning("sign-in refused for %r from %s: too many failures in a row, the next try "
+                        "would wait over %g s", name, client, self.max_wait_s)
+            return False
+        wait, failures = booked
         if wait:
-            await asyncio.sleep(wait)  # a sleeping coroutine costs no thread and no CPU
+            await self._sleep(wait)  # a sleeping coroutine costs no thread and no CPU
         if self._waiting >= self._max_waiting:
             log.warning("sign-in refused for %r from %s: too many password checks waiting", name, client)
             return False
@@ -123,17 +160,13 @@ class PasswordChecker:
         if ok:
             await run_in_threadpool(self._succeeded, user_key, client)
             return True
-        failures = await run_in_threadpool(self._failed, user_key, client)
+        await run_in_threadpool(self.users.failed, user_key, (self.clients, client))
         log.warning("sign-in failed for user %r from %s (%d in a row)", name, client, failures)
         return False
 
     def _succeeded(self, user_key: str, client: str) -> None:
         self.users.succeeded(user_key)
         self.clients.succeeded(client)
-
-    def _failed(self, user_key: str, client: str) -> int:
-        self.clients.failed(client)
-        return self.users.failed(user_key)
 
 
 class Sessions:
@@ -235,15 +268,27 @@ class Guard:
 
     def _local_refusal(self, scope, headers: Headers) -> str | None:
         """Single-user mode answers only to this machine's names: a page on another origin
-        whose name resolves to 127.0.0.1 (DNS rebinding) must not reach the meal log."""
-        host = _hostname(headers.get("host", ""))
+        whose name resolves to 127.0.0.1 (DNS rebinding) must not reach the meal log, nor may
+        a page served by another program on this machine (another port, another origin)."""
+        host_header = headers.get("host", "")
+        host = _hostname(host_header)
         if host not in self.allowed_hosts:
             return "this server answers only to " + ", ".join(sorted(self.allowed_hosts))
         origin = headers.get("origin")
         unsafe = scope["type"] == "websocket" or scope.get("method") not in ("GET", "HEAD", "OPTIONS")
-        if unsafe and origin is not None and _hostname(urlsplit(origin).netloc) not in self.allowed_hosts:
+        if unsafe and origin is not None and not self._own_origin(origin, host_header, scope):
             return "cross-origin requests are refused"
         return None
+
+    def _own_origin(self, origin: str, host_header: str, scope) -> bool:
+        """Whether a request's Origin is one of this machine's names with this server's port."""
+        scheme = {"ws": "http", "wss": "https"}.get(scope.get("scheme"), scope.get("scheme", "http"))
+        try:
+            parts, own = urlsplit(origin), urlsplit(f"{scheme}://{host_header}")
+            return (parts.hostname in self.allowed_hosts and parts.scheme == own.scheme
+                    and _port(parts) == _port(own))
+        except ValueError:  # a port that is not a number
+            return False
 
 
 def session_cookie(response, token: str, *, secure: bool, max_age_s: float) -> None:
@@ -276,6 +321,11 @@ def _hostname(netloc: str) -> str:
     if netloc.startswith("["):  # [::1]:7860
         return netloc[1:].split("]", 1)[0]
     return netloc.rsplit(":", 1)[0] if netloc.count(":") == 1 else netloc
+
+
+def _port(url) -> int | None:
+    """A split URL's port, the scheme's default when none is written."""
+    return url.port or {"http": 80, "https": 443}.get(url.scheme)
 
 
 def _cookies(headers: Headers) -> SimpleCookie:

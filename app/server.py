@@ -13,10 +13,12 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import threading
 from contextlib import asynccontextmanager
 
 import gradio as gr
+import numpy as np
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPBasic, HTTPBasicCredentials
@@ -35,7 +37,7 @@ from db import personal, service, session, validate
 from db.errors import InvalidValue, UnknownFood
 from db.session import get_engine, session_scope
 from models.errors import FoodtagError, ImageError, ModelError
-from models.paths import data_home
+from models.paths import data_home, owner_only_files
 
 log = logging.getLogger("foodtag.app")
 
@@ -47,6 +49,9 @@ SESSION_MAX_AGE_S = 12 * 3600
 _basic_auth = HTTPBasic(auto_error=False, realm="foodtag")
 # An own food or a recipe of 100 ingredients is a few kB; more is not a food.
 _MAX_JSON_BYTES = 64 * 1024
+# A recipe is nested three deep ({"ingredients": [{...}]}). json.loads recurses once per level,
+# so a small body of thousands of brackets would otherwise end in a RecursionError.
+MAX_JSON_DEPTH = 8
 
 
 def error(status: int, message: str, **headers: str) -> JSONResponse:
@@ -60,7 +65,7 @@ class App:
         self.config = config
         # Health data and password hashes: every file this process creates is owner-only
         # (the database and its -wal/-shm, exported models, uploads, exports, batch results).
-        os.umask(0o077)
+        owner_only_files()
         # Gradio keeps uploads and the files it serves under GRADIO_TEMP_DIR (read when the
         # Blocks is built): our private data folder, not the shared system temp folder.
         os.environ.setdefault("GRADIO_TEMP_DIR", str(private_dir(data_home() / "gradio")))
@@ -254,9 +259,13 @@ class App:
         if isinstance(user, JSONResponse):
             return user
         try:
-            body = json.loads(await limited_body(request, _MAX_JSON_BYTES).body())
+            raw = await limited_body(request, _MAX_JSON_BYTES).body()
         except BodyTooLarge:
             return error(413, f"request body too large: the limit is {_MAX_JSON_BYTES // 1024} kB")
+        if json_depth(raw) > MAX_JSON_DEPTH:
+            return error(400, f"the JSON body is nested more than {MAX_JSON_DEPTH} levels deep")
+        try:
+            body = json.loads(raw)
         except ValueError:
             return error(400, "the body must be a JSON object")
         if not isinstance(body, dict):
@@ -325,6 +334,21 @@ class App:
             if chosen else None
         )
         return {**analysis.to_dict(), "food": card["food"] if card else None, "card": card, "disclaimer": DISCLAIMER}
+
+
+# Removed before counting brackets: escapes (a backslash and the next byte), then strings.
+# Both patterns match in one linear pass (no backtracking), whatever the body holds.
+_JSON_ESCAPE = re.compile(rb"\\.", re.DOTALL)
+_JSON_STRING = re.compile(rb'"[^"]*"')
+
+
+def json_depth(raw: bytes) -> int:
+    """How deep the arrays and objects of a JSON text nest, counted without recursion (before
+    json.loads, which recurses once per level) and off the Python loop: brackets inside
+    strings do not count."""
+    structure = np.frombuffer(_JSON_STRING.sub(b"", _JSON_ESCAPE.sub(b"", raw)), dtype=np.uint8)
+    steps = np.isin(structure, (ord("["), ord("{"))).astype(np.int32) - np.isin(structure, (ord("]"), ord("}")))
+    return int(steps.cumsum().max(initial=0))
 
 
 def _text_field(form, key: str) -> str | None:

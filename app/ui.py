@@ -22,6 +22,7 @@ from app import views
 from app.analysis import Analyzer, find_foods, nutrition_card, photo_digest
 from app.auth import Identity
 from app.catalog import ModelCatalog
+from app.errors import user_error
 from app.security import OwnedFiles, private_dir
 from db import personal, service, validate
 from db.nutrition import EXCHANGE_UNITS_G, REGIONS, region_unit
@@ -91,11 +92,11 @@ def _day_bounds(day: date) -> tuple[datetime, datetime]:
 
 @contextmanager
 def shown_errors():
-    """FoodtagError -> gr.Error: the page shows its one-line message (never a traceback)."""
+    """FoodtagError -> gr.Error: the page shows its one-line message, the log one line (app.errors)."""
     try:
         yield
     except FoodtagError as exc:
-        raise gr.Error(str(exc)) from None
+        raise user_error(str(exc)) from None
 
 
 def _entry_id(value: int | float | None) -> int:
@@ -171,13 +172,20 @@ class Handlers:
             return self._analysis_failed(str(exc))
         return (
             state,
-            photo.image,
+            self._preview(photo.image, user),
             views.analysis_markdown(analysis),
             gr.update(choices=views.suggestion_choices(analysis), value=analysis.top.food),
             servings,
             gr.update(value=None),
             card,
         )
+
+    def _preview(self, image, user: str) -> str:
+        """The analysed photo as a file only ``user`` may fetch (app.security.OwnedFiles); a
+        PIL image would be cached under a name any signed-in user with the link could load."""
+        path = self._owned_path("photo", ".webp", user)
+        image.save(path, format="WEBP")
+        return str(path)
 
     def _analysis_failed(self, message: str):
         return (
@@ -349,14 +357,18 @@ class Handlers:
         """The user's whole log as CSV, for a dietitian."""
         with shown_errors():
             user = self._user(request)
-        # Gradio copies the returned file into its cache (purged by delete_cache) after this
-        # returns, so our copy cannot be removed here; earlier ones are removed instead.
-        self._sweep_exports()
-        folder = Path(tempfile.mkdtemp(prefix="export-", dir=self._exports))
-        path = folder / self.ctx.files.name(f"foodtag-log-{date.today().isoformat()}", ".csv", user)
+        path = self._owned_path(f"foodtag-log-{date.today().isoformat()}", ".csv", user)
         with path.open("w", encoding="utf-8", newline="") as out:
             service.export_log_csv(user, out)
         return str(path)
+
+    def _owned_path(self, stem: str, suffix: str, user: str) -> Path:
+        """A new file path that only ``user`` may download (app.security.OwnedFiles).
+        Gradio copies a returned file into its cache (purged by delete_cache) after the
+        handler returns, so our copy cannot be removed then; earlier ones are removed here."""
+        self._sweep_exports()
+        folder = Path(tempfile.mkdtemp(prefix="export-", dir=self._exports))
+        return folder / self.ctx.files.name(stem, suffix, user)
 
     def _sweep_exports(self) -> None:
         cutoff = datetime.now().timestamp() - EXPORT_MAX_AGE_S

@@ -25,6 +25,9 @@ from models.errors import FoodtagError
 
 
 def main(argv: list[str] | None = None) -> int:
+    from models.paths import owner_only_files
+
+    owner_only_files()  # the database and exported logs are health data
     args = _parser().parse_args(argv)
     # Imported after parsing so --help stays instant.
     from db import service

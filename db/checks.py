@@ -3,13 +3,11 @@ before any database work starts, so a rejected call writes nothing.
 """
 
 import math
-import unicodedata
 from datetime import date, datetime
 from typing import Any
 
 from db import validate
 from db.errors import InvalidValue
-from db.keys import name_key
 from db.nutrition import check_exchange_unit, check_region
 
 USER_NAME_MAX = 64
@@ -27,17 +25,8 @@ SETTINGS: tuple[str, ...] = (
 
 
 def user_name(name: object) -> str:
-    """A display name: 1-64 characters, no control characters, outer spaces removed."""
-    if not isinstance(name, str):
-        raise InvalidValue(f"user name must be text, got {validate.echo(name)}")
-    name = name.strip()
-    if not name_key(name):
-        raise InvalidValue("user name is empty")
-    if len(name) > USER_NAME_MAX:
-        raise InvalidValue(f"user name is longer than {USER_NAME_MAX} characters")
-    if any(unicodedata.category(ch) in ("Cc", "Cf") for ch in name):
-        raise InvalidValue(f"user name {validate.echo(name)} contains control characters")
-    return name
+    """A display name: validate.name's rules, at most 64 characters."""
+    return validate.name("user name", name, USER_NAME_MAX)
 
 
 def password(value: object) -> str | None:

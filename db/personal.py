@@ -37,10 +37,7 @@ _REQUIRED = ("kcal", "carbohydrate_g", "protein_g", "fat_g")
 
 
 def _checked_name(name: object) -> str:
-    text = checks.text("name", name, NAME_MAX)
-    if not name_key(text):
-        raise InvalidValue("name is empty")
-    return text
+    return validate.name("name", name, NAME_MAX)
 
 
 def _label_values(nutrients: Mapping[str, object], scale: float) -> dict[str, float | None]:

@@ -12,13 +12,16 @@ request, and a busy page costs the database one write a minute, not one per requ
 
 Failed sign-ins are counted here too (per user name and per client address, for
 app.security.Throttle's backoff), so a guesser meets the same delays on every app process and
-after a restart. Rows are keyed by a SHA-256 and bounded: forgotten a day after their last
-failure, and the oldest beyond MAX_FAILURE_ROWS deleted, so a spray of names cannot grow the table.
+after a restart. Each try is booked (counted and given its start time) before its password is
+checked, so parallel guesses wait one after another instead of sharing one delay. Rows are
+keyed by a SHA-256 and bounded: forgotten a day after their last failure, and the oldest beyond
+MAX_FAILURE_ROWS deleted, so a spray of names cannot grow the table.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timedelta
 
 from sqlalchemy import delete, func, select, update
@@ -116,32 +119,62 @@ def _failure_key(key: str) -> str:
 
 
 def failures(key: str) -> tuple[int, datetime] | None:
-    """Consecutive failures on record for ``key`` and the time of the last one; None for none."""
+    """Consecutive failures on record for ``key`` (tries still being checked included) and
+    the time of the latest try; None for none."""
     with session_scope(write=False) as session:
         found = session.execute(select(SignInFailure.failures, SignInFailure.last_failed_at)
                                 .where(SignInFailure.key_hash == _failure_key(key))).first()
     return None if found is None else (found.failures, found.last_failed_at)
 
 
-def record_failure(key: str, *, now: datetime | None = None) -> int:
-    """Count one more failure for ``key``; returns the count. Old rows go on the way."""
-    now, key_hash = now or utcnow(), _failure_key(key)
+def reserve_try(delays: Mapping[str, Callable[[int], float]], *, max_wait_s: float,
+                now: datetime | None = None) -> tuple[float, dict[str, int]] | None:
+    """Book one sign-in try for every key of ``delays`` before its password is checked, in
+    one transaction, so that parallel tries (on any app process) queue up instead of all
+    reading the same count: the try counts as a failure until clear_failures says otherwise,
+    and starts ``delays[key](failures so far)`` seconds after the key's latest failure or
+    booked try, whichever is later. Returns (seconds to wait from now, each key's count with
+    this try), or None, booking nothing, when the wait would be over ``max_wait_s``."""
+    now = now or utcnow()
     try:
-        return _count_failure(key_hash, now)
-    except IntegrityError:  # another process inserted the key first: count on its row
-        return _count_failure(key_hash, now)
+        return _reserve(delays, max_wait_s, now)
+    except IntegrityError:  # another process inserted a key first: book on its row
+        return _reserve(delays, max_wait_s, now)
 
 
-def _count_failure(key_hash: str, now: datetime) -> int:
-    with session_scope() as session:
-        counted = session.execute(  # one statement, so concurrent processes add up
-            update(SignInFailure).where(SignInFailure.key_hash == key_hash)
-            .values(failures=SignInFailure.failures + 1, last_failed_at=now)).rowcount
-        if not counted:
-            session.add(SignInFailure(key_hash=key_hash, failures=1, last_failed_at=now))
-            session.flush()
+def _reserve(delays: Mapping[str, Callable[[int], float]], max_wait_s: float, now: datetime
+             ) -> tuple[float, dict[str, int]] | None:
+    with session_scope() as session:  # BEGIN IMMEDIATE on SQLite; rows locked on PostgreSQL
+        session.execute(delete(SignInFailure).where(SignInFailure.last_failed_at < now - FORGET_FAILURES_AFTER))
+        rows, start = {}, now
+        for key, delay_s in delays.items():
+            row = session.scalars(select(SignInFailure).where(SignInFailure.key_hash == _failure_key(key))
+                                  .with_for_update()).first()
+            if row is not None:
+                start = max(start, row.last_failed_at + timedelta(seconds=delay_s(row.failures)))
+            rows[key] = row
+        wait_s = (start - now).total_seconds()
+        if wait_s > max_wait_s:
+            return None
+        for key, row in rows.items():
+            if row is None:
+                session.add(SignInFailure(key_hash=_failure_key(key), failures=1, last_failed_at=start))
+            else:
+                row.failures, row.last_failed_at = row.failures + 1, start
+        session.flush()
         _forget_old_failures(session, now)
-        return session.scalar(select(SignInFailure.failures).where(SignInFailure.key_hash == key_hash))
+        return wait_s, {key: 1 if row is None else row.failures for key, row in rows.items()}
+
+
+def record_failure(keys: Iterable[str], *, now: datetime | None = None) -> None:
+    """A booked try failed its check: the next delays of ``keys`` count from ``now`` (the
+    try's count was added when it was booked)."""
+    now = now or utcnow()
+    with session_scope() as session:
+        session.execute(update(SignInFailure)
+                        .where(SignInFailure.key_hash.in_([_failure_key(key) for key in keys]),
+                               SignInFailure.last_failed_at < now)
+                        .values(last_failed_at=now))
 
 
 def clear_failures(key: str) -> None:

@@ -1,4 +1,4 @@
-"""The one home of the input rules every front end shares: portion grams and calendar bounds.
+"""The one home of the input rules every front end shares: portion grams, names and calendar bounds.
 
 The web UI, the JSON API, the batch tool and both CLIs parse grams and dates through these
 functions, so a value one of them refuses is refused by all, with the same message. Error
@@ -8,9 +8,12 @@ messages quote at most a short prefix of what was typed (see `echo`).
 from __future__ import annotations
 
 import math
+import re
+import unicodedata
 from datetime import date, datetime
 
 from db.errors import InvalidPortion, InvalidValue
+from db.keys import name_key
 
 # A logged portion below 1 g is a typing error or a trick (5e-324 g shows as 0 g and makes
 # rescaling it later divide by almost zero); above 5 kg it is not one meal.
@@ -22,6 +25,13 @@ MIN_YEAR = 1900
 MAX_YEAR = 2100
 # How much of a bad value an error message repeats.
 ECHO_CHARS = 40
+# Grams as people write them: ASCII digits with an optional decimal dot. float() would also
+# take "1_000", "1e3", "inf" and other scripts' digits.
+_PLAIN_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+# Characters a name may not contain: control (Cc), format (Cf: zero-width spaces and joiners,
+# bidi overrides), unassigned (Cn), surrogates (Cs), private use (Co) and line and paragraph
+# separators (Zl, Zp). They make names that look empty or look like another one.
+_NAME_REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Cn", "Cs", "Co", "Zl", "Zp"})
 
 
 def echo(value: object) -> str:
@@ -34,10 +44,9 @@ def grams(value: object) -> float:
     """A portion in grams from a number or text ("150", " 12.5 "): finite, 1 to 5000."""
     if isinstance(value, str):
         text = value.strip()
-        try:
-            number = float(text)
-        except ValueError:
-            raise InvalidPortion(f"grams must be a number (use a dot for decimals), got {echo(value)}") from None
+        if not _PLAIN_DECIMAL.fullmatch(text):
+            raise InvalidPortion(f"grams must be a number (use a dot for decimals), got {echo(value)}")
+        number = float(text)
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
         number = float(value)
     else:
@@ -47,6 +56,24 @@ def grams(value: object) -> float:
             f"grams must be from {MIN_PORTION_G:g} to {MAX_PORTION_G:g}, got {echo(value)}"
         )
     return number
+
+
+def name(field: str, value: object, max_len: int) -> str:
+    """A name people type (a user, an own food, a recipe): NFC-normalised, outer whitespace
+    removed, 1 to `max_len` characters, none of them invisible or unassigned. Compare names
+    through db.keys.name_key, which sees NFC and NFD spellings as the same."""
+    if not isinstance(value, str):
+        raise InvalidValue(f"{field} must be text, got {echo(value)}")
+    text = unicodedata.normalize("NFC", value).strip()
+    if not name_key(text):
+        raise InvalidValue(f"{field} is empty")
+    if len(text) > max_len:
+        raise InvalidValue(f"{field} is longer than {max_len} characters")
+    refused = next((ch for ch in text if unicodedata.category(ch) in _NAME_REFUSED_CATEGORIES), None)
+    if refused is not None:
+        raise InvalidValue(f"{field} {echo(text)} contains an invisible, control or unassigned "
+                           f"character (U+{ord(refused):04X})")
+    return text
 
 
 def optional_grams(value: object) -> float | None:

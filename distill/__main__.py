@@ -111,7 +111,9 @@ def pipeline(argv: list[str]) -> None:
 
 def deploy(argv: list[str]) -> None:
     from distill.deploy import main as run_deploy
+    from models.paths import owner_only_files
 
+    owner_only_files()  # installed beside the app's database, owner-only like everything there
     run_deploy(argv)
 
 

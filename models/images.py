@@ -3,8 +3,9 @@
 Photos come from strangers on the internet, so what a decode may cost is decided from the
 header before a single pixel is decoded: only photo formats are parsed, absurd sizes and
 shapes are refused, JPEGs are decoded at a reduced scale when the caller needs a small
-image anyway, and all decodes in the process share one memory budget, so many large photos
-at once wait for each other instead of multiplying the memory they need.
+image anyway (a progressive JPEG still holds its coefficients at full size, and is charged
+for them), and all decodes in the process share one memory budget, so many large photos at
+once wait for each other instead of multiplying the memory they need.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from PIL import Image, ImageMode, ImageOps, UnidentifiedImageError, features
 from pillow_heif import register_heif_opener
 
 from models.errors import ImageError
+from models.memory import release_freed
 
 # HEIC/HEIF is the default format of iPhone cameras; pillow-heif teaches Pillow to open it.
 register_heif_opener()
@@ -40,8 +42,13 @@ MAX_ASPECT_RATIO = 10
 # Memory that all decodes in this process may hold at once. Each decode reserves its estimate
 # (see _decode_cost) and waits while others hold the rest; a photo
 # whose estimate alone exceeds it is refused. 256 MiB fits a 24 MP photo decoded at full size,
-# and any JPEG decoded for inference (which downscales while decoding).
+# any baseline JPEG decoded for inference (which downscales while decoding), and a progressive
+# one up to MAX_PIXELS in 4:2:0 (as cameras write) but only about 44 MP in 4:4:4 (its
+# coefficients take 3 and 6 bytes a pixel).
 DECODE_BUDGET_BYTES = 256 * 2**20
+# After a decode of this estimate or more, freed memory goes back to the system (see
+# models.memory): the next large decode may run on another thread, in another malloc arena.
+RELEASE_AFTER_BYTES = 32 * 2**20
 
 
 class _DecodeBudget:
@@ -94,15 +101,18 @@ def load_image(source: str | os.PathLike | bytes | BinaryIO, name: str | None = 
         if not source:
             raise ImageError(f"{name}: file is empty (0 bytes)")
         source = io.BytesIO(source)
+    cost = 0
     try:
         with Image.open(source, formats=ALLOWED_FORMATS) as image:
             _check_header(image, name)
             animated = bool(getattr(image, "is_animated", False))
             image.seek(0)
+            # Read before draft(), which shrinks image.size to the scaled output.
+            coefficients = _progressive_jpeg_coefficients(image)
             if min_side is not None and image.format in ("JPEG", "MPO"):
                 short = min(image.size)
                 image.draft(None, tuple(-(-side * min_side // short) for side in image.size))
-            cost = _decode_cost(image)
+            cost = _decode_cost(image) + coefficients
             if cost > DECODE_BUDGET_BYTES:
                 raise ImageError(f"{name}: image is too large to decode ({image.width}x{image.height} "
                                  f"{image.mode} needs about {cost // 2**20} MB)")
@@ -116,6 +126,9 @@ def load_image(source: str | os.PathLike | bytes | BinaryIO, name: str | None = 
                          f"(accepted: {', '.join(ALLOWED_FORMATS)})") from None
     except (OSError, SyntaxError, ValueError, EOFError) as exc:
         raise ImageError(f"{name}: corrupt or truncated image ({exc})") from None
+    finally:
+        if cost >= RELEASE_AFTER_BYTES:
+            release_freed()
     photo.info["animated"] = animated
     return photo
 
@@ -141,6 +154,19 @@ def _decode_cost(image: Image.Image) -> int:
     decoded = len(mode.bands) * item_bytes
     converted = 3 if image.mode in _DIRECT_TO_RGB else 8
     return image.width * image.height * (2 * decoded + converted)
+
+
+def _progressive_jpeg_coefficients(image: Image.Image) -> int:
+    """Bytes libjpeg holds for a progressive JPEG's DCT coefficients: every 8x8 block of every
+    component at full size (64 coefficients of 2 bytes), whatever scale it is drafted to; a
+    baseline JPEG is decoded one row of blocks at a time (0 here)."""
+    if image.format not in ("JPEG", "MPO") or not image.info.get("progressive"):
+        return 0
+    layers = image.layer  # (component id, horizontal sampling, vertical sampling, table)
+    h_max, v_max = max(layer[1] for layer in layers), max(layer[2] for layer in layers)
+    # Whole MCUs: each component's blocks are padded to its sampling factor.
+    mcus_wide, mcus_high = -(-image.width // (8 * h_max)), -(-image.height // (8 * v_max))
+    return sum(mcus_wide * h * mcus_high * v * 64 * 2 for _, h, v, _ in layers)
 
 
 def _reduce(image: Image.Image, min_side: int | None) -> Image.Image:

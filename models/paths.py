@@ -4,6 +4,13 @@ import os
 from pathlib import Path
 
 
+def owner_only_files() -> None:
+    """Make every file this process creates from now on owner-only (umask 077): the database,
+    meal logs and exports, batch results and models are health data or come from it. Each
+    command calls it first, whatever umask its caller had."""
+    os.umask(0o077)
+
+
 def data_home() -> Path:
     """The data folder: ``$FOODTAG_HOME``, else ``~/.local/share/foodtag``. Created on demand, 0700."""
     home = Path(os.environ.get("FOODTAG_HOME") or Path.home() / ".local" / "share" / "foodtag")

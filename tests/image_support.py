@@ -14,10 +14,10 @@ def _chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
 
-def blank_png(width: int, height: int, rgba: bool = False) -> bytes:
+def blank_png(width: int, height: int, rgba: bool = False, rgb: bool = False) -> bytes:
     """An all-zero PNG of any size, streamed row by row, so an 8000x8000 RGBA bomb costs the
     test a few hundred kB instead of the 256 MB Pillow would allocate to write it."""
-    channels, color_type = (4, 6) if rgba else (1, 0)
+    channels, color_type = (4, 6) if rgba else (3, 2) if rgb else (1, 0)
     compressor = zlib.compressobj(9)
     row = b"\x00" * (1 + width * channels)  # filter byte + pixels
     parts = [compressor.compress(row) for _ in range(height)]
@@ -26,12 +26,14 @@ def blank_png(width: int, height: int, rgba: bool = False) -> bytes:
     return b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", header) + _chunk(b"IDAT", idat) + _chunk(b"IEND", b"")
 
 
-def large_jpeg(width: int = 9000, height: int = 6700) -> bytes:
-    """A ~60 MP photo-like JPEG (a smooth gradient compresses to a few MB)."""
+def large_jpeg(width: int = 9000, height: int = 6700, *, progressive: bool = False,
+               subsampling: int = 2) -> bytes:
+    """A ~60 MP photo-like JPEG (a smooth gradient compresses to a few MB). ``subsampling``:
+    Pillow's 0 (4:4:4), 1 (4:2:2) or 2 (4:2:0, as cameras write)."""
     gradient = np.linspace(0, 255, width, dtype=np.float32).astype(np.uint8)
     image = Image.fromarray(np.broadcast_to(gradient, (height, width)).copy(), "L").convert("RGB")
     out = io.BytesIO()
-    image.save(out, format="JPEG", quality=70)
+    image.save(out, format="JPEG", quality=70, progressive=progressive, subsampling=subsampling)
     return out.getvalue()
 
 

@@ -92,3 +92,22 @@ def test_python_m_app_serves(tmp_path, default_model_path):
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_batch_results_are_owner_only_whatever_the_umask(tmp_path, default_model_path):
+    """Results and their summary are meal data: 0600 even for a caller whose umask is 022."""
+    import stat
+
+    from batch_support import photo, write_csv
+
+    from app.batch.summary import summary_path
+
+    photo(tmp_path / "lunch.jpg")
+    meals = write_csv(tmp_path / "meals.csv", ["image", "grams"], [["lunch.jpg", "150"]])
+    out = tmp_path / "results.csv"
+    result = subprocess.run(
+        [sys.executable, "-m", "app", "batch", str(meals), "--out", str(out), "--model", str(default_model_path)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, preexec_fn=lambda: os.umask(0o022))
+    assert result.returncode == 0, result.stderr
+    for path in (out, summary_path(out)):
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600, path

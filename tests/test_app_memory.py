@@ -1,5 +1,6 @@
 """Hostile photos cost a bounded amount of memory: the server's and the batch tool's peak RSS
-(VmHWM / ru_maxrss of a separate process) grows by less than 300 MB, one at a time and four at once."""
+(VmHWM / ru_maxrss of a separate process) grows by less than 300 MB, one at a time, four at once
+and eight large photos at once, and the server gives the memory back afterwards."""
 
 from __future__ import annotations
 
@@ -92,6 +93,43 @@ def test_hostile_photos_cost_the_server_little_memory(server, bomb_files, coffee
     four_at_once = peak_rss_kb(process.pid) - baseline
     print(f"server peak RSS growth: {one_at_a_time / 1000:.0f} MB one at a time, {four_at_once / 1000:.0f} MB four at once")
     assert one_at_a_time < MAX_GROWTH_KB and four_at_once < MAX_GROWTH_KB
+
+
+def rss_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmRSS in /proc status")
+
+
+def test_eight_large_photos_at_once_cost_bounded_memory_that_is_given_back(server, coffee_image):
+    """8 parallel 60 MP progressive JPEGs, then 8 parallel 25 MP PNGs: each round lifts the
+    server's peak RSS by under 300 MB over where it started, and afterwards the server holds
+    at most 100 MB more than before (no memory kept in per-thread malloc arenas). An
+    8000x8000 progressive 4:4:4 JPEG, whose coefficients alone take 384 MB, is refused."""
+    from image_support import blank_png, large_jpeg
+
+    url, process = server
+
+    def post(name: str, data: bytes) -> httpx.Response:
+        return httpx.post(f"{url}/api/analyze", files={"file": (name, data)}, timeout=600)
+
+    for _ in range(3):
+        assert post("cup.jpg", jpeg_bytes(coffee_image)).status_code == 200
+    start_rss, start_peak = rss_kb(process.pid), peak_rss_kb(process.pid)
+    rounds = {"progressive-60mp.jpg": large_jpeg(progressive=True), "rgb-25mp.png": blank_png(5000, 5000, rgb=True)}
+    growth = {}
+    for name, data in rounds.items():
+        with ThreadPoolExecutor(8) as pool:
+            answers = list(pool.map(lambda _: post(name, data), range(8)))
+        assert [r.status_code for r in answers] == [200] * 8, answers[0].text
+        growth[name] = peak_rss_kb(process.pid) - start_peak
+    kept = rss_kb(process.pid) - start_rss
+    print("server peak RSS growth: " + ", ".join(f"{g / 1000:.0f} MB ({name})" for name, g in growth.items())
+          + f"; RSS after both rounds: {kept / 1000:+.0f} MB")
+    assert all(g < MAX_GROWTH_KB for g in growth.values()) and kept < 100_000
+    refused = post("progressive-444.jpg", large_jpeg(8000, 8000, progressive=True, subsampling=0))
+    assert refused.status_code == 400 and "too large to decode" in refused.json()["error"]
 
 
 def test_hostile_photos_in_a_batch_are_row_errors_at_bounded_memory(tmp_path, bomb_files, default_model_path):

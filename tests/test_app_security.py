@@ -10,6 +10,7 @@ import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
 
 import httpx
 import pytest
@@ -19,9 +20,9 @@ from gradio_client import Client
 from gradio_client.exceptions import AppError
 from sqlalchemy import delete
 
-from app.security import PASSWORD_NICE, SESSION_COOKIE, PasswordChecker
-from db import service
-from db.models import SignInFailure
+from app.security import PASSWORD_NICE, SESSION_COOKIE, PasswordChecker, Throttle
+from db import service, signins
+from db.models import SignInFailure, utcnow
 from db.session import session_scope
 
 PASSWORDS = {"alice": "alice-pass-123", "bob": "bob-pass-456"}
@@ -107,6 +108,38 @@ def test_password_checks_run_at_low_cpu_priority():
     assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == own  # the caller's is untouched
 
 
+def test_parallel_guesses_wait_in_turn_and_the_right_one_is_not_let_in_early(server):
+    """The issue's attack on a PasswordChecker with a fake clock that stands still: five wrong
+    passwords, eleven more at once, then the right one. The eleven book their tries one after
+    another (1, 2, 4 and 8 s apart); the rest, and the right one, are refused without a check."""
+    slept, checked, now = [], [], utcnow()
+
+    async def fake_sleep(seconds: float) -> None:
+        slept.append(seconds)
+
+    def verify(name, password):
+        checked.append(password)
+        return password == "right-password"
+
+    checker = PasswordChecker(verify, workers=2, sleep=fake_sleep,
+                              user_throttle=Throttle("user", free=5, base_s=1.0, cap_s=30.0, clock=lambda: now),
+                              client_throttle=Throttle("client", free=20, base_s=1.0, cap_s=30.0, clock=lambda: now))
+
+    async def attack():
+        for _ in range(5):
+            assert await checker.check("bob", "wrong", "10.0.0.7") is False
+        fifth = signins.failures("user:bob")
+        guesses = await asyncio.gather(*(checker.check("bob", f"wrong{i}", "10.0.0.7") for i in range(11)))
+        right = await checker.check("bob", "right-password", "10.0.0.7")
+        return fifth, guesses, right
+
+    fifth, guesses, right = asyncio.run(attack())
+    assert fifth == (5, now) and sorted(slept) == [1.0, 3.0, 7.0, 15.0]
+    assert guesses == [False] * 11 and right is False
+    assert "right-password" not in checked and len(checked) == 5 + 4  # the refused are never checked
+    assert signins.failures("user:bob") == (9, now + timedelta(seconds=1 + 2 + 4 + 8))
+
+
 # --- against the live server ----------------------------------------------------------------
 
 def test_parallel_wrong_sign_ins_do_not_stall_the_server(server):
@@ -138,6 +171,33 @@ def test_parallel_wrong_sign_ins_do_not_stall_the_server(server):
     assert answers == [400] * 20
     assert len(during) >= 5, "the sign-ins were over before /healthz was probed"
     assert max(during) < 0.5, sorted(during)[-5:]
+
+
+def test_twelve_parallel_guesses_after_five_failures_do_not_let_the_right_one_in(server, caplog):
+    """The issue's attack on the live server: 5 wrong passwords, then 11 wrong ones at once,
+    then the right one. The 11 are booked one after another, 1, 2, 4 and 8 s apart, until the
+    next would wait over 30 s; the others, and then the right password, are refused unchecked."""
+    caplog.set_level("WARNING", logger="foodtag.security")
+    for _ in range(5):
+        assert sign_in(server, "bob", "not-bobs-password").status_code == 400
+    fifth = signins.failures("user:bob")
+
+    def refused() -> int:
+        return sum("'bob'" in r.getMessage() and "would wait over 30 s" in r.getMessage() for r in caplog.records)
+
+    with ThreadPoolExecutor(11) as pool:
+        guesses = [pool.submit(sign_in, server, "bob", f"guess-{i}") for i in range(11)]
+        deadline = time.monotonic() + 120
+        while signins.failures("user:bob")[0] - 5 + refused() < 11:  # each guess booked or refused
+            assert time.monotonic() < deadline, (signins.failures("user:bob"), refused())
+            time.sleep(0.05)
+        booked, last = signins.failures("user:bob")
+        assert booked >= 9 and last >= fifth[1] + timedelta(seconds=1 + 2 + 4 + 8)  # the waits add up
+        right = sign_in(server, "bob", PASSWORDS["bob"])
+        assert right.status_code == 400 and SESSION_COOKIE not in right.cookies
+        assert refused() == 11 - (booked - 5) + 1
+        assert [g.result().status_code for g in guesses] == [400] * 11
+    assert signins.failures("user:bob")[0] == booked  # the refused ones booked nothing
 
 
 def test_sixth_wrong_password_is_delayed_failures_are_logged_and_success_resets(server, caplog):
@@ -238,17 +298,36 @@ def test_only_admins_change_the_default_model_and_each_user_may_pick_their_own(s
         bob.predict("", api_name="/use_model")
 
 
-def test_user_b_cannot_download_user_a_export(server):
-    def export_url(browser: httpx.Client) -> str:
-        event = browser.post("/gradio_api/call/export_csv", json={"data": []}).json()["event_id"]
-        stream = browser.get(f"/gradio_api/call/export_csv/{event}").text
-        data = next(line for line in stream.splitlines() if line.startswith("data:") and "url" in line)
-        return json.loads(data[len("data:"):])[0]["url"]
+def event_result(browser: httpx.Client, api_name: str, data: list) -> list:
+    """The outputs of one Gradio event called over HTTP as a signed-in browser."""
+    event = browser.post(f"/gradio_api/call/{api_name}", json={"data": data}).json()["event_id"]
+    stream = browser.get(f"/gradio_api/call/{api_name}/{event}").text
+    line = next(line for line in stream.splitlines() if line.startswith("data:") and "url" in line)
+    return json.loads(line[len("data:"):])
 
+
+def assert_only_alice_gets(server, make_url, check) -> None:
+    """Alice makes a file (make_url(her browser) -> its URL); she may fetch it, Bob and the
+    signed-out may not."""
     with httpx.Client(base_url=server.url, timeout=60) as alice, httpx.Client(base_url=server.url, timeout=60) as bob:
         assert alice.post("/login", data={"username": "alice", "password": PASSWORDS["alice"]}).status_code == 200
         assert bob.post("/login", data={"username": "bob", "password": PASSWORDS["bob"]}).status_code == 200
-        url = export_url(alice)
-        assert alice.get(url).status_code == 200 and alice.get(url).text.startswith("id,")
+        url = make_url(alice)
+        shown = alice.get(url)
+        assert shown.status_code == 200 and check(shown)
         assert bob.get(url).status_code == 404
         assert httpx.get(url).status_code in (401, 403, 404)  # signed out
+
+
+def test_photo_previews_are_served_only_to_their_owner(server, coffee_image):
+    def preview_url(browser: httpx.Client) -> str:
+        [path] = browser.post("/gradio_api/upload", files={"files": ("cup.jpg", jpeg_bytes(coffee_image))}).json()
+        photo = {"path": path, "orig_name": "cup.jpg", "meta": {"_type": "gradio.FileData"}}
+        return event_result(browser, "analyze", [photo, None])[1]["url"]
+
+    assert_only_alice_gets(server, preview_url, lambda shown: shown.headers["content-type"] == "image/webp")
+
+
+def test_user_b_cannot_download_user_a_export(server):
+    assert_only_alice_gets(server, lambda browser: event_result(browser, "export_csv", [])[0]["url"],
+                           lambda shown: shown.text.startswith("id,"))

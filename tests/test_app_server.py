@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 from datetime import date
 from pathlib import Path
 from types import SimpleNamespace
@@ -106,6 +107,8 @@ def test_api_analyze_photo_and_portions(server, coffee_image):
 @pytest.mark.parametrize("fields, status, words", [
     # The list, refused as the UI, the batch tool and the CLI refuse them (db.validate).
     *(({"grams": bad}, 422, "grams must be") for bad in ("5e-324", "-1", "nan", "inf", "1e308", "abc")),
+    # Plain decimals only: float() would read these as 1000, 100 and 12.
+    *(({"grams": bad}, 422, "grams must be a number") for bad in ("1_000", "1e2", "\u0661\u0662")),
     ({"grams": "0"}, 422, "grams must be from 1 to 5000"),
     ({"grams": "a handful"}, 422, "number"),
     ({"grams": "50", "serving": "1 shot (1 fl oz)"}, 422, "not both"),
@@ -171,9 +174,9 @@ def test_ui_refuses_bad_portions_and_times(server, coffee_jpeg):
     handlers = Handlers(server.app.ctx)
     local = SimpleNamespace(username=None)
     state = handlers.analyze(str(coffee_jpeg), None, local)[0]
-    for grams, words in ((5e-324, "from 1 to 5000"), ("5e-324", "from 1 to 5000"), (-1, "from 1 to 5000"),
-                         ("nan", "from 1 to 5000"), (float("inf"), "from 1 to 5000"), ("1e308", "from 1 to 5000"),
-                         ("abc", "number"), ("9999", "from 1 to 5000")):
+    for grams, words in ((5e-324, "from 1 to 5000"), ("5e-324", "number"), (-1, "from 1 to 5000"),
+                         ("nan", "number"), (float("inf"), "from 1 to 5000"), ("1e308", "number"),
+                         ("abc", "number"), ("9999", "from 1 to 5000"), ("1_000", "number")):
         with pytest.raises(gr.Error, match=words):
             handlers.set_grams(state, None, grams, local)
         with pytest.raises(gr.Error, match=words):
@@ -309,6 +312,65 @@ def test_single_user_mode_refuses_foreign_hosts_and_origins(server):
     same_origin = {"Origin": f"http://localhost:{port}"}
     assert httpx.post(f"{server.url}/gradio_api/call/save_settings", headers=same_origin,
                       json={"data": [1800, 180, "10", 0.4]}).status_code == 200
+
+
+def test_single_user_mode_refuses_pages_on_other_local_ports(server):
+    port = int(server.url.rsplit(":", 1)[1])
+    settings = {"data": [1800, 180, "10", 0.4]}
+    for origin in ("http://localhost:9", f"http://127.0.0.1:{port + 1}", "http://localhost",
+                   f"https://localhost:{port}", "null"):
+        response = httpx.post(f"{server.url}/gradio_api/call/save_settings", headers={"Origin": origin},
+                              json=settings)
+        assert response.status_code == 403 and "cross-origin" in response.json()["error"], origin
+    for origin in (f"http://localhost:{port}", f"http://127.0.0.1:{port}"):
+        response = httpx.post(f"{server.url}/gradio_api/call/save_settings", headers={"Origin": origin},
+                              json=settings)
+        assert response.status_code == 200, origin
+
+
+def test_deeply_nested_json_is_a_400_on_a_healthy_connection(server):
+    import http.client
+
+    label = {"name": "Nest bar", "nutrients": {"kcal": 100, "carbohydrate_g": 10, "protein_g": 1,
+                                               "fat_g": 1}}
+    bodies = {
+        "/api/my/foods": [b"[" * 1100 + b"]" * 1100, b'{"a":' * 10_000 + b"1" + b"}" * 10_000,
+                          json.dumps(label).replace('"kcal": 100', '"kcal": ' + "[" * 1100 + "]" * 1100).encode()],
+        "/api/my/recipes": [b'{"name": "Stew", "ingredients": ' + b"[" * 1100 + b"]" * 1100 + b"}"],
+    }
+    connection = http.client.HTTPConnection("127.0.0.1", int(server.url.rsplit(":", 1)[1]), timeout=30)
+    try:
+        for path, cases in bodies.items():
+            for body in cases:
+                connection.request("POST", path, body=body, headers={"Content-Type": "application/json"})
+                response = connection.getresponse()
+                answer = json.loads(response.read())
+                assert response.status == 400 and "nested more than 8 levels" in answer["error"], answer
+                assert not response.will_close  # keep-alive: the next request reuses the connection
+        # Gradio's own routes (FastAPI's body parsing) answer a 4xx too.
+        connection.request("POST", "/gradio_api/call/save_settings", headers={"Content-Type": "application/json"},
+                           body=b'{"data": ' + b"[" * 1100 + b"]" * 1100 + b"}")
+        response = connection.getresponse()
+        assert 400 <= response.status < 500 and b"Traceback" not in response.read()
+        # Brackets inside strings are text, not nesting; the same connection still serves.
+        connection.request("POST", "/api/my/foods", headers={"Content-Type": "application/json"},
+                           body=json.dumps({**label, "name": "[[[[[[[[[[[[ bar"}).encode())
+        response = connection.getresponse()
+        assert response.status == 201, response.read()
+        response.read()
+    finally:
+        connection.close()
+
+
+def test_expected_ui_errors_are_logged_as_one_line(client, capfd, caplog):
+    caplog.set_level("WARNING", logger="foodtag.ui")
+    capfd.readouterr()
+    with pytest.raises(Exception, match="daily_kcal_target"):
+        client.predict(1, 180, "10", 0.4, api_name="/save_settings")
+    err = capfd.readouterr().err
+    assert "Traceback" not in err, err
+    [line] = [r.getMessage() for r in caplog.records if r.name == "foodtag.ui"]
+    assert line.startswith("refused: daily_kcal_target must be between 100 and 10000")
 
 
 def test_heic_photo_is_analysed_like_its_jpeg_twin(server, coffee_image):

@@ -104,8 +104,10 @@ def test_exchanges_reject_other_units():
 
 # The issue's list (5e-324, -1, nan, inf, 1e308, "abc") and the edges around 1 g and 5 kg.
 @pytest.mark.parametrize("grams", [5e-324, 0, -1, 0.99, 5000.01, 1e308, math.nan, math.inf, -math.inf,
-                                   "abc", "nan", "inf", "1e308", "5e-324", "", None, True, [100]])
+                                   "abc", "nan", "inf", "1e308", "5e-324", "", None, True, [100],
+                                   "1_000", "1e2", "\u0661\u0662", "0x10", "1,5"])
 def test_bad_grams_are_rejected(grams):
+    """Text is a plain decimal (ASCII digits, a dot): not Python's "1_000", "1e2" or other scripts' digits."""
     with pytest.raises(InvalidPortion, match="grams must be"):
         validate.grams(grams)
 
@@ -113,7 +115,7 @@ def test_bad_grams_are_rejected(grams):
 def test_grams_limits_are_inclusive_and_text_is_parsed():
     assert validate.grams(5000) == 5000.0
     assert validate.grams(1) == 1.0
-    assert validate.grams(" 12.5 ") == 12.5
+    assert validate.grams(" 12.5 ") == 12.5 and validate.grams("150.") == 150.0 and validate.grams("+2") == 2.0
     assert validate.optional_grams("  ") is None and validate.optional_grams(None) is None
 
 

@@ -8,8 +8,9 @@ import pytest
 from db_support import (  # noqa: F401  (fixtures)
     alice, db_url)
 
-from db import personal, service
-from db.errors import InvalidValue, UnknownFood
+from db import personal, repo, service
+from db.errors import InvalidValue, UnknownFood, UserExists
+from db.session import session_scope
 
 NOON = datetime(2024, 5, 1, 12, 0)
 
@@ -275,3 +276,38 @@ def test_photo_correction_is_stored_and_exported(alice):
         "pizza", "Banana", "True", digest)
     with pytest.raises(InvalidValue, match="SHA-256"):
         service.log_meal(alice, "banana", photo_sha256="not-a-hash")
+
+
+@pytest.mark.parametrize("name", [
+    "\u200b",  # zero-width space alone
+    "\u200f\u200d\u202e",  # bidi marks and a joiner: nothing visible
+    "Muesli\u200bbar",  # a visible name with an invisible character inside
+    "Bar\u202egnp.exe",  # a right-to-left override
+    "Bar\u0378",  # unassigned
+    "Bar\u2028two lines",
+])
+def test_invisible_and_unassigned_characters_are_refused_in_names(alice, name):
+    label = {"kcal": 100, "carbohydrate_g": 10, "protein_g": 1, "fat_g": 1}
+    with pytest.raises(InvalidValue, match="invisible, control or unassigned|is empty"):
+        personal.create_own_food(alice, name, label)
+    with pytest.raises(InvalidValue, match="invisible, control or unassigned|is empty"):
+        personal.create_recipe(alice, name, [("banana", 100)], servings=1)
+    with pytest.raises(InvalidValue, match="invisible, control or unassigned|is empty"):
+        service.create_user(name, None)
+    assert personal.own_foods(alice) == []
+
+
+def test_names_are_stored_nfc_and_compared_after_normalisation(alice):
+    label = {"kcal": 100, "carbohydrate_g": 10, "protein_g": 1, "fat_g": 1}
+    decomposed = "  Cre\u0300me bru\u0302le\u0301e "  # e + combining accents, as some keyboards send it
+    assert personal.create_own_food(alice, decomposed, label)["food"] == "Crème brûlée"
+    with pytest.raises(InvalidValue, match="already have a food called"):
+        personal.create_own_food(alice, "Crème brûlée", label)  # the same name, precomposed
+    with pytest.raises(InvalidValue, match="already have a food called"):
+        personal.create_recipe(alice, "crème  BRÛLÉE", [("banana", 100)], servings=1)
+    service.create_user("Zoe\u0308", None)
+    with pytest.raises(UserExists):
+        service.create_user("Zoë", None)
+    with session_scope(write=False) as session:
+        assert repo.find_user("Zoë", session=session).name == "Zoë"  # stored precomposed (NFC)
+    assert [f["food"] for f in personal.own_foods(alice)] == ["Crème brûlée"]

@@ -2,6 +2,7 @@
 throttled last-seen writes, sign-out, a bound per user, and no session ever names another user.
 Failed sign-ins: counted across app processes, hashed, forgotten after a day, bounded."""
 
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
 from db_support import db_url  # noqa: F401  (fixture)
@@ -92,30 +93,50 @@ def test_sessions_per_user_are_bounded_and_expired_ones_cleaned_up(db_url):
 
 def test_the_wait_doubles_after_the_free_failures_in_every_process(db_url):
     here, elsewhere = (Throttle("user", free=5, base_s=1.0, cap_s=30.0) for _ in range(2))  # two app processes
-    for _ in range(5):
+    for failures in range(1, 6):
         assert here.wait_s("bob") == 0 and elsewhere.wait_s("bob") == 0
-        elsewhere.failed("bob")
+        assert elsewhere.reserve("bob", max_wait_s=30) == (0.0, failures)
     assert 0.9 < here.wait_s("bob") <= 1.0
-    assert here.failed("bob") == 6
-    assert 1.9 < elsewhere.wait_s("bob") <= 2.0
-    for _ in range(20):
-        here.failed("bob")
-    assert 29.0 < elsewhere.wait_s("bob") <= 30.0 and here.wait_s("alice") == 0
+    wait, failures = here.reserve("bob", max_wait_s=30)  # booked 1 s after the fifth
+    assert 0.9 < wait <= 1.0 and failures == 6
+    assert 2.9 < elsewhere.wait_s("bob") <= 3.0  # 2 s after the booked try
+    assert here.wait_s("alice") == 0
     assert Throttle("client", free=5, base_s=1.0, cap_s=30.0).wait_s("bob") == 0  # another kind of key
     elsewhere.succeeded("bob")
     assert here.wait_s("bob") == 0
 
 
+def test_parallel_tries_are_booked_one_after_another(db_url):
+    """Twelve guesses at once after five failures: each books its start after the one before
+    (1 s, then 2, 4 and 8 s more); those that would wait over 30 s are refused, booking nothing."""
+    throttle, start = Throttle("user", free=5, base_s=1.0, cap_s=30.0), utcnow()
+
+    def book(_=None, limit: float = 30):
+        return signins.reserve_try({"user:bob": throttle.delay_s}, max_wait_s=limit, now=start)
+
+    for _ in range(5):
+        assert book() == (0.0, {"user:bob": _ + 1})
+    with ThreadPoolExecutor(12) as pool:
+        booked = list(pool.map(book, range(12)))
+    assert sorted(b[0] for b in booked if b) == [1.0, 3.0, 7.0, 15.0]
+    assert sorted(b[1]["user:bob"] for b in booked if b) == [6, 7, 8, 9]
+    assert booked.count(None) == 8 and signins.failures("user:bob") == (9, start + timedelta(seconds=15))
+    assert [book(limit=1e9)[0] for _ in range(3)] == [31.0, 61.0, 91.0]  # 16 s, then the 30 s cap
+
+
 def test_failures_are_stored_hashed_forgotten_after_a_day_and_bounded(db_url, monkeypatch):
+    def record_failure(key: str, now=None) -> None:
+        assert signins.reserve_try({key: lambda failures: 0.0}, max_wait_s=0, now=now) is not None
+
     long_ago = utcnow() - signins.FORGET_FAILURES_AFTER - timedelta(minutes=1)
-    signins.record_failure("user:my-password-typed-as-a-name", now=long_ago)
+    record_failure("user:my-password-typed-as-a-name", now=long_ago)
     with session_scope(write=False) as session:
         assert "my-password" not in " ".join(session.scalars(select(SignInFailure.key_hash)))
-    signins.record_failure("user:bob")
+    record_failure("user:bob")
     assert signins.failures("user:my-password-typed-as-a-name") is None  # a day passed: forgotten
     monkeypatch.setattr(signins, "MAX_FAILURE_ROWS", 3)
     start = utcnow()
     for i in range(5):  # a spray of names keeps only the latest three
-        signins.record_failure(f"user:spray{i}", now=start + timedelta(seconds=i + 1))
+        record_failure(f"user:spray{i}", now=start + timedelta(seconds=i + 1))
     kept = [k for k in ["user:bob"] + [f"user:spray{i}" for i in range(5)] if signins.failures(k)]
     assert kept == ["user:spray2", "user:spray3", "user:spray4"]

@@ -4,6 +4,8 @@ resume after an interruption, the report, and `python -m distill deploy` with it
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -351,7 +353,13 @@ def test_deploy_with_a_label_map_installs_where_the_app_lists_it(run, tmp_path, 
 
     mapping = tmp_path / "map.json"
     mapping.write_text(json.dumps({"class_0": "pizza", "class_1": "banana", "class_2": "hot_dog", "class_3": "espresso"}))
-    assert run_cli("deploy", str(run["dir"]), "--name", "tiny", "--label-map", str(mapping)) == 0
+    caller_umask = os.umask(0o022)  # a caller's usual umask: the installed files stay owner-only
+    try:
+        assert run_cli("deploy", str(run["dir"]), "--name", "tiny", "--label-map", str(mapping)) == 0
+    finally:
+        os.umask(caller_umask)
+    for suffix in (".onnx", ".report.json", ".report.md"):
+        assert stat.S_IMODE((data_home() / "models" / f"tiny{suffix}").stat().st_mode) == 0o600, suffix
     installed = data_home() / "models" / "tiny.onnx"
     assert Engine(installed).labels == ["pizza", "banana", "hot_dog", "espresso"]
     assert Engine(installed).preprocess.labels == ["pizza", "banana", "hot_dog", "espresso"]

@@ -22,6 +22,7 @@ import gradio as gr
 from app.batch.archive import extract_zip
 from app.batch.csvfile import inspect_input
 from app.batch.runner import BatchConfig, BatchResult, Progress, plan_batch, run_batch
+from app.errors import user_error
 from models.errors import FoodtagError
 
 MAX_TOP_K = 10
@@ -88,9 +89,9 @@ def build_batch_tab(get_engine: Callable[[], object], work_root: Path | None = N
     def run(csv_path: str | None, zip_path: str | None, top_k: float, request: gr.Request,
             progress=gr.Progress()):
         if not csv_path:
-            raise gr.Error("Upload the meals CSV first.")
+            raise user_error("Upload the meals CSV first.")
         if not zip_path:
-            raise gr.Error("Upload the photos as a .zip as well.")
+            raise user_error("Upload the photos as a .zip as well.")
         work = Path(tempfile.mkdtemp(prefix="foodtag-batch-", dir=work_root))
         csv_file = Path(csv_path)
 
@@ -103,7 +104,7 @@ def build_batch_tab(get_engine: Callable[[], object], work_root: Path | None = N
         except FoodtagError as exc:
             shutil.rmtree(work, ignore_errors=True)
             # Name the upload as the user knows it, not by the server's temporary path.
-            raise gr.Error(str(exc).replace(str(csv_file), csv_file.name)) from None
+            raise user_error(str(exc).replace(str(csv_file), csv_file.name)) from None
         except BaseException:
             shutil.rmtree(work, ignore_errors=True)
             raise
