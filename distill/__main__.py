@@ -118,17 +118,20 @@ def deploy(argv: list[str]) -> None:
 def report(argv: list[str]) -> None:
     import argparse
 
-    from distill.report import write_report
+    from distill.report import TARGETS, parse_target, write_report
 
     parser = argparse.ArgumentParser(prog="python -m distill report", description="report.md of a pipeline run")
     parser.add_argument("run_dir", type=Path)
     parser.add_argument("--out", type=Path, default=None, help="write here instead of RUN_DIR/report.md")
     parser.add_argument("--images", type=config.parse_bool, default=True, metavar="BOOL",
                         help="draw the confusion matrices and curves beside RUN_DIR/report.md (default: true)")
+    parser.add_argument("--target", dest="targets", action="append", type=parse_target, default=[],
+                        metavar="NAME=VALUE", help="judge the run by this target, on top of those the run states "
+                        f"(repeatable; {', '.join(TARGETS)})")
     args = parser.parse_args(argv)
     if not (args.run_dir / "pipeline.json").is_file():
         raise DistillError(f"report: {args.run_dir} is not a pipeline run folder (no pipeline.json)")
-    print(write_report(args.run_dir, args.out, images=args.images))
+    print(write_report(args.run_dir, args.out, images=args.images, targets=dict(args.targets)))
 
 
 def one_line(exc: Exception) -> str:
@@ -148,8 +151,11 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] in (["-h"], ["--help"]):
         print(__doc__)
         return 0
-    if not argv or argv[0] not in commands:
+    if not argv:
         print(USAGE, file=sys.stderr)
+        return 2
+    if argv[0] not in commands:
+        print(f"error: unknown command {argv[0]!r}\n{USAGE}", file=sys.stderr)
         return 2
     try:
         commands[argv[0]](argv[1:])

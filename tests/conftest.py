@@ -1,8 +1,16 @@
-"""Shared test set-up: a private data folder per test session, one exported default model, and
-one PostgreSQL server per test session (tests/postgres.py)."""
+"""Shared test set-up: a private data folder per test session, one exported default model, one
+PostgreSQL server per test session (tests/postgres.py), and the test tiers.
+
+Tiers: every test that starts a server, a browser, PostgreSQL, Ray, torchrun or a whole pipeline
+gets that marker and `slow` (pyproject.toml registers them), decided here from what the test and
+its fixtures do, so a new test file is classified without a decorator:
+`python -m pytest -m "not slow"` is the quick tier, `-m server` one tier, no `-m` everything.
+"""
 
 import atexit
+import functools
 import importlib.util
+import inspect
 import os
 import shutil
 import tempfile
@@ -105,3 +113,75 @@ def postgres_template(postgres_server: PostgresServer, small_seed: Path) -> str:
     init_db(seed_dir=small_seed)
     configure(None)  # a template must have no open connections
     return "seeded_template"
+
+
+# --- test tiers ----------------------------------------------------------------------------------
+
+# What a test's or a fixture's source does that puts it in a tier (any one of the texts).
+TIER_CALLS = {
+    "server": ("start_server(", "seeded_server("),  # a live app in this process (tests/app_support.py)
+    "browser": ("playwright",),
+    "torchrun": ("nproc=", "torchrun(", "--nproc-per-node"),
+    "ray": ('engine="ray"', '"--engine", "ray"', "import ray"),
+    "pipeline": ('"pipeline", "--data"', "Pipeline(cfg).run()", ".run()  # the pipeline"),
+}
+TIERS = (*TIER_CALLS, "postgres")
+
+
+@functools.cache
+def _source(function) -> str:
+    try:
+        return inspect.getsource(function)
+    except (OSError, TypeError):
+        return ""
+
+
+def _sources_with_local_helpers(functions: list, module) -> list[str]:
+    """The functions' sources, and those of the test module's own functions they call (transitively):
+    a fixture that calls the module's `launch()` starts what `launch` starts."""
+    local = {name: f for name, f in vars(module).items()
+             if inspect.isfunction(f) and f.__module__ == module.__name__} if module else {}
+    sources, seen, todo = [], set(), list(functions)
+    while todo:
+        function = todo.pop()
+        if function in seen:
+            continue
+        seen.add(function)
+        source = _source(function)
+        sources.append(source)
+        todo += [f for name, f in local.items() if f"{name}(" in source]
+    return sources
+
+
+def tiers_of(item: pytest.Item) -> set[str]:
+    """The tiers a test belongs to: by what its own function and every fixture it uses (directly or
+    through other fixtures) call, by its module (test_*_browser, test_*_ray), and by parameters
+    (a PostgreSQL backend, the Ray engine)."""
+    functions = [getattr(item, "function", None)]
+    for name in getattr(item, "fixturenames", ()):
+        for definition in item._fixtureinfo.name2fixturedefs.get(name, ()):
+            functions.append(definition.func)
+    module = getattr(item, "module", None)
+    sources = _sources_with_local_helpers([f for f in functions if f is not None], module)
+    found = {tier for tier, calls in TIER_CALLS.items() if any(c in src for src in sources for c in calls)}
+    if any("Popen(" in src and '"-m", "app"' in src for src in sources):  # the app as a long-running process
+        found.add("server")
+    name = module.__name__ if module else ""
+    found |= {tier for tier in ("browser", "ray", "multinode") if name.endswith(f"_{tier}")}
+    if "multinode" in found:
+        found = (found - {"multinode"}) | {"torchrun"}
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    if "postgres_server" in getattr(item, "fixturenames", ()) or "postgresql" in params.values():
+        found.add("postgres")
+    if "ray" in params.values():
+        found.add("ray")
+    return found
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        found = tiers_of(item)
+        for tier in sorted(found):
+            item.add_marker(tier)
+        if found:
+            item.add_marker("slow")

@@ -28,7 +28,7 @@ from gradio_client import Client, handle_file
 
 from app.config import AppConfig
 from app.server import App
-from db import service
+from db import service, signins
 from db.session import configure
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -172,8 +172,11 @@ def test_wrong_passwords_on_one_delay_the_next_try_on_the_other(servers):
     for _ in range(6):  # five free tries, then a 1 s wait
         wrong_password(one.url)
     assert wrong_password(other.url) > 2.0  # the 7th failure in a row waits 2 s, on any process
+    assert signins.failures("user:bob")[0] == 7  # the count both processes read and write
     sign_in(other.url, "bob")  # a success resets the count everywhere
-    assert wrong_password(one.url) < 2.0
+    assert signins.failures("user:bob") is None
+    wrong_password(one.url)
+    assert signins.failures("user:bob")[0] == 1  # counting afresh: four more tries before any wait
 
 
 def test_meal_logged_through_one_is_listed_by_the_other(servers, coffee_image, tmp_path):
