@@ -7,6 +7,7 @@ import time
 
 import pytest
 import torch
+from clock_support import FakeClock
 from distill_support import run_cli, tiny_args
 
 from distill import data, loader_tuning, precision, profiling
@@ -23,23 +24,6 @@ def sleep_in_getitem(monkeypatch, seconds: float) -> None:
         return decode(self, index)
 
     monkeypatch.setattr(data.SyntheticDataset, "decode", slow)
-
-
-class FakeClock:
-    """A clock that moves only when the dataset 'decodes' (advance), standing in for the time module
-    in distill.timing and distill.train: the trainer's figures then follow from the data alone."""
-
-    def __init__(self):
-        self.now = 1000.0
-
-    def perf_counter(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
-
-    def __getattr__(self, name):
-        return getattr(time, name)
 
 
 def test_timing_breakdown_sums_to_the_measured_step_time(tmp_path, monkeypatch, capsys):

@@ -1,22 +1,10 @@
 """models.timing: interleaved rounds, speeds relative to the first run."""
 
 import pytest
+from clock_support import FakeClock
 
 from models import timing
 from models.timing import Speed, interleaved_speeds
-
-
-class FakeClock:
-    """Stands in for the time module in models.timing: it moves only when a run or a settle sleeps."""
-
-    def __init__(self):
-        self.now = 0.0
-
-    def perf_counter(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.now += seconds
 
 
 def test_a_run_four_times_as_fast_is_measured_four_times_as_fast(monkeypatch):
