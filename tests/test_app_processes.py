@@ -225,7 +225,8 @@ def test_default_model_change_on_one_is_served_by_the_other_and_by_later_servers
     assert analyze_as(one.url, "bob", photo)["model"]["name"] == "tiny-0"  # at once where it was made
 
     while analyze_as(other.url, "bob", photo)["model"]["name"] != "tiny-0":
-        assert time.monotonic() - changed < POLL_S + 10, "the other process never picked the change up"
+        # A deadline for "never", not a speed claim: the poll interval plus a generous model load.
+        assert time.monotonic() - changed < POLL_S + 60, "the other process never picked the change up"
         time.sleep(0.1)
     delay = time.monotonic() - changed
     assert httpx.get(f"{other.url}/healthz", timeout=10).json()["model"]["name"] == "tiny-0"
