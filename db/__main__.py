@@ -19,11 +19,16 @@ from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
 
+from models.cli import unknown_command
 from models.errors import FoodtagError
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser, commands = _parser()
+    if (status := unknown_command(argv, commands.choices, parser.prog)) is not None:
+        return status
+    args = parser.parse_args(argv)
     # Imported after parsing so --help stays instant.
     from db import service
     from db.seed import SEED_DIR
@@ -70,7 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser() -> tuple[argparse.ArgumentParser, argparse.Action]:
+    """The parser, and its action of subcommands (whose choices name them)."""
     parser = argparse.ArgumentParser(prog="python -m db", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("init", help="create or upgrade the database and load the seed foods")
@@ -105,7 +111,7 @@ def _parser() -> argparse.ArgumentParser:
                       help="the PostgreSQL database: postgresql+psycopg://USER:PASSWORD@HOST/DB")
     move.add_argument("--from", dest="source",
                       help="SQLite file or sqlite:/// URL (default: $FOODTAG_HOME/foodtag.db)")
-    return parser
+    return parser, commands
 
 
 def _migrate_sqlite_to(target: str, source: str) -> int:

@@ -26,6 +26,7 @@ if not __package__:  # run as a file (SageMaker): import the package from the re
 
 from distill import config, dist  # noqa: E402
 from distill.errors import DistillError, LostPeerError  # noqa: E402
+from models.cli import unknown_command  # noqa: E402
 from models.errors import FoodtagError  # noqa: E402
 
 USAGE = ("usage: python -m distill {pipeline,deploy,report,train,eval,profile,tune-loader} [options]   "
@@ -154,9 +155,8 @@ def main(argv: list[str] | None = None) -> int:
     if not argv:
         print(USAGE, file=sys.stderr)
         return 2
-    if argv[0] not in commands:
-        print(f"error: unknown command {argv[0]!r}\n{USAGE}", file=sys.stderr)
-        return 2
+    if (status := unknown_command(argv, commands, "python -m distill")) is not None:
+        return status
     try:
         commands[argv[0]](argv[1:])
     except FoodtagError as exc:
