@@ -183,5 +183,5 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         found = tiers_of(item)
         for tier in sorted(found):
             item.add_marker(tier)
-        if found:
+        if found or any(item.get_closest_marker(name) for name in TIERS):  # a tier marked by hand is slow too
             item.add_marker("slow")
