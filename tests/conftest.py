@@ -1,9 +1,9 @@
 """Shared test set-up: a private data folder per test session, one exported default model, one
 PostgreSQL server per test session (tests/postgres.py), and the test tiers.
 
-Tiers: every test that starts a server, a browser, PostgreSQL, Ray, torchrun or a whole pipeline
-gets that marker and `slow` (pyproject.toml registers them), decided here from what the test and
-its fixtures do, so a new test file is classified without a decorator:
+Tiers: every test that starts a server, a browser, PostgreSQL, Ray, torchrun, a whole pipeline or
+another Python process gets that marker and `slow` (pyproject.toml registers them), decided here
+from what the test and its fixtures do, so a new test file is classified without a decorator:
 `python -m pytest -m "not slow"` is the quick tier, `-m server` one tier, no `-m` everything.
 """
 
@@ -123,9 +123,9 @@ TIER_CALLS = {
     "browser": ("playwright",),
     "torchrun": ("nproc=", "torchrun(", "--nproc-per-node"),
     "ray": ('engine="ray"', '"--engine", "ray"', "import ray"),
-    "pipeline": ('"pipeline", "--data"', "Pipeline(cfg).run()", ".run()  # the pipeline"),
+    "pipeline": ('"pipeline", "--data"',),  # `python -m distill pipeline` run through distill_support
 }
-TIERS = (*TIER_CALLS, "postgres")
+TIERS = (*TIER_CALLS, "postgres", "subprocess")
 
 
 @functools.cache
@@ -166,8 +166,12 @@ def tiers_of(item: pytest.Item) -> set[str]:
     found = {tier for tier, calls in TIER_CALLS.items() if any(c in src for src in sources for c in calls)}
     if any("Popen(" in src and '"-m", "app"' in src for src in sources):  # the app as a long-running process
         found.add("server")
+    if any("sys.executable" in src or "run_subprocess(" in src for src in sources):  # seconds of imports each
+        found.add("subprocess")
     name = module.__name__ if module else ""
-    found |= {tier for tier in ("browser", "ray", "multinode") if name.endswith(f"_{tier}")}
+    found |= {tier for tier in ("browser", "ray", "multinode") if f"_{tier}" in name}
+    if module is not None and "playwright" in _source(module):  # a module that drives a browser
+        found.add("browser")
     if "multinode" in found:
         found = (found - {"multinode"}) | {"torchrun"}
     params = getattr(getattr(item, "callspec", None), "params", {})
