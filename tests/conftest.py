@@ -1,9 +1,10 @@
 """Shared test set-up: a private data folder per test session, one exported default model, one
 PostgreSQL server per test session (tests/postgres.py), and the test tiers.
 
-Tiers: every test that starts a server, a browser, PostgreSQL, Ray, torchrun, a whole pipeline or
-another Python process gets that marker and `slow` (pyproject.toml registers them), decided here
-from what the test and its fixtures do, so a new test file is classified without a decorator:
+Tiers: every test that starts a server, a browser, PostgreSQL, Ray, torchrun, a whole pipeline,
+a training run or another Python process gets that marker and `slow` (pyproject.toml registers
+them), decided here from what the test and its fixtures do, so a new test file is classified
+without a decorator:
 `python -m pytest -m "not slow"` is the quick tier, `-m server` one tier, no `-m` everything.
 """
 
@@ -124,6 +125,7 @@ TIER_CALLS = {
     "torchrun": ("nproc=", "torchrun(", "--nproc-per-node"),
     "ray": ('engine="ray"', '"--engine", "ray"', "import ray"),
     "pipeline": ('"pipeline", "--data"',),  # `python -m distill pipeline` run through distill_support
+    "training": ('run_cli("train"', 'run_cli("profile"', 'run_cli("tune-loader"', 'run_cli("eval"'),  # in-process
 }
 TIERS = (*TIER_CALLS, "postgres", "subprocess")
 
