@@ -160,9 +160,10 @@ def tiers_of(item: pytest.Item) -> set[str]:
     through other fixtures) call, by its module (test_*_browser, test_*_ray), and by parameters
     (a PostgreSQL backend, the Ray engine)."""
     functions = [getattr(item, "function", None)]
+    # pytest has no public way from an item to its fixtures' functions; without one, the test alone.
+    definitions = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
     for name in getattr(item, "fixturenames", ()):
-        for definition in item._fixtureinfo.name2fixturedefs.get(name, ()):
-            functions.append(definition.func)
+        functions += [definition.func for definition in definitions.get(name, ())]
     module = getattr(item, "module", None)
     sources = _sources_with_local_helpers([f for f in functions if f is not None], module)
     found = {tier for tier, calls in TIER_CALLS.items() if any(c in src for src in sources for c in calls)}
@@ -176,10 +177,10 @@ def tiers_of(item: pytest.Item) -> set[str]:
         found.add("browser")
     if "multinode" in found:
         found = (found - {"multinode"}) | {"torchrun"}
-    params = getattr(getattr(item, "callspec", None), "params", {})
-    if "postgres_server" in getattr(item, "fixturenames", ()) or "postgresql" in params.values():
+    params = [v for v in getattr(getattr(item, "callspec", None), "params", {}).values() if isinstance(v, str)]
+    if "postgres_server" in getattr(item, "fixturenames", ()) or "postgresql" in params:
         found.add("postgres")
-    if "ray" in params.values():
+    if "ray" in params:
         found.add("ray")
     return found
 
