@@ -1,4 +1,4 @@
-"""python -m app [serve options] | users add NAME | batch ...
+"""python -m app [serve options] | users add|list|remove|passwd|admin ... | batch ...
 
   python -m app [--region UK]        serve on 127.0.0.1:7860, single-user local mode
   python -m app --accounts --host 0.0.0.0
@@ -7,6 +7,12 @@
                                      create a user (asks for the password twice;
                                      --password-stdin reads one line instead); admins
                                      (and the first account) change the default model
+  python -m app users list           every user, admin or not, meals logged
+  python -m app users passwd NAME    a new password (ends the user's sign-in sessions)
+  python -m app users admin NAME [--revoke]
+                                     grant (or take away) admin rights
+  python -m app users remove NAME [--yes]
+                                     delete the user and everything that is theirs
   python -m app batch ...            analyse a CSV of photos (see `python -m app batch -h`)
 """
 
@@ -17,13 +23,14 @@ import sys
 from pathlib import Path
 
 from db.nutrition import DEFAULT_REGION, REGIONS
+from models.cli import unknown_command
 from models.errors import FoodtagError
 
 
 def serve_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m app",
-        description="Serve the foodtag web app. Other commands: `users add NAME`, `batch ...`.",
+        description="Serve the foodtag web app. Other commands: `users ...`, `batch ...`.",
     )
     parser.add_argument("--host", help="address to listen on (env FOODTAG_HOST; default 127.0.0.1)")
     parser.add_argument("--port", type=int, help="port (env FOODTAG_PORT; default 7860)")
@@ -47,10 +54,13 @@ def serve_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def users_parser() -> argparse.ArgumentParser:
+def users_parser() -> tuple[argparse.ArgumentParser, argparse.Action]:
+    """The parser, and its action of subcommands (whose choices name them)."""
     parser = argparse.ArgumentParser(prog="python -m app users", description="Manage sign-in accounts.")
+    database = argparse.ArgumentParser(add_help=False)
+    database.add_argument("--db-url", help="SQLAlchemy database URL (default as for serving)")
     sub = parser.add_subparsers(dest="action", required=True)
-    add = sub.add_parser("add", help="create a user who signs in with a password")
+    add = sub.add_parser("add", parents=[database], help="create a user who signs in with a password")
     add.add_argument("name")
     add.add_argument("--password-stdin", action="store_true", help="read the password from one line of stdin")
     add.add_argument("--admin", action="store_true",
@@ -59,25 +69,65 @@ def users_parser() -> argparse.ArgumentParser:
                      help="where the user counts carbohydrate: sets their exchange unit (US 15 g "
                           "choice, UK 10 g CP, DE 12 g BE) and the food names search prefers; "
                           f"changeable in Settings (default {DEFAULT_REGION})")
-    add.add_argument("--db-url", help="SQLAlchemy database URL (default as for serving)")
-    return parser
+    sub.add_parser("list", parents=[database], help="every user: admin or not, password or local, meals logged")
+    remove = sub.add_parser("remove", parents=[database],
+                            help="delete a user with their meal log, own foods, favourites and settings")
+    remove.add_argument("name")
+    remove.add_argument("--yes", action="store_true", help="do not ask to confirm (needed without a terminal)")
+    passwd = sub.add_parser("passwd", parents=[database], help="set a user's password; ends their sign-in sessions")
+    passwd.add_argument("name")
+    passwd.add_argument("--password-stdin", action="store_true", help="read the password from one line of stdin")
+    admin = sub.add_parser("admin", parents=[database], help="let a user change the server's default model")
+    admin.add_argument("name")
+    admin.add_argument("--revoke", action="store_true", help="take that right away instead")
+    return parser, sub
 
 
 def users_main(argv: list[str]) -> int:
     from app.auth import read_new_password
     from db import service, session
 
-    args = users_parser().parse_args(argv)
-    password = read_new_password(args.password_stdin)
+    parser, actions = users_parser()
+    if (status := unknown_command(argv, actions.choices, parser.prog)) is not None:
+        return status
+    args = parser.parse_args(argv)
+    if args.action in ("add", "passwd"):
+        password = read_new_password(args.password_stdin)  # before the database: a typo costs nothing
     if args.db_url:
         session.configure(args.db_url)
     session.init_db()
-    # The first account is the one who set the server up: it administers the models.
-    admin = args.admin or service.account_count() == 0
-    service.create_user(args.name, password, admin=admin, region=args.region)
-    role = "an admin" if admin else "a user"
-    print(f"user {args.name!r} created as {role}; start the app with --accounts to require sign-in")
+    if args.action == "add":
+        # The first account is the one who set the server up: it administers the models.
+        admin = args.admin or service.account_count() == 0
+        service.create_user(args.name, password, admin=admin, region=args.region)
+        role = "an admin" if admin else "a user"
+        print(f"user {args.name!r} created as {role}; start the app with --accounts to require sign-in")
+    elif args.action == "list":
+        print(f"{'user':<24} {'role':<6} {'signs in':<9} {'meals':>6}  created (UTC)")
+        for user in service.list_users():
+            print(f"{user['name']:<24} {'admin' if user['admin'] else 'user':<6} "
+                  f"{'password' if user['password'] else 'local':<9} {user['meals']:>6}  {user['created_at']:%Y-%m-%d %H:%M}")
+    elif args.action == "remove":
+        if not args.yes and not confirm_removal(args.name):
+            print(f"nothing removed: pass --yes, or type the user name {args.name!r} when asked", file=sys.stderr)
+            return 2
+        meals = service.remove_user(args.name)
+        print(f"user {args.name!r} removed, with {meals} logged meals, own foods, favourites and settings")
+    elif args.action == "passwd":
+        service.set_password(args.name, password)
+        print(f"password of {args.name!r} changed; their sign-in sessions have ended")
+    elif args.action == "admin":
+        changed = service.set_admin(args.name, not args.revoke)
+        state = "is no longer an admin" if args.revoke else "is an admin"
+        print(f"user {args.name!r} {state}" + ("" if changed else " (no change)"))
     return 0
+
+
+def confirm_removal(name: str) -> bool:
+    """Asks at a terminal; without one (a script), removal needs --yes."""
+    if not sys.stdin.isatty():
+        return False
+    return input(f"Remove {name!r} and everything they logged? Type the user name to confirm: ").strip() == name
 
 
 def serve_main(argv: list[str]) -> int:
@@ -110,6 +160,8 @@ def main(argv: list[str] | None = None) -> int:
             from app.batch import main as batch_main
 
             return batch_main(argv[1:])
+        if (status := unknown_command(argv, ("users", "batch"), "python -m app")) is not None:
+            return status
         return serve_main(argv)
     except FoodtagError as exc:
         print(f"error: {exc}", file=sys.stderr)

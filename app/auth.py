@@ -87,10 +87,11 @@ class Identity:
         return not self.accounts or service.is_admin(user)
 
 
-def read_new_password(password_stdin: bool, stdin: TextIO = sys.stdin) -> str:
-    """A new password: one line from stdin (scripts), or typed twice at a prompt."""
+def read_new_password(password_stdin: bool, stdin: TextIO | None = None) -> str:
+    """A new password: one line from stdin (scripts; sys.stdin as it is at the call), or typed twice
+    at a prompt."""
     if password_stdin:
-        password = stdin.readline().rstrip("\r\n")
+        password = (stdin or sys.stdin).readline().rstrip("\r\n")
     else:
         password = getpass.getpass("Password: ")
         if getpass.getpass("Repeat password: ") != password:

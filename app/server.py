@@ -58,6 +58,9 @@ def error(status: int, message: str, **headers: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status, headers=headers or None)
 
 
+# Plain text: the sign-in page shows it as it is (no Markdown there).
+SIGN_IN_MESSAGE = "Sign in with the user name and password your administrator made (python -m app users add NAME)."
+
 class App:
     """The server's parts and its start-up; `fastapi` is what uvicorn serves."""
 
@@ -121,9 +124,8 @@ class App:
         api.add_middleware(Guard, accounts=self.config.accounts, allowed_hosts=self.config.allowed_hosts,
                            sessions=self.ctx.identity.sessions, files=self.ctx.files)
         api.add_api_route("/healthz", self.healthz, methods=["GET"])
-        sign_in_message = "Sign in with a name and password made by `python -m app users add NAME`."
         if self.config.accounts:
-            add_sign_in_routes(api, self.ctx.identity, message=sign_in_message)
+            add_sign_in_routes(api, self.ctx.identity, message=SIGN_IN_MESSAGE)
         api.add_api_route(
             "/api/analyze", self.analyze, methods=["POST"],
             openapi_extra={"requestBody": {"content": {"multipart/form-data": {"schema": {
@@ -156,7 +158,7 @@ class App:
             path="/",
             # Our own sign-in (app.signin) and database sessions, handed to Gradio per request.
             auth_dependency=self.ctx.identity.gradio_user if self.config.accounts else None,
-            auth_message=sign_in_message,
+            auth_message=SIGN_IN_MESSAGE,
             max_file_size=self.config.max_upload_bytes,
             show_error=False,  # gr.Error messages still show; unexpected exceptions do not leak
             run_history=False,  # meal photos are health data: keep no copies in the browser

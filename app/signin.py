@@ -31,17 +31,20 @@ label,input,button{{display:block;width:100%;box-sizing:border-box;margin:.4rem 
 input,button{{padding:.5rem;font-size:1rem}}.error{{color:#b00020}}</style></head>
 <body><h1>foodtag</h1><p>{message}</p>{error}
 <form method="post" action="login">
-<label>User name<input name="username" autocomplete="username" required maxlength="64" autofocus></label>
-<label>Password<input name="password" type="password" autocomplete="current-password" required maxlength="1024"></label>
+<label>User name<input name="username" autocomplete="username" required maxlength="64"{name}></label>
+<label>Password<input name="password" type="password" autocomplete="current-password" required maxlength="1024"{focus}></label>
 <button type="submit">Sign in</button></form></body></html>"""
 
 
 def add_routes(api: FastAPI, identity: Identity, *, message: str) -> None:
     """Register the sign-in routes on ``api`` (before Gradio is mounted at /, so they win)."""
 
-    def page(error: str | None = None, status: int = 200) -> HTMLResponse:
+    def page(error: str | None = None, status: int = 200, username: str = "") -> HTMLResponse:
+        """The form; after a refusal it keeps the user name typed and puts the cursor in the password."""
         shown = f'<p class="error">{html.escape(error)}</p>' if error else ""
-        return HTMLResponse(_PAGE.format(message=html.escape(message), error=shown), status_code=status)
+        name = f' value="{html.escape(username[:64], quote=True)}"' if username else " autofocus"
+        return HTMLResponse(_PAGE.format(message=html.escape(message), error=shown, name=name,
+                                         focus=" autofocus" if username else ""), status_code=status)
 
     async def login_page() -> HTMLResponse:
         return page()
@@ -58,7 +61,9 @@ def add_routes(api: FastAPI, identity: Identity, *, message: str) -> None:
         client = request.client.host if request.client else "unknown"
         token = await identity.sign_in(username, password, client)
         if token is None:
-            return page(_REFUSED, status=400) if browser else JSONResponse({"detail": _REFUSED}, status_code=400)
+            if browser:
+                return page(_REFUSED, status=400, username=username)
+            return JSONResponse({"detail": _REFUSED}, status_code=400)
         response: Response = RedirectResponse("./", status_code=303) if browser else JSONResponse({"success": True})
         session_cookie(response, token, secure=request.url.scheme == "https",
                        max_age_s=identity.sessions.max_age_s)

@@ -1,7 +1,7 @@
 """Latency and throughput of POST /api/analyze.
 
-    .venv/bin/python benchmarks/bench_app.py                 # starts `python -m app` itself
-    .venv/bin/python benchmarks/bench_app.py --url http://127.0.0.1:7860 [--user U --password P]
+    python -m benchmarks.bench_app                 # starts `python -m app` itself
+    python -m benchmarks.bench_app --url http://127.0.0.1:7860 [--user U --password P]
 
 1. One client, one photo: --requests sequential calls after --warmup; p50/p95/mean.
 2. --clients concurrent clients for --seconds: requests/s, errors, p50/p95 under load.
@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import io
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -25,14 +24,7 @@ from pathlib import Path
 
 import httpx
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def percentile(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
+from benchmarks.common import ROOT, free_port, percentile
 
 
 def photo_bytes(path: Path | None) -> bytes:
@@ -44,12 +36,6 @@ def photo_bytes(path: Path | None) -> bytes:
     out = io.BytesIO()
     Image.fromarray(data.coffee()).save(out, format="JPEG", quality=90)
     return out.getvalue()
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def start_server() -> tuple[subprocess.Popen, str]:

@@ -1,4 +1,4 @@
-"""Batch throughput and memory: `python benchmarks/bench_batch.py [--model M.onnx]`.
+"""Batch throughput and memory: `python -m benchmarks.bench_batch [--model M.onnx]`.
 
 Measures, in one run:
 1. pure inference: `Engine.predict_arrays` on already-decoded, preprocessed tensors of the
@@ -17,7 +17,6 @@ FOODTAG_HOME on first use as usual.
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
 import statistics
@@ -29,11 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
-
-DEFAULT_DATA = REPO.parent / "shared" / "data" / "food10" / "val"
+from benchmarks.common import ROOT, food10, photos_under, use_scratch_database, write_paths_csv
 
 
 def rss_mb() -> float:
@@ -53,22 +48,6 @@ def peak_rss_mb() -> float:
             if line.startswith("VmHWM:"):
                 return int(line.split()[1]) / 1024  # kB
     raise RuntimeError("no VmHWM in /proc/self/status (Linux only)")
-
-
-def write_paths_csv(path: Path, photos: list[Path], rows: int) -> Path:
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["image", "eaten_at", "user", "note"])
-        for i in range(rows):
-            writer.writerow([str(photos[i % len(photos)]), f"2024-05-{1 + i % 28:02d} 12:00", f"user{i % 3}", f"row {i}"])
-    return path
-
-
-def use_scratch_database(folder: Path) -> None:
-    from db.session import configure, init_db
-
-    configure(f"sqlite:///{folder / 'bench.db'}")
-    init_db()
 
 
 def decoded_tensors(engine, photos: list[Path]) -> np.ndarray:
@@ -117,18 +96,18 @@ def child(args: argparse.Namespace) -> None:
 def memory_run(args: argparse.Namespace, scratch: Path, photos: list[Path], rows: int) -> dict:
     csv_path = write_paths_csv(scratch / f"rows{rows}.csv", photos, rows) if rows else "-"
     command = [
-        sys.executable, __file__, "--model", str(args.model), "--data", str(args.data),
+        sys.executable, "-m", "benchmarks.bench_batch", "--model", str(args.model), "--data", str(args.data),
         "--batch-size", str(args.batch_size), "--workers", str(args.workers), "--scratch", str(scratch),
         "--child-csv", str(csv_path), "--child-out", str(scratch / f"rows{rows}.results.csv"),
     ]
-    done = subprocess.run(command, capture_output=True, text=True, check=True, cwd=REPO)
+    done = subprocess.run(command, capture_output=True, text=True, check=True, cwd=ROOT)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", type=Path, help="ONNX model (default: the embedded default model)")
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="folder of photos (searched recursively)")
+    parser.add_argument("--data", type=Path, default=food10() / "val", help="folder of photos (searched recursively)")
     parser.add_argument("--rows", type=int, default=10_000, help="rows of the large memory run (0: skip it)")
     parser.add_argument("--small-rows", type=int, default=1_000, help="rows of the small memory run (0: skip it)")
     parser.add_argument("--batch-size", type=int, default=32)
@@ -137,7 +116,7 @@ def main() -> None:
     parser.add_argument("--scratch", help=argparse.SUPPRESS)
     parser.add_argument("--child-csv", help=argparse.SUPPRESS)
     parser.add_argument("--child-out", help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     from app.batch import default_workers
 
@@ -145,7 +124,7 @@ def main() -> None:
     if args.child_csv:
         child(args)
         return
-    photos = sorted(p for p in args.data.rglob("*") if p.suffix.lower() in (".jpg", ".jpeg", ".png"))
+    photos = photos_under(args.data)
     if not photos:
         sys.exit(f"no photos under {args.data}")
     from models.default import default_model_path

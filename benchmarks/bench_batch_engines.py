@@ -1,4 +1,4 @@
-"""The batch tool's two engines side by side: `python benchmarks/bench_batch_engines.py`.
+"""The batch tool's two engines side by side: `python -m benchmarks.bench_batch_engines`.
 
 Runs `run_batch` end to end (decode, predict, nutrition lookups, CSV, summary) on a CSV of
 the food10 val photos with --engine local and with --engine ray, in interleaved rounds so
@@ -8,7 +8,7 @@ ray round's time includes starting its actor pool, as every run pays it; the Ray
 itself is started once before the rounds (on a cluster it is already running) and its start
 is reported apart. Every round's output is compared byte for byte with the local engine's.
 
-    python benchmarks/bench_batch_engines.py [--data DIR] [--rounds 3] [--ray 1x2,2x1] [--model M.onnx]
+    python -m benchmarks.bench_batch_engines [--data DIR] [--rounds 3] [--ray 1x2,2x1] [--model M.onnx]
 
 `--ray AxC,...`: the ray configurations to measure, A actors of C CPUs each.
 """
@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_batch import DEFAULT_DATA, use_scratch_database, write_paths_csv  # also puts the repository on sys.path
+from benchmarks.common import food10, photos_under, use_scratch_database, write_paths_csv
 
 
 def run_once(onnx_engine, csv_path: Path, out: Path, data: Path, batch_size: int, workers: int, **ray_options) -> float:
@@ -39,15 +39,15 @@ def run_once(onnx_engine, csv_path: Path, out: Path, data: Path, batch_size: int
     return result.rows / result.seconds
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", type=Path, help="ONNX model (default: the embedded default model)")
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="folder of photos (searched recursively)")
+    parser.add_argument("--data", type=Path, default=food10() / "val", help="folder of photos (searched recursively)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--workers", type=int, default=None, help="the local engine's decoding threads (default as the CLI)")
     parser.add_argument("--ray", default="1x2,2x1", help="ray configurations, ACTORSxCPUS, comma-separated")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     import ray
 
@@ -58,7 +58,7 @@ def main() -> None:
     workers = args.workers or default_workers()
     configs = [tuple(int(n) for n in text.split("x")) for text in args.ray.split(",")]
     args.data = args.data.resolve()  # the CSV lists absolute paths
-    photos = sorted(p for p in args.data.rglob("*") if p.suffix.lower() in (".jpg", ".jpeg", ".png"))
+    photos = photos_under(args.data)
     if not photos:
         sys.exit(f"no photos under {args.data}")
     model = (args.model or default_model_path()).resolve()

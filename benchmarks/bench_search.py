@@ -1,6 +1,6 @@
 """Food search latency over the whole catalog (curated foods + USDA SR Legacy, ~8,900 foods).
 
-    .venv/bin/python benchmarks/bench_search.py [--rounds 3] [--db PATH | --url URL]
+    python -m benchmarks.bench_search [--rounds 3] [--db PATH | --url URL]
 
 Builds a fresh SQLite database from the shipped seed (or fills the empty database at --url, e.g.
 a new PostgreSQL database, which searches with LIKE instead of FTS5), timing that first-run
@@ -26,7 +26,7 @@ import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks.common import percentile
 
 COMMON = ["rice", "white rice", "brown rice", "pasta", "spaghetti", "bread", "toast",
           "oatmeal", "milk", "skim milk", "orange juice", "apple juice", "potato",
@@ -38,18 +38,13 @@ TYPOS = ["spagetti", "chiken brest", "bananna", "yoghrt", "brocoli", "potatoe", 
          "oatmeel", "cappucino", "tomatos", "letuce", "avacado"]
 
 
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
-
-
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
     target = parser.add_mutually_exclusive_group()
     target.add_argument("--db", type=Path, help="database file (default: a temporary one)")
     target.add_argument("--url", help="an empty database to fill instead (any SQLAlchemy URL)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     from db import personal, service
     from db.session import configure, init_db, session_scope

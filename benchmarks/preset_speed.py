@@ -1,6 +1,6 @@
 """Before training: ONNX Runtime images/s of a preset's student architecture against its teacher's.
 
-    .venv/bin/python benchmarks/preset_speed.py [--preset cpu] [--classes 10] [--rounds 5]
+    python -m benchmarks.preset_speed [--preset cpu] [--classes 10] [--rounds 5]
 
 Speed does not depend on the weights, so untrained models of the preset's architectures are
 exported (with the same fusion as the pipeline's export) and timed side by side, interleaved,
@@ -16,16 +16,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from distill.measure import count_gmacs, count_parameters  # noqa: E402
-from models.machine import cpu_description  # noqa: E402
-from distill.preset import load_preset  # noqa: E402
-from models.bench import compare_engines  # noqa: E402
-from models.engine import Engine  # noqa: E402
-from models.export import export_onnx  # noqa: E402
-from models.registry import create_model  # noqa: E402
+from distill.measure import count_gmacs, count_parameters
+from distill.preset import load_preset
+from models.bench import compare_engines
+from models.engine import Engine
+from models.export import export_onnx
+from models.machine import cpu_description
+from models.registry import create_model
 
 
 def build(options: dict, labels: list[str]):
@@ -37,12 +34,12 @@ def build(options: dict, labels: list[str]):
     return model
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--preset", default="cpu")
     parser.add_argument("--classes", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=5)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     preset = load_preset(args.preset)
     labels = [f"class_{i}" for i in range(args.classes)]
     member = preset.teachers[0]

@@ -1,4 +1,4 @@
-"""Distillation training throughput: `python benchmarks/train_throughput.py --data food10 [--json PATH]`.
+"""Distillation training throughput: `python -m benchmarks.train_throughput --data food10 [--json PATH]`.
 
 Images per second of training steps on the same photos, teacher, student, batch and
 augmentation, each row a fresh process, rows interleaved over --rounds:
@@ -49,21 +49,12 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
+from benchmarks.common import ROOT, food10
 
 ROWS = ("naive", "default", "default_torch", "logit_cache", "all_caches", "timm")
 EXTRA_ROWS = ("all_caches_compiled",)  # only when asked for with --rows
 TIMM_TRAIN = Path("~/.cache/foodtag/timm-train.py").expanduser()
 AUGMENT = dict(rand_augment="rand-m9-mstd0.5-inc1", re_prob=0.25, mixup=0.8, cutmix=1.0, label_smoothing=0.1)
-
-
-def default_data() -> Path:
-    for root in (REPO.parent, REPO.parent.parent):
-        if (root / "shared" / "data" / "food10").is_dir():
-            return root / "shared" / "data" / "food10"
-    return Path("food10")
 
 
 def subset(data: Path, work: Path, per_class: int) -> Path:
@@ -127,7 +118,7 @@ def distill_args(args, teacher: Path, out: Path, *extra: str) -> list[str]:
 
 def run_distill(args, teacher: Path, out: Path, *extra: str) -> dict:
     result = subprocess.run([sys.executable, "-m", "distill", *distill_args(args, teacher, out, *extra)],
-                            cwd=REPO, capture_output=True, text=True)
+                            cwd=ROOT, capture_output=True, text=True)
     if result.returncode != 0:
         raise SystemExit(f"distill failed:\n{result.stderr[-3000:]}")
     records = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines() if line.strip()]
@@ -195,8 +186,8 @@ def run_naive(args, teacher: Path) -> dict:
                  "--teacher-resize", str(args.teacher_resize).lower(), "--img-size", str(args.img_size),
                  "--batch-size", str(args.batch_size), "--warmup", str(args.warmup), "--steps", str(args.steps),
                  "--device", args.device]
-    result = subprocess.run([sys.executable, __file__, *forwarded, "--naive-child", str(teacher)], cwd=REPO,
-                            capture_output=True, text=True)
+    result = subprocess.run([sys.executable, "-m", "benchmarks.train_throughput", *forwarded,
+                             "--naive-child", str(teacher)], cwd=ROOT, capture_output=True, text=True)
     if result.returncode != 0:
         raise SystemExit(f"naive loop failed:\n{result.stderr[-3000:]}")
     return json.loads(result.stdout.strip().splitlines()[-1])
@@ -237,9 +228,9 @@ def run_timm(args, teacher_dir: Path, out: Path, num_classes: int) -> dict:
 # --- main -----------------------------------------------------------------------------------------
 
 
-def parse_args() -> argparse.Namespace:
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--data", type=Path, default=default_data(), help="ImageFolder root with train/ (default: food10)")
+    p.add_argument("--data", type=Path, default=food10(), help="ImageFolder root with train/ (default: food10)")
     p.add_argument("--student", default="vit_tiny_patch16_224", help="timm student name (both trainers)")
     p.add_argument("--student-depth", type=int, default=12, help="transformer blocks (ViT-Ti has 12)")
     p.add_argument("--teacher", default="efficientnet_lite0", choices=[f"efficientnet_lite{v}" for v in range(3)])
@@ -259,11 +250,11 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--timm-train", type=Path, default=TIMM_TRAIN, help="path to timm's train.py")
     p.add_argument("--timm-workers", type=int, default=0,
                    help="timm --workers (0 = as many as --num-workers auto gives ours)")
-    p.add_argument("--work", type=Path, default=REPO / "runs" / "train_throughput",
+    p.add_argument("--work", type=Path, default=ROOT / "runs" / "train_throughput",
                    help="teacher files and caches (kept between runs)")
     p.add_argument("--json", type=Path, help="also write the results here")
     p.add_argument("--naive-child", type=Path, help=argparse.SUPPRESS)
-    args = p.parse_args()
+    args = p.parse_args(argv)
     args.rows = [r.strip() for r in args.rows.split(",") if r.strip()]
     unknown = set(args.rows) - set(ROWS + EXTRA_ROWS)
     if unknown:
@@ -273,8 +264,8 @@ def parse_args() -> argparse.Namespace:
     return args
 
 
-def main() -> int:
-    args = parse_args()
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
     if args.naive_child:
         print(json.dumps(naive_loop(args, args.naive_child)))
         return 0
@@ -282,7 +273,7 @@ def main() -> int:
 
     from distill import data, precision
 
-    os.environ.setdefault("PYTHONPATH", str(REPO))
+    os.environ.setdefault("PYTHONPATH", str(ROOT))
     if args.device == "cuda" and not torch.cuda.is_available():
         raise SystemExit("--device cuda: PyTorch sees no CUDA device here")
     device = torch.device(args.device)

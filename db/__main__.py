@@ -21,6 +21,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from db.cards import GI_UNKNOWN
 from db.nutrition import DEFAULT_EXCHANGE_UNIT_G, EXCHANGE_UNITS_G
+from models.cli import unknown_command
 from models.errors import FoodtagError
 
 
@@ -28,7 +29,11 @@ def main(argv: list[str] | None = None) -> int:
     from models.paths import owner_only_files
 
     owner_only_files()  # the database and exported logs are health data
-    args = _parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser, commands = _parser()
+    if (status := unknown_command(argv, commands.choices, parser.prog)) is not None:
+        return status
+    args = parser.parse_args(argv)
     # Imported after parsing so --help stays instant.
     from db import service
     from db.seed import SEED_DIR
@@ -75,7 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser() -> tuple[argparse.ArgumentParser, argparse.Action]:
+    """The parser, and its action of subcommands (whose choices name them)."""
     parser = argparse.ArgumentParser(prog="python -m db", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("init", help="create or upgrade the database and load the seed foods")
@@ -111,7 +117,7 @@ def _parser() -> argparse.ArgumentParser:
                       help="the PostgreSQL database: postgresql+psycopg://USER:PASSWORD@HOST/DB")
     move.add_argument("--from", dest="source",
                       help="SQLite file or sqlite:/// URL (default: $FOODTAG_HOME/foodtag.db)")
-    return parser
+    return parser, commands
 
 
 def _migrate_sqlite_to(target: str, source: str) -> int:

@@ -127,6 +127,14 @@ def count_users_with_password(*, session: Session) -> int:
     return session.scalar(select(func.count(User.id)).where(User.password_hash.is_not(None))) or 0
 
 
+def all_users(*, session: Session) -> list[User]:
+    return list(session.scalars(select(User).order_by(User.name_key)))
+
+
+def count_admins(*, session: Session) -> int:
+    return session.scalar(select(func.count(User.id)).where(User.is_admin)) or 0
+
+
 def find_user(name: str, *, session: Session) -> User | None:
     return session.scalar(select(User).where(User.name_key == name_key(name)))
 

@@ -12,13 +12,14 @@ from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from typing import IO, Any
 
+from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 
 from db import cards, checks, nutrition, passwords, repo, validate
 from db import search as ranking
 from db.errors import InvalidPortion, InvalidValue, UserExists
 from db.keys import name_key
-from db.models import Food, MealEntry, ModelChange, OwnedFile, ServerSetting, User
+from db.models import Food, MealEntry, ModelChange, OwnedFile, ServerSetting, SignInSession, User
 from db.session import session_scope
 from models.errors import FoodtagError
 
@@ -151,6 +152,56 @@ def ensure_user(name: str, *, region: str = nutrition.DEFAULT_REGION) -> None:
         create_user(name, region=region)
     except UserExists:
         pass
+
+
+def list_users() -> list[dict[str, Any]]:
+    """Every user, by name: whether they sign in with a password, are an admin, when they were
+    created and how many meals they have logged."""
+    with session_scope(write=False) as session:
+        meals = dict(session.execute(select(MealEntry.user_id, func.count(MealEntry.id)).group_by(MealEntry.user_id)).all())
+        return [{"name": u.name, "admin": u.is_admin, "password": u.password_hash is not None,
+                 "created_at": u.created_at, "meals": meals.get(u.id, 0)} for u in repo.all_users(session=session)]
+
+
+def _keep_an_admin(session, user: User, doing: str) -> None:
+    if user.is_admin and repo.count_admins(session=session) == 1:
+        raise InvalidValue(f"{user.name!r} is the only admin: make another user an admin before you {doing}")
+
+
+def remove_user(name: str) -> int:
+    """Delete a user with everything that is theirs (meal log, own foods and recipes, favourites,
+    settings, sign-in sessions); returns how many meals went with them. The last admin stays."""
+    with session_scope() as session:
+        user = repo.get_user(name, session=session)
+        _keep_an_admin(session, user, f"remove {user.name!r}")
+        meals = session.scalar(select(func.count(MealEntry.id)).where(MealEntry.user_id == user.id))
+        session.delete(user)  # the database cascades to every row that belongs to the user
+    return meals
+
+
+def set_password(name: str, password: str) -> None:
+    """Give a user a new password (checked as for a new account) and end their sign-in sessions,
+    so a stolen session does not outlive the reset."""
+    new = checks.password(password)
+    if new is None:
+        raise InvalidValue("a new password is needed")
+    password_hash = passwords.hash_password(new)
+    with session_scope() as session:
+        user = repo.get_user(name, session=session)
+        user.password_hash = password_hash
+        session.execute(delete(SignInSession).where(SignInSession.user_id == user.id))
+
+
+def set_admin(name: str, admin: bool) -> bool:
+    """Grant (or revoke) admin rights; returns whether anything changed. The last admin stays one."""
+    with session_scope() as session:
+        user = repo.get_user(name, session=session)
+        if user.is_admin == admin:
+            return False
+        if not admin:
+            _keep_an_admin(session, user, f"revoke {user.name!r}")
+        user.is_admin = admin
+    return True
 
 
 def verify_password(name: str, password: str) -> bool:

@@ -26,6 +26,7 @@ if not __package__:  # run as a file (SageMaker): import the package from the re
 
 from distill import config, dist  # noqa: E402
 from distill.errors import DistillError, LostPeerError  # noqa: E402
+from models.cli import unknown_command  # noqa: E402
 from models.errors import FoodtagError  # noqa: E402
 
 USAGE = ("usage: python -m distill {pipeline,deploy,report,train,eval,profile,tune-loader} [options]   "
@@ -120,17 +121,20 @@ def deploy(argv: list[str]) -> None:
 def report(argv: list[str]) -> None:
     import argparse
 
-    from distill.report import write_report
+    from distill.report import TARGETS, parse_target, write_report
 
     parser = argparse.ArgumentParser(prog="python -m distill report", description="report.md of a pipeline run")
     parser.add_argument("run_dir", type=Path)
     parser.add_argument("--out", type=Path, default=None, help="write here instead of RUN_DIR/report.md")
     parser.add_argument("--images", type=config.parse_bool, default=True, metavar="BOOL",
                         help="draw the confusion matrices and curves beside RUN_DIR/report.md (default: true)")
+    parser.add_argument("--target", dest="targets", action="append", type=parse_target, default=[],
+                        metavar="NAME=VALUE", help="judge the run by this target, on top of those the run states "
+                        f"(repeatable; {', '.join(TARGETS)})")
     args = parser.parse_args(argv)
     if not (args.run_dir / "pipeline.json").is_file():
         raise DistillError(f"report: {args.run_dir} is not a pipeline run folder (no pipeline.json)")
-    print(write_report(args.run_dir, args.out, images=args.images))
+    print(write_report(args.run_dir, args.out, images=args.images, targets=dict(args.targets)))
 
 
 def one_line(exc: Exception) -> str:
@@ -150,9 +154,11 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] in (["-h"], ["--help"]):
         print(__doc__)
         return 0
-    if not argv or argv[0] not in commands:
+    if not argv:
         print(USAGE, file=sys.stderr)
         return 2
+    if (status := unknown_command(argv, commands, "python -m distill")) is not None:
+        return status
     try:
         commands[argv[0]](argv[1:])
     except FoodtagError as exc:

@@ -6,8 +6,8 @@ view carries its parameters (relative crop box, flip, seed of RandAugment and ra
 erasing), so the student trains on the view the teacher saw, and the training step skips
 the teacher. Where the teacher's resolution is above the student's (and it resizes), each
 view is rendered for the teacher at the teacher's own size from the stored photo: the same
-crop, flip and RandAugment, only sharper than the student's crop upsampled (a food10 Lite0
-teacher: 70.5% val top-1 at 224 px against 63.5% on 128 px crops upsampled). Random erasing
+crop, flip and RandAugment, only sharper than the student's crop upsampled (which costs a CNN
+teacher points of accuracy: docs/experiments.md). Random erasing
 then draws its own rectangle at that size; whether a view is erased, and how much of it,
 stays the same. A live teacher gets the same renderings (distill.data.teacher_view_size and
 TeacherViews), so cached and live training distil the same teacher.

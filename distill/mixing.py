@@ -6,7 +6,7 @@ read from a probe: targets 0 for the first half of the batch and 1 for the secon
 by a two-class Mixup, give lam as the first row's class-0 weight. The real labels are then
 mixed with timm's `mixup_target`, and cached teacher logits (the teacher saw the unmixed
 views) as lam * logits + (1 - lam) * logits of the partner: an approximation of what the
-teacher would say about the mixed image (see the README for what it costs).
+teacher would say about the mixed image (what it costs: docs/experiments.md).
 
 A live teacher with its own, larger rendering of each view (distill.data.TeacherViews) gets
 that rendering mixed exactly as the student's: the same pairs, lam and CutMix box, the box

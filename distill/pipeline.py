@@ -25,13 +25,14 @@ import argparse
 import json
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 from distill import config, data
 from distill.errors import DistillError
 from distill.preset import Preset, load_preset, preset_names
+from distill.report import TARGETS, parse_target
 from distill.stages import Stage, StageBook
 from models.machine import cpu_description
 
@@ -55,6 +56,7 @@ class PipelineConfig:
     label_map: str = ""
     bench_rounds: int = 5
     seeds: int = 1
+    targets: dict = field(default_factory=dict)  # --target NAME=VALUE: on top of the preset's
 
     def __post_init__(self) -> None:
         if not self.data:
@@ -129,7 +131,8 @@ class Pipeline:
                 raise DistillError(f"pipeline: {self.run_dir} holds a run on other data ({recorded.get('data')}); "
                                    "choose another --out (nothing was changed)")
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({**identity, "preset_name": self.preset.name, "preset": self.preset.source}, indent=2))
+        path.write_text(json.dumps({**identity, "preset_name": self.preset.name, "preset": self.preset.source,
+                                    "targets": self.cfg.targets}, indent=2))
 
     # --- the stages -----------------------------------------------------------------------------
 
@@ -170,7 +173,8 @@ class Pipeline:
                             [self.onnx(m) for m in self.models()] + [self.run_dir / "int8.json"]))
         evaluated = self.models() + [f"{m}-seed{s}" for s in self.extra_seeds() for m in ("student", "baseline")]
         stages.append(Stage("report", self._report, [self.run_dir / "report.md"],
-                            [self.run_dir / "eval" / f"{m}.json" for m in evaluated] + [self.run_dir / "bench.json"]))
+                            [self.run_dir / "eval" / f"{m}.json" for m in evaluated] + [self.run_dir / "bench.json"],
+                            settings={"targets": {**self.preset.targets, **self.cfg.targets}}))
         if self.cfg.deploy:
             from distill.deploy import installed_path
 
@@ -358,8 +362,11 @@ def parse_args(argv: list[str]) -> PipelineConfig:
     parser.add_argument("--seeds", type=int, default=1, metavar="K", help="train the student and the baseline with K "
                         "seeds (the preset's, then the next K-1); the report gives the teacher's gain for each and "
                         "their mean (default: 1)")
+    parser.add_argument("--target", dest="targets", action="append", type=parse_target, default=[],
+                        metavar="NAME=VALUE", help="judge the run by this target, on top of the preset's "
+                        f"(repeatable; {', '.join(TARGETS)}; e.g. teacher_top1=0.85); with none, nothing is judged")
     args = parser.parse_args(argv)
-    return PipelineConfig(**vars(args))
+    return PipelineConfig(**{**vars(args), "targets": dict(args.targets)})
 
 
 def main(argv: list[str]) -> None:

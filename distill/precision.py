@@ -2,8 +2,8 @@
 kernels a ViT trains fastest with under it (bf16 on a CPU: plain matmuls, see use_plain_kernels).
 
 `auto` follows the hardware: bf16 on a CUDA device that supports it, and on a CPU only where
-bf16 is native (AVX-512 BF16 or AMX); elsewhere (e.g. AVX2-only CPUs, where bf16 autocast
-trains about 20x slower than fp32) fp32.
+bf16 is native (AVX-512 BF16 or AMX); elsewhere (e.g. AVX2-only CPUs, where bf16 autocast is
+emulated and trains many times slower than fp32) fp32.
 """
 
 from __future__ import annotations
@@ -53,10 +53,8 @@ def plain_kernels_are_faster(precision: str, device: torch.device) -> bool:
 
     PyTorch's CPU flash-attention kernel (behind ``scaled_dot_product_attention``) is slow in its
     bf16 backward pass, and so is oneDNN's bf16 convolution backward for the patch embedding (a
-    16x16 convolution with stride 16, which is one matmul over the patches). A ViT-Ti/16 with 5
-    blocks, batch 32, at 128 px: 112-120 ms per training step with both, 67-69 ms with plain
-    attention, 58-63 ms with the patch matmul too; 272 against 216 ms at 224 px for attention. In
-    fp32 each pair was within 5% (AMX CPU, 2 threads). On CUDA the fused kernels are the fast path.
+    16x16 convolution with stride 16, which is one matmul over the patches). In fp32 both ran
+    alike, and on CUDA the fused kernels are the fast path (step times: docs/performance.md).
     """
     return device.type == "cpu" and precision == "bf16"
 

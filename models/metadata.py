@@ -16,7 +16,7 @@ META_PREFIX = "foodtag."
 REQUIRED_KEYS = ("preprocess", "labels", "model_name", "version")
 # Raised when an export of the same weights gets faster or better: files of an older version
 # (absent: 1) are re-exported where the project makes them itself (models.default).
-# 2: 'same' padding written as constants (models.fusion.with_static_padding), 1.3-1.5x faster.
+# 2: 'same' padding written as constants (models.fusion.with_static_padding), which ONNX Runtime folds.
 # 3: ViTs keep the residual add apart from its LayerNorm (models.fusion.optimize_transformer).
 EXPORT_VERSION = 3
 

@@ -278,7 +278,7 @@ def _vit_hybrid_lite0(
     ``frozen_stem_stages=k`` keeps the stem's first convolution and its first k stages as loaded
     (their BatchNorm statistics still adapt): they see edges and colours, which ImageNet taught
     them, and at the largest resolutions their backward pass is a large part of a training step
-    (on the cpu preset's student, the first two stages' was over a third: benchmarks/student_step.py).
+    (docs/experiments.md).
     """
     from functools import partial
 

@@ -1,8 +1,17 @@
-"""Shared test set-up: a private data folder per test session, one exported default model, and
-one PostgreSQL server per test session (tests/postgres.py)."""
+"""Shared test set-up: a private data folder per test session, one exported default model, one
+PostgreSQL server per test session (tests/postgres.py), and the test tiers.
+
+Tiers: every test that starts a server, a browser, PostgreSQL, Ray, torchrun, a whole pipeline,
+a training run or another Python process gets that marker and `slow` (pyproject.toml registers
+them), decided here from what the test and its fixtures do, so a new test file is classified
+without a decorator:
+`python -m pytest -m "not slow"` is the quick tier, `-m server` one tier, no `-m` everything.
+"""
 
 import atexit
+import functools
 import importlib.util
+import inspect
 import os
 import shutil
 import tempfile
@@ -105,3 +114,81 @@ def postgres_template(postgres_server: PostgresServer, small_seed: Path) -> str:
     init_db(seed_dir=small_seed)
     configure(None)  # a template must have no open connections
     return "seeded_template"
+
+
+# --- test tiers ----------------------------------------------------------------------------------
+
+# What a test's or a fixture's source does that puts it in a tier (any one of the texts).
+TIER_CALLS = {
+    "server": ("start_server(", "seeded_server("),  # a live app in this process (tests/app_support.py)
+    "browser": ("playwright",),
+    "torchrun": ("nproc=", "torchrun(", "--nproc-per-node"),
+    "ray": ('engine="ray"', '"--engine", "ray"', "import ray"),
+    "pipeline": ('"pipeline", "--data"',),  # `python -m distill pipeline` run through distill_support
+    "training": ('run_cli("train"', 'run_cli("profile"', 'run_cli("tune-loader"', 'run_cli("eval"'),  # in-process
+}
+TIERS = (*TIER_CALLS, "postgres", "subprocess")
+
+
+@functools.cache
+def _source(function) -> str:
+    try:
+        return inspect.getsource(function)
+    except (OSError, TypeError):
+        return ""
+
+
+def _sources_with_local_helpers(functions: list, module) -> list[str]:
+    """The functions' sources, and those of the test module's own functions they call (transitively):
+    a fixture that calls the module's `launch()` starts what `launch` starts."""
+    local = {name: f for name, f in vars(module).items()
+             if inspect.isfunction(f) and f.__module__ == module.__name__} if module else {}
+    sources, seen, todo = [], set(), list(functions)
+    while todo:
+        function = todo.pop()
+        if function in seen:
+            continue
+        seen.add(function)
+        source = _source(function)
+        sources.append(source)
+        todo += [f for name, f in local.items() if f"{name}(" in source]
+    return sources
+
+
+def tiers_of(item: pytest.Item) -> set[str]:
+    """The tiers a test belongs to: by what its own function and every fixture it uses (directly or
+    through other fixtures) call, by its module (test_*_browser, test_*_ray), and by parameters
+    (a PostgreSQL backend, the Ray engine)."""
+    functions = [getattr(item, "function", None)]
+    # pytest has no public way from an item to its fixtures' functions; without one, the test alone.
+    definitions = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+    for name in getattr(item, "fixturenames", ()):
+        functions += [definition.func for definition in definitions.get(name, ())]
+    module = getattr(item, "module", None)
+    sources = _sources_with_local_helpers([f for f in functions if f is not None], module)
+    found = {tier for tier, calls in TIER_CALLS.items() if any(c in src for src in sources for c in calls)}
+    if any("Popen(" in src and '"-m", "app"' in src for src in sources):  # the app as a long-running process
+        found.add("server")
+    if any("sys.executable" in src or "run_subprocess(" in src for src in sources):  # seconds of imports each
+        found.add("subprocess")
+    name = module.__name__ if module else ""
+    found |= {tier for tier in ("browser", "ray", "multinode") if f"_{tier}" in name}
+    if module is not None and "playwright" in _source(module):  # a module that drives a browser
+        found.add("browser")
+    if "multinode" in found:
+        found = (found - {"multinode"}) | {"torchrun"}
+    params = [v for v in getattr(getattr(item, "callspec", None), "params", {}).values() if isinstance(v, str)]
+    if "postgres_server" in getattr(item, "fixturenames", ()) or "postgresql" in params:
+        found.add("postgres")
+    if "ray" in params:
+        found.add("ray")
+    return found
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        found = tiers_of(item)
+        for tier in sorted(found):
+            item.add_marker(tier)
+        if found or any(item.get_closest_marker(name) for name in TIERS):  # a tier marked by hand is slow too
+            item.add_marker("slow")

@@ -1,7 +1,9 @@
-"""`python -m app`: serving, the refusal to serve a network without accounts, `users add`."""
+"""`python -m app`: serving, the refusal to serve a network without accounts, `users ...`."""
 
 from __future__ import annotations
 
+import functools
+import io
 import os
 import socket
 import subprocess
@@ -61,6 +63,50 @@ def test_users_add(tmp_path):
         assert not service.verify_password("carol", "carol-secret-2")
         assert (service.user_region("carol"), service.get_settings("carol")["exchange_unit_g"]) == ("US", 15.0)
         assert (service.user_region("erika"), service.get_settings("erika")["exchange_unit_g"]) == ("DE", 12.0)
+    finally:
+        configure(None)
+
+
+def users(url: str, *args: str, stdin: str = "", monkeypatch=None, capsys=None) -> tuple[int, str, str]:
+    """`python -m app users ...` in this process (a subprocess costs seconds of imports each)."""
+    from app.__main__ import main
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+    status = main(["users", *args, "--db-url", url])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_users_list_passwd_admin_and_remove(tmp_path, monkeypatch, capsys):
+    from db import service
+    from db.session import configure
+
+    url = f"sqlite:///{tmp_path / 'users.db'}"
+    run = functools.partial(users, url, monkeypatch=monkeypatch, capsys=capsys)
+    assert run("add", "ann", "--password-stdin", stdin="ann-secret-1\n")[0] == 0
+    assert run("add", "bob", "--password-stdin", stdin="bob-secret-1\n")[0] == 0
+    status, out, _ = run("list")
+    assert status == 0 and [line.split()[:4] for line in out.splitlines()] == [
+        ["user", "role", "signs", "in"], ["ann", "admin", "password", "0"], ["bob", "user", "password", "0"]]
+
+    assert run("passwd", "bob", "--password-stdin", stdin="bob-secret-2\n")[:2] == (
+        0, "password of 'bob' changed; their sign-in sessions have ended\n")
+    assert run("passwd", "bob", "--password-stdin", stdin="short\n")[2].startswith("error: password too short")
+    assert run("admin", "bob")[:2] == (0, "user 'bob' is an admin\n")
+    assert run("admin", "ann", "--revoke")[:2] == (0, "user 'ann' is no longer an admin\n")
+    status, _, err = run("admin", "bob", "--revoke")
+    assert status == 1 and "'bob' is the only admin" in err
+
+    status, _, err = run("remove", "ann")  # no terminal to ask at, and no --yes: nothing happens
+    assert status == 2 and "nothing removed: pass --yes" in err
+    assert run("remove", "ann", "--yes")[:2] == (
+        0, "user 'ann' removed, with 0 logged meals, own foods, favourites and settings\n")
+    status, _, err = run("remove", "ann", "--yes")
+    assert status == 1 and err == "error: no user 'ann'\n"
+    configure(url)
+    try:
+        assert [u["name"] for u in service.list_users()] == ["bob"] and service.is_admin("bob")
+        assert service.verify_password("bob", "bob-secret-2")
     finally:
         configure(None)
 

@@ -28,7 +28,7 @@ from gradio_client import Client, handle_file
 
 from app.config import AppConfig
 from app.server import App
-from db import service
+from db import service, signins
 from db.session import configure
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -172,8 +172,11 @@ def test_wrong_passwords_on_one_delay_the_next_try_on_the_other(servers):
     for _ in range(6):  # five free tries, then a 1 s wait
         wrong_password(one.url)
     assert wrong_password(other.url) > 2.0  # the 7th failure in a row waits 2 s, on any process
+    assert signins.failures("user:bob")[0] == 7  # the count both processes read and write
     sign_in(other.url, "bob")  # a success resets the count everywhere
-    assert wrong_password(one.url) < 2.0
+    assert signins.failures("user:bob") is None
+    wrong_password(one.url)
+    assert signins.failures("user:bob")[0] == 1  # counting afresh: four more tries before any wait
 
 
 def test_meal_logged_through_one_is_listed_by_the_other(servers, coffee_image, tmp_path):
@@ -222,7 +225,8 @@ def test_default_model_change_on_one_is_served_by_the_other_and_by_later_servers
     assert analyze_as(one.url, "bob", photo)["model"]["name"] == "tiny-0"  # at once where it was made
 
     while analyze_as(other.url, "bob", photo)["model"]["name"] != "tiny-0":
-        assert time.monotonic() - changed < POLL_S + 10, "the other process never picked the change up"
+        # A deadline for "never", not a speed claim: the poll interval plus a generous model load.
+        assert time.monotonic() - changed < POLL_S + 60, "the other process never picked the change up"
         time.sleep(0.1)
     delay = time.monotonic() - changed
     assert httpx.get(f"{other.url}/healthz", timeout=10).json()["model"]["name"] == "tiny-0"

@@ -1,11 +1,11 @@
 """db imports stay in their layer: never app or distill, and from models only
-paths, labels and errors."""
+paths, labels, errors and the entry points' shared helpers (models.cli)."""
 
 import ast
 from pathlib import Path
 
 DB = Path(__file__).resolve().parents[1] / "db"
-ALLOWED_FROM_MODELS = {"models.paths", "models.labels", "models.errors"}
+ALLOWED_FROM_MODELS = {"models.paths", "models.labels", "models.errors", "models.cli"}
 
 
 def _imports(path: Path) -> set[str]:

@@ -145,6 +145,44 @@ def test_users_and_passwords(db_url):
             service.create_user(bad)
 
 
+def test_account_administration(db_url):
+    from db import personal, signins
+    from db.models import SignInSession
+
+    service.create_user("ann", "ann-password", admin=True)
+    service.create_user("Bob", "bob-password")
+    service.log_meal("bob", "banana", grams=100)
+    personal.create_own_food("bob", "Bob's granola", {"kcal": 450, "carbohydrate_g": 60, "protein_g": 10, "fat_g": 15})
+    signins.start("bob", "bobs-token", max_age_s=3600)
+    assert [(u["name"], u["admin"], u["password"], u["meals"]) for u in service.list_users()] == [
+        ("ann", True, True, 0), ("Bob", False, True, 1)]
+
+    service.set_password("bob", "new-bob-password")
+    assert service.verify_password("bob", "new-bob-password") and not service.verify_password("bob", "bob-password")
+    assert signins.user_for("bobs-token", idle_s=600) is None  # a reset ends the user's sessions
+    with pytest.raises(InvalidValue, match="a new password is needed"):
+        service.set_password("bob", None)
+
+    with pytest.raises(InvalidValue, match="'ann' is the only admin"):
+        service.set_admin("ann", False)
+    assert service.set_admin("bob", True) and not service.set_admin("bob", True)  # the second changes nothing
+    assert service.set_admin("ann", False) and not service.is_admin("ann")
+    with pytest.raises(InvalidValue, match="'Bob' is the only admin: make another user an admin before you remove"):
+        service.remove_user("bob")
+    service.set_admin("ann", True)
+
+    assert service.remove_user("bob") == 1
+    assert [u["name"] for u in service.list_users()] == ["ann"]
+    with session_scope(write=False) as session:  # everything that was Bob's went with him
+        assert session.scalar(select(func.count(MealEntry.id))) == 0
+        assert session.scalar(select(func.count(Food.id)).where(Food.owner_id.is_not(None))) == 0
+        assert session.scalar(select(func.count(SignInSession.id))) == 0
+    for change in (lambda: service.remove_user("bob"), lambda: service.set_admin("nobody", True),
+                   lambda: service.set_password("nobody", "a-password")):
+        with pytest.raises(UnknownUser):
+            change()
+
+
 def test_weak_password_hash_is_upgraded_on_login(db_url):
     from argon2 import PasswordHasher
 

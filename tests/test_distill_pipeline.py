@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -125,9 +126,11 @@ def test_every_artifact_is_written(run):
     for png in ("confusion-teacher.png", "confusion-student.png", "confusion-baseline.png", "curves.png"):
         assert (d / png).stat().st_size > 1000
     text = (d / "report.md").read_text()
-    for heading in ("## Results", "## Targets", "## Agreement", "## Per-class top-1", "## Stages",
+    for heading in ("## Results", "## Measured", "## Agreement", "## Per-class top-1", "## Stages",
                     "## The student and why", "## Configuration"):
         assert heading in text
+    # The preset states no targets, so nothing is judged.
+    assert "## Targets" not in text and "met**" not in text
     assert "the smallest ViT that runs" in text and "int8 (`models.quantize`" in text
     assert "| student |" in text and "| baseline |" in text and "| class_3 | 2 |" in text
 
@@ -197,7 +200,7 @@ def test_more_seeds_train_the_student_and_baseline_again_and_the_report_averages
     models differ from the first seed's; the KD target reads the mean gain over the three."""
     import shutil
 
-    from distill.report import collect, targets
+    from distill.report import collect, measurements
 
     copy = tmp_path / "run"
     shutil.copytree(run["dir"], copy)
@@ -218,7 +221,7 @@ def test_more_seeds_train_the_student_and_baseline_again_and_the_report_averages
     info = collect(copy)
     assert sorted(info["seeds"]) == [0, 1, 2]
     gains = [pair["student"]["top1"] - pair["baseline"]["top1"] for pair in info["seeds"].values()]
-    kd = next(measured for target, measured, _ in targets(info) if target.startswith("KD student"))
+    kd = next(measured for name, _, measured, _ in measurements(info) if name == "kd_gain")
     assert kd.startswith(f"{sum(gains) / 3 * 100:+.1f} points, the mean over 3 seeds")
     text = (copy / "report.md").read_text()
     assert "## The teacher's gain over seeds" in text and "| 2 | " in text and "| mean | " in text
@@ -263,8 +266,13 @@ def test_report_command_rewrites_the_report(run, tmp_path, capsys):
     out = tmp_path / "results.md"
     assert run_cli("report", str(run["dir"]), "--out", str(out), "--images", "false") == 0
     text = out.read_text()
-    assert "## Targets" in text and "![" not in text
+    assert "## Targets" not in text and "![" not in text
     assert "paired bootstrap over the 8 photos" in text  # the miniature run's synthetic val split
+    assert run_cli("report", str(run["dir"]), "--out", str(out), "--images", "false",
+                   "--target", "teacher_top1=0.01", "--target", "kd_gain=5") == 0
+    text = out.read_text()
+    assert "| teacher top-1 >= 1% | " in text and "| KD student >= 500 points above the no-teacher baseline | " in text
+    assert text.count("**met**") == 1 and text.count("**not met**") == 1  # no other target is judged
     assert run_cli("report", str(tmp_path)) == 2
     assert "not a pipeline run folder" in capsys.readouterr().err
 
@@ -452,3 +460,69 @@ def test_food10_classes_can_be_deployed_without_a_map():
 
     classes = data.open_source(str(FOOD10), "train").classes
     assert len(classes) == 10 and unknown_labels(classes) == []
+
+
+def fake_run(**targets) -> dict:
+    """What collect() gives for a finished run: teacher 80%, student 76%, baseline 70%, 2.5 h."""
+    evals = {"teacher": {"top1": 0.80}, "student": {"top1": 0.76, "targets": []},
+             "baseline": {"top1": 0.70, "targets": []}}
+    return {"evals": evals, "speed": {"student.onnx": {1: {"vs_first": 2.5}, 32: {"vs_first": 1.5}}},
+            "records": {"report": {"stage": "report", "seconds": 9000.0}}, "seeds": {}, "targets": targets}
+
+
+def test_a_run_is_judged_only_by_the_targets_it_states():
+    from distill.report import targets
+
+    assert targets(fake_run()) == []
+    judged = targets(fake_run(teacher_top1=0.85, student_fraction=0.9, speedup=2.0, kd_gain=0.05, hours=3.0))
+    assert [(target, ok) for target, _, ok in judged] == [
+        ("teacher top-1 >= 85%", False),
+        ("student top-1 >= 90% of the teacher's", True),  # 0.76 / 0.80 = 95%
+        ("student >= 2x the teacher's images/s", True), ("student >= 2x the teacher's images/s", False),
+        ("KD student >= 5 points above the no-teacher baseline", True),
+        ("whole pipeline under 3 h", True),
+    ]
+    assert [ok for _, _, ok in targets(fake_run(hours=2.0))] == [False]
+
+
+def test_targets_come_from_the_preset_and_the_command_line_wins(tmp_path):
+    from distill.report import collect
+
+    preset = {**TINY_PRESET, "targets": {"teacher_top1": 0.5, "hours": 2}}
+    (tmp_path / "pipeline.json").write_text(json.dumps({"preset": preset, "targets": {"hours": 1.0}}))
+    assert collect(tmp_path)["targets"] == {"teacher_top1": 0.5, "hours": 1.0}
+    assert collect(tmp_path, {"teacher_top1": 0.7})["targets"] == {"teacher_top1": 0.7, "hours": 1.0}
+
+
+@pytest.mark.parametrize("targets, message", [
+    ({"teacher_top": 0.85}, "unknown target(s) teacher_top; known: teacher_top1"),
+    ({"hours": "three"}, "target hours must be a positive number, got 'three'"),
+    ({"kd_gain": -1}, "target kd_gain must be a positive number"),
+])
+def test_a_preset_with_a_bad_target_is_refused(tmp_path, targets, message):
+    from distill.preset import load_preset
+
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump({**TINY_PRESET, "targets": targets}))
+    with pytest.raises(DistillError, match=re.escape(message)):
+        load_preset(str(path))
+
+
+def test_pipeline_takes_targets_on_the_command_line(tmp_path, capsys):
+    from distill.pipeline import parse_args
+
+    cfg = parse_args(["--data", "synthetic", "--out", str(tmp_path), "--target", "teacher_top1=0.85",
+                      "--target", "hours=3"])
+    assert cfg.targets == {"teacher_top1": 0.85, "hours": 3.0}
+    with pytest.raises(SystemExit):
+        parse_args(["--data", "synthetic", "--out", str(tmp_path), "--target", "speed=2"])
+    assert "unknown target(s) speed" in capsys.readouterr().err
+
+
+def test_shipped_presets_state_no_targets_and_a_short_why():
+    from distill.preset import load_preset, preset_names
+
+    for name in preset_names():
+        preset = load_preset(name)
+        assert preset.targets == {}  # a user's own photos are not judged by this project's food10 goals
+        assert len(preset.student_why.split()) < 120 and "docs/experiments.md" in preset.student_why

@@ -148,7 +148,7 @@ class RayEngine:
         cpus = int(ray.cluster_resources().get("CPU", 0))
         if actor_cpus is None:
             # Narrow actors: while one decodes, another runs its model, and a single-threaded
-            # session wastes nothing on synchronisation (benchmarks/bench_batch_engines.py:
+            # session wastes nothing on synchronisation (python -m benchmarks.bench_batch_engines:
             # on 2 cores, 2 actors x 1 CPU ran at least as fast as 1 actor x 2 CPUs).
             actor_cpus = DEFAULT_ACTOR_CPUS
         if actor_cpus > cpus:

@@ -1,0 +1,127 @@
+"""Each product benchmark (benchmarks/) runs end to end on tiny inputs and prints its table.
+
+These check that the benchmarks still run against today's code, not what they measure: no figure
+is compared with a threshold (that is the benchmarks' own job, on a machine chosen for it).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+import yaml
+from batch_support import photo, tiny_model
+from distill_support import image_folder
+
+from benchmarks import bench_app, bench_batch, bench_batch_engines, bench_search, pipeline_results, preset_speed
+from benchmarks import train_throughput
+from benchmarks.common import percentile, photos_under, write_paths_csv
+
+
+def table_rows(text: str) -> list[list[str]]:
+    return [[cell.strip() for cell in line.strip("|").split("|")] for line in text.splitlines()
+            if line.startswith("|") and not line.startswith("|-")]
+
+
+def four_photos(folder) -> str:
+    for i in range(4):
+        photo(folder / f"{i}.jpg", seed=i)
+    return str(folder)
+
+
+def test_common_helpers(tmp_path):
+    assert percentile([], 50) != percentile([], 50)  # NaN: nothing measured
+    assert [percentile([5.0, 1.0, 3.0, 2.0, 4.0], q) for q in (0, 50, 95, 100)] == [1.0, 3.0, 5.0, 5.0]
+    photos = [photo(tmp_path / "b" / "2.jpg"), photo(tmp_path / "a" / "1.JPG"), photo(tmp_path / "c.png")]
+    (tmp_path / "notes.txt").write_text("not a photo")
+    assert photos_under(tmp_path) == sorted(photos)
+    rows = write_paths_csv(tmp_path / "in.csv", photos, 5).read_text().splitlines()
+    assert rows[0] == "image,eaten_at,user,note" and len(rows) == 6
+    assert rows[4].startswith(f"{photos[0]},2024-05-04 12:00,user0,row 3")  # photos cycle
+
+
+@pytest.mark.slow
+def test_bench_search_prints_every_kind_of_query(tmp_path, capsys):
+    status = bench_search.main(["--rounds", "1", "--db", str(tmp_path / "search.db")])
+    out = capsys.readouterr().out
+    kinds = {line.split()[0]: line.split()[1] for line in out.splitlines()
+             if line.split()[:1] and line.split()[0] in ("common", "typing", "typos", "catalog", "personal", "all")}
+    assert kinds == {"common": "40", "typing": "29", "typos": "12", "catalog": "300", "personal": "40", "all": "421"}
+    verdict = re.search(r"p95 over all queries: [\d.]+ ms \(target < 50 ms\): (met|NOT met)", out)
+    assert verdict and status == (0 if verdict.group(1) == "met" else 1)
+
+
+@pytest.mark.server
+def test_bench_app_times_a_server_it_starts(default_model_path, capsys):
+    assert bench_app.main(["--warmup", "1", "--requests", "3", "--clients", "2", "--seconds", "1"]) == 0
+    rows = table_rows(capsys.readouterr().out)
+    assert rows[0][:3] == ["scenario", "requests", "errors"]
+    assert rows[1][:3] == ["1 client, sequential", "3", "0"]
+    assert rows[2][0] == "2 clients, 1 s" and rows[2][2] == "0" and int(rows[2][1]) >= 1
+
+
+@pytest.mark.slow
+def test_bench_batch_measures_throughput_and_memory(tmp_path, capsys):
+    bench_batch.main(["--model", str(tiny_model(tmp_path)), "--data", four_photos(tmp_path / "photos"),
+                      "--rows", "8", "--small-rows", "4", "--batch-size", "2", "--repeats", "1"])
+    out = capsys.readouterr().out
+    assert "end-to-end rows with status=error: 0 of 4" in out
+    measures = [row[0] for row in table_rows(out)[1:]]
+    assert measures == ["pure inference, decoded tensors (best)", "end-to-end batch, decode+infer+lookup+CSV (best)",
+                        "end-to-end / pure, median of 1 rounds", "peak RSS, inference only (batch 2)",
+                        "peak RSS, 4-row CSV batch", "peak RSS, 8-row CSV batch"]
+
+
+@pytest.mark.ray
+def test_bench_batch_engines_compares_ray_with_local(tmp_path, capsys):
+    bench_batch_engines.main(["--model", str(tiny_model(tmp_path)), "--data", four_photos(tmp_path / "photos"),
+                              "--rounds", "1", "--batch-size", "2", "--workers", "1", "--ray", "1x1"])
+    out = capsys.readouterr().out
+    assert "every ray output identical to the local one: yes" in out
+    assert [row[0] for row in table_rows(out)[1:]] == ["local", "ray 1 actor x 1 CPU"]
+
+
+def test_preset_speed_times_a_presets_student_against_its_teacher(tmp_path, capsys):
+    tiny = {"pretrained": False, "model_kwargs": {"img_size": 16, "patch_size": 8, "depth": 1, "embed_dim": 16,
+                                                  "num_heads": 2}, "img_size": 16}
+    preset = tmp_path / "tiny.yaml"
+    preset.write_text(yaml.safe_dump({
+        "teacher": [{"name": "t", "finetune": {"model": "vit_micro", **tiny}}],
+        "student": {"why": "a smoke test", "options": {"model": "vit_micro", **tiny}},
+    }))
+    assert preset_speed.main(["--preset", str(preset), "--classes", "2", "--rounds", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("preset tiny (1 teacher member(s); the first is timed)")
+    rows = [line.split() for line in lines[2:]]
+    assert sorted((row[0], row[3], row[4]) for row in rows) == [
+        ("student", "16", "1"), ("student", "16", "32"), ("teacher", "16", "1"), ("teacher", "16", "32")]
+    assert {row[-1] for row in rows if row[0] == "teacher"} == {"1.00x"}  # the teacher against itself
+
+
+def test_pipeline_results_reports_a_run_against_the_projects_targets(tmp_path, capsys):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "pipeline.json").write_text(json.dumps({"data": "food10", "preset": {"description": "a recipe"}}))
+    results = tmp_path / "results.md"
+    assert pipeline_results.main(["--out", str(run), "--report-only", "--results", str(results)]) == 0
+    text = results.read_text()
+    assert text.startswith("# Results: the model pipeline\n\nGenerated ")
+    assert "python -m benchmarks.pipeline_results --data ../shared/data/food10 --out runs/run --preset cpu" in text
+    assert "| teacher top-1 >= 85% | - | not measured yet |" in text
+    assert "| whole pipeline under 3 h | 0.00 h so far | not measured yet |" in text
+
+
+@pytest.mark.slow
+def test_train_throughput_times_the_naive_loop_and_the_trainer(tmp_path, capsys):
+    data = tmp_path / "photos"
+    image_folder(data / "train", ["a", "b"], 4)
+    status = train_throughput.main([
+        "--data", str(data), "--rows", "naive,default", "--per-class", "4", "--student-depth", "1",
+        "--img-size", "32", "--batch-size", "4", "--warmup", "1", "--steps", "1", "--rounds", "1",
+        "--work", str(tmp_path / "work"), "--json", str(tmp_path / "out.json")])
+    assert status == 0
+    result = json.loads((tmp_path / "out.json").read_text())
+    assert [row["name"] for row in result["rows"]] == ["naive", "default"]
+    assert all(row["images_per_s"] > 0 and 0 <= row["data_wait_share"] <= 1 for row in result["rows"])
+    assert re.search(r"^default +[\d.]+ +\d+% +[\d.]+ +-$", capsys.readouterr().out, re.MULTILINE)
