@@ -25,7 +25,7 @@ from models.errors import FoodtagError
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     # Imported after parsing so --help stays instant.
-    from db import service
+    from db import cards, service
     from db.seed import SEED_DIR
     from db.session import database_url, default_sqlite_file, display_url, init_db
 
@@ -55,7 +55,8 @@ def main(argv: list[str] | None = None) -> int:
             results = service.search(" ".join(args.text), limit=args.limit, user=args.user,
                                      group=args.group)
             for hit in results:
-                print(f"{hit['score']:6.2f}  {hit['food']}  ({hit['category']})")
+                print(f"{hit['score']:6.2f}  {hit['food']}  ({hit['category']})  "
+                      f"{cards.hit_portion_text(hit['portion'])}")
             if not results:
                 print("no matches", file=sys.stderr)
         elif args.command == "export-log":

@@ -4,19 +4,30 @@ How a result list is ordered, best first:
 1. The query is the food's name, an alias or a USDA common name ("white rice").
 2. More query words found as whole words in the name ("rice" in "Rice, white, cooked" beats
    "rice" only as the start of "ricotta"), then in aliases and common names.
-3. The name starts with a query word ("Rice, white, ..." for "white rice", not "Oil, rice
-   bran"), and has fewer words the query did not ask for.
-4. The food's prior (``prior``): foods the models name and everyday foods with a curated alias,
-   then foods in USDA's dietary survey (what people report eating), and below them baby
-   foods, branded and restaurant items.
+3. A query word names the food itself: it is in the name's first part ("Rice, white, ..." for
+   "white rice", not "Oil, rice bran"), or its second ("Fish, tuna, ..."); and the name has
+   fewer words the query did not ask for.
+4. The food as eaten (``form_adjustment``): a cooked, prepared, ready-to-drink or
+   ready-to-serve row above a raw, dry, condensed, powder, concentrate or mix row, unless the
+   query names that form; the plain food above dishes made with it (a sandwich, a soup, a
+   tartare), above flavoured or coated kinds and above meat-free stand-ins, unless asked for.
+5. Diet words ("diet", "zero", "light", "sugar-free", "unsweetened"): a sugared row never
+   comes first; rows that say they are diet, sugar-free or unsweetened come first.
+6. The food's prior (``prior``): everyday foods (USDA's dietary survey, the foods the photo
+   models name, everyday aliases), and below them baby foods, branded and restaurant items. It
+   is small: a curated dish never outranks the plain food on its prior alone.
 Then the person's own matches come first, in tiers (``tier``): favourites, then their own
 foods and recently logged foods, then everything else, each tier in the order above: what
 someone logged before is most likely what they mean again.
 
-Typos: a query word that is no word of the catalog is replaced by the closest catalog words
-(``corrections``), so "spagetti" finds spaghetti.
+Query words: typos are replaced by the closest catalog words (``corrections``), so
+"spagetti" finds spaghetti; plurals match singulars ("berries" ~ "berry"); compounds are split
+and joined ("cornflakes" ~ "corn flakes", "soy milk" ~ "soymilk"); regional words are read
+in the catalog's words too (db.vocabulary). Each reading of the query is scored and the best
+counts.
 """
 
+import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -30,9 +41,13 @@ STOPWORDS = frozenset({"a", "an", "and", "the", "of", "with", "in", "on", "or", 
 # Below this similarity a replacement is noise ("tea" ~ "pea" is fine, "tea" ~ "steak" not).
 TYPO_CUTOFF = 0.75
 MAX_TYPO_CHOICES = 3
+PREFIX_INSIDE = 0.3
+# Per query word that neither the name nor an alias holds.
+MISSING_PENALTY = 2.0
 
-# prior(): how much more likely a food is what someone means.
-_CURATED = 3.0      # the food the photo models name (shipped labels) or an everyday alias
+# prior(): how much more likely a food is what someone means. The curated share equals the
+# survey's: a food the models name is an everyday food, not a better match.
+_CURATED = 1.0      # the food the photo models name (shipped labels) or an everyday alias
 _SURVEY = 1.0       # SR Legacy row used in USDA's What We Eat in America survey
 _GROUP_PENALTY = {
     "Baby Foods": -3.0,
@@ -42,8 +57,88 @@ _GROUP_PENALTY = {
 }
 _BRANDED = -1.0     # a brand in capitals in the description ("KELLOGG'S", "McDONALD'S")
 _BRAND_RE = re.compile(r"\b[A-Z][A-Z'&.]{2,}\b")
+# Databases seeded before the curated share was cut stored up to 3 + 1 for it; ranking counts
+# a prior up to this much, so such a database ranks as a fresh one does.
+MAX_PRIOR = 1.0
 
 _WORD_RE = re.compile(r"[a-z0-9]+")
+# "Beverages, carbonated, low calorie, other than cola or pepper": not a cola; such words
+# do not match the query.
+_OTHER_THAN_RE = re.compile(r"\bother than [^,(]*", re.IGNORECASE)
+
+# --- the food as eaten (form_adjustment) ---
+# Forms that are not what a person eats. A query naming one (or its FORM_SYNONYMS) asks for it.
+FORM_WORDS = frozenset({"raw", "dry", "uncooked", "unprepared", "condensed", "powder",
+                        "concentrate", "mix", "dehydrated", "undiluted"})
+FORM_SYNONYMS = {"dried": "dry", "powdered": "powder", "uncooked": "raw", "concentrated":
+                 "concentrate", "instant": "powder", "flour": "dry"}
+# "raw" is the eaten form of fruit, salad vegetables, nuts and spices; it is not of these
+# groups' foods, nor of starchy vegetables.
+RAW_NOT_EATEN_GROUPS = frozenset({
+    "Legumes and Legume Products", "Cereal Grains and Pasta", "Beef Products", "Pork Products",
+    "Poultry Products", "Lamb, Veal, and Game Products", "Finfish and Shellfish Products",
+    "Sausages and Luncheon Meats", "Dairy and Egg Products", "Breakfast Cereals",
+})
+_STARCHY_RE = re.compile(r"^(potato|potatoes|sweet potato|yams?|cassava|taro|plantains?|peas|"
+                         r"corn|parsnips?)\b")
+# "dry roasted" nuts and "dry curd" cottage cheese are eaten as they are.
+_NOT_A_FORM_RE = re.compile(r"\bdry[- ](roasted|curd)\b")
+# Words that say the row is the food made ready ("frozen concentrate, prepared with water").
+_PREPARED_RE = re.compile(
+    r"\b(prepared|reconstituted|diluted|cooked|boiled|ready[- ]to[- ](drink|serve|eat|heat)|"
+    r"made (with|from)|brewed|baked|roasted|toasted|steamed|microwaved|fried|broiled|grilled|"
+    r"braised|stewed|simmered|scrambled|poached|drained)\b")
+FORM_PENALTY = 4.0
+PREPARED_BONUS = 0.5
+# A dish made with the food ("tuna salad", "ham sandwich", "guacamole" is found by alias).
+DISH_WORDS = frozenset({
+    "sandwich", "sandwiches", "soup", "soups", "salad", "salads", "pie", "pies", "tartare",
+    "tartar", "casserole", "stew", "sauce", "dip", "bar", "bars", "burrito", "burritos", "taco",
+    "tacos", "pizza", "lasagna", "dinner", "entree", "meal", "spread", "nuggets", "pudding",
+    "fritters", "cake", "cakes", "muffins", "cookies", "toast", "chowder", "gravy", "omelet",
+    "quiche", "strudel", "turnover", "hash", "patty", "patties", "loaf", "dumplings", "pot",
+    "roll", "rolls", "wrap", "bowl", "smoothie", "shake", "shakes",
+    "cracker", "crackers", "chips", "fries", "noodles", "mayonnaise", "oil", "butter", "flour",
+    "juice", "nectar", "jam", "jelly", "syrup", "candies", "dressing", "filling", "topping",
+})
+DISH_PENALTY = 2.0
+# Sweetened, coated or flavoured kinds of a plain food ("caramel popcorn").
+FLAVOUR_WORDS = frozenset({"caramel", "coated", "frosted", "glazed", "candied", "sugared",
+                           "sweetened", "flavored", "flavor", "honey", "cheese-flavor",
+                           "chocolate", "chocolate-coated", "caramel-coated", "cinnamon"})
+FLAVOUR_PENALTY = 1.0
+# Two foods in one ("Shrimp and grits", "Pork and beef sausage"): their first part joins them.
+_COMBINATION_RE = re.compile(r"\b(and|with|n)\b|&", re.IGNORECASE)
+COMBINATION_PENALTY = 1.0
+# Stand-ins for the food ("Bacon, meatless").
+SUBSTITUTE_WORDS = frozenset({"meatless", "imitation", "substitute", "vegetarian", "veggie",
+                              "analog", "nondairy", "non-dairy", "mock"})
+SUBSTITUTE_PENALTY = 3.0
+
+# --- diet words (diet_adjustment) ---
+DIET_WORDS = frozenset({"diet", "zero", "light", "lite", "sugarfree", "unsweetened",
+                        "zuckerfrei", "sugarless", "skinny"})
+DIET_PHRASES = (("sugar", "free"), ("no", "sugar"), ("no", "added", "sugar"),
+                ("low", "calorie"), ("calorie", "free"), ("ohne", "zucker"), ("low", "sugar"),
+                ("without", "sugar"))
+_DIET_MARKER_RE = re.compile(
+    r"\b(diet|zero|light|lite|low[- ]calorie|reduced[- ]calorie|calorie[- ]free|"
+    r"sugar[- ]free|sugarless|no sugar added|no added sugar|without (added )?sugar|"
+    r"unsweetened|not sweetened|with (aspartame|sodium saccharin|low[- ]calorie sweeteners?|"
+    r"sucralose|stevia|non-nutritive sweetener))\b")
+# Sugar per 100 g above which a row without a diet marker is sugared (a diet cola has 0;
+# unsweetened tea, coffee and water have none either).
+SUGARED_G = 1.5
+DIET_MATCH_BONUS = 3.0
+# A row that does not say it is diet, sugar-free or unsweetened ("light beer" is not "beer").
+UNMARKED_PENALTY = 12.0
+# A query without diet words means the regular kind: "gatorade" is not Gatorade G2 (a third
+# of the sugar, a hypo treatment that falls short). "Unsweetened" is the plain kind of juice
+# and tea, so it does not count here.
+_REDUCED_RE = re.compile(
+    r"\b(diet|zero|light|lite|low[- ]calorie|reduced[- ]calorie|calorie[- ]free|sugar[- ]free|"
+    r"sugarless|with (aspartame|sodium saccharin|low[- ]calorie sweeteners?|sucralose))\b")
+REDUCED_PENALTY = 3.0
 
 
 @lru_cache(maxsize=65536)
@@ -64,10 +159,37 @@ def query_words(text: str) -> list[str]:
     return list(dict.fromkeys(kept or found))
 
 
+def split_diet(found: Sequence[str]) -> tuple[list[str], bool]:
+    """(the query words without its diet words, whether it had any): "diet coke" looks for
+    cola and asks for a diet one. Only diet words: they are what is searched for."""
+    kept, index, diet = [], 0, False
+    while index < len(found):
+        phrase = next((p for p in DIET_PHRASES if tuple(found[index:index + len(p)]) == p), None)
+        if phrase is not None:
+            diet, index = True, index + len(phrase)
+        elif found[index] in DIET_WORDS:
+            diet, index = True, index + 1
+        else:
+            kept.append(found[index])
+            index += 1
+    return (kept, diet) if kept else (list(found), diet)
+
+
+def singular(word: str) -> str | None:
+    """The singular of an English plural ("berries" -> "berry", "peaches" -> "peach",
+    "beans" -> "bean"), or None when ``word`` does not look like one."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith(("ches", "shes", "sses", "xes", "oes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return None
+
+
 def prior(*, curated: bool, survey: bool, food_group: str, description: str) -> float:
     """The food's search weight, stored on the row when it is loaded."""
-    weight = _CURATED if curated else 0.0
-    weight += _SURVEY if survey else 0.0
+    weight = max(_CURATED if curated else 0.0, _SURVEY if survey else 0.0)
     weight += _GROUP_PENALTY.get(food_group, 0.0) if not curated else 0.0
     if not curated and _BRAND_RE.search(description):
         weight += _BRANDED
@@ -85,6 +207,15 @@ def corrections(word: str, vocabulary: Sequence[str]) -> list[str]:
 
 
 @dataclass(frozen=True)
+class Portion:
+    """A food's default serving and the carbohydrate in it, shown beside each result."""
+
+    serving: str | None
+    grams: float | None
+    carbohydrate_g: float | None
+
+
+@dataclass(frozen=True)
 class Candidate:
     food_id: int
     food: str
@@ -97,51 +228,150 @@ class Candidate:
     recent: bool = False
     favourite: bool = False
     name_words: tuple[str, ...] = field(default=(), compare=False)
+    sugars_g: float | None = None  # per 100 g
+    portion: Portion = Portion(None, None, None)
 
 
 def candidate(food_id: int, name: str, category: str, weight: float, aliases: Iterable[str],
               common_names: str | None, *, own: bool = False, recent: bool = False,
-              favourite: bool = False) -> Candidate:
+              favourite: bool = False, sugars_g: float | None = None,
+              portion: Portion = Portion(None, None, None)) -> Candidate:
     return Candidate(food_id, name, category, weight, tuple(aliases), common_names or "",
-                     own, recent, favourite, tuple(words(name)))
+                     own, recent, favourite, tuple(words(_OTHER_THAN_RE.sub("", name))),
+                     sugars_g, portion)
 
 
-def _word_hits(query: Sequence[str], target: Sequence[str]) -> tuple[int, int]:
+@dataclass(frozen=True)
+class Query:
+    """What a search asks for: its readings (query words, each reading with its handicap),
+    whether it asked for a diet food, the forms it names and every word it used."""
+
+    readings: tuple[tuple[tuple[str, ...], float], ...]
+    diet: bool = False
+    forms: frozenset[str] = frozenset()
+    asked: frozenset[str] = frozenset()
+    typed: int | None = None  # how many words were typed (score's ``typed``)
+
+
+def make_query(readings: Sequence[tuple[Sequence[str], float]], *, diet: bool = False,
+               typed: int | None = None) -> Query:
+    asked = frozenset(w for reading, _ in readings for w in reading)
+    asked |= frozenset(filter(None, (singular(w) for w in asked)))
+    forms = frozenset(FORM_SYNONYMS.get(w, w) for w in asked) & FORM_WORDS
+    if "dry" in forms:
+        forms |= {"raw", "uncooked"}  # dry beans are "mature seeds, raw"
+    return Query(tuple((tuple(r), h) for r, h in readings), diet, forms, asked, typed)
+
+
+def _same_word(word: str, target: str) -> bool:
+    return (target == word or target in (word + "s", word + "es") or word in (target + "s", target + "es")
+            or singular(word) == target or singular(target) == word)
+
+
+def _word_hits(query: Sequence[str], target: Sequence[str]) -> tuple[int, float]:
     """(query words found whole in ``target``, query words that only start a target word).
-    A plural counts as whole ("apple" ~ "apples", "peach" ~ "peaches")."""
-    whole = prefix = 0
-    for word in query:
-        if any(t == word or t in (word + "s", word + "es") or word in (t + "s", t + "es")
-               for t in target):
+    A plural counts as whole ("apple" ~ "apples", "berries" ~ "berry"). A prefix is what the
+    last word looks like while it is typed; another word that only starts a target word
+    ("ham" in "hamburger") counts PREFIX_INSIDE."""
+    whole, prefix = 0, 0.0
+    for index, word in enumerate(query):
+        if any(_same_word(word, t) for t in target):
             whole += 1
         elif any(t.startswith(word) for t in target):
-            prefix += 1
+            prefix += 1.0 if index == len(query) - 1 else PREFIX_INSIDE
     return whole, prefix
 
 
-def score(query: Sequence[str], item: Candidate) -> float:
-    """How well ``item`` answers the query words; higher is better (see the module doc)."""
+def _singular_phrase(found: Sequence[str]) -> str:
+    """The words as one phrase, each in its singular ("potatoes" is the alias "potato")."""
+    return " ".join(singular(w) or w for w in found)
+
+
+def score(query: Sequence[str], item: Candidate, typed: int | None = None) -> float:
+    """How well ``item``'s texts answer the query words; higher is better (module doc, 1-3).
+    ``typed``: how many words the person typed, when ``query`` is a reading of them in other
+    words ("chips" read as "french fries"): word matches count per word typed, so a longer
+    reading does not outscore the words as typed by being longer."""
     if not query:
         return 0.0
-    phrase = " ".join(query)
-    aliases = [" ".join(words(a)) for a in item.aliases]
-    common = [" ".join(words(c)) for c in item.common_names.split(",") if c.strip()]
-    value = item.weight
-    if " ".join(item.name_words) == phrase or phrase in aliases:
+    per_word = (typed or len(query)) / len(query)
+    phrase = _singular_phrase(query)
+    aliases = [_singular_phrase(words(a)) for a in item.aliases]
+    common = [_singular_phrase(words(c)) for c in item.common_names.split(",") if c.strip()]
+    value = 0.0
+    if _singular_phrase(item.name_words) == phrase or phrase in aliases:
         value += 10.0
     elif phrase in common:  # USDA's common names are looser ("oatmeal" for dry oats)
         value += 7.0
     whole, prefix = _word_hits(query, item.name_words)
-    value += 2.0 * whole + 1.0 * prefix
     other_words = [w for n in (*aliases, *common) for w in n.split()]
     other_whole, _ = _word_hits(query, other_words)
-    value += 1.0 * max(0, other_whole - whole)
-    first_segment = words(item.food.split(",")[0])
-    if _word_hits(query, first_segment)[0]:
+    value += per_word * (2.0 * whole + 1.0 * prefix + 1.0 * max(0, other_whole - whole))
+    # A word found only inside the description ("ham" in "hamburger roll") is not a match.
+    other_prefix = _word_hits(query, other_words)[1] if other_words else 0.0
+    missing = len(query) - whole - math.ceil(prefix) - max(0, other_whole - whole)
+    if missing > 0 and not other_prefix:
+        value -= per_word * MISSING_PENALTY * missing
+    segments = item.food.split(",")
+    if _word_hits(query, words(segments[0]))[0]:
         value += 1.5
-    extra = max(0, len(item.name_words) - whole - prefix)
+    elif len(segments) > 1 and _word_hits(query, words(segments[1]))[0]:
+        value += 1.0
+    extra = max(0, len(item.name_words) - whole - math.ceil(prefix))
     value -= min(3.0, 0.2 * extra)
     return value
+
+
+def form_adjustment(query: Query, item: Candidate) -> float:
+    """Module doc, 4: below zero for a form or kind the query did not ask for."""
+    text = name_key(item.food)
+    named = {w for w in item.name_words if w not in query.asked and singular(w) not in query.asked}
+    named |= set(filter(None, (singular(w) for w in named)))
+    value = 0.0
+    forms = (named & FORM_WORDS) - query.forms
+    if "raw" in forms and not (item.category in RAW_NOT_EATEN_GROUPS or _STARCHY_RE.match(text)):
+        forms.discard("raw")
+    if "dry" in forms and _NOT_A_FORM_RE.search(text) and "dry" not in _NOT_A_FORM_RE.sub("", text):
+        forms.discard("dry")
+    prepared = _PREPARED_RE.search(text.replace("commercially prepared", "")) is not None
+    if forms and not prepared:
+        value -= FORM_PENALTY
+    elif prepared and not query.forms:
+        value += PREPARED_BONUS
+    if named & DISH_WORDS:
+        value -= DISH_PENALTY
+    if named & FLAVOUR_WORDS:
+        value -= FLAVOUR_PENALTY
+    if named & SUBSTITUTE_WORDS:
+        value -= SUBSTITUTE_PENALTY
+    if _COMBINATION_RE.search(item.food.split(",")[0]):
+        value -= COMBINATION_PENALTY
+    return value
+
+
+def diet_adjustment(query: Query, item: Candidate) -> float:
+    """Module doc, 5: for a diet query, up for a diet row, down for another (a sugared one is
+    left out by ``rank``); for another query, a little down for a calorie-reduced row."""
+    if not query.diet:
+        return -REDUCED_PENALTY if _REDUCED_RE.search(name_key(item.food)) else 0.0
+    texts = " ".join((item.food, *item.aliases))
+    return DIET_MATCH_BONUS if _DIET_MARKER_RE.search(name_key(texts)) else -UNMARKED_PENALTY
+
+
+def sugared(item: Candidate) -> bool:
+    """More sugar than SUGARED_G per 100 g and no word saying it is diet or unsweetened: never
+    a result for a diet query."""
+    texts = " ".join((item.food, *item.aliases))
+    return (item.sugars_g is not None and item.sugars_g > SUGARED_G
+            and _DIET_MARKER_RE.search(name_key(texts)) is None)
+
+
+def total(query: Query, item: Candidate) -> float:
+    """The item's score for the query: its best reading, the form and diet rules, its prior."""
+    best = max(score(reading, item, query.typed) - handicap
+               for reading, handicap in query.readings)
+    return (best + form_adjustment(query, item) + diet_adjustment(query, item)
+            + min(item.weight, MAX_PRIOR))
 
 
 def tier(item: Candidate) -> int:
@@ -149,10 +379,11 @@ def tier(item: Candidate) -> int:
     return 2 if item.favourite else 1 if item.own or item.recent else 0
 
 
-def rank(query: Sequence[str], candidates: Iterable[Candidate],
+def rank(query: Query, candidates: Iterable[Candidate],
          limit: int) -> list[tuple[Candidate, float]]:
-    """The best ``limit`` candidates for the query words with their scores, best first: by
-    tier, then score (ties: shorter name first, then alphabetical)."""
-    scored = [(c, score(query, c)) for c in candidates]
+    """The best ``limit`` candidates for the query with their scores, best first: by tier,
+    then score (ties: shorter name first, then alphabetical). A diet query gets no sugared
+    food: none rather than the wrong one."""
+    scored = [(c, total(query, c)) for c in candidates if not (query.diet and sugared(c))]
     scored.sort(key=lambda pair: (-tier(pair[0]), -pair[1], len(pair[0].food), pair[0].food))
     return scored[:limit]
