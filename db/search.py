@@ -81,8 +81,9 @@ RAW_NOT_EATEN_GROUPS = frozenset({
 })
 _STARCHY_RE = re.compile(r"^(potato|potatoes|sweet potato|yams?|cassava|taro|plantains?|peas|"
                          r"corn|parsnips?)\b")
-# "dry roasted" nuts and "dry curd" cottage cheese are eaten as they are.
-_NOT_A_FORM_RE = re.compile(r"\bdry[- ](roasted|curd)\b")
+# "dry roasted" nuts, "dry curd" cottage cheese and juice "from concentrate" are eaten as
+# they are.
+_NOT_A_FORM_RE = re.compile(r"\bdry[- ](roasted|curd)\b|\bfrom concentrate\b")
 # Words that say the row is the food made ready ("frozen concentrate, prepared with water").
 _PREPARED_RE = re.compile(
     r"\b(prepared|reconstituted|diluted|cooked|boiled|ready[- ]to[- ](drink|serve|eat|heat)|"
@@ -328,11 +329,9 @@ def form_adjustment(query: Query, item: Candidate) -> float:
     named = {w for w in item.name_words if w not in query.asked and singular(w) not in query.asked}
     named |= set(filter(None, (singular(w) for w in named)))
     value = 0.0
-    forms = (named & FORM_WORDS) - query.forms
+    forms = (named & FORM_WORDS & set(words(_NOT_A_FORM_RE.sub("", text)))) - query.forms
     if "raw" in forms and not (item.category in RAW_NOT_EATEN_GROUPS or _STARCHY_RE.match(text)):
         forms.discard("raw")
-    if "dry" in forms and _NOT_A_FORM_RE.search(text) and "dry" not in _NOT_A_FORM_RE.sub("", text):
-        forms.discard("dry")
     prepared = _PREPARED_RE.search(text.replace("commercially prepared", "")) is not None
     if forms and not prepared:
         value -= FORM_PENALTY

@@ -23,7 +23,7 @@ SEARCH_REGIONS: tuple[str, ...] = ("US", "UK", "AU", "DE")
 # A rewritten query scores this much below the words as typed when it uses a region's meaning
 # the searcher's region is not known to prefer; the typed words score this much below it
 # when the searcher's region does prefer it.
-OTHER_READING_HANDICAP = 0.5
+OTHER_READING_HANDICAP = 2.0
 MAX_TERM_WORDS = 3
 
 

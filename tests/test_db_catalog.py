@@ -272,8 +272,9 @@ def test_cli_search_white_rice_and_lookup_apple(full_db, capsys):
 
     assert main(["search", "white", "rice", "--limit", "3"]) == 0
     first = capsys.readouterr().out.splitlines()[0]
+    # SR Legacy: 1 cup of cooked white rice is 158 g at 28.17 g carbohydrate per 100 g.
     assert first.endswith("Rice, white, long-grain, regular, enriched, cooked  "
-                          "(Cereal Grains and Pasta)")
+                          "(Cereal Grains and Pasta)  1 cup (158 g): 44.5 g carbohydrate")
     assert main(["lookup", "apple", "--grams", "150"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("Apples, raw, with skin [Fruits and Fruit Juices], 150 g")
