@@ -126,6 +126,7 @@ class Row:
     carbohydrate_g: float | None = None
     serving: str | None = None  # the default serving
     serving_g: float | None = None
+    dataset: str | None = None
 
 
 # A query's readings (db.search.Query): each a list of words, each word a list of its
@@ -155,7 +156,7 @@ def candidates(session: Session, readings: Readings, *, owner_id: int | None,
         return []
     default = and_(Serving.food_id == Food.id, Serving.is_default.is_(True))
     columns = (select(Food.id, Food.name, Food.category, Food.search_weight, Food.common_names,
-                      Food.owner_id, Food.sugars_g, Food.carbohydrate_g,
+                      Food.owner_id, Food.sugars_g, Food.carbohydrate_g, Food.fdc_dataset,
                       Serving.name.label("serving"), Serving.grams.label("serving_g"))
                .outerjoin(Serving, default))
     if category is not None:
@@ -193,7 +194,7 @@ def candidates(session: Session, readings: Readings, *, owner_id: int | None,
 def _row(result, aliases: tuple[str, ...]) -> Row:
     return Row(result.id, result.name, result.category, result.search_weight, aliases,
                result.common_names, result.owner_id, result.sugars_g, result.carbohydrate_g,
-               result.serving, result.serving_g)
+               result.serving, result.serving_g, result.fdc_dataset)
 
 
 def _index_would_match(readings: Readings, all_words: bool, row: Row,

@@ -8,7 +8,7 @@ from datetime import datetime
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
-from db import fts, nutrition, search, validate, vocabulary
+from db import cofid, fts, nutrition, search, validate, vocabulary
 from db.errors import InvalidValue, NotFound, UnknownFood, UnknownUser
 from db.keys import name_key
 from db.models import FavouriteFood, Food, FoodAlias, FoodLabel, MealEntry, ModelChange, OwnedFile, User
@@ -82,12 +82,14 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
     found = [search.candidate(r.food_id, r.name, r.category, r.weight, r.aliases,
                               r.common_names, own=r.owner_id is not None,
                               recent=r.food_id in recent, favourite=r.food_id in favourite,
-                              sugars_g=r.sugars_g, portion=_portion(r))
+                              sugars_g=r.sugars_g, portion=_portion(r),
+                              names_region=cofid.NAMES_REGION
+                              if r.dataset == cofid.DATASET_NAME else None)
              for r in rows]
     # Rank with each word as the food names spell it (the first correction of a typo).
     query = search.make_query([([choices[0] for choices in words], handicap)
                                for words, (_, handicap) in zip(alternatives, readings)],
-                              diet=diet, typed=len(wanted))
+                              diet=diet, typed=len(wanted), region=region)
     return search.rank(query, found, limit)
 
 

@@ -231,15 +231,17 @@ class Candidate:
     name_words: tuple[str, ...] = field(default=(), compare=False)
     sugars_g: float | None = None  # per 100 g
     portion: Portion = Portion(None, None, None)
+    names_region: str | None = None  # whose words name the food ("UK" for CoFID's)
 
 
 def candidate(food_id: int, name: str, category: str, weight: float, aliases: Iterable[str],
               common_names: str | None, *, own: bool = False, recent: bool = False,
               favourite: bool = False, sugars_g: float | None = None,
-              portion: Portion = Portion(None, None, None)) -> Candidate:
+              portion: Portion = Portion(None, None, None),
+              names_region: str | None = None) -> Candidate:
     return Candidate(food_id, name, category, weight, tuple(aliases), common_names or "",
                      own, recent, favourite, tuple(words(_OTHER_THAN_RE.sub("", name))),
-                     sugars_g, portion)
+                     sugars_g, portion, names_region)
 
 
 @dataclass(frozen=True)
@@ -252,16 +254,17 @@ class Query:
     forms: frozenset[str] = frozenset()
     asked: frozenset[str] = frozenset()
     typed: int | None = None  # how many words were typed (score's ``typed``)
+    region: str | None = None  # the searcher's (db.vocabulary.SEARCH_REGIONS)
 
 
 def make_query(readings: Sequence[tuple[Sequence[str], float]], *, diet: bool = False,
-               typed: int | None = None) -> Query:
+               typed: int | None = None, region: str | None = None) -> Query:
     asked = frozenset(w for reading, _ in readings for w in reading)
     asked |= frozenset(filter(None, (singular(w) for w in asked)))
     forms = frozenset(FORM_SYNONYMS.get(w, w) for w in asked) & FORM_WORDS
     if "dry" in forms:
         forms |= {"raw", "uncooked"}  # dry beans are "mature seeds, raw"
-    return Query(tuple((tuple(r), h) for r, h in readings), diet, forms, asked, typed)
+    return Query(tuple((tuple(r), h) for r, h in readings), diet, forms, asked, typed, region)
 
 
 def _same_word(word: str, target: str) -> bool:
@@ -370,7 +373,20 @@ def total(query: Query, item: Candidate) -> float:
     best = max(score(reading, item, query.typed) - handicap
                for reading, handicap in query.readings)
     return (best + form_adjustment(query, item) + diet_adjustment(query, item)
-            + min(item.weight, MAX_PRIOR))
+            + min(item.weight, MAX_PRIOR) - region_handicap(query, item))
+
+
+# Regions that name foods alike: Australia uses British names ("biscuit", "chips").
+_NAMING = {"US": "US", "UK": "UK", "AU": "UK"}
+FOREIGN_NAME_PENALTY = 1.5
+
+
+def region_handicap(query: Query, item: Candidate) -> float:
+    """A food named in another region's English ("Biscuits, semi-sweet" is a British biscuit)
+    ranks lower for a searcher whose region names foods otherwise (a US "biscuit" is a scone).
+    Unknown or German searchers: none."""
+    mine, theirs = _NAMING.get(query.region or ""), _NAMING.get(item.names_region or "")
+    return FOREIGN_NAME_PENALTY if mine and theirs and mine != theirs else 0.0
 
 
 def tier(item: Candidate) -> int:

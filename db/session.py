@@ -26,7 +26,7 @@ from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
-from db import catalog, composites, fts, migrate, seed, sr28
+from db import catalog, cofid, composites, fts, migrate, seed, sr28
 from db.errors import InvalidValue
 from db.models import Food, SeedVersion
 from models.paths import data_home
@@ -180,6 +180,12 @@ def _load_seed(session: Session, folder: Path) -> None:
     # Composites are made of catalog rows, so they come with the catalog.
     if "composites" not in loaded and "sr28" in loaded and composites.present(folder):
         session.add(SeedVersion(part="composites", foods=composites.load(session, folder)))
+        session.flush()
+        changed = True
+    # The UK foods complete the catalog: a small seed without it stays without them too.
+    catalog_foods = session.scalar(select(SeedVersion.foods).where(SeedVersion.part == "sr28"))
+    if "cofid" not in loaded and catalog_foods and cofid.present(folder):
+        session.add(SeedVersion(part="cofid", foods=cofid.load(session, folder)))
         session.flush()
         changed = True
     if changed:

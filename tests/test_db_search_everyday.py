@@ -14,9 +14,13 @@ from db.session import configure, init_db
 # (query, the searcher's region, the foods a dietitian accepts for it: a pattern over names).
 # Each set is every row that is that food as it is eaten; a kind the query did not name (a
 # dish with the food in it, a dry or raw form, a diet or flavoured kind) is not in it.
-# Not yet here, because the catalog has no row for them (issue 30, item 3): crumpet, quark,
-# schnitzel, digestive biscuit, Lucozade, glucose tablets.
+# Crumpet, quark, schnitzel, digestive biscuit and Lucozade are UK CoFID rows (db/cofid.py).
 EVERYDAY = [
+    ("crumpet", "UK", r"^Crumpets"),
+    ("quark", "DE", r"^Cheese, [Qq]uark"),
+    ("schnitzel", "DE", r"[Ss]chnitzel"),
+    ("digestive biscuit", "UK", r"^Biscuits, digestive"),
+    ("lucozade", "UK", r"^Lucozade"),
     ('diet coke', None, r'^Beverages, carbonated, low calorie, cola'),
     ('diet cola', None, r'^Beverages, carbonated, low calorie, cola'),
     ('coke zero', None, r'^Beverages, carbonated, low calorie, cola'),
