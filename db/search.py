@@ -135,16 +135,22 @@ DIET_MATCH_BONUS = 3.0
 UNMARKED_PENALTY = 12.0
 # A query without diet words means the regular kind: "gatorade" is not Gatorade G2 (a third
 # of the sugar, a hypo treatment that falls short). "Unsweetened" is the plain kind of juice
-# and tea, so it does not count here.
+# and tea, and "light" names kinds too (light tuna, light cream), so neither counts here.
 _REDUCED_RE = re.compile(
-    r"\b(diet|zero|light|lite|low[- ]calorie|reduced[- ]calorie|calorie[- ]free|sugar[- ]free|"
+    r"\b(diet|zero|low[- ]calorie|reduced[- ]calorie|calorie[- ]free|sugar[- ]free|"
     r"sugarless|with (aspartame|sodium saccharin|low[- ]calorie sweeteners?|sucralose))\b")
 REDUCED_PENALTY = 3.0
 
 
 @lru_cache(maxsize=65536)
+def _key(text: str) -> str:
+    """name_key, cached: the same catalog names are scored again and again."""
+    return name_key(text)
+
+
+@lru_cache(maxsize=65536)
 def _words(text: str) -> tuple[str, ...]:
-    return tuple(_WORD_RE.findall(name_key(text)))
+    return tuple(_WORD_RE.findall(_key(text)))
 
 
 def words(text: str) -> list[str]:
@@ -176,6 +182,7 @@ def split_diet(found: Sequence[str]) -> tuple[list[str], bool]:
     return (kept, diet) if kept else (list(found), diet)
 
 
+@lru_cache(maxsize=65536)
 def singular(word: str) -> str | None:
     """The singular of an English plural ("berries" -> "berry", "peaches" -> "peach",
     "beans" -> "bean"), or None when ``word`` does not look like one."""
@@ -267,19 +274,21 @@ def make_query(readings: Sequence[tuple[Sequence[str], float]], *, diet: bool = 
     return Query(tuple((tuple(r), h) for r, h in readings), diet, forms, asked, typed, region)
 
 
-def _same_word(word: str, target: str) -> bool:
-    return (target == word or target in (word + "s", word + "es") or word in (target + "s", target + "es")
-            or singular(word) == target or singular(target) == word)
+def _forms(found: Iterable[str]) -> frozenset[str]:
+    """The words and their singulars: two words are the same word when these meet."""
+    return frozenset(w for word in found for w in (word, singular(word)) if w)
 
 
-def _word_hits(query: Sequence[str], target: Sequence[str]) -> tuple[int, float]:
+def _word_hits(query: Sequence[str], target: Sequence[str],
+               forms: frozenset[str] | None = None) -> tuple[int, float]:
     """(query words found whole in ``target``, query words that only start a target word).
     A plural counts as whole ("apple" ~ "apples", "berries" ~ "berry"). A prefix is what the
     last word looks like while it is typed; another word that only starts a target word
-    ("ham" in "hamburger") counts PREFIX_INSIDE."""
+    ("ham" in "hamburger") counts PREFIX_INSIDE. ``forms``: ``_forms(target)``, when known."""
+    forms = _forms(target) if forms is None else forms
     whole, prefix = 0, 0.0
     for index, word in enumerate(query):
-        if any(_same_word(word, t) for t in target):
+        if word in forms or (singular(word) or word) in forms:
             whole += 1
         elif any(t.startswith(word) for t in target):
             prefix += 1.0 if index == len(query) - 1 else PREFIX_INSIDE
@@ -291,6 +300,39 @@ def _singular_phrase(found: Sequence[str]) -> str:
     return " ".join(singular(w) or w for w in found)
 
 
+@lru_cache(maxsize=65536)
+def _text_phrase(text: str) -> str:
+    """``_singular_phrase`` of a catalog text (an alias, a common name): cached, as names are."""
+    return _singular_phrase(_words(text))
+
+
+@dataclass(frozen=True)
+class _Texts:
+    """A food's texts as score() compares them (cached per food)."""
+
+    name: str  # the name as a phrase of singulars
+    aliases: frozenset[str]
+    common: frozenset[str]
+    other_words: tuple[str, ...]  # the words of its aliases and common names
+    first: frozenset[str]  # _forms of the name's first part ("Rice" of "Rice, white")
+    second: frozenset[str]  # and of its second part
+    name_forms: frozenset[str]
+    other_forms: frozenset[str]
+
+
+@lru_cache(maxsize=65536)
+def _texts(name_words: tuple[str, ...], food: str, aliases: tuple[str, ...],
+           common_names: str) -> _Texts:
+    alias_phrases = frozenset(_text_phrase(a) for a in aliases)
+    common = frozenset(_text_phrase(c) for c in common_names.split(",") if c.strip())
+    segments = food.split(",")
+    other = tuple(w for n in (*alias_phrases, *common) for w in n.split())
+    return _Texts(_singular_phrase(name_words), alias_phrases, common, other,
+                  _forms(_words(segments[0])),
+                  _forms(_words(segments[1])) if len(segments) > 1 else frozenset(),
+                  _forms(name_words), _forms(other))
+
+
 def score(query: Sequence[str], item: Candidate, typed: int | None = None) -> float:
     """How well ``item``'s texts answer the query words; higher is better (module doc, 1-3).
     ``typed``: how many words the person typed, when ``query`` is a reading of them in other
@@ -298,55 +340,81 @@ def score(query: Sequence[str], item: Candidate, typed: int | None = None) -> fl
     reading does not outscore the words as typed by being longer."""
     if not query:
         return 0.0
+    texts = _texts(item.name_words, item.food, item.aliases, item.common_names)
     per_word = (typed or len(query)) / len(query)
     phrase = _singular_phrase(query)
-    aliases = [_singular_phrase(words(a)) for a in item.aliases]
-    common = [_singular_phrase(words(c)) for c in item.common_names.split(",") if c.strip()]
     value = 0.0
-    if _singular_phrase(item.name_words) == phrase or phrase in aliases:
+    if texts.name == phrase or phrase in texts.aliases:
         value += 10.0
-    elif phrase in common:  # USDA's common names are looser ("oatmeal" for dry oats)
+    elif phrase in texts.common:  # USDA's common names are looser ("oatmeal" for dry oats)
         value += 7.0
-    whole, prefix = _word_hits(query, item.name_words)
-    other_words = [w for n in (*aliases, *common) for w in n.split()]
-    other_whole, _ = _word_hits(query, other_words)
+    whole, prefix = _word_hits(query, item.name_words, texts.name_forms)
+    other_whole, other_prefix = _word_hits(query, texts.other_words, texts.other_forms)
     value += per_word * (2.0 * whole + 1.0 * prefix + 1.0 * max(0, other_whole - whole))
     # A word found only inside the description ("ham" in "hamburger roll") is not a match.
-    other_prefix = _word_hits(query, other_words)[1] if other_words else 0.0
     missing = len(query) - whole - math.ceil(prefix) - max(0, other_whole - whole)
     if missing > 0 and not other_prefix:
         value -= per_word * MISSING_PENALTY * missing
-    segments = item.food.split(",")
-    if _word_hits(query, words(segments[0]))[0]:
+    if any(w in texts.first or singular(w) in texts.first for w in query):
         value += 1.5
-    elif len(segments) > 1 and _word_hits(query, words(segments[1]))[0]:
+    elif any(w in texts.second or singular(w) in texts.second for w in query):
         value += 1.0
     extra = max(0, len(item.name_words) - whole - math.ceil(prefix))
     value -= min(3.0, 0.2 * extra)
     return value
 
 
+_RULE_WORDS = FORM_WORDS | DISH_WORDS | FLAVOUR_WORDS | SUBSTITUTE_WORDS
+
+
+@dataclass(frozen=True)
+class _Kind:
+    """What a food's name says about its form and kind, whatever the query (cached per name)."""
+
+    special: tuple[tuple[str, str], ...]  # (word, its singular or itself) of the words the
+    # rules look at (FORM_WORDS, DISH_WORDS, FLAVOUR_WORDS, SUBSTITUTE_WORDS)
+    forms: frozenset[str]  # FORM_WORDS it names, "raw" only where raw is not the eaten form
+    prepared: bool
+    combination: bool
+    reduced: bool
+
+
+@lru_cache(maxsize=65536)
+def _kind(name: str, category: str) -> _Kind:
+    """Cached: the same catalog names are ranked again and again."""
+    text = _key(name)
+    found = tuple((w, singular(w) or w) for w in dict.fromkeys(_words(_OTHER_THAN_RE.sub("", name))))
+    forms = {w for pair in found for w in pair} & FORM_WORDS & set(_words(_NOT_A_FORM_RE.sub("", text)))
+    if "raw" in forms and not (category in RAW_NOT_EATEN_GROUPS or _STARCHY_RE.match(text)):
+        forms.discard("raw")
+    return _Kind(tuple(p for p in found if not _RULE_WORDS.isdisjoint(p)), frozenset(forms),
+                 _PREPARED_RE.search(text.replace("commercially prepared", "")) is not None,
+                 _COMBINATION_RE.search(name.split(",")[0]) is not None,
+                 _REDUCED_RE.search(text) is not None)
+
+
+@lru_cache(maxsize=65536)
+def _says_diet(texts: str) -> bool:
+    return _DIET_MARKER_RE.search(_key(texts)) is not None
+
+
 def form_adjustment(query: Query, item: Candidate) -> float:
     """Module doc, 4: below zero for a form or kind the query did not ask for."""
-    text = name_key(item.food)
-    named = {w for w in item.name_words if w not in query.asked and singular(w) not in query.asked}
-    named |= set(filter(None, (singular(w) for w in named)))
+    kind = _kind(item.food, item.category)
+    named = {w for word, one in kind.special if word not in query.asked and one not in query.asked
+             for w in (word, one)}
     value = 0.0
-    forms = (named & FORM_WORDS & set(words(_NOT_A_FORM_RE.sub("", text)))) - query.forms
-    if "raw" in forms and not (item.category in RAW_NOT_EATEN_GROUPS or _STARCHY_RE.match(text)):
-        forms.discard("raw")
-    prepared = _PREPARED_RE.search(text.replace("commercially prepared", "")) is not None
-    if forms and not prepared:
+    if (kind.forms & named) - query.forms and not kind.prepared:
         value -= FORM_PENALTY
-    elif prepared and not query.forms:
+    elif kind.prepared and not query.forms:
         value += PREPARED_BONUS
-    if named & DISH_WORDS:
+    if not named.isdisjoint(DISH_WORDS):
         value -= DISH_PENALTY
-    if named & FLAVOUR_WORDS:
+    if not named.isdisjoint(FLAVOUR_WORDS):
         value -= FLAVOUR_PENALTY
-    if named & SUBSTITUTE_WORDS:
+    if not named.isdisjoint(SUBSTITUTE_WORDS):
         value -= SUBSTITUTE_PENALTY
-    if _COMBINATION_RE.search(item.food.split(",")[0]):
+    if kind.combination:
         value -= COMBINATION_PENALTY
     return value
 
@@ -355,17 +423,15 @@ def diet_adjustment(query: Query, item: Candidate) -> float:
     """Module doc, 5: for a diet query, up for a diet row, down for another (a sugared one is
     left out by ``rank``); for another query, a little down for a calorie-reduced row."""
     if not query.diet:
-        return -REDUCED_PENALTY if _REDUCED_RE.search(name_key(item.food)) else 0.0
-    texts = " ".join((item.food, *item.aliases))
-    return DIET_MATCH_BONUS if _DIET_MARKER_RE.search(name_key(texts)) else -UNMARKED_PENALTY
+        return -REDUCED_PENALTY if _kind(item.food, item.category).reduced else 0.0
+    return DIET_MATCH_BONUS if _says_diet(" ".join((item.food, *item.aliases))) else -UNMARKED_PENALTY
 
 
 def sugared(item: Candidate) -> bool:
     """More sugar than SUGARED_G per 100 g and no word saying it is diet or unsweetened: never
     a result for a diet query."""
-    texts = " ".join((item.food, *item.aliases))
     return (item.sugars_g is not None and item.sugars_g > SUGARED_G
-            and _DIET_MARKER_RE.search(name_key(texts)) is None)
+            and not _says_diet(" ".join((item.food, *item.aliases))))
 
 
 def total(query: Query, item: Candidate) -> float:

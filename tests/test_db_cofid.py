@@ -5,6 +5,7 @@ import csv
 from pathlib import Path
 
 import pytest
+from db_support import full_db, full_db_url  # noqa: F401 (fixtures)
 
 from db import cofid, service
 from db.errors import SeedError
@@ -45,18 +46,12 @@ def test_bad_rows_are_refused(tmp_path):
         cofid.read(tmp_path)
 
 
-def test_cofid_foods_load_with_their_source(tmp_path):
-    from db.session import configure, init_db
+def test_cofid_foods_load_with_their_source(full_db):
+    card = service.lookup("crumpet")
+    assert card["food"] == "Crumpets, toasted"
+    assert card["source"] == {"dataset": "CoFID", "fdc_id": None, "code": "11-989",
+                              "description": "Crumpets, toasted", "proxy_note": None}
+    assert card["portion"]["grams"] == 100.0
+    assert card["portion"]["available_carbohydrate_g"] == 45.4
+    assert "less sugar since 2017" in service.lookup("lucozade")["source"]["proxy_note"]
 
-    configure(f"sqlite:///{tmp_path / 'foodtag.db'}")
-    try:
-        init_db()
-        card = service.lookup("crumpet")
-        assert card["food"] == "Crumpets, toasted"
-        assert card["source"] == {"dataset": "CoFID", "fdc_id": None, "code": "11-989",
-                                  "description": "Crumpets, toasted", "proxy_note": None}
-        assert card["portion"]["grams"] == 100.0
-        assert card["portion"]["available_carbohydrate_g"] == 45.4
-        assert "less sugar since 2017" in service.lookup("lucozade")["source"]["proxy_note"]
-    finally:
-        configure(None)

@@ -6,10 +6,9 @@ Runs on the whole shipped seed (SQLite FTS5 and, where a server can be started, 
 import re
 
 import pytest
-from db_support import BACKENDS
+from db_support import full_db, full_db_url  # noqa: F401 (fixtures)
 
 from db import search, service
-from db.session import configure, init_db
 
 # (query, the searcher's region, the foods a dietitian accepts for it: a pattern over names).
 # Each set is every row that is that food as it is eaten; a kind the query did not name (a
@@ -164,23 +163,11 @@ _FORM_RE = re.compile(r"\b(dry|uncooked|unprepared|condensed|powder|concentrate|
                       r"dehydrated|undiluted)\b")
 
 
-@pytest.fixture(scope="module", params=BACKENDS)
-def everyday_db(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path_factory.mktemp('everyday') / 'foodtag.db'}"
-    else:
-        url = request.getfixturevalue("postgres_server").create_database(name="everyday")
-    configure(url)
-    init_db()
-    yield url
-    configure(None)
-
-
 def _names(query: str, region: str | None = None, limit: int = 3) -> list[str]:
     return [hit["food"] for hit in service.search(query, limit=limit, region=region)]
 
 
-def test_everyday_queries_find_an_acceptable_food_first(everyday_db):
+def test_everyday_queries_find_an_acceptable_food_first(full_db):
     first = top3 = 0
     misses = []
     for query, region, acceptable in EVERYDAY:
@@ -197,7 +184,7 @@ def test_everyday_queries_find_an_acceptable_food_first(everyday_db):
 
 
 @pytest.mark.parametrize("query", DIET_QUERIES)
-def test_diet_queries_never_put_a_sugared_food_first(everyday_db, query):
+def test_diet_queries_never_put_a_sugared_food_first(full_db, query):
     hits = service.search(query, limit=1)
     if not hits:
         return  # nothing diet of that kind in the catalog: no food rather than a sugared one
@@ -212,7 +199,7 @@ def test_diet_queries_never_put_a_sugared_food_first(everyday_db, query):
     assert not search.sugared(first), f"{query!r}: {food.name} has {food.sugars_g} g sugar/100 g"
 
 
-def test_diet_cola_is_the_sugar_free_one_and_plain_cola_the_regular(everyday_db):
+def test_diet_cola_is_the_sugar_free_one_and_plain_cola_the_regular(full_db):
     assert _names("diet coke")[0].startswith("Beverages, carbonated, low calorie, cola")
     assert _names("cola")[0] == "Beverages, carbonated, cola, regular"
     # Without a diet word a sports drink is the sugared kind a hypo needs, not G2.
@@ -220,7 +207,7 @@ def test_diet_cola_is_the_sugar_free_one_and_plain_cola_the_regular(everyday_db)
 
 
 @pytest.mark.parametrize("query", FORM_QUERIES)
-def test_no_raw_or_dry_form_first_when_a_prepared_one_exists(everyday_db, query):
+def test_no_raw_or_dry_form_first_when_a_prepared_one_exists(full_db, query):
     hits = service.search(query, limit=20)
     assert hits, query
     first = hits[0]["food"].lower()
@@ -238,7 +225,7 @@ def _form(name: str, category: str) -> bool:
     return raw or _FORM_RE.search(re.sub(r"dry roasted|from concentrate", "", name)) is not None
 
 
-def test_each_hit_shows_its_default_servings_carbohydrate(everyday_db):
+def test_each_hit_shows_its_default_servings_carbohydrate(full_db):
     cooked, dry = (next(h for h in service.search("chickpeas", limit=20) if kind in h["food"])
                    for kind in ("cooked, boiled, without salt", "mature seeds, raw"))
     # SR Legacy: 1 cup cooked is 164 g at 27.42 g/100 g; 1 cup raw is 200 g at 62.95 g/100 g.
@@ -252,11 +239,11 @@ def test_each_hit_shows_its_default_servings_carbohydrate(everyday_db):
     ("chips", None, "Snacks, potato chips, plain, salted"),
     ("biscuits", "US", "Biscuits, plain or buttermilk, frozen, baked"),
 ])
-def test_region_decides_ambiguous_words(everyday_db, query, region, expected):
+def test_region_decides_ambiguous_words(full_db, query, region, expected):
     assert _names(query, region)[0] == expected
 
 
-def test_unknown_region_is_refused(everyday_db):
+def test_unknown_region_is_refused(full_db):
     from db.errors import InvalidValue
 
     with pytest.raises(InvalidValue, match="region must be one of"):
@@ -267,5 +254,5 @@ def test_unknown_region_is_refused(everyday_db):
     ("cornflakes", "corn flakes"), ("jellybeans", "jellybeans"), ("jelly beans", "jellybeans"),
     ("soymilk", "soymilk"), ("soy milk", "soymilk"), ("apfelsaft", "apple juice"),
 ])
-def test_compounds_are_split_and_joined(everyday_db, query, expected):
+def test_compounds_are_split_and_joined(full_db, query, expected):
     assert expected in _names(query)[0].lower()
