@@ -105,15 +105,14 @@ DISH_WORDS = frozenset({
 DISH_PENALTY = 2.0
 # Sweetened, coated or flavoured kinds of a plain food ("caramel popcorn").
 FLAVOUR_WORDS = frozenset({"caramel", "coated", "frosted", "glazed", "candied", "sugared",
-                           "sweetened", "flavored", "flavor", "honey", "cheese-flavor",
-                           "chocolate", "chocolate-coated", "caramel-coated", "cinnamon"})
+                           "sweetened", "flavored", "flavor", "honey", "chocolate", "cinnamon"})
 FLAVOUR_PENALTY = 1.0
 # Two foods in one ("Shrimp and grits", "Pork and beef sausage"): their first part joins them.
 _COMBINATION_RE = re.compile(r"\b(and|with|n)\b|&", re.IGNORECASE)
 COMBINATION_PENALTY = 1.0
 # Stand-ins for the food ("Bacon, meatless").
 SUBSTITUTE_WORDS = frozenset({"meatless", "imitation", "substitute", "vegetarian", "veggie",
-                              "analog", "nondairy", "non-dairy", "mock"})
+                              "analog", "nondairy", "mock"})
 SUBSTITUTE_PENALTY = 3.0
 
 # --- diet words (diet_adjustment) ---

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from db.errors import SeedError
+from db import validate
+from db.errors import InvalidValue, SeedError
 from db.keys import name_key
 
 VOCABULARY_FILE = "search_vocabulary.csv"
@@ -78,11 +79,19 @@ def single_word_terms() -> frozenset[str]:
     return frozenset(s.term[0] for s in shipped() if len(s.term) == 1)
 
 
-def check_region(region: str | None) -> str | None:
-    if region is not None and region not in SEARCH_REGIONS:
-        from db.errors import InvalidValue
+@lru_cache(maxsize=1)
+def _by_term() -> dict[tuple[str, ...], tuple[Synonym, ...]]:
+    found: dict[tuple[str, ...], list[Synonym]] = {}
+    for row in shipped():
+        found.setdefault(row.term, []).append(row)
+    return {term: tuple(rows) for term, rows in found.items()}
 
-        raise InvalidValue(f"region must be one of {list(SEARCH_REGIONS)}, got {region!r}")
+
+def check_region(region: object) -> str | None:
+    """``region`` if it is a known search region or None; InvalidValue otherwise."""
+    if region is not None and (not isinstance(region, str) or region not in SEARCH_REGIONS):
+        raise InvalidValue(f"region must be one of {list(SEARCH_REGIONS)}, got "
+                           f"{validate.echo(region)}")
     return region
 
 
@@ -115,7 +124,7 @@ def readings(words: list[str], region: str | None) -> list[tuple[list[str], floa
 def _meaning(term: tuple[str, ...], region: str | None) -> Synonym | None:
     """The row for ``term``: the searcher's region's own, else an everywhere row, else (region
     unknown) any region's."""
-    rows = [s for s in shipped() if s.term == term]
+    rows = _by_term().get(term, ())
     for wanted in (lambda s: region is not None and s.region == region,
                    lambda s: s.region is None,
                    lambda s: region is None):
