@@ -65,6 +65,7 @@ PICKS: tuple[Pick, ...] = (
     Pick("11-1146", ("yorkshire pudding", "yorkshire puddings"), "Baked Products"),
     Pick("11-848", ("mince pie", "mince pies"), "Baked Products"),
     Pick("12-174", ("quark", "magerquark", "speisequark"), "Dairy and Egg Products"),
+    Pick("12-519", ("custard", "custard made with milk"), "Dairy and Egg Products"),
     Pick("17-761", ("lucozade energy",), "Beverages",
          "CoFID 2015 values (industry data, 2013). Lucozade Energy has been made with less "
          "sugar since 2017: check the carbohydrate on the bottle before treating a hypo."),

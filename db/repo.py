@@ -70,11 +70,18 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
         return []
     owner_id = owner.id if owner is not None else None
     known = fts.vocabulary(session, owner_id)
-    readings = _readings([_split_compound(w, known) for w in wanted], known, region)
+    readings = []
+    # A regional word may carry a diet wish ("pepsi max", "cola light" read as "diet cola").
+    for reading, handicap in _readings([_split_compound(w, known) for w in wanted], known,
+                                       region):
+        kept, wish = search.split_diet(reading)
+        readings.append((kept, handicap))
+        diet = diet or wish
     alternatives = [[_spellings(word, known, last=i == len(reading) - 1)
                      for i, word in enumerate(reading)] for reading, _ in readings]
     rows = fts.candidates(session, alternatives, owner_id=owner_id, category=category)
-    if not rows and len(wanted) > 1:  # no food has every word: any word will do
+    if not rows and any(len(reading) > 1 for reading, _ in readings):
+        # No food has every word: any word will do.
         rows = fts.candidates(session, alternatives, owner_id=owner_id, category=category,
                               all_words=False)
     recent, favourite = (personal_food_ids(owner, session=session) if owner is not None

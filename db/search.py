@@ -99,7 +99,7 @@ DISH_WORDS = frozenset({
     "fritters", "cake", "cakes", "muffins", "cookies", "toast", "chowder", "gravy", "omelet",
     "quiche", "strudel", "turnover", "hash", "patty", "patties", "loaf", "dumplings", "pot",
     "roll", "rolls", "wrap", "bowl", "smoothie", "shake", "shakes",
-    "cracker", "crackers", "chips", "fries", "noodles", "mayonnaise", "oil", "butter", "flour",
+    "cracker", "crackers", "chips", "fries", "noodles", "mayonnaise", "oil", "flour",
     "juice", "nectar", "jam", "jelly", "syrup", "candies", "dressing", "filling", "topping",
 })
 DISH_PENALTY = 2.0
