@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from db import search
 from db.keys import name_key
-from db.models import Food, FoodAlias, FoodLabel, Serving
+from db.models import Food, FoodAlias, FoodLabel
 
 FTS_TABLE = "foods_fts"
 # At most this many candidates are ranked in Python; bm25 picks them when more match.
@@ -123,15 +123,19 @@ class Row:
     common_names: str | None
     owner_id: int | None
     sugars_g: float | None = None
-    carbohydrate_g: float | None = None
-    serving: str | None = None  # the default serving
-    serving_g: float | None = None
     dataset: str | None = None
 
 
 # A query's readings (db.search.Query): each a list of words, each word a list of its
 # alternatives (itself, its singular, or the corrections of a typo).
 Readings = Sequence[Sequence[Sequence[str]]]
+
+
+def _terms(choices: Sequence[str]) -> list[str]:
+    """The alternatives a prefix (FTS5) or substring (LIKE) match needs: "chip" finds
+    everything "chips" finds, so "chips" is left out."""
+    return [w for w in choices
+            if not any(c != w and len(c) >= 3 and w.startswith(c) for c in choices)]
 
 
 def _fts_expression(readings: Readings, *, all_words: bool) -> str:
@@ -141,7 +145,7 @@ def _fts_expression(readings: Readings, *, all_words: bool) -> str:
     for alternatives in readings:
         parts = []
         for choices in alternatives:
-            terms = [f'"{w}"*' if len(w) >= 3 else f'"{w}"' for w in choices]
+            terms = [f'"{w}"*' if len(w) >= 3 else f'"{w}"' for w in _terms(choices)]
             parts.append(terms[0] if len(terms) == 1 else "(" + " OR ".join(terms) + ")")
         expressions.append("(" + (" AND " if all_words else " OR ").join(parts) + ")")
     return " OR ".join(expressions)
@@ -154,11 +158,8 @@ def candidates(session: Session, readings: Readings, *, owner_id: int | None,
     readings = [r for r in readings if r]
     if not readings:
         return []
-    default = and_(Serving.food_id == Food.id, Serving.is_default.is_(True))
-    columns = (select(Food.id, Food.name, Food.category, Food.search_weight, Food.common_names,
-                      Food.owner_id, Food.sugars_g, Food.carbohydrate_g, Food.fdc_dataset,
-                      Serving.name.label("serving"), Serving.grams.label("serving_g"))
-               .outerjoin(Serving, default))
+    columns = select(Food.id, Food.name, Food.category, Food.search_weight, Food.common_names,
+                     Food.owner_id, Food.sugars_g, Food.fdc_dataset)
     if category is not None:
         columns = columns.where(Food.category == category)
     if not has_index(session):
@@ -193,8 +194,7 @@ def candidates(session: Session, readings: Readings, *, owner_id: int | None,
 
 def _row(result, aliases: tuple[str, ...]) -> Row:
     return Row(result.id, result.name, result.category, result.search_weight, aliases,
-               result.common_names, result.owner_id, result.sugars_g, result.carbohydrate_g,
-               result.serving, result.serving_g, result.fdc_dataset)
+               result.common_names, result.owner_id, result.sugars_g, result.fdc_dataset)
 
 
 def _index_would_match(readings: Readings, all_words: bool, row: Row,
@@ -226,7 +226,7 @@ def _like_matches(statement, readings: Readings, all_words: bool):
                    func.lower(func.coalesce(Food.common_names, "")).contains(w, autoescape=True))
 
     return statement.where(or_(*(
-        (and_ if all_words else or_)(*(or_(*(contains(w) for w in choices))
+        (and_ if all_words else or_)(*(or_(*(contains(w) for w in _terms(choices)))
                                        for choices in alternatives))
         for alternatives in readings
     ))).order_by(Food.search_weight.desc(), Food.id).limit(MAX_CANDIDATES)

@@ -3,6 +3,7 @@ work does. Lookups that fail raise the matching db.errors exception.
 """
 
 from bisect import bisect_left
+from dataclasses import replace
 from datetime import datetime
 
 from sqlalchemy import func, select
@@ -11,7 +12,8 @@ from sqlalchemy.orm import Session, selectinload
 from db import cofid, fts, nutrition, search, validate, vocabulary
 from db.errors import InvalidValue, NotFound, UnknownFood, UnknownUser
 from db.keys import name_key
-from db.models import FavouriteFood, Food, FoodAlias, FoodLabel, MealEntry, ModelChange, OwnedFile, User
+from db.models import (FavouriteFood, Food, FoodAlias, FoodLabel, MealEntry, ModelChange, OwnedFile,
+                       Serving, User)
 
 MAX_QUERY_LEN = 200
 
@@ -89,7 +91,7 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
     found = [search.candidate(r.food_id, r.name, r.category, r.weight, r.aliases,
                               r.common_names, own=r.owner_id is not None,
                               recent=r.food_id in recent, favourite=r.food_id in favourite,
-                              sugars_g=r.sugars_g, portion=_portion(r),
+                              sugars_g=r.sugars_g,
                               names_region=cofid.NAMES_REGION
                               if r.dataset == cofid.DATASET_NAME else None)
              for r in rows]
@@ -97,7 +99,7 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
     query = search.make_query([([choices[0] for choices in words], handicap)
                                for words, (_, handicap) in zip(alternatives, readings)],
                               diet=diet, typed=len(wanted), region=region)
-    return search.rank(query, found, limit)
+    return _with_portions(session, search.rank(query, found, limit))
 
 
 MAX_READINGS = 4
@@ -153,13 +155,30 @@ def _split_compound(word: str, known: tuple[str, ...]) -> list[str]:
     return best or [word]
 
 
-def _portion(row: fts.Row) -> search.Portion:
-    """The row's default serving and the carbohydrate in it (None where unknown)."""
-    if row.serving_g is None:
-        return search.Portion(row.serving, None, None)
-    carbohydrate = nutrition.scale({"carbohydrate_g": row.carbohydrate_g}, row.serving_g / 100.0)
-    return search.Portion(row.serving, row.serving_g,
-                          nutrition.rounded(carbohydrate)["carbohydrate_g"])
+def _with_portions(session: Session, ranked: list[tuple[search.Candidate, float]],
+                   ) -> list[tuple[search.Candidate, float]]:
+    """The hits with their default serving and the carbohydrate in it (looked up for the
+    hits shown only; None where the food has no default or no carbohydrate value)."""
+    found = _default_portions(session, [c.food_id for c, _ in ranked])
+    out = []
+    for hit, value in ranked:
+        serving, grams, per_100g = found.get(hit.food_id, (None, None, None))
+        carbohydrate = (None if grams is None else nutrition.rounded(nutrition.scale(
+            {"carbohydrate_g": per_100g}, grams / 100.0))["carbohydrate_g"])
+        out.append((replace(hit, portion=search.Portion(serving, grams, carbohydrate)), value))
+    return out
+
+
+def _default_portions(session: Session, food_ids: list[int],
+                      ) -> dict[int, tuple[str, float, float | None]]:
+    """(serving name, grams, carbohydrate per 100 g) of the foods' default servings."""
+    if not food_ids:
+        return {}
+    rows = session.execute(
+        select(Serving.food_id, Serving.name, Serving.grams, Food.carbohydrate_g)
+        .join(Food, Food.id == Serving.food_id)
+        .where(Serving.food_id.in_(food_ids), Serving.is_default.is_(True)))
+    return {r.food_id: (r.name, r.grams, r.carbohydrate_g) for r in rows}
 
 
 def _spellings(word: str, known: tuple[str, ...], *, last: bool) -> list[str]:
