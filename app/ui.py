@@ -25,6 +25,7 @@ from app.catalog import ModelCatalog
 from app.errors import user_error
 from app.security import OwnedFiles, private_dir
 from db import personal, service, validate
+from db.cards import hit_portion_text
 from db.nutrition import EXCHANGE_UNITS_G, REGIONS, region_unit
 from models.errors import FoodtagError, ImageError
 from models.paths import data_home
@@ -234,7 +235,9 @@ class Handlers:
         if not hits:
             return gr.update(choices=[], value=None), f"No food matches {validate.echo(text)}."
         found = "1 food matches" if len(hits) == 1 else f"{len(hits)} foods match"
-        return gr.update(choices=[h["food"] for h in hits], value=None), f"{found} {validate.echo(text)}: pick one."
+        # The label shows the default serving's carbohydrate (45 g cooked, 126 g dry).
+        choices = [(f"{h['food']} - {hit_portion_text(h['portion'])}", h["food"]) for h in hits]
+        return gr.update(choices=choices, value=None), f"{found} {validate.echo(text)}: pick one."
 
     def recent_foods(self, request: gr.Request):
         """The user's favourite and recently logged foods, one click away."""

@@ -11,6 +11,7 @@ from datetime import date, datetime, timedelta
 import pandas as pd
 
 from app.analysis import DISCLAIMER, Analysis
+from db import cofid
 from db.cards import GI_UNKNOWN
 
 # (key in NUTRIENTS, label, unit) in the order a dietitian reads a label.
@@ -60,13 +61,16 @@ def exchanges_text(exchanges: dict) -> str:
 
 
 def source_text(source: dict) -> str:
-    """Where the numbers come from, in one line: the USDA dataset and the row's id."""
+    """Where the numbers come from, in one line: the dataset (USDA's or the UK's CoFID) and the
+    row's id."""
     if source["dataset"] == "Own food":
         return "your own food, from its label"
     if source["dataset"] == "Recipe":
         return "your recipe, summed from its ingredients"
     if source["dataset"] == "Composite":
         return "USDA rows summed by weight (see the description)"
+    if source["dataset"] == cofid.DATASET_NAME:
+        return f"UK {cofid.EDITION} (McCance and Widdowson), food code {source['code']}"
     ids = [f"FDC ID {source['fdc_id']}" if source.get("fdc_id") else "",
            f"NDB {source['code']}" if source["dataset"] == "SR Legacy" and source.get("code") else ""]
     return f"USDA {source['dataset']}, " + ", ".join(i for i in ids if i)

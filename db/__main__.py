@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
         return status
     args = parser.parse_args(argv)
     # Imported after parsing so --help stays instant.
-    from db import service
+    from db import cards, service
     from db.seed import SEED_DIR
     from db.session import database_url, default_sqlite_file, display_url, init_db
 
@@ -52,6 +52,12 @@ def main(argv: list[str] | None = None) -> int:
             sr28.write_compact(foods, portions, out)
             print(f"wrote {len(foods)} foods and {len(portions)} portions to {out}")
             return 0
+        if args.command == "build-cofid":
+            from db import cofid
+
+            count = cofid.build(Path(args.source), Path(args.out or SEED_DIR))
+            print(f"wrote {count} CoFID foods to {Path(args.out or SEED_DIR) / cofid.FOODS_FILE}")
+            return 0
         if args.command == "migrate-sqlite-to":
             return _migrate_sqlite_to(args.url, args.source or str(default_sqlite_file()))
         init_db()  # idempotent: every command works on a fresh install
@@ -65,7 +71,8 @@ def main(argv: list[str] | None = None) -> int:
             results = service.search(" ".join(args.text), limit=args.limit, user=args.user,
                                      group=args.group)
             for hit in results:
-                print(f"{hit['score']:6.2f}  {hit['food']}  ({hit['category']})")
+                print(f"{hit['score']:6.2f}  {hit['food']}  ({hit['category']})  "
+                      f"{cards.hit_portion_text(hit['portion'])}")
             if not results:
                 print("no matches", file=sys.stderr)
         elif args.command == "export-log":
@@ -105,6 +112,10 @@ def _parser() -> tuple[argparse.ArgumentParser, argparse.Action]:
     export.add_argument("--out", required=True, help="CSV file to write")
     check = commands.add_parser("check-seed", help="list every problem in the seed CSV files")
     check.add_argument("dir", nargs="?", help="folder with the three CSVs (default: db/seed)")
+    build_cofid = commands.add_parser(
+        "build-cofid", help="turn CoFID's proximates table into the UK foods shipped in db/seed")
+    build_cofid.add_argument("source", help="CoFID proximates as CSV (one row per food code)")
+    build_cofid.add_argument("--out", help="output folder (default: db/seed)")
     build = commands.add_parser("build-sr28", help="turn the USDA SR28 release files into the "
                                                    "compact seed shipped in db/seed")
     build.add_argument("release", help="folder with FOOD_DES.txt, ABBREV.txt, WEIGHT.txt, "
@@ -134,6 +145,8 @@ def _migrate_sqlite_to(target: str, source: str) -> int:
 
 
 def _card_text(card: dict[str, Any]) -> str:
+    from db import cofid
+
     p, src = card["portion"], card["source"]
 
     def g(key: str, unit: str = "g") -> str:
@@ -162,6 +175,7 @@ def _card_text(card: dict[str, Any]) -> str:
            f"{'NDB' if src['dataset'] == 'SR Legacy' else 'code'} {src['code']}"
            if src["code"] else ""]
     origin = ("" if src["dataset"] in ("Composite", "Own food", "Recipe")
+              else f"UK {cofid.EDITION} food code {src['code']}: " if src["dataset"] == cofid.DATASET_NAME
               else f"USDA {src['dataset']} {', '.join(i for i in ids if i)}: ")
     lines.append(f"  source: {origin}{src['description']}")
     if src["proxy_note"]:

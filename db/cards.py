@@ -118,3 +118,13 @@ def recipe_text(food: Food) -> str | None:
     items = "; ".join(f"{i.grams:g} g {i.food_name}" for i in food.ingredients)
     cooked = f" of {food.recipe_cooked_g:g} g cooked" if food.recipe_cooked_g else ""
     return f"{food.recipe_servings:g} servings{cooked}: {items}"
+
+
+def hit_portion_text(portion: dict[str, Any]) -> str:
+    """A search hit's default serving and its carbohydrate, as the CLI and the app list it:
+    "1 cup (164 g): 45 g carbohydrate"."""
+    if portion["grams"] is None:
+        return "no default serving"
+    serving = f"{portion['serving']} ({portion['grams']:g} g)" if portion["serving"] else f"{portion['grams']:g} g"
+    carbohydrate = portion["carbohydrate_g"]
+    return f"{serving}: {'n/a' if carbohydrate is None else f'{carbohydrate:g} g'} carbohydrate"

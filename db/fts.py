@@ -122,26 +122,44 @@ class Row:
     aliases: tuple[str, ...]
     common_names: str | None
     owner_id: int | None
+    sugars_g: float | None = None
+    dataset: str | None = None
 
 
-def _fts_expression(alternatives: Sequence[Sequence[str]], *, all_words: bool) -> str:
-    """FTS5 MATCH text: each query word as a prefix term ("ric"* finds rice) or, when it was
-    misspelt, an OR of its corrections; words joined by AND (or OR)."""
-    parts = []
-    for choices in alternatives:
-        terms = [f'"{w}"*' if len(w) >= 3 else f'"{w}"' for w in choices]
-        parts.append(terms[0] if len(terms) == 1 else "(" + " OR ".join(terms) + ")")
-    return (" AND " if all_words else " OR ").join(parts)
+# A query's readings (db.search.Query): each a list of words, each word a list of its
+# alternatives (itself, its singular, or the corrections of a typo).
+Readings = Sequence[Sequence[Sequence[str]]]
 
 
-def candidates(session: Session, alternatives: Sequence[Sequence[str]], *, owner_id: int | None,
+def _terms(choices: Sequence[str]) -> list[str]:
+    """The alternatives a prefix (FTS5) or substring (LIKE) match needs: "chip" finds
+    everything "chips" finds, so "chips" is left out."""
+    return [w for w in choices
+            if not any(c != w and len(c) >= 3 and w.startswith(c) for c in choices)]
+
+
+def _fts_expression(readings: Readings, *, all_words: bool) -> str:
+    """FTS5 MATCH text: each query word as a prefix term ("ric"* finds rice) or an OR of its
+    alternatives; a reading's words joined by AND (or OR); readings joined by OR."""
+    expressions = []
+    for alternatives in readings:
+        parts = []
+        for choices in alternatives:
+            terms = [f'"{w}"*' if len(w) >= 3 else f'"{w}"' for w in _terms(choices)]
+            parts.append(terms[0] if len(terms) == 1 else "(" + " OR ".join(terms) + ")")
+        expressions.append("(" + (" AND " if all_words else " OR ").join(parts) + ")")
+    return " OR ".join(expressions)
+
+
+def candidates(session: Session, readings: Readings, *, owner_id: int | None,
                category: str | None, all_words: bool = True) -> list[Row]:
-    """Foods matching the query words (each given as its alternatives), visible to
-    ``owner_id`` (public foods and that user's own), optionally of one category."""
-    if not alternatives:
+    """Foods matching any reading of the query (its words, each given as its alternatives),
+    visible to ``owner_id`` (public foods and that user's own), optionally of one category."""
+    readings = [r for r in readings if r]
+    if not readings:
         return []
     columns = select(Food.id, Food.name, Food.category, Food.search_weight, Food.common_names,
-                     Food.owner_id)
+                     Food.owner_id, Food.sugars_g, Food.fdc_dataset)
     if category is not None:
         columns = columns.where(Food.category == category)
     if not has_index(session):
@@ -149,7 +167,7 @@ def candidates(session: Session, alternatives: Sequence[Sequence[str]], *, owner
         if owner_id is not None:
             visible = or_(visible, Food.owner_id == owner_id)
         return _rows(session, session.execute(
-            _like_matches(columns.where(visible), alternatives, all_words)).all())
+            _like_matches(columns.where(visible), readings, all_words)).all())
     # The index holds the public foods only; each own food gets its place too, so another
     # user's many own foods cannot crowd the public ones out of anyone's results.
     fts = text(f"SELECT {FTS_TABLE}.rowid AS id, aliases FROM {FTS_TABLE} "
@@ -161,55 +179,62 @@ def candidates(session: Session, alternatives: Sequence[Sequence[str]], *, owner
     public = session.execute(
         columns.where(Food.owner_id.is_(None)).join(fts, fts.c.id == Food.id)
         .add_columns(fts.c.aliases),
-        {"q": _fts_expression(alternatives, all_words=all_words), "category": category,
+        {"q": _fts_expression(readings, all_words=all_words), "category": category,
          "n": MAX_CANDIDATES}).all()
-    found = [Row(r.id, r.name, r.category, r.search_weight,
-                 tuple(a for a in r.aliases.split("; ") if a), r.common_names, r.owner_id)
-             for r in public]
+    found = [_row(r, tuple(a for a in r.aliases.split("; ") if a)) for r in public]
     if owner_id is not None:
         own = session.execute(_like_matches(
             columns.where(Food.owner_id == owner_id).add_columns(Food.fdc_description),
-            alternatives, all_words)).all()
+            readings, all_words)).all()
         # LIKE finds words inside words ("ice" in "rice"); keep the matches the index would make.
         found += [row for row, result in zip(_rows(session, own), own)
-                  if _index_would_match(alternatives, all_words, row, result.fdc_description)]
+                  if _index_would_match(readings, all_words, row, result.fdc_description)]
     return found
 
 
-def _index_would_match(alternatives: Sequence[Sequence[str]], all_words: bool, row: Row,
+def _row(result, aliases: tuple[str, ...]) -> Row:
+    return Row(result.id, result.name, result.category, result.search_weight, aliases,
+               result.common_names, result.owner_id, result.sugars_g, result.fdc_dataset)
+
+
+def _index_would_match(readings: Readings, all_words: bool, row: Row,
                        description: str | None) -> bool:
-    """Whether ``_fts_expression`` would match the food: each query word (or one of its
-    corrections) starts a word of its texts, or is one when shorter than three letters."""
+    """Whether ``_fts_expression`` would match the food: in some reading, each query word (or
+    one of its alternatives) starts a word of its texts, or is one when shorter than three
+    letters."""
     texts = " ".join(filter(None, (row.name, " ".join(row.aliases), row.common_names, description)))
     present = set(search.words(texts))
 
     def found(word: str) -> bool:
         return word in present if len(word) < 3 else any(w.startswith(word) for w in present)
 
-    hits = (any(found(w) for w in choices) for choices in alternatives)
-    return all(hits) if all_words else any(hits)
+    def matches(alternatives: Sequence[Sequence[str]]) -> bool:
+        hits = (any(found(w) for w in choices) for choices in alternatives)
+        return all(hits) if all_words else any(hits)
+
+    return any(matches(alternatives) for alternatives in readings)
 
 
-def _like_matches(statement, alternatives: Sequence[Sequence[str]], all_words: bool):
+def _like_matches(statement, readings: Readings, all_words: bool):
     """``statement`` narrowed to the foods whose name, aliases and labels, common names or
-    description (the index's four fields) contain the words, likeliest first."""
-    return statement.where(
-        (and_ if all_words else or_)(*(
-            or_(*(or_(Food.name_key.contains(w, autoescape=True),
-                      Food.aliases.any(FoodAlias.alias_key.contains(w, autoescape=True)),
-                      Food.labels.any(FoodLabel.label.contains(w, autoescape=True)),
-                      func.lower(Food.fdc_description).contains(w, autoescape=True),
-                      func.lower(func.coalesce(Food.common_names, "")).contains(w, autoescape=True))
-                  for w in choices))
-            for choices in alternatives
-        ))
-    ).order_by(Food.search_weight.desc(), Food.id).limit(MAX_CANDIDATES)
+    description (the index's four fields) contain the words of some reading, likeliest first."""
+    def contains(w: str):
+        return or_(Food.name_key.contains(w, autoescape=True),
+                   Food.aliases.any(FoodAlias.alias_key.contains(w, autoescape=True)),
+                   Food.labels.any(FoodLabel.label.contains(w, autoescape=True)),
+                   func.lower(Food.fdc_description).contains(w, autoescape=True),
+                   func.lower(func.coalesce(Food.common_names, "")).contains(w, autoescape=True))
+
+    return statement.where(or_(*(
+        (and_ if all_words else or_)(*(or_(*(contains(w) for w in _terms(choices)))
+                                       for choices in alternatives))
+        for alternatives in readings
+    ))).order_by(Food.search_weight.desc(), Food.id).limit(MAX_CANDIDATES)
 
 
 def _rows(session: Session, rows: Sequence) -> list[Row]:
     aliases = _aliases(session, [r.id for r in rows])
-    return [Row(r.id, r.name, r.category, r.search_weight, aliases.get(r.id, ()),
-                r.common_names, r.owner_id) for r in rows]
+    return [_row(r, aliases.get(r.id, ())) for r in rows]
 
 
 def _aliases(session: Session, food_ids: list[int]) -> dict[int, tuple[str, ...]]:

@@ -81,8 +81,9 @@ class Food(Base):
     )
 
     # Where the numbers come from: the FoodData Central ID and/or the dataset's own code
-    # (SR Legacy NDB number, FNDDS food code); at least one of the two. proxy_note is set
-    # when the USDA entry is a stand-in (e.g. a similar dish) rather than the dish itself.
+    # (SR Legacy NDB number, FNDDS food code, CoFID food code); at least one of the two.
+    # proxy_note is set when the entry is a stand-in (e.g. a similar dish) rather than the
+    # dish itself, or says what to check (a product reformulated since it was analysed).
     fdc_dataset: Mapped[str] = mapped_column(String(20))
     fdc_id: Mapped[Optional[int]]
     source_code: Mapped[Optional[str]] = mapped_column(String(20))
@@ -130,8 +131,8 @@ class Food(Base):
     __table_args__ = (
         CheckConstraint(
             "fdc_dataset IN ('SR Legacy', 'FNDDS', 'Foundation', 'Composite', 'Own food', "
-            "'Recipe')",
-            name="fdc_dataset_v2",
+            "'Recipe', 'CoFID')",
+            name="fdc_dataset_v3",
         ),
         CheckConstraint("fdc_id IS NULL OR fdc_id > 0", name="fdc_id_positive"),
         CheckConstraint("recipe_cooked_g IS NULL OR recipe_cooked_g > 0",

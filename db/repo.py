@@ -3,15 +3,17 @@ work does. Lookups that fail raise the matching db.errors exception.
 """
 
 from bisect import bisect_left
+from dataclasses import replace
 from datetime import datetime
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
-from db import fts, search, validate
+from db import cofid, fts, nutrition, search, validate, vocabulary
 from db.errors import InvalidValue, NotFound, UnknownFood, UnknownUser
 from db.keys import name_key
-from db.models import FavouriteFood, Food, FoodAlias, FoodLabel, MealEntry, ModelChange, OwnedFile, User
+from db.models import (FavouriteFood, Food, FoodAlias, FoodLabel, MealEntry, ModelChange, OwnedFile,
+                       Serving, User)
 
 MAX_QUERY_LEN = 200
 
@@ -59,41 +61,140 @@ def get_food(food_id: object, *, session: Session, owner: User | None = None) ->
 
 
 def search_foods(text_: str, *, session: Session, owner: User | None = None,
-                 category: str | None = None, limit: int = 10,
+                 category: str | None = None, limit: int = 10, region: str | None = None,
                  ) -> list[tuple[search.Candidate, float]]:
     """Foods matching ``text_``, best first (db.search explains the order), with the
-    ``owner``'s own, favourite and recent foods lifted."""
-    wanted = search.query_words(text_)
+    ``owner``'s own, favourite and recent foods lifted. ``region`` ("US", "UK", "AU", "DE"):
+    whose meaning of an ambiguous word comes first (db.vocabulary)."""
+    vocabulary.check_region(region)
+    wanted, diet = search.split_diet(search.query_words(text_))
     if not wanted:
         return []
     owner_id = owner.id if owner is not None else None
-    vocabulary = fts.vocabulary(session, owner_id)
-    alternatives = [_spellings(word, vocabulary, last=i == len(wanted) - 1)
-                    for i, word in enumerate(wanted)]
+    known = fts.vocabulary(session, owner_id)
+    readings = []
+    # A regional word may carry a diet wish ("pepsi max", "cola light" read as "diet cola").
+    for reading, handicap in _readings([_split_compound(w, known) for w in wanted], known,
+                                       region):
+        kept, wish = search.split_diet(reading)
+        readings.append((kept, handicap))
+        diet = diet or wish
+    alternatives = [[_spellings(word, known, last=i == len(reading) - 1)
+                     for i, word in enumerate(reading)] for reading, _ in readings]
     rows = fts.candidates(session, alternatives, owner_id=owner_id, category=category)
-    if not rows and len(alternatives) > 1:  # no food has every word: any word will do
+    if not rows and any(len(reading) > 1 for reading, _ in readings):
+        # No food has every word: any word will do.
         rows = fts.candidates(session, alternatives, owner_id=owner_id, category=category,
                               all_words=False)
     recent, favourite = (personal_food_ids(owner, session=session) if owner is not None
                          else (set(), set()))
     found = [search.candidate(r.food_id, r.name, r.category, r.weight, r.aliases,
                               r.common_names, own=r.owner_id is not None,
-                              recent=r.food_id in recent, favourite=r.food_id in favourite)
+                              recent=r.food_id in recent, favourite=r.food_id in favourite,
+                              sugars_g=r.sugars_g,
+                              names_region=cofid.NAMES_REGION
+                              if r.dataset == cofid.DATASET_NAME else None)
              for r in rows]
     # Rank with each word as the food names spell it (the first correction of a typo).
-    return search.rank([choices[0] for choices in alternatives], found, limit)
+    query = search.make_query([([choices[0] for choices in words], handicap)
+                               for words, (_, handicap) in zip(alternatives, readings)],
+                              diet=diet, typed=len(wanted), region=region)
+    return _with_portions(session, search.rank(query, found, limit))
 
 
-def _spellings(word: str, vocabulary: tuple[str, ...], *, last: bool) -> list[str]:
+MAX_READINGS = 4
+
+
+def _readings(parts: list[list[str]], known: tuple[str, ...],
+              region: str | None) -> list[tuple[list[str], float]]:
+    """The query's readings (db.vocabulary.readings) with split compounds as separate words,
+    and each with adjacent words joined where the catalog writes them as one ("soy milk" ->
+    "soymilk"), at most MAX_READINGS."""
+    words = [w for part in parts for w in part]
+    found: list[tuple[list[str], float]] = []
+    for reading, handicap in vocabulary.readings(words, region):
+        found.append((reading, handicap))
+        for i in range(len(reading) - 1):
+            if _known(reading[i] + reading[i + 1], known):
+                found.append((reading[:i] + [reading[i] + reading[i + 1]] + reading[i + 2:],
+                              handicap))
+    unique: dict[tuple[str, ...], float] = {}
+    for reading, handicap in found:
+        unique[tuple(reading)] = min(handicap, unique.get(tuple(reading), handicap))
+    return [(list(r), h) for r, h in unique.items()][:MAX_READINGS]
+
+
+def _known(word: str, known: tuple[str, ...]) -> bool:
+    index = bisect_left(known, word)
+    return index < len(known) and known[index] == word
+
+
+def _split_compound(word: str, known: tuple[str, ...]) -> list[str]:
+    """``word`` as the two catalog or vocabulary words it joins ("cornflakes" -> corn flakes,
+    "apfelsaft" -> apfel saft, "orangensaft" -> orange saft with German's linking "n"), or
+    ``[word]`` when it is a word itself or no such split exists. Of several splits, the most
+    even one."""
+    terms = vocabulary.single_word_terms()
+    if len(word) < 6 or _known(word, known) or word in terms:
+        return [word]
+
+    def part(text: str) -> bool:
+        return len(text) >= 3 and (_known(text, known) or text in terms)
+
+    best: list[str] | None = None
+    for cut in range(3, len(word) - 2):
+        head, tail = word[:cut], word[cut:]
+        if not part(tail):
+            continue
+        for link in ("", "s", "n", "en", "e"):
+            stem = head[:len(head) - len(link)] if head.endswith(link) else None
+            if stem is not None and part(stem):
+                if best is None or min(len(stem), len(tail)) > min(map(len, best)):
+                    best = [stem, tail]
+                break
+    return best or [word]
+
+
+def _with_portions(session: Session, ranked: list[tuple[search.Candidate, float]],
+                   ) -> list[tuple[search.Candidate, float]]:
+    """The hits with their default serving and the carbohydrate in it (looked up for the
+    hits shown only; None where the food has no default or no carbohydrate value)."""
+    found = _default_portions(session, [c.food_id for c, _ in ranked])
+    out = []
+    for hit, value in ranked:
+        serving, grams, per_100g = found.get(hit.food_id, (None, None, None))
+        carbohydrate = (None if grams is None else nutrition.rounded(nutrition.scale(
+            {"carbohydrate_g": per_100g}, grams / 100.0))["carbohydrate_g"])
+        out.append((replace(hit, portion=search.Portion(serving, grams, carbohydrate)), value))
+    return out
+
+
+def _default_portions(session: Session, food_ids: list[int],
+                      ) -> dict[int, tuple[str, float, float | None]]:
+    """(serving name, grams, carbohydrate per 100 g) of the foods' default servings."""
+    if not food_ids:
+        return {}
+    rows = session.execute(
+        select(Serving.food_id, Serving.name, Serving.grams, Food.carbohydrate_g)
+        .join(Food, Food.id == Serving.food_id)
+        .where(Serving.food_id.in_(food_ids), Serving.is_default.is_(True)))
+    return {r.food_id: (r.name, r.grams, r.carbohydrate_g) for r in rows}
+
+
+def _spellings(word: str, known: tuple[str, ...], *, last: bool) -> list[str]:
     """``word`` itself when the catalog has it (or, for the last word being typed, a word
-    starting with it); else its closest catalog words; else the word (no match)."""
-    if not vocabulary:
-        return [word]
-    index = bisect_left(vocabulary, word)
-    if index < len(vocabulary) and (vocabulary[index] == word or
-                                    (last and vocabulary[index].startswith(word))):
-        return [word]
-    return search.corrections(word, vocabulary) or [word]
+    starting with it), with its singular when the catalog has that too; else its singular;
+    else its closest catalog words; else the word (no match)."""
+    if not known or word in vocabulary.single_word_terms():
+        return [word]  # a regional word is read in the catalog's words, not corrected
+    one = search.singular(word)
+    index = bisect_left(known, word)
+    if index < len(known) and (known[index] == word or
+                               (last and known[index].startswith(word))):
+        return [word, one] if one is not None and _known(one, known) else [word]
+    if one is not None and _known(one, known):
+        return [one]
+    return search.corrections(word, known) or [word]
 
 
 def personal_food_ids(user: User, *, session: Session,

@@ -4,19 +4,30 @@ How a result list is ordered, best first:
 1. The query is the food's name, an alias or a USDA common name ("white rice").
 2. More query words found as whole words in the name ("rice" in "Rice, white, cooked" beats
    "rice" only as the start of "ricotta"), then in aliases and common names.
-3. The name starts with a query word ("Rice, white, ..." for "white rice", not "Oil, rice
-   bran"), and has fewer words the query did not ask for.
-4. The food's prior (``prior``): foods the models name and everyday foods with a curated alias,
-   then foods in USDA's dietary survey (what people report eating), and below them baby
-   foods, branded and restaurant items.
+3. A query word names the food itself: it is in the name's first part ("Rice, white, ..." for
+   "white rice", not "Oil, rice bran"), or its second ("Fish, tuna, ..."); and the name has
+   fewer words the query did not ask for.
+4. The food as eaten (``form_adjustment``): a cooked, prepared, ready-to-drink or
+   ready-to-serve row above a raw, dry, condensed, powder, concentrate or mix row, unless the
+   query names that form; the plain food above dishes made with it (a sandwich, a soup, a
+   tartare), above flavoured or coated kinds and above meat-free stand-ins, unless asked for.
+5. Diet words ("diet", "zero", "light", "sugar-free", "unsweetened"): a sugared row never
+   comes first; rows that say they are diet, sugar-free or unsweetened come first.
+6. The food's prior (``prior``): everyday foods (USDA's dietary survey, the foods the photo
+   models name, everyday aliases), and below them baby foods, branded and restaurant items. It
+   is small: a curated dish never outranks the plain food on its prior alone.
 Then the person's own matches come first, in tiers (``tier``): favourites, then their own
 foods and recently logged foods, then everything else, each tier in the order above: what
 someone logged before is most likely what they mean again.
 
-Typos: a query word that is no word of the catalog is replaced by the closest catalog words
-(``corrections``), so "spagetti" finds spaghetti.
+Query words: typos are replaced by the closest catalog words (``corrections``), so
+"spagetti" finds spaghetti; plurals match singulars ("berries" ~ "berry"); compounds are split
+and joined ("cornflakes" ~ "corn flakes", "soy milk" ~ "soymilk"); regional words are read
+in the catalog's words too (db.vocabulary). Each reading of the query is scored and the best
+counts.
 """
 
+import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -30,9 +41,13 @@ STOPWORDS = frozenset({"a", "an", "and", "the", "of", "with", "in", "on", "or", 
 # Below this similarity a replacement is noise ("tea" ~ "pea" is fine, "tea" ~ "steak" not).
 TYPO_CUTOFF = 0.75
 MAX_TYPO_CHOICES = 3
+PREFIX_INSIDE = 0.3
+# Per query word that neither the name nor an alias holds.
+MISSING_PENALTY = 2.0
 
-# prior(): how much more likely a food is what someone means.
-_CURATED = 3.0      # the food the photo models name (shipped labels) or an everyday alias
+# prior(): how much more likely a food is what someone means. The curated share equals the
+# survey's: a food the models name is an everyday food, not a better match.
+_CURATED = 1.0      # the food the photo models name (shipped labels) or an everyday alias
 _SURVEY = 1.0       # SR Legacy row used in USDA's What We Eat in America survey
 _GROUP_PENALTY = {
     "Baby Foods": -3.0,
@@ -42,13 +57,99 @@ _GROUP_PENALTY = {
 }
 _BRANDED = -1.0     # a brand in capitals in the description ("KELLOGG'S", "McDONALD'S")
 _BRAND_RE = re.compile(r"\b[A-Z][A-Z'&.]{2,}\b")
+# Databases seeded before the curated share was cut stored up to 3 + 1 for it; ranking counts
+# a prior up to this much, so such a database ranks as a fresh one does.
+MAX_PRIOR = 1.0
 
 _WORD_RE = re.compile(r"[a-z0-9]+")
+# "Beverages, carbonated, low calorie, other than cola or pepper": not a cola; such words
+# do not match the query.
+_OTHER_THAN_RE = re.compile(r"\bother than [^,(]*", re.IGNORECASE)
+
+# --- the food as eaten (form_adjustment) ---
+# Forms that are not what a person eats. A query naming one (or its FORM_SYNONYMS) asks for it.
+FORM_WORDS = frozenset({"raw", "dry", "uncooked", "unprepared", "condensed", "powder",
+                        "concentrate", "mix", "dehydrated", "undiluted"})
+FORM_SYNONYMS = {"dried": "dry", "powdered": "powder", "uncooked": "raw", "concentrated":
+                 "concentrate", "instant": "powder", "flour": "dry"}
+# "raw" is the eaten form of fruit, salad vegetables, nuts and spices; it is not of these
+# groups' foods, nor of starchy vegetables.
+RAW_NOT_EATEN_GROUPS = frozenset({
+    "Legumes and Legume Products", "Cereal Grains and Pasta", "Beef Products", "Pork Products",
+    "Poultry Products", "Lamb, Veal, and Game Products", "Finfish and Shellfish Products",
+    "Sausages and Luncheon Meats", "Dairy and Egg Products", "Breakfast Cereals",
+})
+_STARCHY_RE = re.compile(r"^(potato|potatoes|sweet potato|yams?|cassava|taro|plantains?|peas|"
+                         r"corn|parsnips?)\b")
+# "dry roasted" nuts, "dry curd" cottage cheese and juice "from concentrate" are eaten as
+# they are.
+_NOT_A_FORM_RE = re.compile(r"\bdry[- ](roasted|curd)\b|\bfrom concentrate\b")
+# Words that say the row is the food made ready ("frozen concentrate, prepared with water").
+_PREPARED_RE = re.compile(
+    r"\b(prepared|reconstituted|diluted|cooked|boiled|ready[- ]to[- ](drink|serve|eat|heat)|"
+    r"made (with|from)|brewed|baked|roasted|toasted|steamed|microwaved|fried|broiled|grilled|"
+    r"braised|stewed|simmered|scrambled|poached|drained)\b")
+FORM_PENALTY = 4.0
+PREPARED_BONUS = 0.5
+# A dish made with the food ("tuna salad", "ham sandwich", "guacamole" is found by alias).
+DISH_WORDS = frozenset({
+    "sandwich", "sandwiches", "soup", "soups", "salad", "salads", "pie", "pies", "tartare",
+    "tartar", "casserole", "stew", "sauce", "dip", "bar", "bars", "burrito", "burritos", "taco",
+    "tacos", "pizza", "lasagna", "dinner", "entree", "meal", "spread", "nuggets", "pudding",
+    "fritters", "cake", "cakes", "muffins", "cookies", "toast", "chowder", "gravy", "omelet",
+    "quiche", "strudel", "turnover", "hash", "patty", "patties", "loaf", "dumplings", "pot",
+    "roll", "rolls", "wrap", "bowl", "smoothie", "shake", "shakes",
+    "cracker", "crackers", "chips", "fries", "noodles", "mayonnaise", "oil", "flour",
+    "juice", "nectar", "jam", "jelly", "syrup", "candies", "dressing", "filling", "topping",
+})
+DISH_PENALTY = 2.0
+# Sweetened, coated or flavoured kinds of a plain food ("caramel popcorn").
+FLAVOUR_WORDS = frozenset({"caramel", "coated", "frosted", "glazed", "candied", "sugared",
+                           "sweetened", "flavored", "flavor", "honey", "chocolate", "cinnamon"})
+FLAVOUR_PENALTY = 1.0
+# Two foods in one ("Shrimp and grits", "Pork and beef sausage"): their first part joins them.
+_COMBINATION_RE = re.compile(r"\b(and|with|n)\b|&", re.IGNORECASE)
+COMBINATION_PENALTY = 1.0
+# Stand-ins for the food ("Bacon, meatless").
+SUBSTITUTE_WORDS = frozenset({"meatless", "imitation", "substitute", "vegetarian", "veggie",
+                              "analog", "nondairy", "mock"})
+SUBSTITUTE_PENALTY = 3.0
+
+# --- diet words (diet_adjustment) ---
+DIET_WORDS = frozenset({"diet", "zero", "light", "lite", "sugarfree", "unsweetened",
+                        "zuckerfrei", "sugarless", "skinny"})
+DIET_PHRASES = (("sugar", "free"), ("no", "sugar"), ("no", "added", "sugar"),
+                ("low", "calorie"), ("calorie", "free"), ("ohne", "zucker"), ("low", "sugar"),
+                ("without", "sugar"))
+_DIET_MARKER_RE = re.compile(
+    r"\b(diet|zero|light|lite|low[- ]calorie|reduced[- ]calorie|calorie[- ]free|"
+    r"sugar[- ]free|sugarless|no sugar added|no added sugar|without (added )?sugar|"
+    r"unsweetened|not sweetened|with (aspartame|sodium saccharin|low[- ]calorie sweeteners?|"
+    r"sucralose|stevia|non-nutritive sweetener))\b")
+# Sugar per 100 g above which a row without a diet marker is sugared (a diet cola has 0;
+# unsweetened tea, coffee and water have none either).
+SUGARED_G = 1.5
+DIET_MATCH_BONUS = 3.0
+# A row that does not say it is diet, sugar-free or unsweetened ("light beer" is not "beer").
+UNMARKED_PENALTY = 12.0
+# A query without diet words means the regular kind: "gatorade" is not Gatorade G2 (a third
+# of the sugar, a hypo treatment that falls short). "Unsweetened" is the plain kind of juice
+# and tea, and "light" names kinds too (light tuna, light cream), so neither counts here.
+_REDUCED_RE = re.compile(
+    r"\b(diet|zero|low[- ]calorie|reduced[- ]calorie|calorie[- ]free|sugar[- ]free|"
+    r"sugarless|with (aspartame|sodium saccharin|low[- ]calorie sweeteners?|sucralose))\b")
+REDUCED_PENALTY = 3.0
+
+
+@lru_cache(maxsize=65536)
+def _key(text: str) -> str:
+    """name_key, cached: the same catalog names are scored again and again."""
+    return name_key(text)
 
 
 @lru_cache(maxsize=65536)
 def _words(text: str) -> tuple[str, ...]:
-    return tuple(_WORD_RE.findall(name_key(text)))
+    return tuple(_WORD_RE.findall(_key(text)))
 
 
 def words(text: str) -> list[str]:
@@ -64,10 +165,38 @@ def query_words(text: str) -> list[str]:
     return list(dict.fromkeys(kept or found))
 
 
+def split_diet(found: Sequence[str]) -> tuple[list[str], bool]:
+    """(the query words without its diet words, whether it had any): "diet coke" looks for
+    cola and asks for a diet one. Only diet words: they are what is searched for."""
+    kept, index, diet = [], 0, False
+    while index < len(found):
+        phrase = next((p for p in DIET_PHRASES if tuple(found[index:index + len(p)]) == p), None)
+        if phrase is not None:
+            diet, index = True, index + len(phrase)
+        elif found[index] in DIET_WORDS:
+            diet, index = True, index + 1
+        else:
+            kept.append(found[index])
+            index += 1
+    return (kept, diet) if kept else (list(found), diet)
+
+
+@lru_cache(maxsize=65536)
+def singular(word: str) -> str | None:
+    """The singular of an English plural ("berries" -> "berry", "peaches" -> "peach",
+    "beans" -> "bean"), or None when ``word`` does not look like one."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith(("ches", "shes", "sses", "xes", "oes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return None
+
+
 def prior(*, curated: bool, survey: bool, food_group: str, description: str) -> float:
     """The food's search weight, stored on the row when it is loaded."""
-    weight = _CURATED if curated else 0.0
-    weight += _SURVEY if survey else 0.0
+    weight = max(_CURATED if curated else 0.0, _SURVEY if survey else 0.0)
     weight += _GROUP_PENALTY.get(food_group, 0.0) if not curated else 0.0
     if not curated and _BRAND_RE.search(description):
         weight += _BRANDED
@@ -85,6 +214,15 @@ def corrections(word: str, vocabulary: Sequence[str]) -> list[str]:
 
 
 @dataclass(frozen=True)
+class Portion:
+    """A food's default serving and the carbohydrate in it, shown beside each result."""
+
+    serving: str | None
+    grams: float | None
+    carbohydrate_g: float | None
+
+
+@dataclass(frozen=True)
 class Candidate:
     food_id: int
     food: str
@@ -97,51 +235,223 @@ class Candidate:
     recent: bool = False
     favourite: bool = False
     name_words: tuple[str, ...] = field(default=(), compare=False)
+    sugars_g: float | None = None  # per 100 g
+    portion: Portion = Portion(None, None, None)
+    names_region: str | None = None  # whose words name the food ("UK" for CoFID's)
 
 
 def candidate(food_id: int, name: str, category: str, weight: float, aliases: Iterable[str],
               common_names: str | None, *, own: bool = False, recent: bool = False,
-              favourite: bool = False) -> Candidate:
+              favourite: bool = False, sugars_g: float | None = None,
+              portion: Portion = Portion(None, None, None),
+              names_region: str | None = None) -> Candidate:
     return Candidate(food_id, name, category, weight, tuple(aliases), common_names or "",
-                     own, recent, favourite, tuple(words(name)))
+                     own, recent, favourite, tuple(words(_OTHER_THAN_RE.sub("", name))),
+                     sugars_g, portion, names_region)
 
 
-def _word_hits(query: Sequence[str], target: Sequence[str]) -> tuple[int, int]:
+@dataclass(frozen=True)
+class Query:
+    """What a search asks for: its readings (query words, each reading with its handicap),
+    whether it asked for a diet food, the forms it names and every word it used."""
+
+    readings: tuple[tuple[tuple[str, ...], float], ...]
+    diet: bool = False
+    forms: frozenset[str] = frozenset()
+    asked: frozenset[str] = frozenset()
+    typed: int | None = None  # how many words were typed (score's ``typed``)
+    region: str | None = None  # the searcher's (db.vocabulary.SEARCH_REGIONS)
+
+
+def make_query(readings: Sequence[tuple[Sequence[str], float]], *, diet: bool = False,
+               typed: int | None = None, region: str | None = None) -> Query:
+    asked = frozenset(w for reading, _ in readings for w in reading)
+    asked |= frozenset(filter(None, (singular(w) for w in asked)))
+    forms = frozenset(FORM_SYNONYMS.get(w, w) for w in asked) & FORM_WORDS
+    if "dry" in forms:
+        forms |= {"raw", "uncooked"}  # dry beans are "mature seeds, raw"
+    return Query(tuple((tuple(r), h) for r, h in readings), diet, forms, asked, typed, region)
+
+
+def _forms(found: Iterable[str]) -> frozenset[str]:
+    """The words and their singulars: two words are the same word when these meet."""
+    return frozenset(w for word in found for w in (word, singular(word)) if w)
+
+
+def _word_hits(query: Sequence[str], target: Sequence[str],
+               forms: frozenset[str] | None = None) -> tuple[int, float]:
     """(query words found whole in ``target``, query words that only start a target word).
-    A plural counts as whole ("apple" ~ "apples", "peach" ~ "peaches")."""
-    whole = prefix = 0
-    for word in query:
-        if any(t == word or t in (word + "s", word + "es") or word in (t + "s", t + "es")
-               for t in target):
+    A plural counts as whole ("apple" ~ "apples", "berries" ~ "berry"). A prefix is what the
+    last word looks like while it is typed; another word that only starts a target word
+    ("ham" in "hamburger") counts PREFIX_INSIDE. ``forms``: ``_forms(target)``, when known."""
+    forms = _forms(target) if forms is None else forms
+    whole, prefix = 0, 0.0
+    for index, word in enumerate(query):
+        if word in forms or (singular(word) or word) in forms:
             whole += 1
         elif any(t.startswith(word) for t in target):
-            prefix += 1
+            prefix += 1.0 if index == len(query) - 1 else PREFIX_INSIDE
     return whole, prefix
 
 
-def score(query: Sequence[str], item: Candidate) -> float:
-    """How well ``item`` answers the query words; higher is better (see the module doc)."""
+def _singular_phrase(found: Sequence[str]) -> str:
+    """The words as one phrase, each in its singular ("potatoes" is the alias "potato")."""
+    return " ".join(singular(w) or w for w in found)
+
+
+@lru_cache(maxsize=65536)
+def _text_phrase(text: str) -> str:
+    """``_singular_phrase`` of a catalog text (an alias, a common name): cached, as names are."""
+    return _singular_phrase(_words(text))
+
+
+@dataclass(frozen=True)
+class _Texts:
+    """A food's texts as score() compares them (cached per food)."""
+
+    name: str  # the name as a phrase of singulars
+    aliases: frozenset[str]
+    common: frozenset[str]
+    other_words: tuple[str, ...]  # the words of its aliases and common names
+    first: frozenset[str]  # _forms of the name's first part ("Rice" of "Rice, white")
+    second: frozenset[str]  # and of its second part
+    name_forms: frozenset[str]
+    other_forms: frozenset[str]
+
+
+@lru_cache(maxsize=65536)
+def _texts(name_words: tuple[str, ...], food: str, aliases: tuple[str, ...],
+           common_names: str) -> _Texts:
+    alias_phrases = frozenset(_text_phrase(a) for a in aliases)
+    common = frozenset(_text_phrase(c) for c in common_names.split(",") if c.strip())
+    segments = food.split(",")
+    other = tuple(w for n in (*alias_phrases, *common) for w in n.split())
+    return _Texts(_singular_phrase(name_words), alias_phrases, common, other,
+                  _forms(_words(segments[0])),
+                  _forms(_words(segments[1])) if len(segments) > 1 else frozenset(),
+                  _forms(name_words), _forms(other))
+
+
+def score(query: Sequence[str], item: Candidate, typed: int | None = None) -> float:
+    """How well ``item``'s texts answer the query words; higher is better (module doc, 1-3).
+    ``typed``: how many words the person typed, when ``query`` is a reading of them in other
+    words ("chips" read as "french fries"): word matches count per word typed, so a longer
+    reading does not outscore the words as typed by being longer."""
     if not query:
         return 0.0
-    phrase = " ".join(query)
-    aliases = [" ".join(words(a)) for a in item.aliases]
-    common = [" ".join(words(c)) for c in item.common_names.split(",") if c.strip()]
-    value = item.weight
-    if " ".join(item.name_words) == phrase or phrase in aliases:
+    texts = _texts(item.name_words, item.food, item.aliases, item.common_names)
+    per_word = (typed or len(query)) / len(query)
+    phrase = _singular_phrase(query)
+    value = 0.0
+    if texts.name == phrase or phrase in texts.aliases:
         value += 10.0
-    elif phrase in common:  # USDA's common names are looser ("oatmeal" for dry oats)
+    elif phrase in texts.common:  # USDA's common names are looser ("oatmeal" for dry oats)
         value += 7.0
-    whole, prefix = _word_hits(query, item.name_words)
-    value += 2.0 * whole + 1.0 * prefix
-    other_words = [w for n in (*aliases, *common) for w in n.split()]
-    other_whole, _ = _word_hits(query, other_words)
-    value += 1.0 * max(0, other_whole - whole)
-    first_segment = words(item.food.split(",")[0])
-    if _word_hits(query, first_segment)[0]:
+    whole, prefix = _word_hits(query, item.name_words, texts.name_forms)
+    other_whole, other_prefix = _word_hits(query, texts.other_words, texts.other_forms)
+    value += per_word * (2.0 * whole + 1.0 * prefix + 1.0 * max(0, other_whole - whole))
+    # A word found only inside the description ("ham" in "hamburger roll") is not a match.
+    missing = len(query) - whole - math.ceil(prefix) - max(0, other_whole - whole)
+    if missing > 0 and not other_prefix:
+        value -= per_word * MISSING_PENALTY * missing
+    if any(w in texts.first or singular(w) in texts.first for w in query):
         value += 1.5
-    extra = max(0, len(item.name_words) - whole - prefix)
+    elif any(w in texts.second or singular(w) in texts.second for w in query):
+        value += 1.0
+    extra = max(0, len(item.name_words) - whole - math.ceil(prefix))
     value -= min(3.0, 0.2 * extra)
     return value
+
+
+_RULE_WORDS = FORM_WORDS | DISH_WORDS | FLAVOUR_WORDS | SUBSTITUTE_WORDS
+
+
+@dataclass(frozen=True)
+class _Kind:
+    """What a food's name says about its form and kind, whatever the query (cached per name)."""
+
+    special: tuple[tuple[str, str], ...]  # (word, its singular or itself) of the words the
+    # rules look at (FORM_WORDS, DISH_WORDS, FLAVOUR_WORDS, SUBSTITUTE_WORDS)
+    forms: frozenset[str]  # FORM_WORDS it names, "raw" only where raw is not the eaten form
+    prepared: bool
+    combination: bool
+    reduced: bool
+
+
+@lru_cache(maxsize=65536)
+def _kind(name: str, category: str) -> _Kind:
+    """Cached: the same catalog names are ranked again and again."""
+    text = _key(name)
+    found = tuple((w, singular(w) or w) for w in dict.fromkeys(_words(_OTHER_THAN_RE.sub("", name))))
+    forms = {w for pair in found for w in pair} & FORM_WORDS & set(_words(_NOT_A_FORM_RE.sub("", text)))
+    if "raw" in forms and not (category in RAW_NOT_EATEN_GROUPS or _STARCHY_RE.match(text)):
+        forms.discard("raw")
+    return _Kind(tuple(p for p in found if not _RULE_WORDS.isdisjoint(p)), frozenset(forms),
+                 _PREPARED_RE.search(text.replace("commercially prepared", "")) is not None,
+                 _COMBINATION_RE.search(name.split(",")[0]) is not None,
+                 _REDUCED_RE.search(text) is not None)
+
+
+@lru_cache(maxsize=65536)
+def _says_diet(texts: str) -> bool:
+    return _DIET_MARKER_RE.search(_key(texts)) is not None
+
+
+def form_adjustment(query: Query, item: Candidate) -> float:
+    """Module doc, 4: below zero for a form or kind the query did not ask for."""
+    kind = _kind(item.food, item.category)
+    named = {w for word, one in kind.special if word not in query.asked and one not in query.asked
+             for w in (word, one)}
+    value = 0.0
+    if (kind.forms & named) - query.forms and not kind.prepared:
+        value -= FORM_PENALTY
+    elif kind.prepared and not query.forms:
+        value += PREPARED_BONUS
+    if not named.isdisjoint(DISH_WORDS):
+        value -= DISH_PENALTY
+    if not named.isdisjoint(FLAVOUR_WORDS):
+        value -= FLAVOUR_PENALTY
+    if not named.isdisjoint(SUBSTITUTE_WORDS):
+        value -= SUBSTITUTE_PENALTY
+    if kind.combination:
+        value -= COMBINATION_PENALTY
+    return value
+
+
+def diet_adjustment(query: Query, item: Candidate) -> float:
+    """Module doc, 5: for a diet query, up for a diet row, down for another (a sugared one is
+    left out by ``rank``); for another query, a little down for a calorie-reduced row."""
+    if not query.diet:
+        return -REDUCED_PENALTY if _kind(item.food, item.category).reduced else 0.0
+    return DIET_MATCH_BONUS if _says_diet(" ".join((item.food, *item.aliases))) else -UNMARKED_PENALTY
+
+
+def sugared(item: Candidate) -> bool:
+    """More sugar than SUGARED_G per 100 g and no word saying it is diet or unsweetened: never
+    a result for a diet query."""
+    return (item.sugars_g is not None and item.sugars_g > SUGARED_G
+            and not _says_diet(" ".join((item.food, *item.aliases))))
+
+
+def total(query: Query, item: Candidate) -> float:
+    """The item's score for the query: its best reading, the form and diet rules, its prior."""
+    best = max(score(reading, item, query.typed) - handicap
+               for reading, handicap in query.readings)
+    return (best + form_adjustment(query, item) + diet_adjustment(query, item)
+            + min(item.weight, MAX_PRIOR) - region_handicap(query, item))
+
+
+# Regions that name foods alike: Australia uses British names ("biscuit", "chips").
+_NAMING = {"US": "US", "UK": "UK", "AU": "UK"}
+FOREIGN_NAME_PENALTY = 1.5
+
+
+def region_handicap(query: Query, item: Candidate) -> float:
+    """A food named in another region's English ("Biscuits, semi-sweet" is a British biscuit)
+    ranks lower for a searcher whose region names foods otherwise (a US "biscuit" is a scone).
+    Unknown or German searchers: none."""
+    mine, theirs = _NAMING.get(query.region or ""), _NAMING.get(item.names_region or "")
+    return FOREIGN_NAME_PENALTY if mine and theirs and mine != theirs else 0.0
 
 
 def tier(item: Candidate) -> int:
@@ -149,10 +459,11 @@ def tier(item: Candidate) -> int:
     return 2 if item.favourite else 1 if item.own or item.recent else 0
 
 
-def rank(query: Sequence[str], candidates: Iterable[Candidate],
+def rank(query: Query, candidates: Iterable[Candidate],
          limit: int) -> list[tuple[Candidate, float]]:
-    """The best ``limit`` candidates for the query words with their scores, best first: by
-    tier, then score (ties: shorter name first, then alphabetical)."""
-    scored = [(c, score(query, c)) for c in candidates]
+    """The best ``limit`` candidates for the query with their scores, best first: by tier,
+    then score (ties: shorter name first, then alphabetical). A diet query gets no sugared
+    food: none rather than the wrong one."""
+    scored = [(c, total(query, c)) for c in candidates if not (query.diet and sugared(c))]
     scored.sort(key=lambda pair: (-tier(pair[0]), -pair[1], len(pair[0].food), pair[0].food))
     return scored[:limit]

@@ -56,12 +56,15 @@ def lookup(query: str, grams: float | None = None, serving: str | None = None,
 
 
 def search(text: str, limit: int = 10, *, user: str | None = None,
-           group: str | None = None) -> list[dict[str, Any]]:
+           group: str | None = None, region: str | None = None) -> list[dict[str, Any]]:
     """Foods for a search box, best first (ranking: db.search). With ``user``: their own foods
     too, and their favourite and recent foods first among comparable matches. ``group``: only
-    foods of that category (an SR Legacy food group such as "Beverages").
+    foods of that category (an SR Legacy food group such as "Beverages"). ``region`` ("US",
+    "UK", "AU", "DE"): whose meaning of an ambiguous word ("chips", "biscuit") comes first.
 
-    Each hit: {"food", "food_id", "category", "score", "own", "recent", "favourite"}. The app's
+    Each hit: {"food", "food_id", "category", "score", "own", "recent", "favourite",
+    "portion": {"serving", "grams", "carbohydrate_g"}}: the default serving and the
+    carbohydrate in it, so 45 g cooked and 126 g dry are told apart before choosing. The app's
     search box, GET /api/foods and ``python -m db search`` all call this."""
     if not isinstance(text, str):
         raise InvalidValue(f"search text must be text, got {validate.echo(text)}")
@@ -76,14 +79,16 @@ def search(text: str, limit: int = 10, *, user: str | None = None,
     with session_scope(write=False) as session:
         owner = repo.get_user(user, session=session) if user is not None else None
         ranked = repo.search_foods(text, session=session, owner=owner, category=group or None,
-                                   limit=limit)
+                                   limit=limit, region=region)
     return [_hit(c, s) for c, s in ranked]
 
 
 def _hit(found: ranking.Candidate, value: float | None = None) -> dict[str, Any]:
     return {"food": found.food, "food_id": found.food_id, "category": found.category,
             "score": None if value is None else round(value, 2), "own": found.own,
-            "recent": found.recent, "favourite": found.favourite}
+            "recent": found.recent, "favourite": found.favourite,
+            "portion": {"serving": found.portion.serving, "grams": found.portion.grams,
+                        "carbohydrate_g": found.portion.carbohydrate_g}}
 
 
 def food_groups() -> list[str]:

@@ -26,7 +26,7 @@ from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
-from db import catalog, composites, fts, glycemic, migrate, seed, sr28
+from db import catalog, cofid, composites, fts, glycemic, migrate, seed, sr28
 from db.errors import InvalidValue
 from db.models import Food, SeedVersion
 from models.paths import data_home
@@ -196,6 +196,12 @@ def _load_seed(session: Session, folder: Path) -> None:
     if glycemic.PART not in loaded and "curated" in loaded:
         session.add(SeedVersion(part=glycemic.PART, foods=glycemic.load(session, folder)))
         session.flush()
+    # The UK foods complete the catalog: a small seed without it stays without them too.
+    catalog_foods = session.scalar(select(SeedVersion.foods).where(SeedVersion.part == "sr28"))
+    if "cofid" not in loaded and catalog_foods and cofid.present(folder):
+        session.add(SeedVersion(part="cofid", foods=cofid.load(session, folder)))
+        session.flush()
+        changed = True
     if changed:
         fts.reindex(session)
         session.flush()

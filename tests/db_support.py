@@ -89,3 +89,30 @@ def alice(db_url: str) -> str:
 
     service.create_user("alice")
     return "alice"
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def full_db_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """One database on the whole shipped seed (curated foods, SR Legacy, CoFID) for the module
+    that imports this fixture, on SQLite (FTS5 search) and on PostgreSQL (LIKE search); its
+    tests share it."""
+    from db.session import configure, init_db
+
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path_factory.mktemp('full-seed') / 'foodtag.db'}"
+    else:
+        url = request.getfixturevalue("postgres_server").create_database()
+    configure(url)
+    init_db()
+    configure(None)
+    return url
+
+
+@pytest.fixture
+def full_db(full_db_url: str) -> Iterator[str]:
+    """``full_db_url``, configured as the database for one test."""
+    from db.session import configure
+
+    configure(full_db_url)
+    yield full_db_url
+    configure(None)

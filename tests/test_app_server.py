@@ -219,7 +219,10 @@ def test_api_foods_is_the_search_box(server):
     body = found.json()
     assert body["query"] == "banan" and body["results"][0]["food"] == "Banana"
     assert set(body["results"][0]) == {"food", "food_id", "category", "score", "own", "recent",
-                                       "favourite"}
+                                       "favourite", "portion"}
+    # The default serving and its carbohydrate: 118 g x 22.84 g/100 g = 26.95 g.
+    assert body["results"][0]["portion"] == {
+        "serving": '1 medium (7" to 7-7/8" long)', "grams": 118.0, "carbohydrate_g": 27.0}
     bad = httpx.get(f"{server.url}/api/foods", params={"q": "banana", "limit": "lots"})
     assert bad.status_code == 422 and "limit" in bad.json()["error"]
     bad = httpx.get(f"{server.url}/api/foods", params={"q": "x" * 500})
@@ -230,7 +233,10 @@ def test_api_foods_is_the_search_box(server):
 
 def test_search_pick_edit_delete_and_export(client, coffee_jpeg, tmp_path):
     hits, status = client.predict("banan", "All food groups", api_name="/search_foods")
-    assert hits["choices"][0][0] == "Banana" and status.endswith("'banan': pick one.")
+    # Each hit shows its default serving's carbohydrate; picking it gives the food's name.
+    assert hits["choices"][0] == [
+        'Banana - 1 medium (7" to 7-7/8" long) (118 g): 27 g carbohydrate', "Banana"]
+    assert status.endswith("'banan': pick one.")
     client.predict(handle_file(str(coffee_jpeg)), None, api_name="/analyze")
     _serving, _grams, card = client.predict("Banana", api_name="/choose_food")
     assert "### Banana" in card

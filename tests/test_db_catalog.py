@@ -6,7 +6,7 @@ import gzip
 from pathlib import Path
 
 import pytest
-from db_support import BACKENDS, write_seed
+from db_support import full_db, full_db_url, write_seed  # noqa: F401 (fixtures)
 from sqlalchemy import func, select
 
 from db import catalog, personal, service, sr28
@@ -64,27 +64,6 @@ COMMON_FOODS = [
     ("chips", "Snacks, potato chips, plain, salted"),
     ("tortilla", "Tortillas, ready-to-bake or -fry, flour, refrigerated"),
 ]
-
-
-@pytest.fixture(scope="module", params=BACKENDS)
-def full_db_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
-    """One database on the whole shipped seed (curated foods + SR Legacy) for this module, on
-    SQLite (FTS5 search) and on PostgreSQL (LIKE search); the tests share it."""
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path_factory.mktemp('full-seed') / 'foodtag.db'}"
-    else:
-        url = request.getfixturevalue("postgres_server").create_database(name="full_seed")
-    configure(url)
-    init_db()
-    configure(None)
-    return url
-
-
-@pytest.fixture
-def full_db(full_db_url: str):
-    configure(full_db_url)
-    yield full_db_url
-    configure(None)
 
 
 def _shipped_csv(name: str) -> list[dict[str, str]]:
@@ -308,8 +287,9 @@ def test_cli_search_white_rice_and_lookup_apple(full_db, capsys):
 
     assert main(["search", "white", "rice", "--limit", "3"]) == 0
     first = capsys.readouterr().out.splitlines()[0]
+    # SR Legacy: 1 cup of cooked white rice is 158 g at 28.17 g carbohydrate per 100 g.
     assert first.endswith("Rice, white, long-grain, regular, enriched, cooked  "
-                          "(Cereal Grains and Pasta)")
+                          "(Cereal Grains and Pasta)  1 cup (158 g): 44.5 g carbohydrate")
     assert main(["lookup", "apple", "--grams", "150"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("Apples, raw, with skin [Fruits and Fruit Juices], 150 g")

@@ -68,7 +68,8 @@ def test_grams_and_serving_together_is_a_usage_error(db_url, capsys):
 
 def test_search_and_init(db_url, capsys):
     assert main(["search", "piza"]) == 0
-    assert capsys.readouterr().out.splitlines()[0].endswith("Cheese pizza  (Dish)")
+    assert capsys.readouterr().out.splitlines()[0].endswith(
+        "Cheese pizza  (Dish)  1 slice (107 g): 35.3 g carbohydrate")
     assert main(["search", "zzzqqq"]) == 0
     assert capsys.readouterr().err == "no matches\n"
     assert main(["init"]) == 0

@@ -205,7 +205,7 @@ def test_another_users_own_foods_do_not_change_which_public_foods_a_search_keeps
     def kept() -> list[str]:
         with session_scope(write=False) as session:
             me = repo.get_user(alice, session=session).id
-            rows = fts.candidates(session, [["banana"], ["pizza"]], owner_id=me, category=None,
+            rows = fts.candidates(session, [[["banana"], ["pizza"]]], owner_id=me, category=None,
                                   all_words=False)
             return [row.name for row in rows]
 

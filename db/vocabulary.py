@@ -1,0 +1,134 @@
+"""Search vocabulary: the words people in the UK, Australia and Germany type for foods the
+USDA catalog names in US English ("wholemeal" -> "whole wheat", "crisps" -> "potato chips",
+"Brötchen" -> "rolls hard"), read from db/seed/search_vocabulary.csv (``term,means,region,
+source``: each row names the dictionary or food table that gives the meaning).
+
+A row without a region is one meaning everywhere ("aubergine" is an eggplant to everyone). A
+row with a region is that region's meaning of an ambiguous word ("chips" are French fries in
+the UK and Australia, potato chips in the US): it applies when the searcher's region is that
+region, and, with no region known, as a second reading behind the catalog's own (US) one.
+"""
+
+import csv
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from db import validate
+from db.errors import InvalidValue, SeedError
+from db.keys import name_key
+
+VOCABULARY_FILE = "search_vocabulary.csv"
+# The regions whose words the vocabulary knows; None (unknown) is allowed everywhere.
+SEARCH_REGIONS: tuple[str, ...] = ("US", "UK", "AU", "DE")
+# A rewritten query scores this much below the words as typed when it uses a region's meaning
+# the searcher's region is not known to prefer; the typed words score this much below it
+# when the searcher's region does prefer it.
+OTHER_READING_HANDICAP = 2.0
+MAX_TERM_WORDS = 3
+
+
+@dataclass(frozen=True)
+class Synonym:
+    term: tuple[str, ...]
+    means: tuple[str, ...]
+    region: str | None
+    source: str
+
+
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(name_key(text).replace("-", " ").replace(",", " ").split())
+
+
+def read(seed_dir: Path) -> tuple[Synonym, ...]:
+    """The vocabulary rows, checked: every row has a term, a meaning, a source and a known
+    region (or none). A missing file is an empty vocabulary."""
+    path = Path(seed_dir) / VOCABULARY_FILE
+    if not path.is_file():
+        return ()
+    rows = []
+    with path.open(encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle)
+        if reader.fieldnames != ["term", "means", "region", "source"]:
+            raise SeedError(f"{path}:1: header must be term,means,region,source")
+        for row in reader:
+            term, means = _words(row["term"] or ""), _words(row["means"] or "")
+            region = (row["region"] or "").strip() or None
+            if not term or not means or not (row["source"] or "").strip():
+                raise SeedError(f"{path}:{reader.line_num}: term, means and source are required")
+            if len(term) > MAX_TERM_WORDS:
+                raise SeedError(f"{path}:{reader.line_num}: a term has at most "
+                                f"{MAX_TERM_WORDS} words")
+            if region is not None and region not in SEARCH_REGIONS:
+                raise SeedError(f"{path}:{reader.line_num}: region {region!r} is not one of "
+                                f"{list(SEARCH_REGIONS)}")
+            rows.append(Synonym(term, means, region, row["source"].strip()))
+    return tuple(rows)
+
+
+@lru_cache(maxsize=1)
+def shipped() -> tuple[Synonym, ...]:
+    from db.seed import SEED_DIR
+
+    return read(SEED_DIR)
+
+
+@lru_cache(maxsize=1)
+def single_word_terms() -> frozenset[str]:
+    """One-word terms: compound splitting may use them as parts ("apfel" + "saft")."""
+    return frozenset(s.term[0] for s in shipped() if len(s.term) == 1)
+
+
+@lru_cache(maxsize=1)
+def _by_term() -> dict[tuple[str, ...], tuple[Synonym, ...]]:
+    found: dict[tuple[str, ...], list[Synonym]] = {}
+    for row in shipped():
+        found.setdefault(row.term, []).append(row)
+    return {term: tuple(rows) for term, rows in found.items()}
+
+
+def check_region(region: object) -> str | None:
+    """``region`` if it is a known search region or None; InvalidValue otherwise."""
+    if region is not None and (not isinstance(region, str) or region not in SEARCH_REGIONS):
+        raise InvalidValue(f"region must be one of {list(SEARCH_REGIONS)}, got "
+                           f"{validate.echo(region)}")
+    return region
+
+
+def readings(words: list[str], region: str | None) -> list[tuple[list[str], float]]:
+    """The query ``words`` as typed and, where the vocabulary knows some of them, rewritten
+    into the catalog's words, each with the score handicap it ranks under (best reading 0)."""
+    rewritten: list[str] = []
+    regional = False  # a region's meaning of an ambiguous word was used
+    index = 0
+    while index < len(words):
+        for size in range(min(MAX_TERM_WORDS, len(words) - index), 0, -1):
+            found = _meaning(tuple(words[index:index + size]), region)
+            if found is not None:
+                rewritten.extend(found.means)
+                regional = regional or found.region is not None
+                index += size
+                break
+        else:
+            rewritten.append(words[index])
+            index += 1
+    if rewritten == words:
+        return [(words, 0.0)]
+    if not regional:
+        return [(words, 0.0), (rewritten, 0.0)]
+    if region is None:
+        return [(words, 0.0), (rewritten, OTHER_READING_HANDICAP)]
+    return [(rewritten, 0.0), (words, OTHER_READING_HANDICAP)]
+
+
+def _meaning(term: tuple[str, ...], region: str | None) -> Synonym | None:
+    """The row for ``term``: the searcher's region's own, else an everywhere row, else (region
+    unknown) any region's."""
+    rows = _by_term().get(term, ())
+    for wanted in (lambda s: region is not None and s.region == region,
+                   lambda s: s.region is None,
+                   lambda s: region is None):
+        for row in rows:
+            if wanted(row):
+                return row
+    return None

@@ -1,0 +1,57 @@
+"""The UK foods from CoFID: the shipped rows are what build-cofid makes of the source table
+(skipped without it), their carbohydrate follows the USDA convention, and they load."""
+
+import csv
+from pathlib import Path
+
+import pytest
+from db_support import full_db, full_db_url  # noqa: F401 (fixtures)
+
+from db import cofid, service
+from db.errors import SeedError
+from db.seed import SEED_DIR
+
+REPO = Path(__file__).resolve().parents[1]
+# ../shared from a checkout, ../../shared from a worktree.
+SOURCE = next((folder / "shared" / "data" / "cofid-2015" / "Nutritions.csv"
+               for folder in REPO.parents[:2]
+               if (folder / "shared" / "data" / "cofid-2015" / "Nutritions.csv").is_file()),
+              None)
+
+
+@pytest.mark.skipif(SOURCE is None, reason="CoFID source table not present")
+def test_shipped_rows_are_exactly_what_build_cofid_writes(tmp_path):
+    assert cofid.build(SOURCE, tmp_path) == len(cofid.PICKS)
+    assert (tmp_path / cofid.FOODS_FILE).read_bytes() == (SEED_DIR / cofid.FOODS_FILE).read_bytes()
+
+
+def test_carbohydrate_is_cofids_available_carbohydrate_plus_aoac_fibre():
+    crumpet = next(f for f in cofid.read(SEED_DIR) if f.code == "11-989")
+    # CoFID 2015 11-989 "Crumpets, toasted": carbohydrate 45.4 g (available), AOAC fibre 3.1 g.
+    assert crumpet.nutrients["carbohydrate_g"] == 48.5 and crumpet.nutrients["fiber_g"] == 3.1
+    quark = next(f for f in cofid.read(SEED_DIR) if f.code == "12-174")
+    # No AOAC fibre value for quark: no fibre, carbohydrate as CoFID states it ("Tr" fat is 0).
+    assert quark.nutrients["fiber_g"] is None and quark.nutrients["carbohydrate_g"] == 4.0
+    assert quark.nutrients["fat_g"] == 0.0
+
+
+def test_bad_rows_are_refused(tmp_path):
+    rows = list(csv.DictReader((SEED_DIR / cofid.FOODS_FILE).open(encoding="utf-8")))
+    rows[0]["kcal"] = "lots"
+    with (tmp_path / cofid.FOODS_FILE).open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=cofid.COLUMNS)
+        writer.writeheader()
+        writer.writerows(rows)
+    with pytest.raises(SeedError, match=r"cofid_foods.csv:2 kcal: 'lots' is not a number"):
+        cofid.read(tmp_path)
+
+
+def test_cofid_foods_load_with_their_source(full_db):
+    card = service.lookup("crumpet")
+    assert card["food"] == "Crumpets, toasted"
+    assert card["source"] == {"dataset": "CoFID", "fdc_id": None, "code": "11-989",
+                              "description": "Crumpets, toasted", "proxy_note": None}
+    assert card["portion"]["grams"] == 100.0
+    assert card["portion"]["available_carbohydrate_g"] == 45.4
+    assert "less sugar since 2017" in service.lookup("lucozade")["source"]["proxy_note"]
+

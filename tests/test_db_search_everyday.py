@@ -1,0 +1,258 @@
+"""Everyday searches of people with diabetes in the US, the UK, Australia and Germany: the
+food a dietitian would accept comes first, diet queries never get a sugared food, and no query
+gets a raw, dry, condensed, powder, concentrate or mix form first when it did not ask for one.
+Runs on the whole shipped seed (SQLite FTS5 and, where a server can be started, PostgreSQL)."""
+
+import re
+
+import pytest
+from db_support import full_db, full_db_url  # noqa: F401 (fixtures)
+
+from db import search, service
+
+# (query, the searcher's region, the foods a dietitian accepts for it: a pattern over names).
+# Each set is every row that is that food as it is eaten; a kind the query did not name (a
+# dish with the food in it, a dry or raw form, a diet or flavoured kind) is not in it.
+# Crumpet, quark, schnitzel, digestive biscuit and Lucozade are UK CoFID rows (db/cofid.py).
+EVERYDAY = [
+    ("crumpet", "UK", r"^Crumpets"),
+    ("quark", "DE", r"^Cheese, [Qq]uark"),
+    ("schnitzel", "DE", r"[Ss]chnitzel"),
+    ("digestive biscuit", "UK", r"^Biscuits, digestive"),
+    ("lucozade", "UK", r"^Lucozade"),
+    ('diet coke', None, r'^Beverages, carbonated, low calorie, cola'),
+    ('diet cola', None, r'^Beverages, carbonated, low calorie, cola'),
+    ('coke zero', None, r'^Beverages, carbonated, low calorie, cola'),
+    ('chickpeas', None, r'^Chickpeas .*(cooked|canned)'),
+    ('black beans', None, r'^Beans, black(?! turtle).*(cooked|canned)|^Beans, black turtle.*(cooked|canned)'),
+    ('spaghetti', None, r'^Pasta, .*cooked|^Spaghetti, .*cooked'),
+    ('hot chocolate', None, r'hot cocoa|^Beverages, (C|c)ocoa mix.*prepared|chocolate.*beverage mix.*prepared'),
+    ('chicken noodle soup', None, r'^Soup, (chunky )?chicken noodle.*(ready-to-serve|prepared)'),
+    ('granola', None, r'^Cereals ready-to-eat, granola'),
+    ('bacon', None, r'^Pork, cured, bacon.*cooked'),
+    ('sausage', None, r'sausage.*(cooked|smoked|pre-cooked)|^Sausage, (Italian|Polish|smoked)|Polish sausage|Smoked link sausage'),
+    ('tuna', None, r'^Fish, tuna, (light|white), canned'),
+    ('wholemeal toast', 'UK', r'^Bread, whole-wheat.*toasted'),
+    ('basmati rice', None, r'^Rice, white, long-grain.*cooked'),
+    ('avocado', None, r'^Avocados, raw'),
+    ('popcorn', None, r'^Snacks, popcorn, (air-popped|oil-popped|microwave)'),
+    ('ham sandwich', None, r'[Hh]am sandwich|submarine sandwich, ham'),
+    ('cornflakes', None, r'Corn Flakes$|cornflakes'),
+    ('soy milk', None, r'^Soymilk, original|^Soymilk \\(all flavors\\)|^SILK Plain'),
+    ('jelly beans', None, r'^Candies, jellybeans'),
+    ('fish fingers', 'UK', r'^Fish, fish sticks|^Fish fingers'),
+    ('beef mince', 'UK', r'^Beef, ground.*cooked'),
+    ('gatorade', None, r'Gatorade, G performance|POWERADE, lemon-lime'),
+    ('rice', 'US', r'^Rice, white, long-grain.*cooked'),
+    ('brown rice', 'US', r'^Rice, brown.*cooked'),
+    ('pasta', 'US', r'^Pasta, .*cooked'),
+    ('macaroni and cheese', 'US', r'[Mm]acaroni and cheese'),
+    ('oatmeal', 'US', r'^Cereals, oats.*cooked|oatmeal'),
+    ('white bread', 'US', r'^Bread, white'),
+    ('bagel', 'US', r'^Bagels?(, plain)?$'),
+    ('pancakes', 'US', r'^Pancakes'),
+    ('waffles', 'US', r'^Waffles'),
+    ('orange juice', 'US', r'^Orange juice'),
+    ('apple juice', 'US', r'^Apple juice'),
+    ('apple', 'US', r'^Apples, raw'),
+    ('banana', 'US', r'^Banana'),
+    ('grapes', 'US', r'^Grapes'),
+    ('strawberries', 'US', r'^Strawberries(, raw)?$'),
+    ('blueberries', 'US', r'^Blueberries, raw'),
+    ('milk', 'US', r'^Milk, (reduced fat|whole|lowfat|nonfat)'),
+    ('yogurt', 'US', r'^Yogurt, (plain|Greek)'),
+    ('cheddar cheese', 'US', r'^Cheese, cheddar'),
+    ('eggs', 'US', r'^Egg, whole, cooked|^Egg, whole, raw'),
+    ('scrambled eggs', 'US', r'^Egg, whole, cooked, scrambled|^Omelette'),
+    ('chicken breast', 'US', r'^Chicken, broilers or fryers, breast.*(roasted|cooked|grilled)'),
+    ('ground beef', 'US', r'^Beef, ground.*cooked'),
+    ('hamburger bun', 'US', r'^Rolls, hamburger|Hamburger Buns?$'),
+    ('french fries', 'US', r'^French fries|^Potatoes, french fried'),
+    ('chips', 'US', r'^Snacks, potato chips'),
+    ('baked beans', 'US', r'^Beans, baked'),
+    ('sweet potato', 'US', r'^Sweet potato.*(cooked|baked|boiled)'),
+    ('mashed potatoes', 'US', r'^Potatoes, mashed|Mashed potato'),
+    ('corn', 'US', r'^Corn, sweet.*(cooked|canned)|^Sweet corn, cooked'),
+    ('peas', 'US', r'^Peas, green.*(cooked|canned|frozen)'),
+    ('lentils', 'US', r'^Lentils.*cooked'),
+    ('kidney beans', 'US', r'^Beans, kidney.*(cooked|canned)'),
+    ('oreo', 'US', r'^Cookies, chocolate sandwich|OREO'),
+    ('peanut butter', 'US', r'^Peanut butter'),
+    ('almonds', 'US', r'^Nuts, almonds'),
+    ('ice cream', 'US', r'^Ice creams?, (vanilla|chocolate)|^(Vanilla|Chocolate) ice cream'),
+    ('honey', 'US', r'^Honey'),
+    ('maple syrup', 'US', r'^Syrups, maple'),
+    ('sprite', 'US', r'lemon-lime'),
+    ('light beer', 'US', r'beer, light'),
+    ('beer', 'US', r'^Alcoholic beverage, beer, regular'),
+    ('sugar-free jello', 'US', r'[Gg]elatin desserts?.*(reduced calorie|sugar free|low calorie|aspartame)'),
+    ('unsweetened almond milk', 'US', r'almond milk, unsweetened'),
+    ('tortilla', 'US', r'^Tortillas'),
+    ('pizza', 'US', r'[Pp]izza'),
+    ('hot dog', 'US', r'[Hh]ot ?dog|^Frankfurter'),
+    ('english muffin', 'US', r'^English muffins?, (plain|wheat|whole-wheat)'),
+    ('cottage cheese', 'US', r'^Cheese, cottage'),
+    ('raisins', 'US', r'^Raisins'),
+    ('powerade', 'US', r'POWERADE, lemon-lime'),
+    ('porridge', 'UK', r'^Cereals, oats.*cooked|^Porridge, made'),
+    ('jacket potato', 'UK', r'^Potatoes, baked'),
+    ('crisps', 'UK', r'^Snacks, potato chips|^Potato crisps'),
+    ('chips', 'UK', r'^French fries|^Potatoes, french fried'),
+    ('biscuits', 'UK', r'^Cookies|^Biscuits, (digestive|semi-sweet|plain)'),
+    ('wholemeal bread', 'UK', r'^Bread, whole-wheat|^Bread, wholemeal'),
+    ('semi-skimmed milk', 'UK', r'^Milk, reduced fat'),
+    ('skimmed milk', 'UK', r'^Milk, nonfat'),
+    ('courgette', 'UK', r'^Squash, summer, zucchini|^Zucchini, cooked|^Squash, zucchini'),
+    ('aubergine', 'UK', r'^Eggplant'),
+    ('prawns', 'UK', r'^Crustaceans, shrimp'),
+    ('baked potato', 'UK', r'^Potatoes, baked'),
+    ('yoghurt', 'UK', r'^Yogurt, plain'),
+    ('sultanas', 'UK', r'^Raisins, golden|^Raisins'),
+    ('tinned tomatoes', 'UK', r'^Tomatoes, red, ripe, canned'),
+    ('weetabix', 'UK', r'[Ww]eetabix|WEETABIX|wheat biscuits'),
+    ('mince', 'UK', r'^Beef, ground.*cooked'),
+    ('hot chips', 'AU', r'^French fries|^Potatoes, french fried'),
+    ('capsicum', 'AU', r'^Peppers, sweet|bell pepper'),
+    ('brötchen', 'DE', r'^Rolls, hard|^Bread rolls'),
+    ('vollkornbrot', 'DE', r'^Bread, whole-wheat'),
+    ('apfelsaft', 'DE', r'^Apple juice'),
+    ('orangensaft', 'DE', r'^Orange juice'),
+    ('kartoffeln', 'DE', r'^Potatoes, (boiled|baked)'),
+    ('nudeln', 'DE', r'^Pasta, .*cooked'),
+    ('reis', 'DE', r'^Rice, white, long-grain.*cooked'),
+    ('milch', 'DE', r'^Milk, (reduced fat|whole|lowfat|nonfat)'),
+    ('joghurt', 'DE', r'^Yogurt, plain'),
+    ('haferflocken', 'DE', r'^Cereals, oats'),
+    ('bratwurst', 'DE', r'^Bratwurst|^Pork, bratwurst'),
+    ('brezel', 'DE', r'^Pretzels, soft|^Soft pretzel'),
+    ('apfel', 'DE', r'^Apples, raw'),
+    ('banane', 'DE', r'^Banana'),
+    ('cola light', 'DE', r'^Beverages, carbonated, low calorie, cola'),
+    ('fischstäbchen', 'DE', r'^Fish, fish sticks|^Fish fingers'),
+    ('kichererbsen', 'DE', r'^Chickpeas .*(cooked|canned)'),
+    ('linsen', 'DE', r'^Lentils.*cooked'),
+    ('schinken', 'DE', r'^Ham,|^Pork, cured, ham'),
+    ('käse', 'DE', r'^Cheese'),
+    ('spagetti', None, r'^Pasta, .*cooked|^Spaghetti'),
+    ('bananna', None, r'^Banana'),
+    ('chiken brest', None, r'^Chicken, broilers or fryers, breast'),
+]
+FIRST_TARGET = 0.90
+TOP3_TARGET = 0.98
+
+# Diet queries: the first hit must not be sugared (more than search.SUGARED_G g sugar per
+# 100 g without a diet or unsweetened word in its name).
+DIET_QUERIES = ["diet coke", "diet cola", "coke zero", "cola light", "diet soda",
+                "sugar-free jello", "sugar free gum", "light beer", "zero sugar cola",
+                "unsweetened almond milk", "unsweetened apple sauce", "diet pepsi",
+                "light yogurt", "sugar-free syrup", "diet lemonade", "unsweetened iced tea",
+                "light ice cream", "sugar free candies", "diet tonic water", "lite syrup"]
+
+# Queries without a form word: when the catalog has a prepared row of the food, the first hit
+# is not a raw (of a food not eaten raw), dry, uncooked, condensed, powder, concentrate or mix
+# row.
+FORM_QUERIES = ["chickpeas", "black beans", "kidney beans", "lentils", "pinto beans",
+                "split peas", "spaghetti", "macaroni", "noodles", "rice", "brown rice",
+                "quinoa", "barley", "couscous", "oats", "chicken noodle soup", "tomato soup",
+                "cream of mushroom soup", "hot chocolate", "orange juice", "lemonade",
+                "chocolate milk", "pudding", "bacon", "sausage", "chicken breast", "salmon",
+                "pork chop", "ground beef", "potatoes", "mashed potatoes", "gravy",
+                "pancakes", "cornbread", "iced tea", "coffee", "soup", "brownies", "grits",
+                "stuffing"]
+_FORM_RE = re.compile(r"\b(dry|uncooked|unprepared|condensed|powder|concentrate|mix|"
+                      r"dehydrated|undiluted)\b")
+
+
+def _names(query: str, region: str | None = None, limit: int = 3) -> list[str]:
+    return [hit["food"] for hit in service.search(query, limit=limit, region=region)]
+
+
+def test_everyday_queries_find_an_acceptable_food_first(full_db):
+    first = top3 = 0
+    misses = []
+    for query, region, acceptable in EVERYDAY:
+        hits = _names(query, region)
+        good = [re.search(acceptable, hit) is not None for hit in hits]
+        first += bool(good and good[0])
+        top3 += any(good)
+        if not (good and good[0]):
+            misses.append(f"{query!r} ({region}): {hits}")
+    assert len(EVERYDAY) >= 80
+    report = "\n".join(misses)
+    assert first / len(EVERYDAY) >= FIRST_TARGET, f"first {first}/{len(EVERYDAY)}:\n{report}"
+    assert top3 / len(EVERYDAY) >= TOP3_TARGET, f"top 3 {top3}/{len(EVERYDAY)}:\n{report}"
+
+
+@pytest.mark.parametrize("query", DIET_QUERIES)
+def test_diet_queries_never_put_a_sugared_food_first(full_db, query):
+    hits = service.search(query, limit=1)
+    if not hits:
+        return  # nothing diet of that kind in the catalog: no food rather than a sugared one
+    from db.models import Food
+    from db.session import session_scope
+
+    with session_scope(write=False) as session:
+        food = session.get(Food, hits[0]["food_id"])
+        first = search.candidate(food.id, food.name, food.category, 0.0,
+                                 [a.alias for a in food.aliases], food.common_names,
+                                 sugars_g=food.sugars_g)
+    assert not search.sugared(first), f"{query!r}: {food.name} has {food.sugars_g} g sugar/100 g"
+
+
+def test_diet_cola_is_the_sugar_free_one_and_plain_cola_the_regular(full_db):
+    assert _names("diet coke")[0].startswith("Beverages, carbonated, low calorie, cola")
+    assert _names("cola")[0] == "Beverages, carbonated, cola, regular"
+    # Without a diet word a sports drink is the sugared kind a hypo needs, not G2.
+    assert _names("gatorade")[0].startswith("Beverages, PEPSICO QUAKER, Gatorade, G performance")
+
+
+@pytest.mark.parametrize("query", FORM_QUERIES)
+def test_no_raw_or_dry_form_first_when_a_prepared_one_exists(full_db, query):
+    hits = service.search(query, limit=20)
+    assert hits, query
+    first = hits[0]["food"].lower()
+    prepared = [h["food"] for h in hits if not _form(h["food"].lower(), h["category"])]
+    if prepared:
+        assert not _form(first, hits[0]["category"]), f"{query!r}: {first!r} before {prepared[0]!r}"
+
+
+def _form(name: str, category: str) -> bool:
+    if re.search(r"\b(prepared|reconstituted|diluted|cooked|boiled|ready-to-(drink|serve))\b",
+                 name.replace("commercially prepared", "")):
+        return False
+    raw = (re.search(r"\braw\b", name) is not None
+           and category in search.RAW_NOT_EATEN_GROUPS)
+    return raw or _FORM_RE.search(re.sub(r"dry roasted|from concentrate", "", name)) is not None
+
+
+def test_each_hit_shows_its_default_servings_carbohydrate(full_db):
+    cooked, dry = (next(h for h in service.search("chickpeas", limit=20) if kind in h["food"])
+                   for kind in ("cooked, boiled, without salt", "mature seeds, raw"))
+    # SR Legacy: 1 cup cooked is 164 g at 27.42 g/100 g; 1 cup raw is 200 g at 62.95 g/100 g.
+    assert cooked["portion"] == {"serving": "1 cup", "grams": 164.0, "carbohydrate_g": 45.0}
+    assert dry["portion"] == {"serving": "1 cup", "grams": 200.0, "carbohydrate_g": 125.9}
+
+
+@pytest.mark.parametrize("query, region, expected", [
+    ("chips", "US", "Snacks, potato chips, plain, salted"),
+    ("chips", "UK", "French fries"),
+    ("chips", None, "Snacks, potato chips, plain, salted"),
+    ("biscuits", "US", "Biscuits, plain or buttermilk, frozen, baked"),
+])
+def test_region_decides_ambiguous_words(full_db, query, region, expected):
+    assert _names(query, region)[0] == expected
+
+
+def test_unknown_region_is_refused(full_db):
+    from db.errors import InvalidValue
+
+    with pytest.raises(InvalidValue, match="region must be one of"):
+        service.search("chips", region="XX")
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("cornflakes", "corn flakes"), ("jellybeans", "jellybeans"), ("jelly beans", "jellybeans"),
+    ("soymilk", "soymilk"), ("soy milk", "soymilk"), ("apfelsaft", "apple juice"),
+])
+def test_compounds_are_split_and_joined(full_db, query, expected):
+    assert expected in _names(query)[0].lower()

@@ -1,0 +1,99 @@
+"""The search vocabulary (db/seed/search_vocabulary.csv) and the query rules of db.search that
+need no database: readings by region, diet words, plurals, the form and dish rules."""
+
+import pytest
+
+from db import search, vocabulary
+from db.errors import SeedError
+from db.seed import SEED_DIR
+
+
+def test_every_shipped_row_has_a_meaning_a_source_and_a_known_region():
+    rows = vocabulary.read(SEED_DIR)
+    assert len(rows) >= 100
+    assert all(row.source and row.means for row in rows)
+    assert {row.region for row in rows} <= {None, *vocabulary.SEARCH_REGIONS}
+
+
+def test_a_row_without_a_source_or_with_an_unknown_region_is_refused(tmp_path):
+    (tmp_path / vocabulary.VOCABULARY_FILE).write_text(
+        "term,means,region,source\ncrisps,potato chips,,\n", encoding="utf-8")
+    with pytest.raises(SeedError, match=r":2: term, means and source are required"):
+        vocabulary.read(tmp_path)
+    (tmp_path / vocabulary.VOCABULARY_FILE).write_text(
+        "term,means,region,source\nchips,french fries,GB,dictionary\n", encoding="utf-8")
+    with pytest.raises(SeedError, match=r":2: region 'GB' is not one of"):
+        vocabulary.read(tmp_path)
+
+
+def test_the_searchers_region_decides_which_reading_comes_first():
+    # A UK searcher's "chips" are French fries; a US one's stay chips; unknown: both, the
+    # catalog's own (US) reading ahead.
+    assert vocabulary.readings(["chips"], "UK") == [
+        (["french", "fries"], 0.0), (["chips"], vocabulary.OTHER_READING_HANDICAP)]
+    assert vocabulary.readings(["chips"], "US") == [(["chips"], 0.0)]
+    assert vocabulary.readings(["chips"], None) == [
+        (["chips"], 0.0), (["french", "fries"], vocabulary.OTHER_READING_HANDICAP)]
+    # A word with one meaning everywhere is read in the catalog's words for everyone.
+    assert vocabulary.readings(["wholemeal", "toast"], "US") == [
+        (["wholemeal", "toast"], 0.0), (["whole", "wheat", "toast"], 0.0)]
+    # The longest term wins: "beef mince" is ground beef, not "beef ground beef".
+    assert vocabulary.readings(["beef", "mince"], None)[1] == (["ground", "beef"], 0.0)
+
+
+@pytest.mark.parametrize("words, kept, diet", [
+    (["diet", "coke"], ["coke"], True),
+    (["sugar", "free", "jello"], ["jello"], True),
+    (["coke", "zero"], ["coke"], True),
+    (["cola", "light"], ["cola"], True),
+    (["diet"], ["diet"], True),
+    (["sugar", "snap", "peas"], ["sugar", "snap", "peas"], False),
+])
+def test_diet_words_are_a_wish_not_a_word_to_find(words, kept, diet):
+    assert search.split_diet(words) == (kept, diet)
+
+
+@pytest.mark.parametrize("plural, one", [
+    ("berries", "berry"), ("peaches", "peach"), ("beans", "bean"), ("potatoes", "potato"),
+    ("glass", None), ("hummus", None), ("chickpeas", "chickpea"),
+])
+def test_singulars(plural, one):
+    assert search.singular(plural) == one
+
+
+def _item(name: str, category: str, sugars: float | None = None) -> search.Candidate:
+    return search.candidate(1, name, category, 1.0, (), None, sugars_g=sugars)
+
+
+def test_the_form_eaten_outranks_raw_dry_and_condensed_unless_asked():
+    plain = search.make_query([(["chickpeas"], 0.0)])
+    cooked = _item("Chickpeas, mature seeds, cooked, boiled, without salt", "Legumes and Legume Products")
+    raw = _item("Chickpeas, mature seeds, raw", "Legumes and Legume Products")
+    assert search.total(plain, cooked) > search.total(plain, raw)
+    asked = search.make_query([(["dry", "chickpeas"], 0.0)])
+    assert search.form_adjustment(asked, raw) == 0.0
+    # Raw is how fruit is eaten: no penalty there.
+    assert search.form_adjustment(search.make_query([(["apple"], 0.0)]),
+                                  _item("Apples, raw, with skin", "Fruits and Fruit Juices")) == 0.0
+    # Made up from a concentrate or a mix, the row is the food as drunk.
+    soup = _item("Soup, chicken noodle, dry, mix, prepared with water", "Soups, Sauces, and Gravies")
+    assert search.form_adjustment(search.make_query([(["chicken", "noodle", "soup"], 0.0)]),
+                                  soup) == search.PREPARED_BONUS
+
+
+def test_a_dish_or_stand_in_ranks_below_the_plain_food():
+    tuna = search.make_query([(["tuna"], 0.0)])
+    assert search.total(tuna, _item("Fish, tuna, light, canned in water, drained solids",
+                                    "Finfish and Shellfish Products")) > \
+        search.total(tuna, _item("Tuna tartare", "Fish"))
+    bacon = search.make_query([(["bacon"], 0.0)])
+    assert search.form_adjustment(bacon, _item("Bacon, meatless", "Legumes and Legume Products")) \
+        == -search.SUBSTITUTE_PENALTY
+
+
+def test_a_diet_query_leaves_sugared_foods_out():
+    diet = search.make_query([(["cola"], 0.0)], diet=True)
+    regular = _item("Beverages, carbonated, cola, regular", "Beverages", sugars=8.97)
+    light = _item("Beverages, carbonated, low calorie, cola or pepper-type, with aspartame, "
+                  "contains caffeine", "Beverages", sugars=0.0)
+    assert [c.food for c, _ in search.rank(diet, [regular, light], 10)] == [light.food]
