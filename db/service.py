@@ -420,17 +420,18 @@ def delete_meal(user: str, entry_id: int) -> None:
 
 
 def export_log_csv(user: str, out: str | Path | IO[str]) -> int:
-    """Write all the user's entries (time order, ENTRY_KEYS columns) as CSV to a path or an
-    open text file; returns the number of rows.
+    """Write all the user's entries for their dietitian (time order, cards.EXPORT_COLUMNS:
+    rounded values, exchanges in the user's unit, USDA ids) as CSV to a path or an open text
+    file; returns the number of rows.
 
     Text cells starting with = + - @ get a leading ' so spreadsheets show them instead of
     running them as formulas.
     """
     with session_scope(write=False) as session:
         owner = repo.get_user(user, session=session)
-        rows = [cards.entry_dict(e) for e in repo.entries(owner, session=session)]
+        rows = [cards.export_row(e, owner.exchange_unit_g) for e in repo.entries(owner, session=session)]
     with _text_out(out) as handle:
-        writer = csv.DictWriter(handle, fieldnames=cards.ENTRY_KEYS, lineterminator="\n")
+        writer = csv.DictWriter(handle, fieldnames=cards.EXPORT_COLUMNS, lineterminator="\n")
         writer.writeheader()
         for row in rows:
             writer.writerow({k: _csv_cell(v) for k, v in row.items()})
