@@ -59,8 +59,9 @@ CSS = """
 """
 # Runs before the app: an ended sign-in (any 401 from the app's own requests) replaces the
 # whole page by a sign-in link, so neither raw JSON nor the last user's meals stay on screen;
-# the grams box asks phones for a number pad; and the icon-only buttons Gradio draws without
-# a name (the date pickers' calendar, the photo preview) get one for screen readers.
+# the grams box asks phones for a number pad; the icon-only buttons Gradio draws without a
+# name (the date pickers' calendar, the photo preview) get one for screen readers, and its
+# empty-file placeholder loses a label that ARIA does not allow on a plain <div>.
 HEAD = """<script>
 (() => {
   const ended = () => {
@@ -84,6 +85,9 @@ HEAD = """<script>
       for (const element of document.querySelectorAll(selector)) {
         if (!element.hasAttribute(name)) element.setAttribute(name, value);
       }
+    }
+    for (const element of document.querySelectorAll("div.empty[aria-label]:not([role])")) {
+      element.removeAttribute("aria-label");
     }
   }).observe(document.documentElement, {childList: true, subtree: true});
 })();

@@ -146,11 +146,11 @@ def test_signed_in_on_one_is_signed_in_on_the_other_and_signed_out_on_both(serve
         assert browser.get("/gradio_api/info").status_code == 200
         assert browser.get("/api/my/foods").status_code == 200
     as_alice = Client(other.url, httpx_kwargs={"cookies": dict(cookies)}, verbose=False)
-    assert as_alice.predict(api_name="/whoami").startswith("Signed in as **alice**")
+    assert as_alice.predict(api_name="/whoami")[0].startswith("Signed in as **alice**")
     assert httpx.get(f"{other.url}/api/my/foods", timeout=60).status_code == 401  # no cookie, no user
     # Bob's session on the first process names Bob on the other, never Alice.
     bob = Client(other.url, httpx_kwargs={"cookies": dict(sign_in(one.url, "bob"))}, verbose=False)
-    assert bob.predict(api_name="/whoami").startswith("Signed in as **bob**")
+    assert bob.predict(api_name="/whoami")[0].startswith("Signed in as **bob**")
 
     with httpx.Client(base_url=other.url, cookies=cookies, timeout=60) as browser:
         assert browser.get("/logout").status_code == 303
@@ -182,7 +182,8 @@ def test_meal_logged_through_one_is_listed_by_the_other(servers, coffee_image, t
     photo.write_bytes(jpeg_bytes(coffee_image))
     on_one = Client(one.url, auth=("alice", PASSWORDS["alice"]), verbose=False)
     on_one.predict(handle_file(str(photo)), None, api_name="/analyze")
-    assert "Logged Espresso" in on_one.predict(None, "120", "breakfast", "now", "via one", api_name="/log_meal")
+    on_one.predict("120", api_name="/set_grams")
+    assert "Logged: Espresso" in on_one.predict(None, "120", "breakfast", "now", "via one", api_name="/log_meal")
 
     [logged] = [e for e in service.day_summary("alice", date.today())["entries"] if e["note"] == "via one"]
 
