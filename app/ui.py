@@ -889,5 +889,9 @@ def _batch_tab(ctx: AppContext) -> None:
     def owned_stem(stem: str, request: gr.Request) -> str:
         return ctx.files.name(stem, "", ctx.identity.ui_user(request))
 
+    def settings(request: gr.Request) -> dict[str, float]:
+        chosen = service.get_settings(ctx.identity.ui_user(request))
+        return {key: chosen[key] for key in ("exchange_unit_g", "confidence_threshold")}
+
     with gr.Tab("Batch", id="batch"):
-        build_batch_tab(lambda: ctx.catalog.active()[0], private_dir(data_home() / "tmp"), owned_stem)
+        build_batch_tab(lambda: ctx.catalog.active()[0], private_dir(data_home() / "tmp"), owned_stem, settings)
