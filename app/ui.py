@@ -23,7 +23,7 @@ from app.analysis import Analyzer, find_foods, nutrition_card, photo_digest
 from app.auth import Identity
 from app.catalog import ModelCatalog
 from app.security import OwnedFiles, private_dir
-from db import nutrition, personal, service, validate
+from db import personal, service, validate
 from db.nutrition import EXCHANGE_UNITS_G
 from models.errors import FoodtagError, ImageError
 from models.paths import data_home
@@ -293,9 +293,9 @@ class Handlers:
         default serving, the other pickers cleared and the headline naming the pick. Logged
         from a photo, it is stored as that photo's correction when it is not the model's top
         answer."""
-        if not food:
-            return (gr.skip(),) * 11
         state = state or _portion_state(None, None, None)
+        if not food:  # a picker emptied: the card (and Log) stay as they are
+            return (gr.skip(),) * 9 + (_log_button(state), gr.skip())
         with shown_errors():
             user = self._user(request)
             settings = service.get_settings(user)
@@ -405,8 +405,8 @@ class Handlers:
             food = _chosen_food(state)
             if validate.optional_grams(grams) != state["grams"] or (
                     state["grams"] is None and serving and serving != state["serving"]):
-                raise FoodtagError("Not logged: the card was not yet showing the portion you "
-                                   "typed. Check the card, then press Log again.")
+                return ("⚠️ Not logged: the card was not yet showing the portion you typed. "
+                        "Check the card, then press Log again.")
             user = self._user(request)
             analysis = state.get("analysis")
             top = analysis["predictions"][0] if analysis else None
@@ -426,14 +426,16 @@ class Handlers:
                 # The person chose another food than the model's answer: a correction to learn from.
                 is_correction=None if top is None else food != top["food"],
             )
+            # The confirmation repeats the card's own figures (the same lookup drew the card).
             unit_g = service.get_settings(user)["exchange_unit_g"]
+            shown = nutrition_card(food, grams=state["grams"], serving=state["serving"] if state["grams"] is None
+                                   else None, exchange_unit_g=unit_g, user=user)
         when = entry["eaten_at"][:16].replace("T", " ")
         if not entry["created"]:
             return f"Already logged: {entry['food']} at {when} (entry #{entry['id']})."
-        exchanges = nutrition.exchanges(entry["carbohydrate_g"], entry["fiber_g"], unit_g)
         return (f"✅ Logged: {entry['food']}, {views.portion_text(entry['grams'], entry.get('serving'))}, "
-                f"{views.fmt(entry['carbohydrate_g'], 'g')} carbohydrate, "
-                f"{views.exchange_count(exchanges, unit_g)} (entry #{entry['id']}, {when}).")
+                f"{views.fmt(shown['portion']['carbohydrate_g'], 'g')} carbohydrate, "
+                f"{views.exchange_count(shown['exchanges']['value'], unit_g)} (entry #{entry['id']}, {when}).")
 
     # ---- Today and history ---------------------------------------------------------------
 

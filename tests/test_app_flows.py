@@ -289,7 +289,7 @@ def test_history_rows_are_told_apart_and_delete_asks_first(server, browser):
         assert all(re.search(r"#\d+ \d\d:\d\d .*, [\d.]+ g, [\d.]+ g carbohydrate", label) for label in labels)
         page.keyboard.press("Escape")
         # A click on a row picks that entry for editing.
-        table.locator("td:visible").filter(has_text=re.compile(rf"^\s*{ids[1]}\s*$")).first.click()
+        table.get_by_role("gridcell", name=str(ids[1]), exact=True).click()
         expect(page.locator("#entry-pick input")).to_have_value(re.compile(rf"#{ids[1]} "), timeout=30_000)
         page.locator("#delete-entry").click()
         expect(page.locator("#delete-question")).to_contain_text(f"#{ids[1]}", timeout=30_000)

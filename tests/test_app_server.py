@@ -73,7 +73,7 @@ def test_client_analyses_logs_and_reads_totals(client, coffee_jpeg):
 
     # Logged is what the card shows: the typed grams must be on the card first.
     refused = client.predict(None, "200", "breakfast", "now", "double espresso", api_name="/log_meal")
-    assert refused.startswith("Not logged") or "Not logged" in refused
+    assert refused.startswith("⚠️ Not logged")
     client.predict("200", api_name="/set_grams")
     status = client.predict(None, "200", "breakfast", "now", "double espresso", api_name="/log_meal")
     assert status.startswith("✅ Logged: Espresso, 200 g, 3.3 g carbohydrate, 0.2 choices")
