@@ -60,8 +60,9 @@ CSS = """
 # Runs before the app: an ended sign-in (any 401 from the app's own requests) replaces the
 # whole page by a sign-in link, so neither raw JSON nor the last user's meals stay on screen;
 # the grams box asks phones for a number pad; the icon-only buttons Gradio draws without a
-# name (the date pickers' calendar, the photo preview) get one for screen readers, and its
-# empty-file placeholder loses a label that ARIA does not allow on a plain <div>.
+# name (the date pickers' calendar, the photo preview) get one for screen readers, the
+# carbohydrate headline and the log status are live regions, and Gradio's empty-file
+# placeholder loses a label that ARIA does not allow on a plain <div>.
 HEAD = """<script>
 (() => {
   const ended = () => {
@@ -79,7 +80,9 @@ HEAD = """<script>
   };
   const unnamed = [["#portion-grams input, #portion-grams textarea", "inputmode", "decimal"],
                    ["button.calendar", "aria-label", "Pick a date"],
-                   [".image-container > button", "aria-label", "Analysed photo"]];
+                   [".image-container > button", "aria-label", "Analysed photo"],
+                   // Screen readers announce a new carbohydrate figure and what was logged.
+                   ["#carb-headline, #log-status", "aria-live", "polite"]];
   new MutationObserver(() => {
     for (const [selector, name, value] of unnamed) {
       for (const element of document.querySelectorAll(selector)) {

@@ -99,7 +99,7 @@ def entry_dict(entry: MealEntry) -> dict[str, Any]:
 # The dietitian's CSV: what a person reads first (when, what, how much, the carbohydrate and
 # its exchanges in the user's unit, the USDA entry), then the ids that machines match on.
 EXPORT_COLUMNS: tuple[str, ...] = (
-    "date", "time", "meal_type", "food", "grams", "serving", *nutrition.NUTRIENTS, "glycemic_load",
+    "user", "date", "time", "meal_type", "food", "grams", "serving", *nutrition.NUTRIENTS, "glycemic_load",
     "exchanges", "exchange_unit", "usda_dataset", "fdc_id", "ndb_number", "note", "ingredients",
     "id", "food_id", "predicted_label", "confidence", "model_version", "external_id", "photo_sha256",
     "is_correction",
@@ -112,6 +112,7 @@ def export_row(entry: MealEntry, unit_g: float) -> dict[str, Any]:
     food = entry.food
     exchanges = nutrition.exchanges(entry.carbohydrate_g, entry.fiber_g, unit_g)
     return {
+        "user": entry.user.name,
         "date": entry.eaten_at.date().isoformat(),
         "time": entry.eaten_at.strftime("%H:%M"),
         "meal_type": entry.meal_type,

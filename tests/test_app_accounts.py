@@ -150,13 +150,13 @@ def test_user_b_cannot_read_or_change_user_a_through_the_api(bob, alice_entry):
 def test_each_user_sees_only_their_own_log(server, alice_entry, photo):
     alice = Client(server.url, auth=("alice", PASSWORDS["alice"]), verbose=False)
     entries, *_ = alice.predict(TODAY, api_name="/day_view")
-    assert [row[0] for row in entries["data"]] == [alice_entry["id"]]
+    assert [row[-1] for row in entries["data"]] == [alice_entry["id"]]
     bob = Client(server.url, auth=("bob", PASSWORDS["bob"]), verbose=False)
     bob.predict(handle_file(str(photo)), None, api_name="/analyze")
     bob.predict("30", api_name="/set_grams")
     bob.predict(None, "30", "snack", "now", "bob's", api_name="/log_meal")
     entries, *_ = alice.predict(TODAY, api_name="/day_view")
-    assert [row[0] for row in entries["data"]] == [alice_entry["id"]]
+    assert [row[-1] for row in entries["data"]] == [alice_entry["id"]]
 
 
 def test_own_foods_and_recent_foods_stay_private(server, alice_entry):

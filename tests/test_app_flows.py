@@ -236,6 +236,7 @@ def test_phone_shows_carbohydrate_and_log_within_one_and_a_half_screens(server, 
             assert box["y"] + box["height"] <= 1.5 * height, (element, box)
         assert page.locator("#portion-grams input, #portion-grams textarea").first.get_attribute(
             "inputmode") == "decimal"
+        assert page.locator("#carb-headline").get_attribute("aria-live") == "polite"
         headline_size = page.locator("#carb-headline h2").evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
         assert headline_size >= 28
         # Every tab is on the bar, none behind a "..." menu.

@@ -64,7 +64,8 @@ def test_healthz(server):
 
 
 def test_client_analyses_logs_and_reads_totals(client, coffee_jpeg):
-    preview, headline, suggestions, _hits, _recent, serving, grams, head, card, _log, _status = client.predict(
+    # The state and the Log button are no API outputs.
+    preview, headline, suggestions, _hits, _recent, serving, grams, head, card, _status = client.predict(
         handle_file(str(coffee_jpeg)), None, api_name="/analyze"
     )
     assert "espresso" in headline.lower()
@@ -235,7 +236,7 @@ def test_search_pick_edit_delete_and_export(client, coffee_jpeg, tmp_path):
     assert hits["choices"][0][0] == "Banana" and status.endswith("'banan': pick one.")
     client.predict(handle_file(str(coffee_jpeg)), None, api_name="/analyze")
     picked = client.predict("Banana", api_name="/choose_food")
-    assert "### Banana" in picked[-3] and "You picked Banana" in picked[0]
+    assert "### Banana" in picked[-2] and "You picked Banana" in picked[0]
     client.predict("1 cup sliced", api_name="/set_serving")
     logged = client.predict("1 cup sliced", None, "snack", "now", "", api_name="/log_meal")
     assert "Logged: Banana, 1 cup sliced (150 g)" in logged

@@ -351,7 +351,7 @@ def test_export_log_csv(alice, tmp_path):
     out = tmp_path / "log.csv"
     assert service.export_log_csv(alice, out) == 2
     lines = out.read_text(encoding="utf-8").splitlines()
-    assert lines[0].startswith("date,time,meal_type,food,grams,serving,kcal")
+    assert lines[0].startswith("user,date,time,meal_type,food,grams,serving,kcal")
     assert "Cheese pizza" in lines[1] and "Banana" in lines[2]  # time order
     assert "'=HYPERLINK" in lines[2]  # not a live formula in a spreadsheet
     buffer = io.StringIO()
