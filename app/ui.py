@@ -715,10 +715,12 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
                 day = gr.DateTime(label="Day", value="now", include_time=False, type="string", min_width=200)
                 refresh_btn = gr.Button("Show", scale=0, min_width=80)
             day_heading = gr.Markdown(elem_id="day-heading")
+            # Widths in percent: a phone's 390 px show every column, none cut off on the right.
             entries = gr.Dataframe(label="Meals (click a row to edit or delete it)", interactive=False,
-                                   elem_id="day-entries", wrap=True)
+                                   elem_id="day-entries", wrap=True,
+                                   column_widths=["15%", "27%", "13%", "13%", "14%", "10%", "8%"])
             totals = gr.Dataframe(label="Totals vs your daily targets", interactive=False, elem_id="day-totals",
-                                  wrap=True)
+                                  wrap=True, column_widths=["40%", "22%", "22%", "16%"])
             with gr.Row():
                 meals_plot = gr.BarPlot(x="day", y="carbohydrate (g)", color="meal", title=f"Carbohydrate per meal, last {HISTORY_DAYS} days", elem_id="meals-plot",
                                         x_label_angle=-45, tooltip=["day", "meal", "food", "carbohydrate (g)"])
