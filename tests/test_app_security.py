@@ -249,6 +249,6 @@ def test_user_b_cannot_download_user_a_export(server):
         assert alice.post("/login", data={"username": "alice", "password": PASSWORDS["alice"]}).status_code == 200
         assert bob.post("/login", data={"username": "bob", "password": PASSWORDS["bob"]}).status_code == 200
         url = export_url(alice)
-        assert alice.get(url).status_code == 200 and alice.get(url).text.startswith("id,")
+        assert alice.get(url).status_code == 200 and alice.get(url).text.startswith("user,date,")
         assert bob.get(url).status_code == 404
         assert httpx.get(url).status_code in (401, 403, 404)  # signed out
