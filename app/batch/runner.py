@@ -10,10 +10,12 @@ against --images-root, else the CSV's folder) and optionally `grams` or `serving
 `eaten_at`, `user`, `meal` and `note`. Every other column passes through unchanged.
 
 Output: every input row once, in input order: its own cells, then RESULT_COLUMNS
-(prediction, portion, nutrients, GI/GL, exchanges, FDC id, model version, status, error),
-plus RESULTS.summary.csv with per-user, per-day totals. Cells that a spreadsheet would run
+(prediction, low_confidence, portion, nutrients, GI/GL, exchanges, FDC id, model version,
+status, error), plus RESULTS.summary.csv with per-user, per-day totals. Cells that a spreadsheet would run
 as a formula (starting with = + - @, tab or CR) get a leading ' - pass-through cells too,
-so an input cell "-5" comes out as "'-5".
+so an input cell "-5" comes out as "'-5". Exchanges are in the --log-user's unit (else 15 g
+US choices), in a column named with it (exchanges_15g, exchanges_12g, exchanges_10g);
+low_confidence is true when the best guess is under their confidence threshold (else 0.5).
 
 Engines: `local` (the default) decodes in a thread pool of this process; `ray` sends the
 decoding and the model to Ray Data actors (app.batch.rayengine), on a private Ray instance or
