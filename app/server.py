@@ -32,7 +32,7 @@ from app.catalog import DefaultFollower, ModelCatalog
 from app.config import LOCAL_USER, AppConfig
 from app.security import BodyTooLarge, Guard, OwnedFiles, Sessions, limited_body, private_dir
 from app.signin import add_routes as add_sign_in_routes
-from app.ui import AppContext, build_ui
+from app.ui import PAGE_ASSETS, AppContext, build_ui
 from db import personal, service, session, validate
 from db.errors import InvalidValue, UnknownFood
 from db.session import get_engine, session_scope
@@ -163,6 +163,7 @@ class App:
             show_error=False,  # gr.Error messages still show; unexpected exceptions do not leak
             run_history=False,  # meal photos are health data: keep no copies in the browser
             footer_links=["api", "settings"],
+            **PAGE_ASSETS,
         )
         return api
 

@@ -42,6 +42,64 @@ SERVER_DEFAULT_CHOICE = "(the server's default)"
 PER_100G, PER_SERVING = "per 100 g", "per serving"
 
 
+# White text on the default orange is 2.8:1; WCAG 2.1 AA asks 4.5:1 for text. The darker
+# shades keep the brand colour and pass (orange 700 on white text: 5.2:1).
+THEME = gr.themes.Default().set(
+    button_primary_background_fill="*primary_700",
+    button_primary_background_fill_hover="*primary_800",
+    button_primary_text_color="white",
+    button_cancel_background_fill="*error_700",
+    button_cancel_background_fill_hover="*error_800",
+    button_cancel_text_color="white",
+    body_text_color_subdued="*neutral_600",
+    color_accent="*primary_700",
+)
+# Phones first: a short header, and the carbohydrate figure large.
+CSS = """
+#page-title h1 { font-size: 1.25rem !important; margin: 0 !important; }
+#carb-headline h2 { font-size: 2rem; margin: 0.2rem 0; }
+"""
+# Runs before the app: an ended sign-in (any 401 from the app's own requests) replaces the
+# whole page by a sign-in link, so neither raw JSON nor the last user's meals stay on screen;
+# the grams box asks phones for a number pad; the icon-only buttons Gradio draws without a
+# name (the date pickers' calendar, the photo preview) get one for screen readers, the
+# carbohydrate headline and the log status are live regions, and Gradio's empty-file
+# placeholder loses a label that ARIA does not allow on a plain <div>.
+HEAD = """<script>
+(() => {
+  const ended = () => {
+    if (document.getElementById("session-ended")) return;
+    document.body.innerHTML = '<main id="session-ended" style="font-family:system-ui,sans-serif;'
+      + 'max-width:22rem;margin:4rem auto;padding:0 1rem"><h1>foodtag</h1><p role="alert">Your '
+      + 'session ended: <a href="' + new URL("login", document.baseURI) + '">sign in again</a>.'
+      + '</p></main>';
+  };
+  const plainFetch = window.fetch.bind(window);
+  window.fetch = async (...args) => {
+    const response = await plainFetch(...args);
+    if (response.status === 401) ended();
+    return response;
+  };
+  const unnamed = [["#portion-grams input, #portion-grams textarea", "inputmode", "decimal"],
+                   ["button.calendar", "aria-label", "Pick a date"],
+                   [".image-container > button", "aria-label", "Analysed photo"],
+                   // Screen readers announce a new carbohydrate figure and what was logged.
+                   ["#carb-headline, #log-status", "aria-live", "polite"]];
+  new MutationObserver(() => {
+    for (const [selector, name, value] of unnamed) {
+      for (const element of document.querySelectorAll(selector)) {
+        if (!element.hasAttribute(name)) element.setAttribute(name, value);
+      }
+    }
+    for (const element of document.querySelectorAll("div.empty[aria-label]:not([role])")) {
+      element.removeAttribute("aria-label");
+    }
+  }).observe(document.documentElement, {childList: true, subtree: true});
+})();
+</script>"""
+PAGE_ASSETS = {"theme": THEME, "css": CSS, "head": HEAD}  # for gr.mount_gradio_app
+
+
 @dataclass
 class AppContext:
     """What every handler shares: the model catalogue, the analyser and the identity rules."""
@@ -106,6 +164,19 @@ def _entry_id(value: int | float | None) -> int:
     return int(value)
 
 
+def _portion_state(analysis: dict | None, photo_sha256: str | None, food: str | None) -> dict:
+    """The one source of truth for the Analyse tab's portion: a food (None: none picked yet),
+    a serving or grams (None and None: the food's default serving), and the id that makes
+    logging this card twice one entry."""
+    return {"analysis": analysis, "photo_sha256": photo_sha256, "food": food, "serving": None,
+            "grams": None, "external_id": uuid.uuid4().hex if food else None}
+
+
+def _log_button(state: dict):
+    """Log is enabled only while a food is chosen and its card drawn."""
+    return gr.update(interactive=bool(state.get("food")))
+
+
 def _chosen_food(state: dict | None) -> str:
     food = (state or {}).get("food")
     if not food:
@@ -144,12 +215,17 @@ class Handlers:
         return self.ctx.identity.ui_user(request)
 
     # ---- Analyse -----------------------------------------------------------------------
+    # The portion lives in one gr.State: {"food", "serving", "grams", "external_id", ...}.
+    # The card, the Log button and the stored entry all read it; replies never write the grams
+    # box the person types in (only a new food empties it), so no reply can overwrite typing.
 
     def analyze(self, upload: str | None, webcam: str | None, request: gr.Request):
-        """Photo -> (state, preview, headline, suggestions, servings, grams, card).
+        """Photo -> (state, preview, headline, suggestions, search hits, recent, serving, grams,
+        card, Log button, log status).
 
-        A bad photo is not an exception here: the headline says what is wrong and the
-        previous photo's card is cleared, so it cannot be mistaken for this one's."""
+        Below the user's confidence threshold no food is chosen: the person picks one before
+        Log is enabled. A bad photo is not an exception here: the headline says what is wrong
+        and the previous photo's card is cleared, so it cannot be mistaken for this one's."""
         with shown_errors():
             user = self._user(request)
         if not (upload or webcam):
@@ -166,19 +242,24 @@ class Handlers:
             photo = self.ctx.analyzer.read(data, name, model)
             settings = service.get_settings(user)
             analysis = self.ctx.analyzer.analyze(photo, settings["confidence_threshold"], model)
-            state = {"analysis": analysis.to_dict(), "photo_sha256": photo_digest(data)}
-            card, servings, state = self._card_for(state, settings, analysis.top.food, serving=None,
-                                                   grams=None, user=user)
+            food = analysis.top.food if analysis.confident else None
+            state = _portion_state(analysis.to_dict(), photo_digest(data), food)
+            (head, card), servings, state = self._card_for(state, settings, user=user)
         except FoodtagError as exc:
             return self._analysis_failed(str(exc))
         return (
             state,
             self._preview(photo.image, user),
             views.analysis_markdown(analysis),
-            gr.update(choices=views.suggestion_choices(analysis), value=analysis.top.food),
-            servings,
+            gr.update(choices=views.suggestion_choices(analysis), value=food),
             gr.update(value=None),
+            gr.update(value=None),
+            servings,
+            gr.update(value=""),
+            head,
             card,
+            _log_button(state),
+            "",
         )
 
     def _preview(self, image, user: str) -> str:
@@ -189,39 +270,64 @@ class Handlers:
         return str(path)
 
     def _analysis_failed(self, message: str):
+        state = _portion_state(None, None, None)
         return (
-            {"analysis": None, "food": None, "external_id": None},
+            state,
             None,
             f"❌ **{message}**",
             gr.update(choices=[], value=None),
-            gr.update(choices=[], value=None),
             gr.update(value=None),
+            gr.update(value=None),
+            gr.update(choices=[], value=None),
+            gr.update(value=""),
+            "",
+            "",
+            _log_button(state),
             "",
         )
 
-    def _card_for(self, state: dict, settings: dict, food: str | None, *, serving, grams, user: str):
-        """(card markdown, servings dropdown update, new state) for a food and portion."""
-        state = dict(state or {})
-        state["food"] = food
-        # A new card is a new meal to log; logging the same card twice stays one entry.
-        state["external_id"] = uuid.uuid4().hex if food else None
-        if not food:
-            return "", gr.update(choices=[], value=None), state
-        card = nutrition_card(food, grams=grams, serving=serving, exchange_unit_g=settings["exchange_unit_g"],
-                              user=user)
+    def _card_for(self, state: dict, settings: dict, *, user: str):
+        """((headline, card) markdown, servings dropdown update, state) for the state's food and
+        portion; the state's serving becomes the one the card shows (the food's default when
+        none)."""
+        state = dict(state)
+        if not state["food"]:
+            return ("", ""), gr.update(choices=[], value=None), state
+        card = nutrition_card(state["food"], grams=state["grams"], serving=state["serving"],
+                              exchange_unit_g=settings["exchange_unit_g"], user=user)
+        state["serving"] = card["portion"].get("serving")
         choices = [(f"{s['name']} ({views.fmt(s['grams'], 'g')})", s["name"]) for s in card["servings"]]
-        return views.card_markdown(card), gr.update(choices=choices, value=card["portion"].get("serving")), state
+        return ((views.card_headline(card), views.card_markdown(card)),
+                gr.update(choices=choices, value=state["serving"]), state)
 
-    def choose_food(self, state: dict, food: str | None, request: gr.Request):
-        """A suggestion, a search hit or a recent food was picked: its card at its default
-        serving. Logged from a photo, it is stored as that photo's correction when it is not
-        the model's top answer."""
+    def _choose(self, state: dict, food: str | None, request: gr.Request, source: str):
+        """A food was picked from `source` (suggestions, search hits, recent): its card at its
+        default serving, the other pickers cleared and the headline naming the pick. Logged
+        from a photo, it is stored as that photo's correction when it is not the model's top
+        answer."""
+        state = state or _portion_state(None, None, None)
+        if not food:  # a picker emptied: the card (and Log) stay as they are
+            return (gr.skip(),) * 9 + (_log_button(state), gr.skip())
         with shown_errors():
             user = self._user(request)
             settings = service.get_settings(user)
-            card, servings, state = self._card_for(state, settings, food, serving=None, grams=None,
-                                                   user=user)
-        return state, servings, gr.update(value=None), card
+            (head, card), servings, state = self._card_for(
+                _portion_state(state.get("analysis"), state.get("photo_sha256"), food), settings, user=user)
+        pickers = {name: gr.skip() if name == source else gr.update(value=None)
+                   for name in ("suggestions", "search", "recent")}
+        return (state, views.picked_markdown(state["analysis"], food), pickers["suggestions"],
+                pickers["search"], pickers["recent"], servings, gr.update(value=""), head, card,
+                _log_button(state), "")
+
+    def choose_suggestion(self, state: dict, food: str | None, request: gr.Request):
+        return self._choose(state, food, request, "suggestions")
+
+    def choose_food(self, state: dict, food: str | None, request: gr.Request):
+        """A search result was picked (also the API's way to pick any food by name)."""
+        return self._choose(state, food, request, "search")
+
+    def choose_recent(self, state: dict, food: str | None, request: gr.Request):
+        return self._choose(state, food, request, "recent")
 
     def search_foods(self, text: str, group: str | None, request: gr.Request):
         """Food names matching what was typed, for when the model is wrong or unsure: the same
@@ -261,34 +367,68 @@ class Handlers:
         return gr.update(choices=[ALL_GROUPS, *groups], value=ALL_GROUPS)
 
     def set_serving(self, state: dict, serving: str | None, request: gr.Request):
-        """A serving was picked: it replaces any grams typed before."""
-        return (*self._portion(state, request, serving=serving, grams=None), gr.update(value=None))
+        """A serving was picked: it replaces grams typed before (and empties their box). The
+        dropdown closing on the serving the card already shows changes nothing.
 
-    def set_grams(self, state: dict, serving: str | None, grams: str | None, request: gr.Request):
-        """Grams were typed: they win over the serving (emptied: back to the serving)."""
-        return self._portion(state, request, serving=serving if grams is None else None, grams=grams)
+        Returns (state, serving dropdown, grams box, headline, card, Log button, log status)."""
+        state = state or _portion_state(None, None, None)
+        if not state["food"] or not serving or (serving == state["serving"] and state["grams"] is None):
+            return (gr.skip(),) * 5 + (_log_button(state), gr.skip())
+        return self._portion(state, request, serving=serving, grams=None, empty_grams_box=True)
 
-    def _portion(self, state: dict, request: gr.Request, *, serving, grams):
+    def set_grams(self, state: dict, grams: str | None, request: gr.Request):
+        """Grams were typed: they win over the serving (emptied: back to the food's default
+        serving). The reply never writes the grams box: what was typed stays as typed.
+
+        Returns (state, serving dropdown, grams box, headline, card, Log button, log status)."""
+        state = state or _portion_state(None, None, None)
         with shown_errors():
-            settings = service.get_settings(self._user(request))
-            card, servings, state = self._card_for(state, settings, _chosen_food(state), serving=serving,
-                                                   grams=validate.optional_grams(grams), user=self._user(request))
-        return state, servings, card
+            typed = validate.optional_grams(grams)
+        if not state["food"] or typed == state["grams"]:
+            # An untouched or unchanged box (or no food yet): nothing to redraw, nothing to say.
+            return (gr.skip(),) * 5 + (_log_button(state), gr.skip())
+        return self._portion(state, request, serving=None, grams=typed, empty_grams_box=False)
+
+    def _portion(self, state: dict, request: gr.Request, *, serving, grams, empty_grams_box: bool):
+        with shown_errors():
+            user = self._user(request)
+            settings = service.get_settings(user)
+            (head, card), servings, state = self._card_for(
+                {**state, "serving": serving, "grams": grams, "external_id": uuid.uuid4().hex},
+                settings, user=user)
+        return (state, servings, gr.update(value="") if empty_grams_box else gr.skip(), head, card,
+                _log_button(state), "")
+
+    def refresh_card(self, state: dict, request: gr.Request):
+        """Redraw the card from the state with the user's current settings (a new unit)."""
+        state = state or _portion_state(None, None, None)
+        if not state["food"]:
+            return gr.skip(), gr.skip()
+        with shown_errors():
+            user = self._user(request)
+            cards, _servings, _state = self._card_for(state, service.get_settings(user), user=user)
+        return cards
 
     def log_meal(self, state: dict, serving: str | None, grams: str | None, meal_type: str | None,
                  eaten_at: str | None, note: str | None, request: gr.Request) -> str:
-        """Log the card on screen for the signed-in user."""
-        analysis = (state or {}).get("analysis")
-        top = analysis["predictions"][0] if analysis else None
-        # The person chose another food than the model's answer: a correction to learn from.
-        corrected = None if top is None else _chosen_food(state) != top["food"]
+        """Log the portion on the card (the state), for the signed-in user. The serving and
+        grams boxes are only compared with it: when they differ the card is not yet redrawn
+        for what was typed, and nothing is logged."""
+        state = state or _portion_state(None, None, None)
         with shown_errors():
-            grams = validate.optional_grams(grams)
+            food = _chosen_food(state)
+            if validate.optional_grams(grams) != state["grams"] or (
+                    state["grams"] is None and serving and serving != state["serving"]):
+                return ("⚠️ Not logged: the card was not yet showing the portion you typed. "
+                        "Check the card, then press Log again.")
+            user = self._user(request)
+            analysis = state.get("analysis")
+            top = analysis["predictions"][0] if analysis else None
             entry = service.log_meal(
-                self._user(request),
-                _chosen_food(state),
-                grams=grams,
-                serving=None if grams is not None else serving,
+                user,
+                food,
+                grams=state["grams"],
+                serving=state["serving"] if state["grams"] is None else None,
                 eaten_at=parse_when(eaten_at),
                 meal_type=meal_type or "",
                 note=(note or "").strip(),
@@ -297,20 +437,24 @@ class Handlers:
                 model_version=analysis["model"]["version"] if analysis else None,
                 external_id=state.get("external_id"),
                 photo_sha256=state.get("photo_sha256") if analysis else None,
-                is_correction=corrected,
+                # The person chose another food than the model's answer: a correction to learn from.
+                is_correction=None if top is None else food != top["food"],
             )
+            # The confirmation repeats the card's own figures (the same lookup drew the card).
+            unit_g = service.get_settings(user)["exchange_unit_g"]
+            shown = nutrition_card(food, grams=state["grams"], serving=state["serving"] if state["grams"] is None
+                                   else None, exchange_unit_g=unit_g, user=user)
         when = entry["eaten_at"][:16].replace("T", " ")
         if not entry["created"]:
-            return f"Already logged: {entry['food']} at {when} (entry {entry['id']})."
-        return (
-            f"✅ Logged {entry['food']}, {views.portion_text(entry['grams'], entry.get('serving'))}: "
-            f"{views.fmt(entry['carbohydrate_g'], 'g')} carbohydrate, at {when}."
-        )
+            return f"Already logged: {entry['food']} at {when} (entry #{entry['id']})."
+        return (f"✅ Logged: {entry['food']}, {views.portion_text(entry['grams'], entry.get('serving'))}, "
+                f"{views.fmt(shown['portion']['carbohydrate_g'], 'g')} carbohydrate, "
+                f"{views.exchange_count(shown['exchanges']['value'], unit_g)} (entry #{entry['id']}, {when}).")
 
     # ---- Today and history ---------------------------------------------------------------
 
     def day_view(self, day_text: str | None, request: gr.Request):
-        """(entries table, totals vs targets, entry picker, meals chart, daily chart)."""
+        """(entries table, totals vs targets, entry picker, meals chart, daily chart, heading)."""
         with shown_errors():
             user = self._user(request)
             day = parse_day(day_text)
@@ -328,17 +472,29 @@ class Handlers:
             gr.update(choices=views.entry_choices(summary["entries"]), value=None),
             views.meal_carbs_frame(history, start, day),
             pd.DataFrame(daily_rows, columns=["day", "series", "carbohydrate (g)"]),
+            f"### {day:%A %d %B %Y}: {views.fmt(summary['totals'].get('carbohydrate_g') or 0.0, 'g')} "
+            f"carbohydrate in {len(summary['entries'])} meal{'s' * (len(summary['entries']) != 1)}",
         )
+
+    def pick_row(self, event: gr.SelectData):
+        """A click on a row of the meals table picks that entry for editing or deleting."""
+        row = event.row_value or []
+        return gr.update(value=row[-1]) if row else gr.skip()
+
+    def _entry_on(self, entry_id: int | None, day_text: str | None, request: gr.Request) -> dict:
+        """One of the user's own entries on the day shown."""
+        entry_id, day = _entry_id(entry_id), parse_day(day_text)
+        # day_summary is scoped to the user, so another user's id is simply not there.
+        entries = service.day_summary(self._user(request), day)["entries"]
+        entry = next((e for e in entries if e["id"] == entry_id), None)
+        if entry is None:
+            raise FoodtagError(f"no meal entry {entry_id} on {day.isoformat()}")
+        return entry
 
     def load_entry(self, entry_id: int | None, day_text: str | None, request: gr.Request):
         """Fill the edit form from one of the user's own entries on the day shown."""
         with shown_errors():
-            entry_id, day = _entry_id(entry_id), parse_day(day_text)
-            # day_summary is scoped to the user, so another user's id is simply not there.
-            entries = service.day_summary(self._user(request), day)["entries"]
-            entry = next((e for e in entries if e["id"] == entry_id), None)
-            if entry is None:
-                raise FoodtagError(f"no meal entry {entry_id} on {day.isoformat()}")
+            entry = self._entry_on(entry_id, day_text, request)
         return entry["grams"], entry["meal_type"] or None, entry["eaten_at"][:16].replace("T", " "), entry["note"]
 
     def edit_entry(self, entry_id: int | None, grams: float | None, meal_type: str | None,
@@ -350,11 +506,18 @@ class Handlers:
             entry = service.update_meal(self._user(request), _entry_id(entry_id), **changes)
         return f"Saved entry {entry['id']}: {entry['food']}, {views.portion_text(entry['grams'], entry.get('serving'))}."
 
-    def delete_entry(self, entry_id: int | None, request: gr.Request) -> str:
+    def ask_delete(self, entry_id: int | None, day_text: str | None, request: gr.Request):
+        """The first click on Delete: say exactly which entry would go, and ask."""
+        with shown_errors():
+            entry = self._entry_on(entry_id, day_text, request)
+        return gr.update(visible=True), f"Delete **{views.entry_label(entry)}**? This cannot be undone."
+
+    def delete_entry(self, entry_id: int | None, request: gr.Request):
+        """Delete an entry (after the person confirmed it); hides the question."""
         with shown_errors():
             entry_id = _entry_id(entry_id)
             service.delete_meal(self._user(request), entry_id)
-        return f"Deleted entry {entry_id}."
+        return f"Deleted entry #{entry_id}.", gr.update(visible=False)
 
     def export_csv(self, request: gr.Request) -> str:
         """The user's whole log as CSV, for a dietitian."""
@@ -510,71 +673,88 @@ class Handlers:
     def default_meal(self) -> str:
         return views.meal_for_time(datetime.now())
 
-    def whoami(self, request: gr.Request) -> str:
+    def whoami(self, request: gr.Request):
+        """Who is signed in, and the sign-out button (accounts mode only)."""
         if not self.ctx.identity.accounts:
-            return "Single-user local mode (no sign-in)."
+            return "Single-user local mode (no sign-in).", gr.update(visible=False)
         with shown_errors():
-            return f"Signed in as **{self._user(request)}** · [Sign out](/logout)"
+            return f"Signed in as **{self._user(request)}**", gr.update(visible=True)
 
 
 def build_ui(ctx: AppContext) -> gr.Blocks:
     h = Handlers(ctx)
     with gr.Blocks(title="foodtag", delete_cache=(GRADIO_CACHE_S // 2, GRADIO_CACHE_S)) as demo:
-        gr.Markdown("# foodtag: meal photo to carbohydrates")
-        who = gr.Markdown()
+        with gr.Row(equal_height=True):
+            gr.Markdown("# foodtag · meal photo to carbohydrates", elem_id="page-title", min_width=300, scale=3)
+            who = gr.Markdown(elem_id="signed-in-as", min_width=160)
+            sign_out_btn = gr.Button("Sign out", visible=False, scale=0, min_width=100, elem_id="sign-out")
         gr.Markdown(views.safety_note(), elem_id="safety-note")
-        state = gr.State({"analysis": None, "food": None, "external_id": None})
+        state = gr.State(_portion_state(None, None, None))
         nothing = gr.State(None)  # stands in for the photo source an event does not use
 
         with gr.Tab("Analyse", id="analyse"):
-            with gr.Row():
-                with gr.Column(scale=1):
-                    upload = gr.File(label="Meal photo", file_types=["image"], type="filepath", elem_id="photo-upload")
-                    with gr.Accordion("Use the webcam", open=False):
-                        webcam = gr.Image(sources=["webcam"], type="filepath", label="Webcam")
-                    analyze_btn = gr.Button("Analyse", variant="primary")
-                    preview = gr.Image(label="Analysed photo", interactive=False, height=240)
-                with gr.Column(scale=2):
+            with gr.Row(equal_height=False):
+                with gr.Column(scale=1, min_width=300):
+                    upload = gr.File(label="Meal photo", file_types=["image"], type="filepath",
+                                     elem_id="photo-upload", height=80)
+                    with gr.Row():
+                        analyze_btn = gr.Button("Analyse", variant="primary", min_width=100)
+                        with gr.Column(scale=2, min_width=180):
+                            with gr.Accordion("Use the webcam", open=False):
+                                webcam = gr.Image(sources=["webcam"], type="filepath", label="Webcam")
+                    preview = gr.Image(label="Analysed photo", interactive=False, height=160)
+                with gr.Column(scale=2, min_width=300):
                     headline = gr.Markdown(elem_id="analysis-headline")
-                    suggestions = gr.Radio(label="Top suggestions (pick the right one)", choices=[])
-                    recent = gr.Radio(label="Your favourite and recent foods (one click)", choices=[],
-                                      elem_id="recent-foods")
+                    suggestions = gr.Radio(label="Top suggestions (pick the right one)", choices=[],
+                                           elem_id="suggestions")
+                    carb_head = gr.Markdown(elem_id="carb-headline")
+                    with gr.Row():
+                        serving = gr.Dropdown(label="Serving", choices=[], interactive=True, elem_id="portion-serving",
+                                              min_width=200)
+                        # A textbox, not gr.Number: empty must mean "use the serving", and a
+                        # Number shows 0 when empty (the page script asks phones for a number pad).
+                        grams = gr.Textbox(label="or grams", placeholder="e.g. 150", elem_id="portion-grams",
+                                           min_width=120)
+                    with gr.Row():
+                        meal_type = gr.Dropdown(label="Meal", choices=list(views.MEAL_TYPES), min_width=110)
+                        eaten_at = gr.DateTime(label="Eaten at", value="now", include_time=True, type="string",
+                                               min_width=180, scale=2)
+                    with gr.Row():
+                        log_btn = gr.Button("Log this meal", variant="primary", elem_id="log-meal", interactive=False)
+                        favourite_btn = gr.Button("☆ Favourite / unfavourite this food", scale=0, min_width=160)
+                    log_status = gr.Markdown(elem_id="log-status")
+                    note = gr.Textbox(label="Note (optional, saved with the meal)")
                     with gr.Row():
                         search_text = gr.Textbox(label="Wrong? Search foods by name", scale=3,
-                                                 elem_id="food-search")
+                                                 elem_id="food-search", min_width=160)
                         search_group = gr.Dropdown(label="Food group", choices=[ALL_GROUPS],
-                                                   value=ALL_GROUPS, scale=2)
-                        search_btn = gr.Button("Search", scale=1)
-                    search_hits = gr.Dropdown(label="Search results", choices=[], interactive=True)
+                                                   value=ALL_GROUPS, scale=2, min_width=160)
+                        search_btn = gr.Button("Search", scale=1, min_width=80)
+                    search_hits = gr.Dropdown(label="Search results", choices=[], interactive=True,
+                                              elem_id="search-hits")
                     search_status = gr.Markdown()
-                    with gr.Row():
-                        serving = gr.Dropdown(label="Serving", choices=[], interactive=True)
-                        # A textbox, not gr.Number: empty must mean "use the serving", and a
-                        # Number shows 0 when empty.
-                        grams = gr.Textbox(label="or grams", placeholder="e.g. 150")
+                    recent = gr.Radio(label="Your favourite and recent foods (one click)", choices=[],
+                                      elem_id="recent-foods")
                     card = gr.Markdown(elem_id="nutrition-card")
-                    with gr.Row():
-                        meal_type = gr.Dropdown(label="Meal", choices=list(views.MEAL_TYPES))
-                        eaten_at = gr.DateTime(label="Eaten at", value="now", include_time=True, type="string")
-                    note = gr.Textbox(label="Note (optional)")
-                    with gr.Row():
-                        log_btn = gr.Button("Log this meal", variant="primary", elem_id="log-meal")
-                        favourite_btn = gr.Button("☆ Favourite / unfavourite this food", scale=0)
-                    log_status = gr.Markdown(elem_id="log-status")
 
-        with gr.Tab("Today & history", id="today"):
+        with gr.Tab("Today", id="today"):
             with gr.Row():
-                day = gr.DateTime(label="Day", value="now", include_time=False, type="string")
-                refresh_btn = gr.Button("Show")
-            totals = gr.Dataframe(label="Totals vs your daily targets", interactive=False, elem_id="day-totals")
-            entries = gr.Dataframe(label="Meals", interactive=False)
+                day = gr.DateTime(label="Day", value="now", include_time=False, type="string", min_width=200)
+                refresh_btn = gr.Button("Show", scale=0, min_width=80)
+            day_heading = gr.Markdown(elem_id="day-heading")
+            # Widths in percent: a phone's 390 px show every column, none cut off on the right.
+            entries = gr.Dataframe(label="Meals (click a row to edit or delete it)", interactive=False,
+                                   elem_id="day-entries", wrap=True,
+                                   column_widths=["15%", "27%", "13%", "13%", "14%", "10%", "8%"])
+            totals = gr.Dataframe(label="Totals vs your daily targets", interactive=False, elem_id="day-totals",
+                                  wrap=True, column_widths=["40%", "22%", "22%", "16%"])
             with gr.Row():
                 meals_plot = gr.BarPlot(x="day", y="carbohydrate (g)", color="meal", title=f"Carbohydrate per meal, last {HISTORY_DAYS} days", elem_id="meals-plot",
                                         x_label_angle=-45, tooltip=["day", "meal", "food", "carbohydrate (g)"])
                 daily_plot = gr.LinePlot(x="day", y="carbohydrate (g)", color="series", title="Carbohydrate per day vs target", elem_id="daily-plot",
                                          x_label_angle=-45)
-            with gr.Accordion("Edit or delete an entry", open=False):
-                entry_pick = gr.Dropdown(label="Entry", choices=[], interactive=True)
+            with gr.Accordion("Edit or delete an entry", open=False) as edit_box:
+                entry_pick = gr.Dropdown(label="Entry", choices=[], interactive=True, elem_id="entry-pick")
                 with gr.Row():
                     edit_grams = gr.Number(label="Grams", minimum=validate.MIN_PORTION_G, maximum=validate.MAX_PORTION_G)
                     edit_meal = gr.Dropdown(label="Meal", choices=list(views.MEAL_TYPES))
@@ -582,8 +762,13 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
                     edit_note = gr.Textbox(label="Note")
                 with gr.Row():
                     save_entry_btn = gr.Button("Save changes")
-                    delete_btn = gr.Button("Delete entry", variant="stop")
-                entry_status = gr.Markdown()
+                    delete_btn = gr.Button("Delete entry", variant="stop", elem_id="delete-entry")
+                with gr.Group(visible=False) as confirm_box:
+                    confirm_text = gr.Markdown(elem_id="delete-question")
+                    with gr.Row():
+                        confirm_delete_btn = gr.Button("Yes, delete it", variant="stop", elem_id="confirm-delete")
+                        keep_btn = gr.Button("No, keep it")
+                entry_status = gr.Markdown(elem_id="entry-status")
             with gr.Row():
                 export_btn = gr.Button("Export my log as CSV (for your dietitian)")
                 export_file = gr.File(label="CSV", interactive=False)
@@ -645,34 +830,57 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
         # Events that repeat another one (same handler, other trigger) are callable but
         # left out of the API page, which lists each operation once.
         quiet = {"api_visibility": "undocumented"}
-        analysis_outputs = [state, preview, headline, suggestions, serving, grams, card]
+        # Client-side only, before anything reaches the server: Log waits while the card is
+        # being redrawn for a new photo or portion (the reply enables it again).
+        hold_log = {"fn": None, "outputs": [log_btn], "js": "() => ({__type__: 'update', interactive: false})",
+                    "queue": False, "api_visibility": "private"}
+        card_outputs = [carb_head, card, log_btn, log_status]
+        analysis_outputs = [state, preview, headline, suggestions, search_hits, recent, serving, grams,
+                            *card_outputs]
+        analyze_btn.click(**hold_log)
         analyze_btn.click(h.analyze, [upload, webcam], analysis_outputs, api_name="analyze")
         # A new upload or snapshot is analysed at once, by itself.
+        upload.upload(**hold_log)
         upload.upload(h.analyze, [upload, nothing], analysis_outputs, api_name="analyze_upload", **quiet)
+        webcam.input(**hold_log)
         webcam.input(h.analyze, [nothing, webcam], analysis_outputs, api_name="analyze_webcam", **quiet)
-        pick_outputs = [state, serving, grams, card]
-        suggestions.input(h.choose_food, [state, suggestions], pick_outputs, api_name="choose_suggestion")
-        search_hits.input(h.choose_food, [state, search_hits], pick_outputs, api_name="choose_food")
-        recent.input(h.choose_food, [state, recent], pick_outputs, api_name="choose_recent")
+        pick_outputs = [state, headline, suggestions, search_hits, recent, serving, grams, *card_outputs]
+        for picker, handler, name in ((suggestions, h.choose_suggestion, "choose_suggestion"),
+                                      (search_hits, h.choose_food, "choose_food"),
+                                      (recent, h.choose_recent, "choose_recent")):
+            picker.input(**hold_log)
+            picker.input(handler, [state, picker], pick_outputs, api_name=name, trigger_mode="always_last")
         favourite_btn.click(h.toggle_favourite, [state], [log_status, recent], api_name="toggle_favourite")
         search_inputs = [search_text, search_group]
         search_btn.click(h.search_foods, search_inputs, [search_hits, search_status], api_name="search_foods")
         search_text.submit(h.search_foods, search_inputs, [search_hits, search_status], api_name="search_foods_submit", **quiet)
-        serving.input(h.set_serving, [state, serving], [state, serving, card, grams], api_name="set_serving")
-        grams.submit(h.set_grams, [state, serving, grams], [state, serving, card], api_name="set_grams")
-        grams.blur(h.set_grams, [state, serving, grams], [state, serving, card], api_name="set_grams_blur", **quiet)
+        portion_outputs = [state, serving, grams, *card_outputs]
+        serving.input(**hold_log)
+        serving.input(h.set_serving, [state, serving], portion_outputs, api_name="set_serving",
+                      trigger_mode="always_last")
+        # Typing holds Log until the typed grams are on the card (Enter or leaving the box).
+        grams.input(**hold_log)
+        grams.submit(h.set_grams, [state, grams], portion_outputs, api_name="set_grams", trigger_mode="always_last")
+        grams.blur(h.set_grams, [state, grams], portion_outputs, api_name="set_grams_blur",
+                   trigger_mode="always_last", **quiet)
 
-        day_outputs = [entries, totals, entry_pick, meals_plot, daily_plot]
+        day_outputs = [entries, totals, entry_pick, meals_plot, daily_plot, day_heading]
         log_btn.click(
             h.log_meal, [state, serving, grams, meal_type, eaten_at, note], [log_status], api_name="log_meal"
         ).success(h.day_view, [day], day_outputs, api_name="day_view_after_log", **quiet).success(
             h.recent_foods, None, [recent], api_name="recent_after_log", **quiet)
         refresh_btn.click(h.day_view, [day], day_outputs, api_name="day_view")
-        entry_pick.input(h.load_entry, [entry_pick, day], [edit_grams, edit_meal, edit_when, edit_note], api_name="load_entry")
+        edit_fields = [edit_grams, edit_meal, edit_when, edit_note]
+        entries.select(h.pick_row, None, [entry_pick], api_name="pick_row", **quiet).success(
+            lambda: gr.update(open=True), None, [edit_box], api_visibility="private").success(
+            h.load_entry, [entry_pick, day], edit_fields, api_name="load_row", **quiet)
+        entry_pick.input(h.load_entry, [entry_pick, day], edit_fields, api_name="load_entry")
         save_entry_btn.click(
-            h.edit_entry, [entry_pick, edit_grams, edit_meal, edit_when, edit_note], [entry_status], api_name="edit_entry"
+            h.edit_entry, [entry_pick, *edit_fields], [entry_status], api_name="edit_entry"
         ).success(h.day_view, [day], day_outputs, api_name="day_view_after_edit", **quiet)
-        delete_btn.click(h.delete_entry, [entry_pick], [entry_status], api_name="delete_entry").success(
+        delete_btn.click(h.ask_delete, [entry_pick, day], [confirm_box, confirm_text], api_name="ask_delete")
+        keep_btn.click(lambda: gr.update(visible=False), None, [confirm_box], api_visibility="private")
+        confirm_delete_btn.click(h.delete_entry, [entry_pick], [entry_status, confirm_box], api_name="delete_entry").success(
             h.day_view, [day], day_outputs, api_name="day_view_after_delete", **quiet
         )
         export_btn.click(h.export_csv, None, [export_file], api_name="export_csv")
@@ -688,12 +896,15 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
         region.input(h.unit_for_region, [region, unit], [unit], api_name="unit_for_region", **quiet)
         save_settings_btn.click(h.save_settings, settings_fields, [settings_status], api_name="save_settings").success(
             h.day_view, [day], day_outputs, api_name="day_view_after_settings", **quiet
-        )
+        ).success(h.refresh_card, [state], [carb_head, card], api_name="card_after_settings", **quiet)
 
         use_btn.click(h.use_model, [model_pick], [models_table, model_pick, models_status], api_name="use_model")
         activate_btn.click(h.activate_model, [model_pick], [models_table, model_pick, models_status], api_name="activate_model")
 
-        demo.load(h.whoami, None, [who], api_name="whoami")
+        demo.load(h.whoami, None, [who, sign_out_btn], api_name="whoami")
+        # Same tab, and the page leaves the history: Back cannot bring the meal log back.
+        sign_out_btn.click(None, js="() => { window.location.replace(new URL('logout', document.baseURI)); }",
+                           api_visibility="private")
         demo.load(h.default_meal, None, [meal_type], api_name="default_meal", **quiet)
         demo.load(h.recent_foods, None, [recent], api_name="recent_foods")
         demo.load(h.food_groups, None, [search_group], api_name="food_groups", **quiet)
@@ -701,6 +912,11 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
         demo.load(h.my_foods, None, [my_table, my_pick], api_name="my_foods")
         demo.load(h.day_view, [day], day_outputs, api_name="day_view_on_load", **quiet)
         demo.load(h.list_models, None, [models_table, model_pick, models_status], api_name="list_models")
+    # The tabs sit in the Tabs that gr.Tab opens by itself; on a phone they wrap onto a second
+    # row instead of hiding behind a "..." menu (the Tabs component's own option).
+    for block in demo.blocks.values():
+        if isinstance(block, gr.Tabs):
+            block.overflow_behavior = "wrap"
     return demo
 
 
@@ -712,5 +928,9 @@ def _batch_tab(ctx: AppContext) -> None:
     def owned_stem(stem: str, request: gr.Request) -> str:
         return ctx.files.name(stem, "", ctx.identity.ui_user(request))
 
+    def settings(request: gr.Request) -> dict[str, float]:
+        chosen = service.get_settings(ctx.identity.ui_user(request))
+        return {key: chosen[key] for key in ("exchange_unit_g", "confidence_threshold")}
+
     with gr.Tab("Batch", id="batch"):
-        build_batch_tab(lambda: ctx.catalog.active()[0], private_dir(data_home() / "tmp"), owned_stem)
+        build_batch_tab(lambda: ctx.catalog.active()[0], private_dir(data_home() / "tmp"), owned_stem, settings)

@@ -13,6 +13,7 @@ import pandas as pd
 from app.analysis import DISCLAIMER, Analysis
 from db import cofid
 from db.cards import GI_UNKNOWN
+from db.nutrition import carb_unit
 
 # (key in NUTRIENTS, label, unit) in the order a dietitian reads a label.
 CARD_ROWS = (
@@ -29,7 +30,11 @@ CARD_ROWS = (
 
 MEAL_TYPES = ("breakfast", "lunch", "dinner", "snack")
 
-ENTRY_COLUMNS = ["id", "time", "meal", "food", "portion", "carbs (g)", "available carbs (g)", "kcal", "GL"]
+# Narrow enough for a phone: what a person checks first (time, food, grams, carbohydrate)
+# comes first; the entry number names the row for editing.
+ENTRY_COLUMNS = ["time", "food", "grams", "carbs (g)", "meal", "kcal", "#"]
+# How a unit is counted in a headline ("2.8 choices", "3.5 BE"), by db.nutrition.CarbUnit.key.
+UNIT_COUNT_NAMES = {"us_choice": "choices", "be": "BE", "ke": "KE / CP", "uk_cp": "CP"}
 
 
 def fmt(value: float | None, unit: str = "", digits: int = 1) -> str:
@@ -74,6 +79,25 @@ def source_text(source: dict) -> str:
     ids = [f"FDC ID {source['fdc_id']}" if source.get("fdc_id") else "",
            f"NDB {source['code']}" if source["dataset"] == "SR Legacy" and source.get("code") else ""]
     return f"USDA {source['dataset']}, " + ", ".join(i for i in ids if i)
+
+
+def exchange_count(exchanges: float | None, unit_g: float) -> str:
+    """"2.8 choices", "3.5 BE": a portion's exchanges in the user's unit."""
+    return f"{fmt(exchanges)} {UNIT_COUNT_NAMES[carb_unit(unit_g).key]}"
+
+
+def carbs_headline(carbohydrate_g: float | None, exchanges: float | None, unit_g: float) -> str:
+    """"42 g carbs, 2.8 choices": the figure a person acts on, in words a screen reader says."""
+    count = f", {exchange_count(exchanges, unit_g)}" if exchanges is not None else ""
+    return f"{fmt(carbohydrate_g, 'g')} carbs{count}"
+
+
+def card_headline(card: dict) -> str:
+    """Above the portion boxes: the carbohydrate of the portion, large (a heading, so screen
+    readers announce it as one), then the food and portion it is for."""
+    portion, exchanges = card["portion"], card["exchanges"]
+    return (f"## {carbs_headline(portion.get('carbohydrate_g'), exchanges['value'], exchanges['unit_g'])}\n\n"
+            f"**{card['food']}**, {portion_text(portion['grams'], portion.get('serving'))}")
 
 
 def card_markdown(card: dict) -> str:
@@ -123,6 +147,16 @@ def analysis_markdown(analysis: Analysis) -> str:
     return "\n\n".join(lines)
 
 
+def picked_markdown(analysis: dict | None, food: str) -> str:
+    """The headline once the person picked a food: theirs, with the model's guess beside it."""
+    if not analysis:
+        return f"**You picked {food}.**"
+    top = analysis["predictions"][0]
+    if top["food"] == food:
+        return f"**You picked {food}**, the model's best guess ({top['probability']:.0%})."
+    return f"**You picked {food}** (the model guessed {top['name']}, {top['probability']:.0%})."
+
+
 def suggestion_choices(analysis: Analysis) -> list[tuple[str, str]]:
     """Radio choices (shown text, food name); labels without nutrition data are left out."""
     choices = []
@@ -136,27 +170,28 @@ def suggestion_choices(analysis: Analysis) -> list[tuple[str, str]]:
 def entries_table(entries: list[dict]) -> pd.DataFrame:
     rows = [
         [
-            e["id"],
             datetime.fromisoformat(e["eaten_at"]).strftime("%H:%M"),
-            e["meal_type"] or "",
             e["food"],
-            portion_text(e["grams"], e.get("serving")),
+            fmt(e["grams"]),
             round(e["carbohydrate_g"] or 0.0, 1),
-            round(e["available_carbohydrate_g"] or 0.0, 1),
+            e["meal_type"] or "",
             round(e["kcal"] or 0.0),
-            "" if e.get("glycemic_load") is None else round(e["glycemic_load"], 1),
+            e["id"],
         ]
         for e in entries
     ]
     return pd.DataFrame(rows, columns=ENTRY_COLUMNS)
 
 
+def entry_label(entry: dict) -> str:
+    """One entry, told apart from every other: its number, time, food, grams and carbohydrate."""
+    return (f"#{entry['id']} {datetime.fromisoformat(entry['eaten_at']):%H:%M} "
+            f"{entry['meal_type'] or 'meal'}: {entry['food']}, {fmt(entry['grams'], 'g')}, "
+            f"{fmt(entry['carbohydrate_g'], 'g')} carbohydrate")
+
+
 def entry_choices(entries: list[dict]) -> list[tuple[str, int]]:
-    return [
-        (f"{datetime.fromisoformat(e['eaten_at']):%H:%M} {e['meal_type'] or 'meal'}: {e['food']}, "
-         f"{portion_text(e['grams'], e.get('serving'))}", e["id"])
-        for e in entries
-    ]
+    return [(entry_label(e), e["id"]) for e in entries]
 
 
 def totals_table(summary: dict) -> pd.DataFrame:

@@ -13,13 +13,6 @@ from db.models import Food, MealEntry
 GI_UNKNOWN = "not in our GI table"
 
 # Column order of entry dicts and of the exported CSV.
-ENTRY_KEYS: tuple[str, ...] = (
-    "id", "user", "eaten_at", "meal_type", "food", "food_id", "grams", "serving", "note",
-    *nutrition.NUTRIENTS, "glycemic_load", "predicted_label", "confidence", "model_version",
-    "external_id", "photo_sha256", "is_correction", "ingredients",
-)
-
-
 def nutrition_card(food: Food, grams: float, serving: str | None, unit_g: float) -> dict[str, Any]:
     """What ``grams`` of ``food`` contain, with source, servings, GI, GL and exchanges."""
     portion = nutrition.for_portion(food.per_100g, grams)
@@ -107,6 +100,49 @@ def entry_dict(entry: MealEntry) -> dict[str, Any]:
         "photo_sha256": entry.photo_sha256,
         "is_correction": entry.is_correction,
         "ingredients": recipe_text(entry.food),
+    }
+
+
+# The dietitian's CSV: what a person reads first (when, what, how much, the carbohydrate and
+# its exchanges in the user's unit, the USDA entry), then the ids that machines match on.
+EXPORT_COLUMNS: tuple[str, ...] = (
+    "user", "date", "time", "meal_type", "food", "grams", "serving", *nutrition.NUTRIENTS, "glycemic_load",
+    "exchanges", "exchange_unit", "usda_dataset", "fdc_id", "ndb_number", "note", "ingredients",
+    "id", "food_id", "predicted_label", "confidence", "model_version", "external_id", "photo_sha256",
+    "is_correction",
+)
+
+
+def export_row(entry: MealEntry, unit_g: float) -> dict[str, Any]:
+    """One entry as a row of EXPORT_COLUMNS: values rounded as shown on screen, exchanges in
+    the user's unit (``unit_g``) and named with it, the food's USDA ids."""
+    food = entry.food
+    exchanges = nutrition.exchanges(entry.carbohydrate_g, entry.fiber_g, unit_g)
+    return {
+        "user": entry.user.name,
+        "date": entry.eaten_at.date().isoformat(),
+        "time": entry.eaten_at.strftime("%H:%M"),
+        "meal_type": entry.meal_type,
+        "food": entry.food_name,
+        "grams": round(entry.grams, 1),
+        "serving": entry.serving,
+        **nutrition.rounded(stored_values(entry)),
+        "exchanges": None if exchanges is None else round(exchanges, 1),
+        "exchange_unit": f"{nutrition.EXCHANGE_UNITS_G[unit_g]} (1 = {unit_g:g} g)",
+        "usda_dataset": food.fdc_dataset,
+        "fdc_id": food.fdc_id,
+        # SR Legacy's own number (NDB); other datasets' codes are not NDB numbers.
+        "ndb_number": food.source_code if food.fdc_dataset == "SR Legacy" else None,
+        "note": entry.note,
+        "ingredients": recipe_text(food),
+        "id": entry.id,
+        "food_id": entry.food_id,
+        "predicted_label": entry.predicted_label,
+        "confidence": None if entry.confidence is None else round(entry.confidence, 3),
+        "model_version": entry.model_version,
+        "external_id": entry.external_id,
+        "photo_sha256": entry.photo_sha256,
+        "is_correction": entry.is_correction,
     }
 
 

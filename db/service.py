@@ -60,7 +60,8 @@ def search(text: str, limit: int = 10, *, user: str | None = None,
     """Foods for a search box, best first (ranking: db.search). With ``user``: their own foods
     too, and their favourite and recent foods first among comparable matches. ``group``: only
     foods of that category (an SR Legacy food group such as "Beverages"). ``region`` ("US",
-    "UK", "AU", "DE"): whose meaning of an ambiguous word ("chips", "biscuit") comes first.
+    "UK", "AU", "DE"): whose meaning of an ambiguous word ("chips", "biscuit") comes first;
+    without it, the user's own region (Settings), so the app, /api/foods and the CLI agree.
 
     Each hit: {"food", "food_id", "category", "score", "own", "recent", "favourite",
     "portion": {"serving", "grams", "carbohydrate_g"}}: the default serving and the
@@ -78,6 +79,8 @@ def search(text: str, limit: int = 10, *, user: str | None = None,
         raise InvalidValue(f"food group must be a name of at most 60 characters, got {validate.echo(group)}")
     with session_scope(write=False) as session:
         owner = repo.get_user(user, session=session) if user is not None else None
+        if region is None and owner is not None:
+            region = owner.region
         ranked = repo.search_foods(text, session=session, owner=owner, category=group or None,
                                    limit=limit, region=region)
     return [_hit(c, s) for c, s in ranked]
@@ -493,17 +496,18 @@ def delete_meal(user: str, entry_id: int) -> None:
 
 
 def export_log_csv(user: str, out: str | Path | IO[str]) -> int:
-    """Write all the user's entries (time order, ENTRY_KEYS columns) as CSV to a path or an
-    open text file; returns the number of rows.
+    """Write all the user's entries for their dietitian (time order, cards.EXPORT_COLUMNS:
+    rounded values, exchanges in the user's unit, USDA ids) as CSV to a path or an open text
+    file; returns the number of rows.
 
     Text cells starting with = + - @ get a leading ' so spreadsheets show them instead of
     running them as formulas.
     """
     with session_scope(write=False) as session:
         owner = repo.get_user(user, session=session)
-        rows = [cards.entry_dict(e) for e in repo.entries(owner, session=session)]
+        rows = [cards.export_row(e, owner.exchange_unit_g) for e in repo.entries(owner, session=session)]
     with _text_out(out) as handle:
-        writer = csv.DictWriter(handle, fieldnames=cards.ENTRY_KEYS, lineterminator="\n")
+        writer = csv.DictWriter(handle, fieldnames=cards.EXPORT_COLUMNS, lineterminator="\n")
         writer.writeheader()
         for row in rows:
             writer.writerow({k: _csv_cell(v) for k, v in row.items()})

@@ -26,16 +26,19 @@ TODAY = date.today().isoformat()
 # the request (never from its inputs) and add its handler to the isolation tests below.
 REVIEWED_ENDPOINTS = {
     "analyze": "analyze", "analyze_upload": "analyze", "analyze_webcam": "analyze",
-    "choose_suggestion": "choose_food", "choose_food": "choose_food",
+    "choose_suggestion": "choose_suggestion", "choose_food": "choose_food",
     "search_foods": "search_foods", "search_foods_submit": "search_foods",
     "set_serving": "set_serving", "set_grams": "set_grams", "set_grams_blur": "set_grams",
     "log_meal": "log_meal", "load_entry": "load_entry", "edit_entry": "edit_entry", "delete_entry": "delete_entry",
+    "ask_delete": "ask_delete", "load_row": "load_entry",
+    "pick_row": "pick_row",  # the clicked row's own "#" cell, checked by load_entry afterwards
+    "card_after_settings": "refresh_card",
     "day_view": "day_view", "day_view_after_log": "day_view", "day_view_after_edit": "day_view",
     "day_view_after_delete": "day_view", "day_view_after_settings": "day_view", "day_view_on_load": "day_view",
     "export_csv": "export_csv", "save_settings": "save_settings", "load_settings": "load_settings",
     "activate_model": "activate_model", "use_model": "use_model", "list_models": "list_models", "whoami": "whoami",
     "default_meal": "default_meal",
-    "choose_recent": "choose_food", "recent_foods": "recent_foods", "recent_after_log": "recent_foods",
+    "choose_recent": "choose_recent", "recent_foods": "recent_foods", "recent_after_log": "recent_foods",
     "food_groups": "food_groups",  # public food groups only: no user data
     "unit_for_region": "unit_for_region",  # a region's unit: reads no user data
     "toggle_favourite": "toggle_favourite",
@@ -66,8 +69,9 @@ def photo(coffee_image, tmp_path_factory):
 def alice_entry(server, photo):
     alice = Client(server.url, auth=("alice", PASSWORDS["alice"]), verbose=False)
     alice.predict(handle_file(str(photo)), None, api_name="/analyze")
+    alice.predict("120", api_name="/set_grams")
     status = alice.predict(None, "120", "breakfast", "now", SECRET, api_name="/log_meal")
-    assert "Logged Espresso" in status
+    assert "Logged: Espresso" in status
     [entry] = service.day_summary("alice", date.today())["entries"]
     return entry
 
@@ -123,12 +127,14 @@ def test_user_b_cannot_read_or_change_user_a_through_the_api(bob, alice_entry):
     # Refused by Gradio (the id is not among bob's entry choices) or by the handler.
     refused = "no meal entry|not in the list of choices"
 
-    entries, totals, picker, meals, daily = bob.predict(TODAY, api_name="/day_view")
-    assert entries["data"] == [] and SECRET not in str((entries, totals, picker, meals, daily))
+    entries, totals, picker, meals, daily, heading = bob.predict(TODAY, api_name="/day_view")
+    assert entries["data"] == [] and SECRET not in str((entries, totals, picker, meals, daily, heading))
     with pytest.raises(Exception, match=refused):
         bob.predict(entry_id, TODAY, api_name="/load_entry")
     with pytest.raises(Exception, match=refused):
         bob.predict(entry_id, 999, "dinner", "now", "bob was here", api_name="/edit_entry")
+    with pytest.raises(Exception, match=refused):
+        bob.predict(entry_id, TODAY, api_name="/ask_delete")
     with pytest.raises(Exception, match=refused):
         bob.predict(entry_id, api_name="/delete_entry")
     exported = bob.predict(api_name="/export_csv")
@@ -146,12 +152,13 @@ def test_user_b_cannot_read_or_change_user_a_through_the_api(bob, alice_entry):
 def test_each_user_sees_only_their_own_log(server, alice_entry, photo):
     alice = Client(server.url, auth=("alice", PASSWORDS["alice"]), verbose=False)
     entries, *_ = alice.predict(TODAY, api_name="/day_view")
-    assert [row[0] for row in entries["data"]] == [alice_entry["id"]]
+    assert [row[-1] for row in entries["data"]] == [alice_entry["id"]]
     bob = Client(server.url, auth=("bob", PASSWORDS["bob"]), verbose=False)
     bob.predict(handle_file(str(photo)), None, api_name="/analyze")
+    bob.predict("30", api_name="/set_grams")
     bob.predict(None, "30", "snack", "now", "bob's", api_name="/log_meal")
     entries, *_ = alice.predict(TODAY, api_name="/day_view")
-    assert [row[0] for row in entries["data"]] == [alice_entry["id"]]
+    assert [row[-1] for row in entries["data"]] == [alice_entry["id"]]
 
 
 def test_own_foods_and_recent_foods_stay_private(server, alice_entry):

@@ -50,9 +50,9 @@ def test_upload_photo_see_card_and_log(server, coffee_image, tmp_path):
             expect(page.locator("#analysis-headline")).to_contain_text("espresso")
 
             page.locator("#log-meal").click()
-            expect(page.locator("#log-status")).to_contain_text("Logged Espresso", timeout=30_000)
+            expect(page.locator("#log-status")).to_contain_text("Logged: Espresso", timeout=30_000)
             page.screenshot(path=str(ARTIFACTS / "app.png"), full_page=True)
-            page.get_by_role("tab", name="Today & history").click()
+            page.get_by_role("tab", name="Today").click()
             expect(page.locator("#day-totals")).to_contain_text("Carbohydrate", timeout=30_000)
             expect(page.locator("#meals-plot canvas, #meals-plot svg").first).to_be_visible(timeout=30_000)
             expect(page.locator("#daily-plot canvas, #daily-plot svg").first).to_be_visible(timeout=30_000)

@@ -185,16 +185,17 @@ def test_meal_logged_through_one_is_listed_by_the_other(servers, coffee_image, t
     photo.write_bytes(jpeg_bytes(coffee_image))
     on_one = Client(one.url, auth=("alice", PASSWORDS["alice"]), verbose=False)
     on_one.predict(handle_file(str(photo)), None, api_name="/analyze")
-    assert "Logged Espresso" in on_one.predict(None, "120", "breakfast", "now", "via one", api_name="/log_meal")
+    on_one.predict("120", api_name="/set_grams")
+    assert "Logged: Espresso" in on_one.predict(None, "120", "breakfast", "now", "via one", api_name="/log_meal")
 
     [logged] = [e for e in service.day_summary("alice", date.today())["entries"] if e["note"] == "via one"]
 
     entries, *_ = Client(other.url, auth=("alice", PASSWORDS["alice"]), verbose=False).predict(
         TODAY, api_name="/day_view")
-    [row] = [row for row in entries["data"] if row[0] == logged["id"]]
-    assert row[3] == "Espresso" and row[4].startswith("120")
+    [row] = [row for row in entries["data"] if row[-1] == logged["id"]]
+    assert row[1] == "Espresso" and row[2] == "120"
     bobs, *_ = Client(other.url, auth=("bob", PASSWORDS["bob"]), verbose=False).predict(TODAY, api_name="/day_view")
-    assert logged["id"] not in [row[0] for row in bobs["data"]]
+    assert logged["id"] not in [row[-1] for row in bobs["data"]]
 
 
 def test_an_export_made_on_one_is_refused_to_everyone_else_on_the_other(servers):

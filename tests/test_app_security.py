@@ -325,4 +325,4 @@ def test_photo_previews_are_served_only_to_their_owner(server, coffee_image):
 
 def test_user_b_cannot_download_user_a_export(server):
     assert_only_alice_gets(server, lambda browser: event_result(browser, "export_csv", [])[0]["url"],
-                           lambda shown: shown.text.startswith("id,"))
+                           lambda shown: shown.text.startswith("user,date,"))

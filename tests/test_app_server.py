@@ -65,21 +65,26 @@ def test_healthz(server):
 
 
 def test_client_analyses_logs_and_reads_totals(client, coffee_jpeg):
-    preview, headline, suggestions, serving, grams, card = client.predict(
+    # The state and the Log button are no API outputs.
+    preview, headline, suggestions, _hits, _recent, serving, grams, head, card, _status = client.predict(
         handle_file(str(coffee_jpeg)), None, api_name="/analyze"
     )
     assert "espresso" in headline.lower()
     assert "### Espresso" in card and "FDC ID 171891" in card and "exchanges" in card.lower()
-    assert serving["value"] == "1 shot (1 fl oz)"
+    assert head.startswith("## 0.5 g carbs, 0 choices") and serving["value"] == "1 shot (1 fl oz)"
 
+    # Logged is what the card shows: the typed grams must be on the card first.
+    refused = client.predict(None, "200", "breakfast", "now", "double espresso", api_name="/log_meal")
+    assert refused.startswith("⚠️ Not logged")
+    client.predict("200", api_name="/set_grams")
     status = client.predict(None, "200", "breakfast", "now", "double espresso", api_name="/log_meal")
-    assert status.startswith("✅ Logged Espresso, 200 g")
+    assert status.startswith("✅ Logged: Espresso, 200 g, 3.3 g carbohydrate, 0.2 choices")
     # The same card logged again (a double click) stays one entry.
     again = client.predict(None, "200", "breakfast", "now", "double espresso", api_name="/log_meal")
     assert again.startswith("Already logged")
 
     entries, totals, *_ = client.predict(date.today().isoformat(), api_name="/day_view")
-    rows = [r for r in table_rows(entries) if r[3] == "Espresso" and r[4] == "200 g"]
+    rows = [r for r in table_rows(entries) if r[1] == "Espresso" and r[2] == "200"]
     assert len(rows) == 1
     carbs = {r[0]: r for r in table_rows(totals)}["Carbohydrate"]
     # 200 g at 1.67 g/100 g = 3.34 g, shown as 3.3 g; the target is a new user's 275 g.
@@ -157,9 +162,10 @@ def test_ui_handler_bad_photos_give_clear_messages(server, coffee_image, tmp_pat
     for case, (name, data, words) in bad_inputs(coffee_image).items():
         path = tmp_path / name
         path.write_bytes(data)
-        state, preview, headline, *_rest, card = handlers.analyze(str(path), None, local)
+        state, preview, headline, *_rest, head, card, log, _status = handlers.analyze(str(path), None, local)
         assert headline.startswith("❌") and words.lower() in headline.lower() and name in headline, case
-        assert state["food"] is None and preview is None and card == ""
+        assert state["food"] is None and preview is None and head == card == ""
+        assert log["interactive"] is False
     big = tmp_path / "big.jpg"
     big.write_bytes(b"\0" * (MAX_UPLOAD_MB * 2**20 + 1))
     assert "limit is 2 MB" in handlers.analyze(str(big), None, local)[2]
@@ -178,7 +184,7 @@ def test_ui_refuses_bad_portions_and_times(server, coffee_jpeg):
                          ("nan", "number"), (float("inf"), "from 1 to 5000"), ("1e308", "number"),
                          ("abc", "number"), ("9999", "from 1 to 5000"), ("1_000", "number")):
         with pytest.raises(gr.Error, match=words):
-            handlers.set_grams(state, None, grams, local)
+            handlers.set_grams(state, grams, local)
         with pytest.raises(gr.Error, match=words):
             handlers.log_meal(state, None, grams, "lunch", "now", "", local)
     with pytest.raises(gr.Error, match="not understood"):
@@ -193,10 +199,10 @@ def test_ui_refuses_bad_portions_and_times(server, coffee_jpeg):
         with pytest.raises(gr.Error, match="from 1 to 5000"):
             handlers.edit_entry(entry["id"], grams, "", entry["eaten_at"][:16], "", local)
     assert service.day_summary(LOCAL_USER, date.today())["totals"]["kcal"] is not None
-    state, _servings, card = handlers.set_grams(state, None, " 90 ", local)
-    assert "90 g" in card
+    state, _servings, _box, head, card, _log, _status = handlers.set_grams(state, " 90 ", local)
+    assert "90 g" in card and "90 g" in head
     # Emptied grams: back to the serving.
-    state, servings, card = handlers.set_grams(state, "1 shot (1 fl oz)", "", local)
+    state, servings, _box, head, card, _log, _status = handlers.set_grams(state, "", local)
     assert "1 shot (1 fl oz) (30 g)" in card
 
 
@@ -238,19 +244,19 @@ def test_search_pick_edit_delete_and_export(client, coffee_jpeg, tmp_path):
         'Banana - 1 medium (7" to 7-7/8" long) (118 g): 27 g carbohydrate', "Banana"]
     assert status.endswith("'banan': pick one.")
     client.predict(handle_file(str(coffee_jpeg)), None, api_name="/analyze")
-    _serving, _grams, card = client.predict("Banana", api_name="/choose_food")
-    assert "### Banana" in card
+    picked = client.predict("Banana", api_name="/choose_food")
+    assert "### Banana" in picked[-2] and "You picked Banana" in picked[0]
     client.predict("1 cup sliced", api_name="/set_serving")
     logged = client.predict("1 cup sliced", None, "snack", "now", "", api_name="/log_meal")
-    assert "Logged Banana, 1 cup sliced (150 g)" in logged
+    assert "Logged: Banana, 1 cup sliced (150 g)" in logged
 
     entries, *_ = client.predict(date.today().isoformat(), api_name="/day_view")
-    entry_id = next(r[0] for r in table_rows(entries) if r[3] == "Banana")
+    entry_id = next(r[-1] for r in table_rows(entries) if r[1] == "Banana")
     grams, meal, when, note = client.predict(entry_id, date.today().isoformat(), api_name="/load_entry")
     assert (grams, meal) == (150, "snack")
     client.predict(entry_id, 75, "snack", when, "half", api_name="/edit_entry")
     entries, *_ = client.predict(date.today().isoformat(), api_name="/day_view")
-    assert any(r[0] == entry_id and r[4] == "75 g" for r in table_rows(entries))
+    assert any(r[-1] == entry_id and r[2] == "75" for r in table_rows(entries))
 
     exported = client.predict(api_name="/export_csv")
     with open(exported, newline="", encoding="utf-8") as handle:

@@ -162,6 +162,27 @@ def test_card_markdown_shows_every_part():
     assert "<summary>What stands in, and what it leaves out</summary>\n\nclosest USDA dish &amp; more" in text
 
 
+def test_card_headline_says_the_carbohydrate_first_in_the_users_unit():
+    assert views.card_headline(CARD).startswith("## 35.3 g carbs, 2.2 choices\n\n**Cheese pizza**, 1 slice (107 g)")
+    be = {**CARD, "exchanges": {**CARD["exchanges"], "unit_g": 12.0, "value": 2.7}}
+    assert views.card_headline(be).startswith("## 35.3 g carbs, 2.7 BE")
+    assert views.carbs_headline(42.1, 4.2, 10.0) == "42.1 g carbs, 4.2 KE / CP"
+
+
+def test_entry_labels_tell_equal_looking_meals_apart():
+    entry = {"id": 7, "eaten_at": "2024-03-02T06:54:00", "meal_type": "breakfast", "food": "Burrito",
+             "grams": 180.0, "serving": None, "carbohydrate_g": 42.14}
+    labels = [label for label, _id in views.entry_choices([entry, {**entry, "id": 8}])]
+    assert labels == ["#7 06:54 breakfast: Burrito, 180 g, 42.1 g carbohydrate",
+                      "#8 06:54 breakfast: Burrito, 180 g, 42.1 g carbohydrate"]
+
+
+def test_picked_headline_names_the_pick_and_the_models_guess():
+    analysis = {"predictions": [{"food": "Eggnog", "name": "eggnog", "probability": 0.16}]}
+    assert views.picked_markdown(analysis, "Bibimbap") == "**You picked Bibimbap** (the model guessed eggnog, 16%)."
+    assert "eggnog" not in views.picked_markdown(None, "Bibimbap")
+
+
 def test_card_source_line_for_sr_legacy_own_foods_and_recipes():
     sr = {"dataset": "SR Legacy", "fdc_id": None, "code": "09003", "description": "Apples, raw"}
     assert views.source_text(sr) == "USDA SR Legacy, NDB 09003"

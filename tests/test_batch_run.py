@@ -12,7 +12,7 @@ import pytest
 from PIL import Image
 
 from app.batch import BatchConfig, main, plan_batch, run_batch
-from app.batch.rows import RESULT_COLUMNS
+from app.batch.rows import result_columns
 from batch_support import (  # batch_database, model: fixtures
     KNOWN_LABELS, UNKNOWN_LABEL, batch_database, interrupt_after, jpeg_bytes, model, photo, read_csv, read_rows, tiny_model, write_csv,
 )
@@ -44,7 +44,8 @@ def test_every_row_once_in_order_with_pass_through_and_summary(tmp_path, model):
     out = tmp_path / "results.csv"
     assert run(csv, out, model, "--top-k", 3, "--batch-size", 4) == 0
     written = read_rows(out)
-    assert written[0] == header + list(RESULT_COLUMNS)
+    # A new user's unit (15 g US choices), named in the column; no --log-user, so the default threshold.
+    assert written[0] == header + list(result_columns(15.0)) and "exchanges_15g" in written[0]
     assert len(written) == len(rows) + 1
     version = Engine(model).version
     for row, cells in zip(rows, written[1:]):
@@ -53,6 +54,7 @@ def test_every_row_once_in_order_with_pass_through_and_summary(tmp_path, model):
         assert result["status"] == "ok" and result["error"] == ""
         assert result["predicted_label"] in KNOWN_LABELS
         assert 0 < float(result["probability"]) <= 1
+        assert result["low_confidence"] == ("true" if float(result["probability"]) < 0.5 else "false")
         assert len(result["top_k"].split("; ")) == 3
         assert result["model_version"] == version
         assert result["fdc_id"].isdigit() and float(result["kcal"]) > 0
@@ -66,6 +68,30 @@ def test_every_row_once_in_order_with_pass_through_and_summary(tmp_path, model):
     ]
     ann_kcal = sum(float(c[written[0].index("kcal")]) for c in written[1:] if c[3] == "ann")
     assert float(summary[0]["kcal"]) == pytest.approx(ann_kcal, abs=0.05)
+
+
+def test_exchanges_in_the_log_users_unit_and_low_confidence_under_their_threshold(tmp_path, model):
+    from db import service
+    from db.session import configure, init_db
+
+    configure(f"sqlite:///{tmp_path / 'foodtag.db'}")
+    try:
+        init_db()
+        service.ensure_user("ann")
+        service.update_settings("ann", exchange_unit_g=12.0, confidence_threshold=0.999)
+        csv, header, rows = meals_csv(tmp_path, count=2)
+        out = tmp_path / "results.csv"
+        assert run(csv, out, model, "--log-user", "ann") == 0
+    finally:
+        configure(None)
+    written = read_rows(out)
+    result = dict(zip(written[0], written[1]))
+    assert "exchanges_12g" in written[0] and "exchanges_15g" not in written[0]
+    # BE count available carbohydrate in 12 g units.
+    available = float(result["available_carbohydrate_g"])
+    assert float(result["exchanges_12g"]) == pytest.approx(available / 12, abs=0.06)  # shown to 0.1
+    assert result["low_confidence"] == "true" and result["status"] == "ok"
+    assert "exchanges_12g" in read_rows(tmp_path / "results.summary.csv")[0]
 
 
 def test_bad_rows_fail_alone(tmp_path, model):

@@ -50,6 +50,17 @@ def test_upload_runs_and_leaves_no_photos_behind(tmp_path, engine):
     assert not (work / "photos").exists()
 
 
+def test_upload_uses_the_uploaders_unit_and_threshold(tmp_path, engine):
+    csv, archive = upload(tmp_path, {"a.jpg": jpeg_bytes(1)}, [["a.jpg", "120", ""]])
+    work = tmp_path / "work"
+    work.mkdir()
+    result = run_upload(csv, archive, 3, engine, work,
+                        settings={"exchange_unit_g": 10.0, "confidence_threshold": 1.0})
+    [row] = read_csv(result.out)
+    assert "exchanges_10g" in row and "exchanges_15g" not in row
+    assert row["low_confidence"] == "true" and row["status"] == "ok"
+
+
 def test_upload_refuses_zip_slip(tmp_path, engine):
     csv, archive = upload(tmp_path, {"a.jpg": jpeg_bytes(), "../../escaped.jpg": jpeg_bytes()}, [["a.jpg", "", ""]])
     work = tmp_path / "deep" / "work"

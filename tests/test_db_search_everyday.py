@@ -244,6 +244,13 @@ def test_region_decides_ambiguous_words(full_db, query, region, expected):
     assert _names(query, region)[0] == expected
 
 
+def test_a_users_region_decides_without_an_explicit_one(full_db):
+    service.ensure_user("pat")
+    service.update_settings("pat", region="UK")
+    assert service.search("chips", user="pat")[0]["food"] == "French fries"
+    assert service.search("chips", user="pat", region="US")[0]["food"] == "Snacks, potato chips, plain, salted"
+
+
 def test_unknown_region_is_refused(full_db):
     from db.errors import InvalidValue
 

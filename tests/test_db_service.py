@@ -1,6 +1,7 @@
 """db.service on a small seed, on SQLite and on PostgreSQL: nutrition cards, search, users, the meal log
 (isolation, idempotency, frozen history, bad input, concurrent writers)."""
 
+import csv
 import io
 import threading
 from datetime import date, datetime, timedelta, timezone
@@ -433,13 +434,30 @@ def test_export_log_csv(alice, tmp_path):
     out = tmp_path / "log.csv"
     assert service.export_log_csv(alice, out) == 2
     lines = out.read_text(encoding="utf-8").splitlines()
-    assert lines[0].startswith("id,user,eaten_at,meal_type,food,food_id,grams,serving,note,kcal")
+    assert lines[0].startswith("user,date,time,meal_type,food,grams,serving,kcal")
     assert "Cheese pizza" in lines[1] and "Banana" in lines[2]  # time order
     assert "'=HYPERLINK" in lines[2]  # not a live formula in a spreadsheet
     buffer = io.StringIO()
     assert service.export_log_csv(alice, buffer) == 2
     with pytest.raises(UnknownUser):
         service.export_log_csv("ghost", tmp_path / "ghost.csv")
+
+
+def test_export_for_the_dietitian_has_exchanges_in_the_unit_usda_ids_and_rounded_values(alice):
+    service.update_settings(alice, exchange_unit_g=10.0)
+    service.log_meal(alice, "banana", grams=123.456, eaten_at=NOON, confidence=0.1234567890123)
+    buffer = io.StringIO()
+    service.export_log_csv(alice, buffer)
+    header = buffer.getvalue().splitlines()[0].split(",")
+    row = next(csv.DictReader(io.StringIO(buffer.getvalue())))
+    # 123.5 g banana: 28.2 g carbohydrate, 3.2 g fiber -> 25.0 g available / 10 g = 2.5 KE
+    assert (row["date"], row["time"], row["food"], row["grams"]) == (NOON.date().isoformat(), "12:00", "Banana", "123.5")
+    assert (row["carbohydrate_g"], row["exchanges"]) == ("28.2", "2.5")
+    assert row["exchange_unit"] == "KE (Kohlenhydrateinheit) / UK carbohydrate portion (CP) (1 = 10 g)"
+    assert (row["usda_dataset"], row["fdc_id"], row["ndb_number"]) == ("SR Legacy", "173944", "09040")
+    assert row["confidence"] == "0.123"
+    # The ids and hashes for machines come after every column a person reads.
+    assert header.index("id") > header.index("exchange_unit") and header[-1] == "is_correction"
 
 
 def test_model_choices_are_per_user_and_every_change_is_recorded(db_url):

@@ -11,9 +11,10 @@ from db import validate
 from db.errors import InvalidValue
 from models.engine import Prediction
 
-# Columns added after the input's own, in this order.
+# Columns added after the input's own, in this order ("exchanges" is named with its unit in
+# the file: see result_columns).
 RESULT_COLUMNS = (
-    "predicted_label", "probability", "top_k", "predicted_food", "portion_g", "portion_serving",
+    "predicted_label", "probability", "low_confidence", "top_k", "predicted_food", "portion_g", "portion_serving",
     "kcal", "carbohydrate_g", "available_carbohydrate_g", "sugars_g", "fiber_g", "protein_g",
     "fat_g", "glycemic_index", "glycemic_load", "exchanges", "fdc_id", "model_version",
     "log_entry_id", "status", "error",
@@ -72,11 +73,24 @@ def number(value: float | int | None, digits: int = 1) -> str:
     return f"{round(float(value), digits) + 0.0:.{digits}f}"
 
 
-def prediction_cells(predictions: list[Prediction]) -> dict[str, str]:
+def exchange_column(unit_g: float) -> str:
+    """The exchanges column named with its unit: "exchanges_15g", "exchanges_12g"..."""
+    return f"exchanges_{unit_g:g}g"
+
+
+def result_columns(unit_g: float) -> tuple[str, ...]:
+    """RESULT_COLUMNS as the output file names them, for exchanges of ``unit_g`` grams."""
+    return tuple(exchange_column(unit_g) if name == "exchanges" else name for name in RESULT_COLUMNS)
+
+
+def prediction_cells(predictions: list[Prediction], threshold: float) -> dict[str, str]:
+    """The best guess, its probability, whether it is under the user's confidence threshold
+    (the app would say "not sure" and ask for a pick) and the alternatives."""
     best = predictions[0]
     return {
         "predicted_label": best.label,
         "probability": number(best.probability, 4),
+        "low_confidence": "true" if best.probability < threshold else "false",
         "top_k": "; ".join(f"{p.label}:{p.probability:.4f}" for p in predictions),
     }
 

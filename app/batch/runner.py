@@ -10,10 +10,12 @@ against --images-root, else the CSV's folder) and optionally `grams` or `serving
 `eaten_at`, `user`, `meal` and `note`. Every other column passes through unchanged.
 
 Output: every input row once, in input order: its own cells, then RESULT_COLUMNS
-(prediction, portion, nutrients, GI/GL, exchanges, FDC id, model version, status, error),
-plus RESULTS.summary.csv with per-user, per-day totals. Cells that a spreadsheet would run
+(prediction, low_confidence, portion, nutrients, GI/GL, exchanges, FDC id, model version,
+status, error), plus RESULTS.summary.csv with per-user, per-day totals. Cells that a spreadsheet would run
 as a formula (starting with = + - @, tab or CR) get a leading ' - pass-through cells too,
-so an input cell "-5" comes out as "'-5".
+so an input cell "-5" comes out as "'-5". Exchanges are in the --log-user's unit (else 15 g
+US choices), in a column named with it (exchanges_15g, exchanges_12g, exchanges_10g);
+low_confidence is true when the best guess is under their confidence threshold (else 0.5).
 
 Engines: `local` (the default) decodes in a thread pool of this process; `ray` sends the
 decoding and the model to Ray Data actors (app.batch.rayengine), on a private Ray instance or
@@ -42,9 +44,9 @@ from app.batch.nutrition import NutritionCache
 from app.batch.paths import ImageResolver
 from app.batch.pipeline import Item, predicted_chunks
 from app.batch.resume import ResumePoint, find_resume_point
-from app.batch.rows import RESULT_COLUMNS, nutrition_cells, parse_request, prediction_cells, result_row
+from app.batch.rows import RESULT_COLUMNS, nutrition_cells, parse_request, prediction_cells, result_columns, result_row
 from app.batch.summary import summary_path, write_summary
-from db.nutrition import DEFAULT_EXCHANGE_UNIT_G
+from db.nutrition import DEFAULT_EXCHANGE_UNIT_G, EXCHANGE_UNITS_G
 from models.errors import FoodtagError
 
 Progress = Callable[[int, int], None]  # (rows done, rows in the file)
@@ -75,6 +77,10 @@ class BatchConfig:
     actor_cpus: int | None = None  # ray: CPUs each actor reserves and uses as threads (None: 1)
     # How a refused path's message tells the user to allow it (the app has no such switch).
     refusal_hint: str = "pass --allow-outside-root to permit it"
+    # Exchanges in this unit (15, 12 or 10 g) and rows under this confidence flagged; None:
+    # the log user's settings, else a new user's defaults.
+    exchange_unit_g: float | None = None
+    confidence_threshold: float | None = None
 
     def __post_init__(self) -> None:
         self.input, self.out = Path(self.input), Path(self.out)
@@ -107,9 +113,8 @@ class BatchPlan:
     resolver: ImageResolver
     summary: Path
 
-    @property
-    def header(self) -> list[str]:
-        return [*self.spec.header, *RESULT_COLUMNS]
+    def header(self, exchange_unit_g: float) -> list[str]:
+        return [*self.spec.header, *result_columns(exchange_unit_g)]
 
 
 @dataclass(frozen=True)
@@ -127,7 +132,7 @@ class BatchResult:
 def plan_batch(config: BatchConfig) -> BatchPlan:
     """Every check that can reject the whole job, before any model or database work."""
     spec = inspect_input(config.input)
-    ours = {name.lower() for name in RESULT_COLUMNS}
+    ours = {name.lower() for unit_g in EXCHANGE_UNITS_G for name in (*RESULT_COLUMNS, *result_columns(unit_g))}
     clashes = [name for name in spec.header if name.strip().lower() in ours]
     if clashes:
         raise BatchInputError(
@@ -159,12 +164,21 @@ class _Runner:
     def __init__(self, plan: BatchPlan, engine, service, ray_engine=None):
         self.plan, self.engine, self.ray_engine = plan, engine, ray_engine
         config = plan.config
-        self.meal_log, exchange_unit_g = None, DEFAULT_EXCHANGE_UNIT_G
+        from db.models import DEFAULT_CONFIDENCE_THRESHOLD
+
+        self.meal_log = None
+        # Exchanges in this unit, rows under this confidence flagged: the config's, else the
+        # log user's settings, else a new user's defaults.
+        settings = {"exchange_unit_g": DEFAULT_EXCHANGE_UNIT_G, "confidence_threshold": DEFAULT_CONFIDENCE_THRESHOLD}
         if config.log_user:
             service.ensure_user(config.log_user)
-            exchange_unit_g = float(service.get_settings(config.log_user)["exchange_unit_g"])
+            settings = service.get_settings(config.log_user)
             self.meal_log = MealLog(config.log_user, plan.spec, service.log_meal)
-        self.nutrition = NutritionCache(service.lookup, exchange_unit_g=exchange_unit_g)
+        self.exchange_unit_g = float(config.exchange_unit_g or settings["exchange_unit_g"])
+        self.confidence_threshold = float(settings["confidence_threshold"] if config.confidence_threshold is None
+                                          else config.confidence_threshold)
+        self.header = plan.header(self.exchange_unit_g)
+        self.nutrition = NutritionCache(service.lookup, exchange_unit_g=self.exchange_unit_g)
 
     def already_written(self, row: InputRow) -> None:
         if self.meal_log is not None:
@@ -188,7 +202,7 @@ class _Runner:
         error = item.error
         external_id = self.meal_log.external_id(item.row.cells) if self.meal_log else ""
         if item.predictions:
-            values.update(prediction_cells(item.predictions))
+            values.update(prediction_cells(item.predictions, self.confidence_threshold))
             values["model_version"] = self.engine.version
         if not error:
             best, request = item.predictions[0], item.request
@@ -253,7 +267,7 @@ def _run(plan: BatchPlan, runner: _Runner, progress: Progress | None) -> BatchRe
     start = ResumePoint()
     if config.resume and config.out.exists():
         start = find_resume_point(
-            config.out, plan.header, len(spec.header), spec.path, rows, version=engine.version,
+            config.out, runner.header, len(spec.header), spec.path, rows, version=engine.version,
             batch_size=config.batch_size, on_row=runner.already_written,
         )
     done, errors = start.done, start.errors
@@ -264,7 +278,7 @@ def _run(plan: BatchPlan, runner: _Runner, progress: Progress | None) -> BatchRe
     with open_results(config.out, append=bool(start.end)) as handle:
         writer = ResultWriter(handle)
         if not start.end:
-            writer.write(plan.header)
+            writer.write(runner.header)
         chunks = runner.predicted(items)
         with closing(chunks):  # on an interrupt, stop the decoding threads now, not at garbage collection
             for chunk in chunks:

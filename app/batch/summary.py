@@ -38,6 +38,9 @@ def write_summary(results: Path, out: Path, *, default_user: str = "") -> int:
     header = next(records).cells
     columns = recognised_columns(header)
     position = {name: index for index, name in enumerate(header)}
+    # The results name their exchanges column with its unit ("exchanges_15g"); so does this.
+    exchanges = next(name for name in header if name.startswith("exchanges_"))
+    summed = [exchanges if name == "exchanges" else name for name in SUMMED_COLUMNS]
     groups: dict[tuple[str, str], _Group] = {}
     for record in records:
         cells = record.cells
@@ -54,17 +57,17 @@ def write_summary(results: Path, out: Path, *, default_user: str = "") -> int:
         if cells[position["status"]] != "ok":
             continue
         group.ok += 1
-        for name in SUMMED_COLUMNS:
+        for name in summed:
             text = cells[position[name]]
             if text:
                 group.sums[name] = group.sums.get(name, 0.0) + float(text)
     staged = out.with_name(out.name + ".tmp")
     with open_results(staged, append=False) as handle:
         writer = ResultWriter(handle)
-        writer.write(list(SUMMARY_COLUMNS))
+        writer.write([exchanges if name == "exchanges" else name for name in SUMMARY_COLUMNS])
         # Undated rows last within each user.
         for (user, day), group in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1] == "", kv[0][1])):
-            sums = [number(group.sums.get(name), 2 if name == "exchanges" else 1) for name in SUMMED_COLUMNS]
+            sums = [number(group.sums.get(name), 2 if name == exchanges else 1) for name in summed]
             writer.write([user, day, str(group.rows), str(group.ok), str(group.rows - group.ok), *sums])
     os.replace(staged, out)
     return len(groups)

@@ -31,9 +31,11 @@ KEEP_RESULTS_S = 120.0
 
 
 def run_upload(csv_file: Path, zip_file: Path, top_k: int, engine, work: Path, progress: Progress | None = None,
-               owned_stem: Callable[[str], str] = lambda stem: stem) -> BatchResult:
+               owned_stem: Callable[[str], str] = lambda stem: stem,
+               settings: dict[str, float] | None = None) -> BatchResult:
     """Check the CSV, unpack the photos into `work`, run the batch; outputs stay in `work`.
-    `owned_stem` names the result files (the app marks them as the uploader's)."""
+    `owned_stem` names the result files (the app marks them as the uploader's); `settings`
+    (exchange_unit_g, confidence_threshold) are the uploader's."""
     inspect_input(csv_file)  # a bad CSV fails before a large zip is unpacked
     photos = work / "photos"
     extract_zip(zip_file, photos)
@@ -41,7 +43,7 @@ def run_upload(csv_file: Path, zip_file: Path, top_k: int, engine, work: Path, p
         stem = re.sub(r"[^A-Za-z0-9._-]+", "_", csv_file.stem)[:80] or "meals"
         plan = plan_batch(BatchConfig(
             input=csv_file, out=work / f"{owned_stem(stem)}.results.csv", images_root=photos, top_k=top_k,
-            refusal_hint="only photos inside the uploaded zip can be used",
+            refusal_hint="only photos inside the uploaded zip can be used", **(settings or {}),
         ))
         return run_batch(plan, engine, progress=progress)
     finally:
@@ -82,9 +84,11 @@ def _remove_pending() -> None:
 
 
 def build_batch_tab(get_engine: Callable[[], object], work_root: Path | None = None,
-                    owned_stem: Callable[[str, gr.Request], str] = lambda stem, _request: stem) -> None:
+                    owned_stem: Callable[[str, gr.Request], str] = lambda stem, _request: stem,
+                    user_settings: Callable[[gr.Request], dict[str, float]] = lambda _request: {}) -> None:
     """Components and events of the Batch tab; call inside `with gr.Tab("Batch"):`.
-    Runs work in folders under `work_root`; `owned_stem` names result files for the user."""
+    Runs work in folders under `work_root`; `owned_stem` names result files for the user,
+    whose exchange unit and confidence threshold `user_settings` gives."""
 
     def run(csv_path: str | None, zip_path: str | None, top_k: float, request: gr.Request,
             progress=gr.Progress()):
@@ -100,7 +104,7 @@ def build_batch_tab(get_engine: Callable[[], object], work_root: Path | None = N
 
         try:
             result = run_upload(csv_file, Path(zip_path), int(top_k), get_engine(), work, report,
-                                owned_stem=lambda stem: owned_stem(stem, request))
+                                owned_stem=lambda stem: owned_stem(stem, request), settings=user_settings(request))
         except FoodtagError as exc:
             shutil.rmtree(work, ignore_errors=True)
             # Name the upload as the user knows it, not by the server's temporary path.
