@@ -118,3 +118,27 @@ def test_the_app_serves_the_chosen_file_and_lists_the_model_once(model, monkeypa
     model.with_name("meal.choice.json").unlink()
     engine, _ = ModelCatalog(default_path=lambda: model).active()
     assert engine.path == model.resolve()
+
+
+def test_deploy_installs_the_int8_file_beside_the_student_and_drops_a_stale_one(model, tmp_path, monkeypatch):
+    from app.catalog import ModelCatalog
+    from distill.deploy import deploy
+
+    monkeypatch.setenv("FOODTAG_HOME", str(tmp_path / "home"))
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    shutil.copyfile(model, run_dir / "student.onnx")
+    shutil.copyfile(model.with_name("meal.int8.onnx"), run_dir / "student.int8.onnx")
+    (run_dir / "student.report.json").write_text(json.dumps({"top1": 0.5}))
+
+    installed = deploy(run_dir, name="meal")
+    int8 = installed.with_name("meal.int8.onnx")
+    assert read_metadata(int8)["source_version"] == read_metadata(installed)["version"]
+    assert [c.name for c in serving_candidates(installed)] == ["fp32", "int8"]
+    infos, _ = ModelCatalog(default_path=lambda: installed).list()
+    assert [info.name for info in infos] == ["meal"]
+
+    # A later model without an int8 file must not be served through the earlier model's int8 file.
+    (run_dir / "student.int8.onnx").unlink()
+    deploy(run_dir, name="meal", force=True)
+    assert not int8.exists() and [c.name for c in serving_candidates(installed)] == ["fp32"]
