@@ -3,8 +3,8 @@
 An int8 file can be much faster than fp32 on one CPU and slower on another (or on the same CPU
 under another load), so the choice is made on the machine that serves: every candidate that
 meets the agreement threshold is timed at batch 1 on a synthetic input of the model's own size
-(models.timing, interleaved rounds), and the fastest is served; candidates within SPEED_TIE of
-the fastest count as tied, and then the earliest (the most exact) wins. The decision is cached
+(models.timing, interleaved rounds), and the fastest is served; candidates within SERVE_MARGIN
+of the fastest count as tied, and then the earliest (the most exact) wins. The decision is cached
 in ``<model>.choice.json`` beside the model, keyed by the candidate files' SHA-256 and the CPU
 kind, so the next start reads it instead of timing again, and a new file or CPU times afresh.
 """
@@ -26,17 +26,20 @@ from models.engine import Engine, cpu_features
 from models.errors import ModelError
 from models.machine import cpu_description
 from models.metadata import read_metadata
-from models.quantize import AGREEMENT_THRESHOLD, SPEED_TIE
+from models.quantize import AGREEMENT_THRESHOLD
 from models.timing import interleaved_speeds
 
 log = logging.getLogger("foodtag.models")
 
 INT8_SUFFIX = ".int8.onnx"
 CHOICE_SUFFIX = ".choice.json"
-# A few rounds of a few calls at batch 1 rank files that differ by more than SPEED_TIE and keep a
-# start short (well under a second per candidate for the food models here).
+# Three rounds of five calls at batch 1 keep a start short (about a second per candidate for the
+# Lite0 default model on 2 busy cores).
 TIMING_ROUNDS = 3
-TIMING_CALLS = 8
+TIMING_CALLS = 5
+# A less exact file is served only when it is more than 10% faster: such a short timing on a busy
+# machine put the same int8 file at 0.80x to 1.07x fp32 from one start to the next.
+SERVE_MARGIN = 0.10
 
 
 @dataclass(frozen=True)
@@ -97,7 +100,7 @@ def choose(
     measure: Measure | None = None, cpu: Callable[[], str] = cpu_kind, batch_label: str = "batch 1",
 ) -> Choice:
     """The candidate to serve on this machine (see the module docstring); ``candidates[0]`` is the
-    reference, served unless another that meets ``threshold`` is faster beyond SPEED_TIE.
+    reference, served unless another that meets ``threshold`` is faster beyond SERVE_MARGIN.
     ``measure`` times the candidates (default: time_at_batch_1); ``cpu`` names this CPU kind."""
     if not candidates:
         raise ModelError("no model file to choose from")
@@ -116,7 +119,7 @@ def choose(
             return cached
     vs_first = (measure or time_at_batch_1)(eligible)
     fastest = max(vs_first.values())
-    chosen = next(c for c in eligible if vs_first[c.name] >= fastest * (1 - SPEED_TIE))
+    chosen = next(c for c in eligible if vs_first[c.name] * (1 + SERVE_MARGIN) >= fastest)
     where = f"at {batch_label} on {kind}"
     if chosen is first:
         reason = f"{first.name}: " + ", ".join(f"{c.name} was {vs_first[c.name]:.2f}x" for c in eligible[1:]) + f" {where}"

@@ -58,8 +58,9 @@ def test_int8_is_served_only_where_it_is_faster_than_fp32(model):
     assert (faster.name, faster.path) == ("int8", model.with_name("meal.int8.onnx"))
     assert faster.reason == f"int8: 1.38x fp32 at batch 1 on {CPU}, agreement 99.50%"
 
-    # Within the timing's noise (SPEED_TIE) the exact file is kept.
-    assert choose(serving_candidates(model), measure=FakeTimer(1.03), cpu=lambda: CPU).name == "fp32"
+    # Within a short timing's noise (SERVE_MARGIN) the exact file is kept.
+    assert choose(serving_candidates(model), measure=FakeTimer(1.08), cpu=lambda: CPU).name == "fp32"
+    assert choose(serving_candidates(model), measure=FakeTimer(1.12), cpu=lambda: CPU).name == "int8"
 
 
 def test_int8_under_the_agreement_threshold_is_not_even_timed(model):
