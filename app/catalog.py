@@ -93,7 +93,11 @@ class ModelCatalog:
         """(usable models, one line per file that could not be read)."""
         default = self.default_path()
         folder = data_home() / "models"
-        paths = [default, *sorted(p.resolve() for p in folder.glob("*.onnx")), *self._extra]
+        from models.runtime_choice import is_variant
+
+        # An int8 file beside its fp32 model is one of that model's files, not a model of its own.
+        installed = sorted(p.resolve() for p in folder.glob("*.onnx") if not is_variant(p))
+        paths = [default, *installed, *self._extra]
         seen: set[Path] = set()
         infos, problems = [], []
         for path in paths:
@@ -182,11 +186,15 @@ class ModelCatalog:
 
     def _engine(self, path: Path):
         from models.engine import Engine
+        from models.runtime_choice import choose_for_file
 
         with self._lock:
             engine = self._engines.get(path)
             if engine is None:
-                engine = self._engines[path] = Engine(path)
+                # The model's fastest file on this machine among those that agree with it (fp32 or int8).
+                choice = choose_for_file(path)
+                log.info("%s: serving %s", path.name, choice.reason)
+                engine = self._engines[path] = Engine(choice.path)
             return engine
 
 

@@ -91,10 +91,8 @@ def installed_path(run_dir: str | Path, name: str | None = None, model: str = "s
 def deploy(run_dir: str | Path, *, name: str | None = None, label_map: str | Path | None = None,
            force: bool = False, model: str = "student") -> Path:
     """Install RUN_DIR/<model>.onnx (+ its report) into data_home()/models; returns the new path."""
-    import onnx
-
-    from models.metadata import read_metadata, set_metadata
-    from models.preprocess import PreprocessConfig
+    from models.metadata import read_metadata
+    from models.runtime_choice import INT8_SUFFIX
 
     run_dir = Path(run_dir)
     source = run_dir / f"{model}.onnx"
@@ -114,16 +112,17 @@ def deploy(run_dir: str | Path, *, name: str | None = None, label_map: str | Pat
         if not same:
             raise DistillError(f"deploy: {target} already exists and holds another model; "
                                "choose another --name or pass --force to replace it")
+    # The int8 variant (when the pipeline wrote one) goes beside it: the app serves whichever of
+    # the two is faster on its machine (models.runtime_choice).
+    int8_source, int8_target = source.with_name(source.stem + INT8_SUFFIX), target.with_name(target.stem + INT8_SUFFIX)
     with tempfile.TemporaryDirectory(dir=folder, prefix=".deploy-") as tmp:
         staged = Path(tmp) / target.name
-        if served != labels:
-            preprocess = PreprocessConfig.from_json(meta["preprocess"])
-            preprocess.labels = served
-            proto = set_metadata(onnx.load(str(source)), {**meta, "labels": json.dumps(served),
-                                                           "preprocess": preprocess.to_json()})
-            onnx.save(proto, str(staged))
+        _stage(source, staged, served)
+        if int8_source.is_file():
+            _stage(int8_source, Path(tmp) / int8_target.name, served)
+            os.replace(Path(tmp) / int8_target.name, int8_target)
         else:
-            shutil.copyfile(source, staged)
+            int8_target.unlink(missing_ok=True)  # a previous deploy's int8 is not this model's
         report = _read_json(run_dir / f"{model}.report.json")
         report.update(deployed_from=str(run_dir.resolve()), label_map=mapping, labels=served)
         staged_report = Path(tmp) / f"{name}.report.json"
@@ -134,6 +133,23 @@ def deploy(run_dir: str | Path, *, name: str | None = None, label_map: str | Pat
     if (run_dir / "report.md").is_file():
         shutil.copyfile(run_dir / "report.md", folder / f"{name}.report.md")
     return target
+
+
+def _stage(source: Path, staged: Path, served: list[str]) -> None:
+    """Copy a model file, with the served labels written into its metadata when they differ."""
+    import onnx
+
+    from models.metadata import read_metadata, set_metadata
+    from models.preprocess import PreprocessConfig
+
+    meta = read_metadata(source)
+    if json.loads(meta["labels"]) == served:
+        shutil.copyfile(source, staged)
+        return
+    preprocess = PreprocessConfig.from_json(meta["preprocess"])
+    preprocess.labels = served
+    proto = set_metadata(onnx.load(str(source)), {**meta, "labels": json.dumps(served), "preprocess": preprocess.to_json()})
+    onnx.save(proto, str(staged))
 
 
 def _read_json(path: Path) -> dict:
@@ -154,5 +170,9 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--label-map", default=None, help="YAML/JSON file: model label -> database food")
     parser.add_argument("--force", action="store_true", help="replace an installed model of the same name")
     args = parser.parse_args(argv)
+    from models.runtime_choice import choose_for_file
+
     path = deploy(args.run_dir, name=args.name, label_map=args.label_map, force=args.force, model=args.model)
     print(f"installed {path} (the app lists it under Models)")
+    # Timed here, cached beside the model: the app on this machine starts without timing again.
+    print(f"serving on this machine: {choose_for_file(path).reason}")

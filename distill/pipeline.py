@@ -14,9 +14,10 @@ interrupted pipeline resumes at the stage it was in, and a training stage from i
                              gives the teacher's gain over K seeds, not one draw
     export-*, eval-*         student.onnx, baseline.onnx and their accuracy (<model>.report.json)
     int8                     *.int8.onnx (models.quantize, with its agreement guard) and their accuracy
-    bench                    ONNX Runtime images/s of every model, side by side
+    bench                    ONNX Runtime images/s of every model, side by side, and which file
+                             (fp32 or int8) this machine serves for each (models.runtime_choice)
     report                   report.md with tables, confusion matrices and training curves
-    deploy                   (--deploy) the student into the app's model folder
+    deploy                   (--deploy) the student (and its int8 file) into the app's model folder
 """
 
 from __future__ import annotations
@@ -305,10 +306,16 @@ class Pipeline:
     def _bench(self) -> dict:
         from models.bench import compare_engines
         from models.engine import Engine
+        from models.runtime_choice import choose_for_file
 
         engines = {path.name: Engine(path) for path in self._served_files()}
         result = compare_engines(engines, rounds=self.cfg.bench_rounds)
         result["cpu"] = cpu_description()
+        # What the app on this machine would serve for each model (int8 only where it is faster),
+        # timed apart from the table above and cached beside the model, as the app does.
+        result["served"] = {m: choose_for_file(self.onnx(m)).to_dict() for m in self.models()}
+        for name, choice in result["served"].items():
+            self.log(f"[bench] {name} serves {choice['reason']}")
         (self.run_dir / "bench.json").write_text(json.dumps(result, indent=2))
         return {}
 
@@ -321,8 +328,12 @@ class Pipeline:
     def _deploy(self) -> dict:
         from distill.deploy import deploy
 
+        from models.runtime_choice import choose_for_file
+
         installed = deploy(self.run_dir, name=self.cfg.deploy_name or None, label_map=self.cfg.label_map or None)
-        return {"installed": str(installed)}
+        served = choose_for_file(installed).reason
+        self.log(f"[deploy] {installed.name} serves {served}")
+        return {"installed": str(installed), "served": served}
 
     # --- running --------------------------------------------------------------------------------
 

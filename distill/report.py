@@ -304,6 +304,11 @@ def markdown(info: dict, images: bool = True) -> str:
             else:
                 lines.append(f"- {name}: {result['chosen']}, top-1 agreement with fp32 {_pct(result['top1_agreement'])}, "
                              f"top-1 {_pct(result['top1'])}")
+    served = (info["bench"] or {}).get("served", {})
+    if served:
+        lines += ["", "Served on this machine (`models.runtime_choice`: the fastest file that meets the "
+                      "agreement threshold, timed at batch 1):"]
+        lines += [f"- {name}: {choice['reason']}" for name, choice in served.items()]
     lines += ["", "## Measured", "", "| what | measured |", "|---|---|"]
     lines += [f"| {what} | {measured} |" for _, what, measured, _ in measurements(info)]
     judged = targets(info)

@@ -5,7 +5,8 @@ exported plainly, fused (models.fusion), int8 (models.quantize), and on a machin
 TensorRT providers the GPU variants (fp32, fp16). Rounds are interleaved so machine noise hits
 every variant alike. With a photo folder, each variant's top-1 agreement with PyTorch fp32 is
 measured on it, and a 12 MP phone-sized JPEG is analysed end to end (decode + preprocess +
-model) with full decoding and with JPEG draft decoding.
+model) with full decoding and with JPEG draft decoding. The result says which ONNX Runtime file
+the app would serve on this machine, and why (models.runtime_choice).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from models.fusion import fused_operator_counts
 from models.images import load_image
 from models.timing import interleaved_speeds, seconds_per_call, settle_and_warm_up
 from models.quantize import MAX_AGREEMENT_PHOTOS, photo_paths, preprocessed_photos, quantize_model, top1
+from models.runtime_choice import Candidate, Choice, choose
 from models.variants import write_fp16
 
 PHONE_SIZE = (4032, 3024)  # a 12 MP phone photo, landscape
@@ -72,6 +74,7 @@ class BenchResult:
     end_to_end: list[EndToEndRow] = field(default_factory=list)
     draft_top1_agreement: float | None = None
     photos: int = 0
+    served: dict = field(default_factory=dict)  # models.runtime_choice.Choice: the file the app would serve here
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -153,6 +156,21 @@ def compare_engines(engines: dict[str, Engine], batches=(1, 32), rounds: int = 5
     rows = [{"model": name, "batch": batch, "images_per_s": speed.images_per_s, "vs_first": speed.vs_first}
             for name, by_batch in speeds.items() for batch, speed in by_batch.items()]
     return {"rounds": rounds, "reference": next(iter(engines)), "rows": rows}
+
+
+# The ONNX Runtime CPU files the app can serve, in models.runtime_choice's order (most exact first).
+SERVABLE = {"ort-fp32": ("fp32", "plain.onnx"), "ort-fused": ("fused", "fused.onnx"), "ort-int8": ("int8", "int8.onnx")}
+
+
+def serving_choice(variants: list[Variant], times: dict[tuple[str, int], list[float]], agreement: dict[str, float],
+                   workdir: Path, batch: int) -> Choice:
+    """What the app would serve on this machine, decided by the bench's own timings at ``batch``
+    (agreement with PyTorch fp32 where photos measured it)."""
+    rate = {SERVABLE[v.name][0]: batch / float(np.median(times[v.name, batch])) for v in variants if v.name in SERVABLE}
+    candidates = [Candidate(short, workdir / file, agreement.get(name, 1.0))
+                  for name, (short, file) in SERVABLE.items() if short in rate]
+    return choose(candidates, measure=lambda timed: {c.name: rate[c.name] / rate[timed[0].name] for c in timed},
+                  batch_label=f"batch {batch}")
 
 
 def phone_jpeg(image: Image.Image, size: tuple[int, int] = PHONE_SIZE, quality: int = 92) -> bytes:
@@ -240,6 +258,7 @@ def _measure(model, settings, photos_dir, calibration_dir, batches, iterations, 
                     variant.name, batch, rate, float(np.percentile(seconds, 50) * 1000), float(np.percentile(seconds, 95) * 1000),
                     rate / eager_rate, agreement.get(variant.name),
                 ))
+        served = serving_choice(variants, times, agreement, Path(workdir or tmp), min(batches))
         fused_path = Path(workdir or tmp) / "fused.onnx"
         engine = Engine(fused_path, providers=["CPUExecutionProvider"], settings=settings)
         source = load_image(paths[0]) if paths else images[0]
@@ -252,6 +271,7 @@ def _measure(model, settings, photos_dir, calibration_dir, batches, iterations, 
             rows=rows, variants={v.name: {"note": v.note, "fused_ops": v.fused_ops} for v in variants},
             end_to_end=end_to_end(engine, phone_jpeg(source), e2e_iterations),
             draft_top1_agreement=draft_agreement(engine, paths) if paths else None, photos=len(paths),
+            served=served.to_dict(),
         )
     return result
 
@@ -276,6 +296,8 @@ def format_result(result: BenchResult) -> str:
         lines.append(f"{name}: {info['note']}; fused ops: {ops}")
     lines += ["", "| 12 MP JPEG end to end | p50 ms | p95 ms | tensor | top-1 |", "|---|---|---|---|---|"]
     lines += [f"| {r.decode} decode | {r.p50_ms:.1f} | {r.p95_ms:.1f} | {'x'.join(map(str, r.tensor_shape))} | {r.top1} |" for r in result.end_to_end]
+    if result.served:
+        lines.append(f"\nserved on this machine: {result.served['reason']}")
     if result.draft_top1_agreement is not None:
         lines.append(f"\ndraft vs full decode: top-1 agreement {result.draft_top1_agreement:.2%} on {result.photos} photos")
     return "\n".join(lines)

@@ -123,6 +123,11 @@ def test_every_artifact_is_written(run):
     assert {(r["model"], r["batch"]) for r in bench["rows"]} == {
         (f"{m}{kind}.onnx", b) for m in ("teacher", "student", "baseline") for b in (1, 32)
         for kind in ([""] + [".int8"] * (m in written))}
+    # Each model is served here from its fp32 file, or from its int8 file only when that was written.
+    for name in ("teacher", "student", "baseline"):
+        served = bench["served"][name]
+        assert served["name"] in (["fp32", "int8"] if name in written else ["fp32"])
+        assert served["path"] == str(d / (f"{name}.int8.onnx" if served["name"] == "int8" else f"{name}.onnx"))
     for png in ("confusion-teacher.png", "confusion-student.png", "confusion-baseline.png", "curves.png"):
         assert (d / png).stat().st_size > 1000
     text = (d / "report.md").read_text()
@@ -132,6 +137,7 @@ def test_every_artifact_is_written(run):
     # The preset states no targets, so nothing is judged.
     assert "## Targets" not in text and "met**" not in text
     assert "the smallest ViT that runs" in text and "int8 (`models.quantize`" in text
+    assert f"- student: {bench['served']['student']['reason']}" in text
     assert "| student |" in text and "| baseline |" in text and "| class_3 | 2 |" in text
 
 

@@ -302,6 +302,11 @@ def test_bench_measures_every_cpu_variant_and_the_phone_photo(micro, photos_dir)
     assert [r.decode for r in result.end_to_end] == ["full", "draft"]
     assert result.end_to_end[0].tensor_shape == result.end_to_end[1].tensor_shape == (3, 32, 32)
     assert result.variants["ort-fused"]["fused_ops"]["Attention"] == MICRO["depth"]
+    # The file the app would serve here comes from these very timings: never one slower than fp32.
+    served = {"fp32": "ort-fp32", "fused": "ort-fused", "int8": "ort-int8"}[result.served["name"]]
+    at_batch_1 = {row.variant: row.images_per_s for row in result.rows if row.batch == 1}
+    assert result.served["reason"].startswith(f"{result.served['name']}: ") and " at batch 1 on " in result.served["reason"]
+    assert at_batch_1[served] >= at_batch_1["ort-fp32"]
 
 
 def test_compare_engines_reports_every_file_relative_to_the_first(fused_path, tmp_path, micro):
