@@ -27,7 +27,7 @@ from app.security import OwnedFiles, private_dir
 from db import personal, service, validate
 from db.cards import hit_portion_text
 from db.checks import SETTING_RANGES
-from db.nutrition import EXCHANGE_UNITS_G, REGIONS, carb_unit, region_unit
+from db.nutrition import EXCHANGE_UNITS_G, NUTRIENT_LABELS, REGIONS, STORED_NUTRIENTS, carb_unit, region_unit
 from models.errors import FoodtagError, ImageError
 from models.paths import data_home
 
@@ -552,11 +552,13 @@ class Handlers:
 
     def add_own_food(self, name: str | None, basis: str | None, serving_name: str | None,
                      serving_grams: float | None, kcal: float | None, carbohydrate: float | None,
-                     fiber: float | None, sugars: float | None, protein: float | None,
-                     fat: float | None, request: gr.Request):
-        """A food from its label: values per 100 g, or per serving of ``serving_grams``."""
-        values = {"kcal": kcal, "carbohydrate_g": carbohydrate, "fiber_g": fiber,
-                  "sugars_g": sugars, "protein_g": protein, "fat_g": fat}
+                     sugars: float | None, fiber: float | None, protein: float | None,
+                     fat: float | None, saturated_fat: float | None, sodium: float | None,
+                     request: gr.Request):
+        """A food from its label: values (STORED_NUTRIENTS, in that order) per 100 g, or per
+        serving of ``serving_grams``."""
+        values = dict(zip(STORED_NUTRIENTS, (kcal, carbohydrate, sugars, fiber, protein, fat,
+                                             saturated_fat, sodium), strict=True))
         with shown_errors():
             user = self._user(request)
             made = personal.create_own_food(
@@ -790,8 +792,8 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
                     own_serving_grams = gr.Number(label="Serving grams", minimum=validate.MIN_PORTION_G,
                                                   maximum=validate.MAX_PORTION_G)
                 with gr.Row():
-                    own_values = [gr.Number(label=label, minimum=0) for label in (
-                        "Energy (kcal)", "Carbohydrate (g)", "Fiber (g)", "Sugars (g)", "Protein (g)", "Fat (g)")]
+                    own_values = [gr.Number(label=f"{label} ({unit})", minimum=0)
+                                  for label, unit in map(NUTRIENT_LABELS.get, STORED_NUTRIENTS)]
                 add_food_btn = gr.Button("Save food", variant="primary")
             with gr.Accordion("Build a recipe", open=True):
                 with gr.Row():

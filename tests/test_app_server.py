@@ -385,7 +385,7 @@ def test_expected_ui_errors_are_logged_as_one_line(client, capfd, caplog):
     caplog.set_level("WARNING", logger="foodtag.ui")
     capfd.readouterr()
     with pytest.raises(Exception, match="name is empty"):
-        client.predict("  ", PER_100G, "", None, 120, 20, 3, 8, 2, 4, api_name="/add_own_food")
+        client.predict("  ", PER_100G, "", None, 120, 20, 8, 3, 2, 4, None, None, api_name="/add_own_food")
     err = capfd.readouterr().err
     assert "Traceback" not in err, err
     [line] = [r.getMessage() for r in caplog.records if r.name == "foodtag.ui"]
