@@ -16,6 +16,7 @@ import os
 import re
 import threading
 from contextlib import asynccontextmanager
+from typing import Annotated
 
 import gradio as gr
 import numpy as np
@@ -56,6 +57,17 @@ MAX_JSON_DEPTH = 8
 
 def error(status: int, message: str, **headers: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status, headers=headers or None)
+
+
+async def _signed_in_user(request: Request,
+                          basic: HTTPBasicCredentials | None = Depends(_basic_auth)) -> str:
+    """The caller of an /api route (sign-in cookie or HTTP Basic), checked before the route reads
+    its body; NotSignedIn becomes a 401 (see App._build)."""
+    return await request.app.state.identity.api_user(request, basic)
+
+
+# What an /api route declares to need a signed-in user.
+SignedInUser = Annotated[str, Depends(_signed_in_user)]
 
 
 # Plain text: the sign-in page shows it as it is (no Markdown there).
@@ -121,6 +133,7 @@ class App:
 
         api = FastAPI(title="foodtag", lifespan=lifespan, docs_url="/api/docs", redoc_url=None,
                       openapi_url="/api/openapi.json")
+        api.state.identity = self.ctx.identity  # read by _signed_in_user
         api.add_middleware(Guard, accounts=self.config.accounts, allowed_hosts=self.config.allowed_hosts,
                            sessions=self.ctx.identity.sessions, files=self.ctx.files)
         api.add_api_route("/healthz", self.healthz, methods=["GET"])
@@ -142,6 +155,10 @@ class App:
         api.add_api_route("/api/my/foods", self.my_foods, methods=["GET"])
         api.add_api_route("/api/my/foods", self.add_my_food, methods=["POST"])
         api.add_api_route("/api/my/recipes", self.add_my_recipe, methods=["POST"])
+
+        @api.exception_handler(NotSignedIn)
+        async def _not_signed_in(_request: Request, exc: NotSignedIn) -> JSONResponse:
+            return error(401, str(exc), **{"WWW-Authenticate": 'Basic realm="foodtag"'})
 
         @api.exception_handler(Exception)
         async def _unexpected(_request: Request, exc: Exception) -> JSONResponse:
@@ -187,12 +204,8 @@ class App:
         return JSONResponse({"status": "ok" if ok else "unavailable", "model": model, "database": database},
                             status_code=200 if ok else 503)
 
-    async def analyze(self, request: Request,
-                      basic: HTTPBasicCredentials | None = Depends(_basic_auth)) -> JSONResponse:
+    async def analyze(self, request: Request, user: SignedInUser) -> JSONResponse:
         """Multipart photo (+ optional grams / serving / food) -> predictions and nutrition card."""
-        user = await self._api_user(request, basic)
-        if isinstance(user, JSONResponse):
-            return user
         limit = self.config.max_upload_bytes
         too_large = f"upload too large: the limit is {limit / 2**20:g} MB"
         declared = request.headers.get("content-length")
@@ -229,21 +242,10 @@ class App:
             return error(400, str(exc))
         return JSONResponse(result)
 
-    async def _api_user(self, request: Request, basic: HTTPBasicCredentials | None) -> str | JSONResponse:
-        """The signed-in user (cookie or HTTP Basic), or the 401 response to send."""
-        try:
-            return await self.ctx.identity.api_user(request, basic)
-        except NotSignedIn as exc:
-            return error(401, str(exc), **{"WWW-Authenticate": 'Basic realm="foodtag"'})
-
-    async def foods(self, request: Request,
-                    basic: HTTPBasicCredentials | None = Depends(_basic_auth)) -> JSONResponse:
+    async def foods(self, request: Request, user: SignedInUser) -> JSONResponse:
         """GET /api/foods?q=TEXT[&limit=N][&group=FOOD GROUP]: the food search behind the app's
         search box (the signed-in user's own, favourite and recent foods first); without q,
         their favourite and recent foods."""
-        user = await self._api_user(request, basic)
-        if isinstance(user, JSONResponse):
-            return user
         params = request.query_params
         text, group, limit_text = params.get("q", ""), params.get("group"), params.get("limit", "10")
         if not limit_text.isdigit():
@@ -255,12 +257,8 @@ class App:
             return error(422, str(exc))
         return JSONResponse({"query": text, "group": group, "results": results})
 
-    async def _json_body(self, request: Request,
-                         basic: HTTPBasicCredentials | None) -> tuple[str, dict] | JSONResponse:
-        """(signed-in user, JSON object body) or the error response to send."""
-        user = await self._api_user(request, basic)
-        if isinstance(user, JSONResponse):
-            return user
+    async def _json_body(self, request: Request) -> dict | JSONResponse:
+        """The JSON object body, or the error response to send."""
         try:
             raw = await limited_body(request, _MAX_JSON_BYTES).body()
         except BodyTooLarge:
@@ -273,24 +271,18 @@ class App:
             return error(400, "the body must be a JSON object")
         if not isinstance(body, dict):
             return error(400, "the body must be a JSON object")
-        return user, body
+        return body
 
-    async def my_foods(self, request: Request,
-                       basic: HTTPBasicCredentials | None = Depends(_basic_auth)) -> JSONResponse:
+    async def my_foods(self, user: SignedInUser) -> JSONResponse:
         """GET /api/my/foods: the signed-in user's own foods and recipes (with ingredients)."""
-        user = await self._api_user(request, basic)
-        if isinstance(user, JSONResponse):
-            return user
         return JSONResponse({"foods": await run_in_threadpool(personal.own_foods, user)})
 
-    async def add_my_food(self, request: Request,
-                          basic: HTTPBasicCredentials | None = Depends(_basic_auth)) -> JSONResponse:
+    async def add_my_food(self, request: Request, user: SignedInUser) -> JSONResponse:
         """POST /api/my/foods {"name", "nutrients": {kcal, carbohydrate_g, ...}, "serving_grams"?,
         "serving_name"?, "per_serving"?}: a food from a label, private to the user."""
-        parsed = await self._json_body(request, basic)
-        if isinstance(parsed, JSONResponse):
-            return parsed
-        user, body = parsed
+        body = await self._json_body(request)
+        if isinstance(body, JSONResponse):
+            return body
         unknown = sorted(set(body) - {"name", "nutrients", "serving_grams", "serving_name",
                                       "per_serving"})
         if unknown:
@@ -300,14 +292,12 @@ class App:
                                     serving_name=body.get("serving_name") or "1 serving",
                                     per_serving=body.get("per_serving") is True)
 
-    async def add_my_recipe(self, request: Request,
-                            basic: HTTPBasicCredentials | None = Depends(_basic_auth)) -> JSONResponse:
+    async def add_my_recipe(self, request: Request, user: SignedInUser) -> JSONResponse:
         """POST /api/my/recipes {"name", "ingredients": [{"food", "grams"}], "servings",
         optional "cooked_grams": the dish's weight after cooking}."""
-        parsed = await self._json_body(request, basic)
-        if isinstance(parsed, JSONResponse):
-            return parsed
-        user, body = parsed
+        body = await self._json_body(request)
+        if isinstance(body, JSONResponse):
+            return body
         items = body.get("ingredients")
         if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
             return error(422, "ingredients must be a list of {\"food\", \"grams\"} objects")

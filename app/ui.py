@@ -26,13 +26,13 @@ from app.errors import user_error
 from app.security import OwnedFiles, private_dir
 from db import personal, service, validate
 from db.cards import hit_portion_text
-from db.nutrition import EXCHANGE_UNITS_G, REGIONS, region_unit
+from db.checks import SETTING_RANGES
+from db.nutrition import EXCHANGE_UNITS_G, NUTRIENT_LABELS, REGIONS, STORED_NUTRIENTS, carb_unit, region_unit
 from models.errors import FoodtagError, ImageError
 from models.paths import data_home
 
 HISTORY_DAYS = 28
 ALL_GROUPS = "All food groups"
-EXCHANGE_UNITS = tuple(EXCHANGE_UNITS_G)  # 15 US choice, 12 BE, 10 KE / UK CP (db.nutrition)
 # Logging ahead of a planned meal is normal; a date further out than this is a typo.
 MAX_FUTURE = timedelta(days=1)
 # Exported logs are health data: our copies live a few minutes, Gradio's an hour at most.
@@ -552,11 +552,13 @@ class Handlers:
 
     def add_own_food(self, name: str | None, basis: str | None, serving_name: str | None,
                      serving_grams: float | None, kcal: float | None, carbohydrate: float | None,
-                     fiber: float | None, sugars: float | None, protein: float | None,
-                     fat: float | None, request: gr.Request):
-        """A food from its label: values per 100 g, or per serving of ``serving_grams``."""
-        values = {"kcal": kcal, "carbohydrate_g": carbohydrate, "fiber_g": fiber,
-                  "sugars_g": sugars, "protein_g": protein, "fat_g": fat}
+                     sugars: float | None, fiber: float | None, protein: float | None,
+                     fat: float | None, saturated_fat: float | None, sodium: float | None,
+                     request: gr.Request):
+        """A food from its label: values (STORED_NUTRIENTS, in that order) per 100 g, or per
+        serving of ``serving_grams``."""
+        values = dict(zip(STORED_NUTRIENTS, (kcal, carbohydrate, sugars, fiber, protein, fat,
+                                             saturated_fat, sodium), strict=True))
         with shown_errors():
             user = self._user(request)
             made = personal.create_own_food(
@@ -681,6 +683,13 @@ class Handlers:
             return f"Signed in as **{self._user(request)}**", gr.update(visible=True)
 
 
+def _setting_number(label: str, setting: str) -> gr.Number:
+    """A field for a numeric setting, bounded as db.checks bounds it, so Gradio refuses what
+    the service would."""
+    low, high = SETTING_RANGES[setting]
+    return gr.Number(label=label, minimum=low, maximum=high)
+
+
 def build_ui(ctx: AppContext) -> gr.Blocks:
     h = Handlers(ctx)
     with gr.Blocks(title="foodtag", delete_cache=(GRADIO_CACHE_S // 2, GRADIO_CACHE_S)) as demo:
@@ -783,8 +792,8 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
                     own_serving_grams = gr.Number(label="Serving grams", minimum=validate.MIN_PORTION_G,
                                                   maximum=validate.MAX_PORTION_G)
                 with gr.Row():
-                    own_values = [gr.Number(label=label, minimum=0) for label in (
-                        "Energy (kcal)", "Carbohydrate (g)", "Fiber (g)", "Sugars (g)", "Protein (g)", "Fat (g)")]
+                    own_values = [gr.Number(label=f"{label} ({unit})", minimum=0)
+                                  for label, unit in map(NUTRIENT_LABELS.get, STORED_NUTRIENTS)]
                 add_food_btn = gr.Button("Save food", variant="primary")
             with gr.Accordion("Build a recipe", open=True):
                 with gr.Row():
@@ -806,11 +815,11 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
         with gr.Tab("Settings", id="settings"):
             region = gr.Dropdown(label="Region: sets your carbohydrate unit and the food names search prefers",
                                  choices=[(f"{r.name} ({code})", code) for code, r in REGIONS.items()])
-            kcal_target = gr.Number(label="Daily energy target (kcal)", minimum=1)
-            carb_target = gr.Number(label="Daily carbohydrate target (g)", minimum=1)
-            unit = gr.Radio(label="Carbohydrate unit: 15 g US choice (total carbohydrate, minus half "
-                                  "the fiber over 5 g), 12 g BE, 10 g KE / UK CP (available carbohydrate)",
-                            choices=[f"{u:g}" for u in EXCHANGE_UNITS])
+            kcal_target = _setting_number("Daily energy target (kcal)", "daily_kcal_target")
+            carb_target = _setting_number("Daily carbohydrate target (g)", "daily_carb_target_g")
+            unit = gr.Radio(label="Carbohydrate unit", choices=[
+                (f"{grams:g} g {name}: {carb_unit(grams).basis}", f"{grams:g}")
+                for grams, name in EXCHANGE_UNITS_G.items()])
             threshold = gr.Slider(label="Confidence threshold: below it the app says the model is unsure",
                                   minimum=0.05, maximum=0.95, step=0.05)
             save_settings_btn = gr.Button("Save settings", variant="primary")

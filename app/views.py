@@ -13,20 +13,14 @@ import pandas as pd
 from app.analysis import DISCLAIMER, Analysis
 from db import cofid
 from db.cards import GI_UNKNOWN
-from db.nutrition import carb_unit
+from db.nutrition import NUTRIENT_LABELS, NUTRIENTS, carb_unit
 
 # (key in NUTRIENTS, label, unit) in the order a dietitian reads a label.
-CARD_ROWS = (
-    ("kcal", "Energy", "kcal"),
-    ("carbohydrate_g", "Carbohydrate", "g"),
-    ("available_carbohydrate_g", "Available carbohydrate (carbs - fiber)", "g"),
-    ("sugars_g", "Sugars", "g"),
-    ("fiber_g", "Fiber", "g"),
-    ("protein_g", "Protein", "g"),
-    ("fat_g", "Fat", "g"),
-    ("saturated_fat_g", "Saturated fat", "g"),
-    ("sodium_mg", "Sodium", "mg"),
-)
+CARD_ROWS = tuple((key, *NUTRIENT_LABELS[key]) for key in NUTRIENTS)
+# The day's totals: the card's rows, then the glycemic load of the foods that have a GI.
+TOTAL_ROWS = (*CARD_ROWS, ("glycemic_load", "Glycemic load (foods with a GI)", ""))
+# The settings each total is compared with.
+TARGET_SETTINGS = {"kcal": "daily_kcal_target", "carbohydrate_g": "daily_carb_target_g"}
 
 MEAL_TYPES = ("breakfast", "lunch", "dinner", "snack")
 
@@ -198,21 +192,11 @@ def totals_table(summary: dict) -> pd.DataFrame:
     """The day's totals against the user's daily targets."""
     totals, targets = summary["totals"], summary["targets"]
     rows = []
-    for key, label, unit, target_key in (
-        ("kcal", "Energy", "kcal", "daily_kcal_target"),
-        ("carbohydrate_g", "Carbohydrate", "g", "daily_carb_target_g"),
-        ("available_carbohydrate_g", "Available carbohydrate", "g", None),
-        ("sugars_g", "Sugars", "g", None),
-        ("fiber_g", "Fiber", "g", None),
-        ("protein_g", "Protein", "g", None),
-        ("fat_g", "Fat", "g", None),
-        ("sodium_mg", "Sodium", "mg", None),
-        ("glycemic_load", "Glycemic load (foods with a GI)", "", None),
-    ):
+    for key, label, unit in TOTAL_ROWS:
         if key not in totals:
             continue
         eaten = totals[key] or 0.0
-        target = targets.get(target_key) if target_key else None
+        target = targets.get(TARGET_SETTINGS[key]) if key in TARGET_SETTINGS else None
         share = f"{eaten / target:.0%}" if target else ""
         rows.append([label, fmt(eaten, unit, 1 if unit in ("g", "") else 0), fmt(target, unit, 0) if target else "", share])
     if "exchanges" in totals:

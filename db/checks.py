@@ -12,8 +12,9 @@ from db.nutrition import check_exchange_unit, check_region
 
 USER_NAME_MAX = 64
 
-# Setting name -> (low, high) for numeric settings; the exchange unit has its own check.
-_SETTING_RANGES: dict[str, tuple[float, float]] = {
+# Setting name -> (low, high) for numeric settings, read by the app's fields too; the exchange
+# unit has its own check.
+SETTING_RANGES: dict[str, tuple[float, float]] = {
     "daily_kcal_target": (100.0, 10000.0),
     "daily_carb_target_g": (1.0, 1000.0),
     "confidence_threshold": (0.0, 1.0),
@@ -109,5 +110,5 @@ def settings(values: dict[str, Any]) -> dict[str, float | str]:
         elif field == "region":
             checked[field] = check_region(value)
         else:
-            checked[field] = number(field, value, *_SETTING_RANGES[field])
+            checked[field] = number(field, value, *SETTING_RANGES[field])
     return checked

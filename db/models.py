@@ -22,7 +22,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship,
 
 from db.errors import InvalidValue
 from db.keys import name_key
-from db.nutrition import DEFAULT_EXCHANGE_UNIT_G, DEFAULT_REGION, REGIONS, STORED_NUTRIENTS
+from db.nutrition import DEFAULT_EXCHANGE_UNIT_G, DEFAULT_REGION, NUTRIENTS, REGIONS, STORED_NUTRIENTS
 
 # Named constraints so later migrations (SQLite batch mode included) can address them.
 NAMING_CONVENTION = {
@@ -50,10 +50,7 @@ DEFAULT_CONFIDENCE_THRESHOLD = 0.5
 
 # A meal entry's frozen values: finite, >= 0, and at most this (5 kg of table salt is 2e6 mg
 # sodium), checked by the database too (migration 0002).
-MEAL_VALUE_COLUMNS: tuple[str, ...] = (
-    "kcal", "carbohydrate_g", "available_carbohydrate_g", "sugars_g", "fiber_g", "protein_g",
-    "fat_g", "saturated_fat_g", "sodium_mg", "glycemic_load",
-)
+MEAL_VALUE_COLUMNS: tuple[str, ...] = (*NUTRIENTS, "glycemic_load")
 MAX_MEAL_VALUE = 10_000_000
 
 

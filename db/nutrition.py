@@ -33,11 +33,25 @@ STORED_NUTRIENTS: tuple[str, ...] = (
     "kcal", "carbohydrate_g", "sugars_g", "fiber_g", "protein_g", "fat_g",
     "saturated_fat_g", "sodium_mg",
 )
+# Every food has these (a seed row, a label): energy and the three macronutrients behind it.
+REQUIRED_NUTRIENTS: tuple[str, ...] = ("kcal", "carbohydrate_g", "protein_g", "fat_g")
 # What a nutrition card and a meal entry report: the stored ones plus available carbohydrate.
 NUTRIENTS: tuple[str, ...] = (
     "kcal", "carbohydrate_g", "available_carbohydrate_g", "sugars_g", "fiber_g", "protein_g",
     "fat_g", "saturated_fat_g", "sodium_mg",
 )
+# Each of NUTRIENTS as people read it: (label, unit).
+NUTRIENT_LABELS: dict[str, tuple[str, str]] = {
+    "kcal": ("Energy", "kcal"),
+    "carbohydrate_g": ("Carbohydrate", "g"),
+    "available_carbohydrate_g": ("Available carbohydrate (carbs - fiber)", "g"),
+    "sugars_g": ("Sugars", "g"),
+    "fiber_g": ("Fiber", "g"),
+    "protein_g": ("Protein", "g"),
+    "fat_g": ("Fat", "g"),
+    "saturated_fat_g": ("Saturated fat", "g"),
+    "sodium_mg": ("Sodium", "mg"),
+}
 
 
 @dataclass(frozen=True)

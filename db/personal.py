@@ -33,7 +33,6 @@ MAX_RECIPE_SERVINGS = 100.0
 MAX_COOKED_RATIO = 10.0
 # Per 100 g, a label value above these is a typing error (pure fat is 900 kcal).
 _LABEL_MAX = {"kcal": 900.0, "sodium_mg": 40000.0}
-_REQUIRED = ("kcal", "carbohydrate_g", "protein_g", "fat_g")
 
 
 def _checked_name(name: object) -> str:
@@ -52,7 +51,7 @@ def _label_values(nutrients: Mapping[str, object], scale: float) -> dict[str, fl
     for field in nutrition.STORED_NUTRIENTS:
         raw = nutrients.get(field)
         if raw is None:
-            if field in _REQUIRED:
+            if field in nutrition.REQUIRED_NUTRIENTS:
                 raise InvalidValue(f"{field} is required (the label's value; 0 if none)")
             values[field] = None
             continue

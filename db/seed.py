@@ -19,7 +19,7 @@ from db import search
 from db.errors import SeedError
 from db.keys import name_key
 from db.models import FDC_DATASETS, Food, FoodAlias, FoodLabel, Serving
-from db.nutrition import STORED_NUTRIENTS, energy_consistent, energy_estimate
+from db.nutrition import REQUIRED_NUTRIENTS, STORED_NUTRIENTS, energy_consistent, energy_estimate
 from db.validate import MAX_PORTION_G
 from models.labels import ALL_SHIPPED_LABELS
 
@@ -226,7 +226,7 @@ def _parse_food(cell: _Cell) -> SeedFood:
         proxy_note=cell.optional("proxy_note"),
         nutrients={
             n: cell.number(n, low=0.0, high=_NUTRIENT_MAX[n],
-                           required=n in ("kcal", "carbohydrate_g", "protein_g", "fat_g"))
+                           required=n in REQUIRED_NUTRIENTS)
             for n in STORED_NUTRIENTS
         },
         energy_note=cell.optional("energy_note"),

@@ -15,7 +15,7 @@ from typing import IO, Any
 from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 
-from db import cards, checks, nutrition, passwords, repo, validate
+from db import cards, checks, nutrition, passwords, repo, spreadsheet, validate
 from db import search as ranking
 from db.errors import InvalidPortion, InvalidValue, UserExists
 from db.keys import name_key
@@ -500,9 +500,7 @@ def export_log_csv(user: str, out: str | Path | IO[str]) -> int:
     rounded values, exchanges in the user's unit, USDA ids) as CSV to a path or an open text
     file; returns the number of rows.
 
-    Text cells starting with = + - @ get a leading ' so spreadsheets show them instead of
-    running them as formulas.
-    """
+    Text cells are neutralised against formula injection (db.spreadsheet.neutralise)."""
     with session_scope(write=False) as session:
         owner = repo.get_user(user, session=session)
         rows = [cards.export_row(e, owner.exchange_unit_g) for e in repo.entries(owner, session=session)]
@@ -515,8 +513,8 @@ def export_log_csv(user: str, out: str | Path | IO[str]) -> int:
 
 
 def _csv_cell(value: Any) -> Any:
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
+    if isinstance(value, str):
+        return spreadsheet.neutralise(value)
     return "" if value is None else value
 
 

@@ -4,7 +4,9 @@ PostgreSQL server per test session (tests/postgres.py), and the test tiers.
 Tiers: every test that starts a server, a browser, PostgreSQL, Ray, torchrun, a whole pipeline,
 a training run or another Python process gets that marker and `slow` (pyproject.toml registers
 them), decided here from what the test and its fixtures do, so a new test file is classified
-without a decorator:
+without a decorator; so does one that builds full-size models, loads the whole food catalogue
+runs the batch tool or a command line end to end, or walks the migrations (TIER_FIXTURES,
+TIER_MODULES):
 `python -m pytest -m "not slow"` is the quick tier, `-m server` one tier, no `-m` everything.
 """
 
@@ -127,7 +129,33 @@ TIER_CALLS = {
     "pipeline": ('"pipeline", "--data"',),  # `python -m distill pipeline` run through distill_support
     "training": ('run_cli("train"', 'run_cli("profile"', 'run_cli("tune-loader"', 'run_cli("eval"'),  # in-process
 }
-TIERS = (*TIER_CALLS, "postgres", "subprocess")
+# Fixtures that are expensive to make or to use: a test handed one (directly or through another
+# fixture) is in the tier. Durations measured with `-m "not slow" --durations=0` on 2 cores.
+TIER_FIXTURES = {
+    "model": ("default_model_path",),  # exports the full-size default model (10 s) and runs it
+    "catalog": ("full_db_url", "shipped"),  # the whole shipped food catalogue (5-10 s per module)
+}
+# Modules whose tests are heavy for what they compute, not for what they start, and why.
+TIER_MODULES = {
+    "model": (
+        "test_models_registry",  # builds every registered model at full size: about 40 s
+        "test_distill_teacher",  # full-size teachers through PyTorch and ONNX Runtime: about 20 s
+        "test_models_inference",  # exports, quantises and times ONNX models: about 30 s
+        "test_models_export",  # exports to ONNX and compares with PyTorch: about 15 s
+    ),
+    "cli": (
+        "test_db_cli",  # `python -m db` commands end to end over seeded databases: about 15 s
+        "test_app_cli",  # `python -m app users ...`, a password hash per command: about 10 s
+    ),
+    "migrations": (
+        "test_db_migrations",  # every revision up and down on real databases: about 10 s
+    ),
+    "batch": (
+        "test_batch_run",  # the batch tool end to end over a database, resumes included: about 30 s
+        "test_batch_ui",  # the same through the Gradio tab: about 10 s
+    ),
+}
+TIERS = (*TIER_CALLS, *TIER_FIXTURES, *TIER_MODULES, "postgres", "subprocess")
 
 
 @functools.cache
@@ -171,14 +199,17 @@ def tiers_of(item: pytest.Item) -> set[str]:
         found.add("server")
     if any("sys.executable" in src or "run_subprocess(" in src for src in sources):  # seconds of imports each
         found.add("subprocess")
+    fixtures = set(getattr(item, "fixturenames", ()))
+    found |= {tier for tier, names in TIER_FIXTURES.items() if fixtures & set(names)}
     name = module.__name__ if module else ""
+    found |= {tier for tier, modules in TIER_MODULES.items() if name.rsplit(".", 1)[-1] in modules}
     found |= {tier for tier in ("browser", "ray", "multinode") if f"_{tier}" in name}
     if module is not None and "playwright" in _source(module):  # a module that drives a browser
         found.add("browser")
     if "multinode" in found:
         found = (found - {"multinode"}) | {"torchrun"}
     params = [v for v in getattr(getattr(item, "callspec", None), "params", {}).values() if isinstance(v, str)]
-    if "postgres_server" in getattr(item, "fixturenames", ()) or "postgresql" in params:
+    if "postgres_server" in fixtures or "postgresql" in params:
         found.add("postgres")
     if "ray" in params:
         found.add("ray")

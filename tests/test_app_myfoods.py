@@ -11,11 +11,11 @@ from app_support import seeded_server
 from gradio_client import Client
 
 from app.ui import PER_100G, PER_SERVING, Handlers
-from db import personal
+from db import personal, service
 
 PASSWORDS = {"carol": "carol-pass-123", "dave": "dave-pass-456"}
 # 30 g bar: 20 g carbohydrate per bar -> 66.67 g per 100 g.
-BAR = ("Muesli bar", PER_SERVING, "1 bar", 30, 120, 20, 3, 8, 2, 4)
+BAR = ("Muesli bar", PER_SERVING, "1 bar", 30, 120, 20, 8, 3, 2, 4, None, None)
 
 
 @pytest.fixture(scope="module")
@@ -63,14 +63,23 @@ def test_recipe_weighed_after_cooking_through_the_handlers(handlers):
     handlers.delete_own_food("Banana jam", CAROL)
 
 
+def test_the_label_form_takes_every_stored_nutrient(handlers):
+    # Per 100 g, in STORED_NUTRIENTS order: kcal, carbohydrate, sugars, fiber, protein, fat,
+    # saturated fat, sodium.
+    handlers.add_own_food("Salted nuts", PER_100G, "", None, 600, 20, 4, 9, 20, 50, 7.5, 400, CAROL)
+    per_100g = service.lookup("Salted nuts", 100, user="carol")["portion"]
+    assert (per_100g["saturated_fat_g"], per_100g["sodium_mg"], per_100g["fiber_g"]) == (7.5, 400, 9)
+    handlers.delete_own_food("Salted nuts", CAROL)
+
+
 def test_bad_inputs_get_a_clear_message(handlers):
-    label = (120, 20, 3, 8, 2, 4)
+    label = (120, 20, 8, 3, 2, 4, None, None)
     cases = [
         (lambda: handlers.add_own_food("  ", PER_100G, "", None, *label, CAROL), "name is empty"),
         (lambda: handlers.add_own_food("Bar", PER_SERVING, "", None, *label, CAROL), "need serving_grams"),
         (lambda: handlers.add_own_food("Bar", PER_SERVING, "", 0.5, *label, CAROL), "grams must be from 1"),
-        (lambda: handlers.add_own_food("Bar", PER_100G, "", None, None, 20, 3, 8, 2, 4, CAROL), "kcal is required"),
-        (lambda: handlers.add_own_food("Bar", PER_100G, "", None, 120, 20, 30, 8, 2, 4, CAROL),
+        (lambda: handlers.add_own_food("Bar", PER_100G, "", None, None, 20, 8, 3, 2, 4, None, None, CAROL), "kcal is required"),
+        (lambda: handlers.add_own_food("Bar", PER_100G, "", None, 120, 20, 8, 30, 2, 4, None, None, CAROL),
          "fiber_g is more than carbohydrate_g"),
         (lambda: handlers.add_recipe("Soup", 2, [["banana", 0.5]], None, CAROL), "grams must be from 1"),
         (lambda: handlers.add_recipe("Soup", 2, [["banana", "lots"]], None, CAROL), "grams must be a number"),
@@ -90,7 +99,7 @@ def test_bad_inputs_get_a_clear_message(handlers):
 
 
 def test_user_b_never_sees_uses_or_deletes_user_a_foods(handlers):
-    handlers.add_own_food("Carol crackers", PER_100G, "", None, 450, 60, 5, 2, 10, 18, CAROL)
+    handlers.add_own_food("Carol crackers", PER_100G, "", None, 450, 60, 2, 5, 10, 18, None, None, CAROL)
     table, picker = handlers.my_foods(DAVE)
     assert table.empty and picker["choices"] == []
     with pytest.raises(gr.Error, match="no own food"):
@@ -98,7 +107,7 @@ def test_user_b_never_sees_uses_or_deletes_user_a_foods(handlers):
     with pytest.raises(gr.Error, match="unknown food"):
         handlers.add_recipe("Copy", 1, [["Carol crackers", 50]], None, DAVE)
     # Same name for dave is his own, separate food.
-    handlers.add_own_food("Carol crackers", PER_100G, "", None, 100, 10, 1, 1, 1, 1, DAVE)
+    handlers.add_own_food("Carol crackers", PER_100G, "", None, 100, 10, 1, 1, 1, 1, None, None, DAVE)
     handlers.delete_own_food("Carol crackers", DAVE)
     assert [f["food"] for f in personal.own_foods("carol")] == ["Carol crackers"]
     handlers.delete_own_food("Carol crackers", CAROL)
@@ -138,7 +147,7 @@ def test_single_user_mode_uses_the_local_user(tmp_path_factory, default_model_pa
 
     with seeded_server(tmp_path_factory.mktemp("app-myfoods-local")) as live:
         handlers, local = Handlers(live.app.ctx), SimpleNamespace(username=None)
-        handlers.add_own_food("Rye crisp", PER_100G, "", None, 370, 70, 16, 2, 10, 2, local)
+        handlers.add_own_food("Rye crisp", PER_100G, "", None, 370, 70, 2, 16, 10, 2, None, None, local)
         table, picker = handlers.my_foods(local)
         assert picker["choices"] == ["Rye crisp"]
         assert [f["food"] for f in personal.own_foods(LOCAL_USER)] == ["Rye crisp"]

@@ -17,8 +17,9 @@ from gradio_client import Client, handle_file
 from PIL import Image
 
 from app.config import LOCAL_USER
-from app.ui import Handlers
+from app.ui import PER_100G, Handlers
 from db import personal, service
+from db.checks import SETTING_RANGES
 
 MAX_UPLOAD_MB = 2
 
@@ -278,10 +279,16 @@ def test_settings_round_trip_and_refusals(client):
     before = client.predict(api_name="/load_settings")
     assert "saved" in client.predict(1800, 180, "10", 0.4, "UK", api_name="/save_settings")
     assert client.predict(api_name="/load_settings") == (1800, 180, "10", 0.4, "UK")
-    with pytest.raises(Exception, match="less than minimum"):
-        client.predict(-1, 180, "10", 0.4, "UK", api_name="/save_settings")
-    with pytest.raises(Exception, match="between"):
-        client.predict(50000, 180, "10", 0.4, "UK", api_name="/save_settings")
+    # The fields refuse what the service would: their bounds are db.checks' own.
+    low, high = SETTING_RANGES["daily_kcal_target"]
+    with pytest.raises(Exception, match=f"less than minimum value {low}"):
+        client.predict(low - 1, 180, "10", 0.4, "UK", api_name="/save_settings")
+    with pytest.raises(Exception, match=f"greater than maximum value {high}"):
+        client.predict(high + 1, 180, "10", 0.4, "UK", api_name="/save_settings")
+    low, high = SETTING_RANGES["daily_carb_target_g"]
+    with pytest.raises(Exception, match=f"greater than maximum value {high}"):
+        client.predict(1800, high + 1, "10", 0.4, "UK", api_name="/save_settings")
+    assert client.predict(api_name="/load_settings") == (1800, 180, "10", 0.4, "UK")
     client.predict(*before, api_name="/save_settings")
 
 
@@ -377,12 +384,12 @@ def test_deeply_nested_json_is_a_400_on_a_healthy_connection(server):
 def test_expected_ui_errors_are_logged_as_one_line(client, capfd, caplog):
     caplog.set_level("WARNING", logger="foodtag.ui")
     capfd.readouterr()
-    with pytest.raises(Exception, match="daily_kcal_target"):
-        client.predict(1, 180, "10", 0.4, api_name="/save_settings")
+    with pytest.raises(Exception, match="name is empty"):
+        client.predict("  ", PER_100G, "", None, 120, 20, 8, 3, 2, 4, None, None, api_name="/add_own_food")
     err = capfd.readouterr().err
     assert "Traceback" not in err, err
     [line] = [r.getMessage() for r in caplog.records if r.name == "foodtag.ui"]
-    assert line.startswith("refused: daily_kcal_target must be between 100 and 10000")
+    assert line.startswith("refused: ") and "name is empty" in line
 
 
 def test_heic_photo_is_analysed_like_its_jpeg_twin(server, coffee_image):

@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from app.batch.csvfile import inspect_input, iter_rows, neutralise, read_records
+from app.batch.csvfile import inspect_input, iter_rows, read_records
 from app.batch.errors import BatchInputError, RowError
 from app.batch.paths import ImageResolver
 from app.batch.archive import ZipLimits, ZipRejected, extract_zip
 from batch_support import jpeg_bytes
+from db.spreadsheet import neutralise
 
 
 # --- CSV injection ------------------------------------------------------------------------------
@@ -253,3 +254,15 @@ def test_decode_turns_every_failure_into_a_row_error(tmp_path, monkeypatch):
 
     with pytest.raises(RowError, match="a.jpg: cannot read the image \\(MemoryError"):
         pipeline.decode(good, "a.jpg", broken)
+
+
+# --- result cells -------------------------------------------------------------------------------
+
+def test_a_result_carries_every_nutrient_of_the_card():
+    from app.batch.rows import RESULT_COLUMNS, nutrition_cells, result_row
+    from db.nutrition import NUTRIENTS
+
+    portion = {"grams": 150.0, "serving": None, **{name: i + 0.5 for i, name in enumerate(NUTRIENTS)}}
+    card = {"food": "Pizza", "portion": portion, "source": {"fdc_id": 1}}
+    row = dict(zip(RESULT_COLUMNS, result_row(nutrition_cells(card))))
+    assert {name: row[name] for name in NUTRIENTS} == {name: f"{i + 0.5:.1f}" for i, name in enumerate(NUTRIENTS)}

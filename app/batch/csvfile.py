@@ -15,12 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.batch.errors import BatchInputError
+from db.spreadsheet import neutralise
 
 # Columns the tool reads; matched after strip() and lower(), so "Image " works too.
 RECOGNISED_COLUMNS = ("image", "grams", "serving", "eaten_at", "user", "meal", "note")
-
-# OWASP "CSV injection": a spreadsheet runs a cell starting with one of these as a formula.
-FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
 _OTHER_DELIMITERS = {";": "semicolon", "\t": "tab", "|": "pipe"}
 _FOREIGN_MAGIC = {
@@ -51,11 +49,6 @@ class InputRow:
     index: int  # 0-based among data rows
     cells: list[str]  # exactly len(header) cells: short rows padded, long rows cut
     problem: str = ""  # why the row's shape is wrong, if it is
-
-
-def neutralise(cell: str) -> str:
-    """Prefix a formula-looking cell with ' so spreadsheets show it as text."""
-    return "'" + cell if cell.startswith(FORMULA_PREFIXES) else cell
 
 
 def recognised_columns(header: list[str]) -> dict[str, int]:

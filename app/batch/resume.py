@@ -13,8 +13,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.batch.csvfile import InputRow, neutralise, read_records
+from app.batch.csvfile import InputRow, read_records
 from app.batch.errors import BatchInputError
+from db.spreadsheet import neutralise
 
 
 @dataclass

@@ -9,18 +9,15 @@ from app.batch.csvfile import InputSpec
 from app.batch.errors import RowError
 from db import validate
 from db.errors import InvalidValue
+from db.nutrition import NUTRIENTS
 from models.engine import Prediction
 
 # Columns added after the input's own, in this order ("exchanges" is named with its unit in
 # the file: see result_columns).
 RESULT_COLUMNS = (
     "predicted_label", "probability", "low_confidence", "top_k", "predicted_food", "portion_g", "portion_serving",
-    "kcal", "carbohydrate_g", "available_carbohydrate_g", "sugars_g", "fiber_g", "protein_g",
-    "fat_g", "glycemic_index", "glycemic_load", "exchanges", "fdc_id", "model_version",
+    *NUTRIENTS, "glycemic_index", "glycemic_load", "exchanges", "fdc_id", "model_version",
     "log_entry_id", "status", "error",
-)
-NUTRIENT_COLUMNS = (
-    "kcal", "carbohydrate_g", "available_carbohydrate_g", "sugars_g", "fiber_g", "protein_g", "fat_g",
 )
 
 
@@ -110,7 +107,7 @@ def nutrition_cells(card: dict) -> dict[str, str]:
         "exchanges": "" if exchanges is None else number(exchanges.get("value"), 2),
         "fdc_id": str(card["source"]["fdc_id"]),
     }
-    cells.update({name: number(portion.get(name)) for name in NUTRIENT_COLUMNS})
+    cells.update({name: number(portion.get(name)) for name in NUTRIENTS})
     return cells
 
 

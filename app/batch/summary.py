@@ -13,9 +13,10 @@ from pathlib import Path
 
 from app.batch.csvfile import ResultWriter, open_results, read_records, recognised_columns
 from app.batch.errors import RowError
-from app.batch.rows import NUTRIENT_COLUMNS, number, parse_eaten_at
+from app.batch.rows import number, parse_eaten_at
+from db.nutrition import NUTRIENTS
 
-SUMMED_COLUMNS = ("portion_g", *NUTRIENT_COLUMNS, "glycemic_load", "exchanges")
+SUMMED_COLUMNS = ("portion_g", *NUTRIENTS, "glycemic_load", "exchanges")
 SUMMARY_COLUMNS = ("user", "date", "rows", "ok", "errors", *SUMMED_COLUMNS)
 
 
