@@ -64,9 +64,24 @@ CSS = """
 # the grams box asks phones for a number pad; the icon-only buttons Gradio draws without a
 # name (the date pickers' calendar, the photo preview) get one for screen readers, the
 # carbohydrate headline and the log status are live regions, and Gradio's empty-file
-# placeholder loses a label that ARIA does not allow on a plain <div>.
+# placeholder loses a label that ARIA does not allow on a plain <div>. Gradio's Dropdown opens
+# its list whenever its box gains focus; reached by Tab it is closed again (its own Escape), so
+# a keyboard user passes it like a native <select> and opens it with the arrow keys; Gradio
+# also reopens it on any key, Tab included, after focus has left, so Tab never reaches it.
 HEAD = """<script>
 (() => {
+  let tabbing = false;
+  document.addEventListener("keydown", event => {
+    tabbing = event.key === "Tab";
+    if (tabbing && event.target.matches("input[role=combobox]")) event.stopPropagation();
+  }, true);
+  document.addEventListener("pointerdown", () => { tabbing = false; }, true);
+  document.addEventListener("focusin", event => {
+    if (tabbing && event.target.matches("input[role=combobox]")) {
+      event.target.dispatchEvent(new KeyboardEvent("keydown", {key: "Escape", bubbles: true}));
+    }
+    tabbing = false;
+  });
   const ended = () => {
     if (document.getElementById("session-ended")) return;
     document.body.innerHTML = '<main id="session-ended" style="font-family:system-ui,sans-serif;'

@@ -305,3 +305,35 @@ def test_history_rows_are_told_apart_and_delete_asks_first(server, browser):
     finally:
         context.close()
     assert ids[1] not in [e["id"] for e in entries("bob")]
+
+
+def test_tab_from_search_box_passes_food_group_to_search_without_opening_it(server, browser, photo):
+    """The issue's focus bug: tabbing onto Food group opened its list and the next Tab
+    landed on <body>, so a keyboard user lost their place on the page."""
+    context, page = signed_in(browser, server, "alice", DESKTOP)
+    on_body = "() => document.activeElement === null || document.activeElement === document.body"
+
+    def tab_to(target) -> None:
+        page.keyboard.press("Tab")
+        assert not page.evaluate(on_body)
+        expect(target).to_be_focused()
+
+    try:
+        analyse(page, photo)
+        options = page.locator("[role=listbox], [role=option]").filter(visible=True)
+        group = page.get_by_role("combobox", name="Food group")
+        page.locator("#food-search input, #food-search textarea").first.focus()
+        tab_to(group)
+        expect(options).to_have_count(0)
+        expect(group).to_have_attribute("aria-expanded", "false")
+        # The arrow keys still open it, and Escape closes it again.
+        page.keyboard.press("ArrowDown")
+        expect(options.first).to_be_visible()
+        page.keyboard.press("Escape")
+        expect(options).to_have_count(0)
+        tab_to(page.get_by_role("button", name="Search", exact=True))
+        expect(group).to_have_attribute("aria-expanded", "false")  # no list left open behind
+        tab_to(page.get_by_role("combobox", name="Search results"))
+        expect(options).to_have_count(0)
+    finally:
+        context.close()
