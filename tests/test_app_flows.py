@@ -190,7 +190,7 @@ def test_unit_change_updates_the_card_on_screen(server, browser, photo, viewport
         analyse(page, photo)
         expect(page.locator("#carb-headline")).to_contain_text("choices")
         page.get_by_role("tab", name="Settings").click()
-        page.get_by_label("10", exact=True).check()
+        page.get_by_text(re.compile(r"^10 g KE")).click()  # the choices name each unit (db.nutrition)
         page.get_by_role("button", name="Save settings").click()
         expect(page.get_by_text("Settings saved.")).to_be_visible(timeout=30_000)
         page.get_by_role("tab", name="Analyse").click()
