@@ -27,7 +27,8 @@ from app.security import OwnedFiles, private_dir
 from db import personal, service, validate
 from db.cards import hit_portion_text
 from db.checks import SETTING_RANGES
-from db.nutrition import EXCHANGE_UNITS_G, NUTRIENT_LABELS, REGIONS, STORED_NUTRIENTS, carb_unit, region_unit
+from db.nutrition import (EXCHANGE_UNITS_G, NUTRIENT_LABELS, REGIONS, STORED_NUTRIENTS, carb_unit, exchanges,
+                          region_unit)
 from models.errors import FoodtagError, ImageError
 from models.paths import data_home
 
@@ -455,16 +456,16 @@ class Handlers:
                 # The person chose another food than the model's answer: a correction to learn from.
                 is_correction=None if top is None else food != top["food"],
             )
-            # The confirmation repeats the card's own figures (the same lookup drew the card).
             unit_g = service.get_settings(user)["exchange_unit_g"]
-            shown = nutrition_card(food, grams=state["grams"], serving=state["serving"] if state["grams"] is None
-                                   else None, exchange_unit_g=unit_g, user=user)
         when = entry["eaten_at"][:16].replace("T", " ")
         if not entry["created"]:
             return f"Already logged: {entry['food']} at {when} (entry #{entry['id']})."
+        # The confirmation reads what was stored, so it can only show the figure that was logged.
+        count = exchanges(entry["carbohydrate_g"], entry["fiber_g"], unit_g)
         return (f"✅ Logged: {entry['food']}, {views.portion_text(entry['grams'], entry.get('serving'))}, "
-                f"{views.fmt(shown['portion']['carbohydrate_g'], 'g')} carbohydrate, "
-                f"{views.exchange_count(shown['exchanges']['value'], unit_g)} (entry #{entry['id']}, {when}).")
+                f"{views.fmt(entry['carbohydrate_g'], 'g')} carbohydrate, "
+                f"{views.exchange_count(None if count is None else round(count, 1), unit_g)} "
+                f"(entry #{entry['id']}, {when}).")
 
     # ---- Today and history ---------------------------------------------------------------
 
