@@ -19,7 +19,7 @@ from db import cards, checks, nutrition, passwords, repo, spreadsheet, validate
 from db import search as ranking
 from db.errors import InvalidPortion, InvalidValue, UserExists
 from db.keys import name_key
-from db.models import Food, MealEntry, ModelChange, OwnedFile, ServerSetting, SignInSession, User
+from db.models import Food, MealEntry, ModelChange, OwnedFile, ServerSetting, SignInSession, User, utcnow
 from db.session import session_scope
 from models.errors import FoodtagError
 
@@ -291,9 +291,16 @@ def model_changes(limit: int = 50) -> list[dict[str, Any]]:
                  "scope": r.scope, "from_model": r.from_model, "to_model": r.to_model} for r in rows]
 
 
+# Gradio deletes a served file within its cache age (app.ui.GRADIO_CACHE_S, an hour); a day
+# later nothing can be fetched under the marker, so its row is forgotten.
+FORGET_OWNED_FILES_AFTER = timedelta(days=1)
+
+
 def own_file(user: str, marker: str) -> None:
-    """Record that only ``user`` may download the file named with ``marker``."""
+    """Record that only ``user`` may download the file named with ``marker``; forget the
+    markers of files long gone, so the table does not grow with every download ever made."""
     with session_scope() as session:
+        session.execute(delete(OwnedFile).where(OwnedFile.created_at < utcnow() - FORGET_OWNED_FILES_AFTER))
         session.add(OwnedFile(marker=checks.text("marker", marker, 32), user_id=repo.get_user(user, session=session).id))
 
 
