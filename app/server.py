@@ -34,7 +34,7 @@ from app.config import LOCAL_USER, AppConfig
 from app.security import BodyTooLarge, Guard, OwnedFiles, Sessions, limited_body, private_dir
 from app.signin import add_routes as add_sign_in_routes
 from app.ui import PAGE_ASSETS, AppContext, build_ui
-from db import personal, service, session, validate
+from db import personal, photos, service, session, validate
 from db.errors import InvalidValue, UnknownFood
 from db.session import get_engine, session_scope
 from models.errors import FoodtagError, ImageError, ModelError
@@ -107,6 +107,8 @@ class App:
                 return
             if self.config.db_url:
                 session.configure(self.config.db_url)
+            if self.config.photos_dir:
+                photos.configure(self.config.photos_dir)
             session.init_db()
             if not self.config.accounts:
                 service.ensure_user(LOCAL_USER, region=self.config.region)
