@@ -1,6 +1,7 @@
 """Kept meal photos through the app: the Settings consent checkbox and household controls,
 the Analyse tab's photo reaching the log only with consent, and `python -m app photos
-export`. A stand-in analyser answers "banana" for every photo, so no model is needed."""
+export`. A stand-in analyser answers "banana" for every photo, so no model is needed, except
+in the one test through a live server."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from types import SimpleNamespace
 
 import gradio as gr
 import pytest
+from app_support import jpeg_bytes, seeded_server
+from gradio_client import Client, handle_file
 from photo_support import files_in, photo_with_location, photos_dir  # noqa: F401  (fixture)
 
 from app.__main__ import main
@@ -122,3 +125,18 @@ def test_export_command_writes_the_image_folder_and_says_what_is_wrong(handlers,
     assert main(["photos", "export", "nobody", "--out", str(tmp_path / "new"), *common]) == 1
     assert "no user 'nobody'" in capsys.readouterr().err
     assert main(["photos", "list"]) == 2
+
+
+def test_through_a_live_server_the_photo_is_kept_only_after_consent(tmp_path, default_model_path, photos_dir,
+                                                                      coffee_image):
+    upload = tmp_path / "espresso.jpg"
+    upload.write_bytes(jpeg_bytes(coffee_image))
+    with seeded_server(tmp_path / "server", {"erin": "erin-pass-123"}, accounts=True) as live:
+        erin = Client(live.url, auth=("erin", "erin-pass-123"), verbose=False)
+        for consent in (False, True):
+            erin.predict(consent, api_name="/set_keep_photos")
+            erin.predict(handle_file(str(upload)), None, api_name="/analyze")
+            assert "Logged: Espresso" in erin.predict(None, "", "snack", "now", "", api_name="/log_meal")
+            assert len(files_in(photos_dir)) == int(consent)
+        [kept] = photos.kept_photos("erin")
+        assert (kept["food"], kept["labelled"]) == ("Espresso", False)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import io
 import stat
-from datetime import timedelta
+from datetime import date, datetime, timedelta
 
 import pytest
 from db_support import alice, db_url  # noqa: F401  (fixtures)
@@ -16,7 +16,7 @@ from photo_support import GPS_IFD, files_in, photo_with_location, photos_dir  # 
 from PIL import Image
 from sqlalchemy import select
 
-from db import households, photos, service
+from db import households, photos, repo, service
 from db.errors import InvalidValue, NotFound, UnknownUser
 from db.models import HouseholdInvite, KeptPhoto
 from db.session import session_scope
@@ -94,15 +94,13 @@ def test_a_photo_that_is_not_as_kept_is_refused_before_anything_is_saved(alice, 
                        (b"", "bytes of a JPEG"), ("photo.jpg", "bytes of a JPEG")):
         with pytest.raises(InvalidValue, match=words):
             log_from_photo("alice", bad)
-    assert service.day_summary("alice", __import__("datetime").date.today())["entries"] == []
+    assert service.day_summary("alice", date.today())["entries"] == []
     assert rows() == [] and files_in(photos_dir) == []
 
 
 def test_a_file_whose_row_is_not_committed_is_removed(alice, photos_dir, kept_jpeg):
     service.update_settings("alice", keep_photos=True)
     entry_id = service.log_meal("alice", "banana")["id"]
-    from db import repo
-
     with pytest.raises(RuntimeError, match="commit failed"):
         with photos.undone_on_error() as kept, session_scope() as session:
             owner = repo.get_user("alice", session=session)
@@ -124,7 +122,8 @@ def test_deleting_the_entry_or_withdrawing_consent_deletes_files_and_rows(alice,
     settings = service.update_settings("alice", keep_photos=False)
     assert settings["keep_photos"] is False
     assert rows() == [] and files_in(photos_dir) == []
-    assert [e["id"] for e in service.list_meals("alice", *_all_time())] == [second["id"], third["id"]]
+    everything = (datetime(2000, 1, 1), datetime(2100, 1, 1))
+    assert [e["id"] for e in service.list_meals("alice", *everything)] == [second["id"], third["id"]]
 
 
 def test_removing_the_account_deletes_its_photos_and_no_one_elses(alice, photos_dir, kept_jpeg):
@@ -225,8 +224,3 @@ def test_food_slugs_are_folder_names_distinct_per_food():
         "???": "food", "Crème brûlée": "creme-brulee", "Rice white cooked": "rice-white-cooked",
         "Rice, white, cooked": "rice-white-cooked-2"}
 
-
-def _all_time():
-    from datetime import datetime
-
-    return datetime(2000, 1, 1), datetime(2100, 1, 1)
