@@ -78,7 +78,7 @@ def users_parser() -> tuple[argparse.ArgumentParser, argparse.Action]:
                           f"changeable in Settings (default {DEFAULT_REGION})")
     sub.add_parser("list", parents=[database], help="every user: admin or not, password or local, meals logged")
     remove = sub.add_parser("remove", parents=[database],
-                            help="delete a user with their meal log, own foods, favourites and settings")
+                            help="delete a user with their meal log, kept photos, own foods, favourites and settings")
     remove.add_argument("name")
     remove.add_argument("--yes", action="store_true", help="do not ask to confirm (needed without a terminal)")
     passwd = sub.add_parser("passwd", parents=[database], help="set a user's password; ends their sign-in sessions")
