@@ -99,7 +99,8 @@ class App:
         self.fastapi = self._build()
 
     def startup(self) -> None:
-        """Migrate and seed the database, create the local user (in the configured region), load the active model (the
+        """Migrate and seed the database, remove kept-photo files a crash left without a row,
+        create the local user (in the configured region), load the active model (the
         stored default, else the first --model, else the built-in one) and start following the
         stored default."""
         with self._start_lock:
@@ -110,6 +111,8 @@ class App:
             if self.config.photos_dir:
                 photos.configure(self.config.photos_dir)
             session.init_db()
+            if (swept := photos.sweep_orphans()):
+                log.info("removed %d kept-photo files that no database row names", swept)
             if not self.config.accounts:
                 service.ensure_user(LOCAL_USER, region=self.config.region)
             elif service.account_count() == 0:

@@ -12,7 +12,8 @@ household (db.households).
 Files change only after the database agrees: a new file is removed again when its row is
 not committed (undone_on_error), and a file is unlinked only after its row's deletion is
 committed (forget, then remove_files). Another process sharing the folder (the app behind
-a load balancer) therefore never sees a row without its file, except after a crash mid-way.
+a load balancer) therefore never sees a row without its file; a crash mid-way can leave a
+file without a row, which sweep_orphans removes.
 """
 
 import hashlib
@@ -21,6 +22,7 @@ import os
 import re
 import secrets
 import shutil
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -45,6 +47,7 @@ MAX_SIDE = 512
 MAX_BYTES = 4 * 2**20
 # Where a JPEG carries metadata besides its pixels (Pillow's names for the segments).
 _METADATA = {"exif", "xmp", "comment", "photoshop", "icc_profile"}
+_FILE_NAME = re.compile(r"([0-9a-f]{32})\.(?:jpg|part)")
 _configured: Path | None = None
 
 
@@ -149,6 +152,23 @@ def remove_files(tokens: Iterable[str | None]) -> None:
     for token in tokens:
         if token:
             photo_path(token).unlink(missing_ok=True)
+
+
+def sweep_orphans(min_age_s: float = 3600.0) -> int:
+    """Remove files in folder() that no row names (left by a crash between a file and its
+    row) once they are ``min_age_s`` old, so a write another process has in flight is spared;
+    returns how many. The app runs it at start."""
+    with session_scope(write=False) as session:
+        known = set(session.scalars(select(KeptPhoto.token)))
+    cutoff = time.time() - min_age_s
+    removed = 0
+    for path in folder().iterdir():
+        # Only names this module writes: a folder shared by mistake keeps everything else.
+        ours = _FILE_NAME.fullmatch(path.name)
+        if ours and ours.group(1) not in known and path.is_file() and path.stat().st_mtime < cutoff:
+            path.unlink(missing_ok=True)
+            removed += 1
+    return removed
 
 
 def _write(path: Path, data: bytes) -> None:

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
 import stat
+import time
 from datetime import date, datetime, timedelta
 
 import pytest
@@ -108,6 +110,21 @@ def test_a_file_whose_row_is_not_committed_is_removed(alice, photos_dir, kept_jp
             assert len(files_in(photos_dir)) == 1
             raise RuntimeError("commit failed")
     assert rows() == [] and files_in(photos_dir) == []
+
+
+def test_sweep_removes_only_old_files_of_ours_that_no_row_names(alice, photos_dir, kept_jpeg):
+    service.update_settings("alice", keep_photos=True)
+    log_from_photo("alice", kept_jpeg)
+    [kept] = files_in(photos_dir)
+    old_stray, new_stray = photos_dir / f"{'a' * 32}.jpg", photos_dir / f"{'b' * 32}.part"
+    foreign = photos_dir / "holiday.jpg"  # a folder shared by mistake: not ours to delete
+    for path in (old_stray, new_stray, foreign):
+        path.write_bytes(kept_jpeg)
+    hour_ago = time.time() - 3601
+    for path in (kept, old_stray, foreign):
+        os.utime(path, (hour_ago, hour_ago))
+    assert photos.sweep_orphans() == 1
+    assert files_in(photos_dir) == sorted([kept, new_stray, foreign])
 
 
 def test_deleting_the_entry_or_withdrawing_consent_deletes_files_and_rows(alice, photos_dir, kept_jpeg):
