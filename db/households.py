@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 
 from db import repo, validate
 from db.errors import InvalidValue
-from db.models import Household, HouseholdInvite, User, utcnow
+from db.models import Household, HouseholdInvite, HouseholdMember, User, utcnow
 from db.session import session_scope
 
 HOUSEHOLD_NAME_MAX = 64
@@ -28,13 +28,19 @@ def _code_hash(code: str) -> str:
     return hashlib.sha256(code.strip().encode("utf-8")).hexdigest()
 
 
+def household_of(session: Session, user: User) -> int | None:
+    """The id of the user's household; None when they are in none."""
+    return session.scalar(select(HouseholdMember.household_id).where(HouseholdMember.user_id == user.id))
+
+
 def member_ids(session: Session, user: User) -> list[int]:
     """The ids of the users whose kept photos ``user``'s recognition may use: the members of
     their household, else only themselves."""
-    if user.household_id is None:
+    group = household_of(session, user)
+    if group is None:
         return [user.id]
-    return list(session.scalars(select(User.id).where(User.household_id == user.household_id)
-                                .order_by(User.id)))
+    return list(session.scalars(select(HouseholdMember.user_id).where(HouseholdMember.household_id == group)
+                                .order_by(HouseholdMember.user_id)))
 
 
 def household_members(user: str) -> list[str]:
@@ -49,10 +55,10 @@ def household_members(user: str) -> list[str]:
 def household(user: str) -> dict[str, Any] | None:
     """{"name", "members"} of the user's household; None when they have none."""
     with session_scope(write=False) as session:
-        owner = repo.get_user(user, session=session)
-        if owner.household_id is None:
+        group = household_of(session, repo.get_user(user, session=session))
+        if group is None:
             return None
-        name = session.get(Household, owner.household_id).name
+        name = session.get(Household, group).name
     return {"name": name, "members": household_members(user)}
 
 
@@ -65,7 +71,7 @@ def create_household(user: str, name: str) -> dict[str, Any]:
         group = Household(name=name)
         session.add(group)
         session.flush()
-        owner.household_id = group.id
+        session.add(HouseholdMember(user_id=owner.id, household_id=group.id))
     return {"name": name, "members": [owner.name]}
 
 
@@ -75,12 +81,13 @@ def create_invite(user: str) -> str:
     code = secrets.token_urlsafe(_INVITE_BYTES)
     with session_scope() as session:
         owner = repo.get_user(user, session=session)
-        if owner.household_id is None:
+        group = household_of(session, owner)
+        if group is None:
             raise InvalidValue("you are in no household: create one first, then invite")
         now = utcnow()
         session.execute(delete(HouseholdInvite).where(HouseholdInvite.expires_at <= now))
-        session.add(HouseholdInvite(code_hash=_code_hash(code), household_id=owner.household_id,
-                                    created_by=owner.id, created_at=now, expires_at=now + INVITE_TTL))
+        session.add(HouseholdInvite(code_hash=_code_hash(code), household_id=group, created_by=owner.id,
+                                    created_at=now, expires_at=now + INVITE_TTL))
     return code
 
 
@@ -91,12 +98,16 @@ def join_household(user: str, code: str) -> dict[str, Any]:
     with session_scope() as session:
         owner = repo.get_user(user, session=session)
         _not_in_one(session, owner)
-        invite = session.get(HouseholdInvite, _code_hash(code))
-        if invite is None or invite.expires_at <= utcnow():
+        invite = session.scalar(select(HouseholdInvite).where(HouseholdInvite.code_hash == _code_hash(code),
+                                                              HouseholdInvite.expires_at > utcnow()))
+        group = invite.household_id if invite is not None else None
+        # Deleted by its hash, not as a loaded row: of two joins racing with one code, the
+        # second deletes nothing and is refused like any used code.
+        if invite is None or session.execute(delete(HouseholdInvite).where(
+                HouseholdInvite.code_hash == invite.code_hash)).rowcount != 1:
             raise InvalidValue("this invite code is not valid (used, expired or mistyped): "
                                "ask a member of the household for a new one")
-        owner.household_id = invite.household_id
-        session.delete(invite)
+        session.add(HouseholdMember(user_id=owner.id, household_id=group))
     return household(user)  # type: ignore[return-value]
 
 
@@ -105,22 +116,24 @@ def leave_household(user: str) -> None:
     The last member's leaving ends the household (and its open invites)."""
     with session_scope() as session:
         owner = repo.get_user(user, session=session)
-        group_id, owner.household_id = owner.household_id, None
+        group = household_of(session, owner)
+        if group is None:
+            return
+        session.execute(delete(HouseholdMember).where(HouseholdMember.user_id == owner.id))
         # Codes they made no longer let anyone in.
         session.execute(delete(HouseholdInvite).where(HouseholdInvite.created_by == owner.id))
-        session.flush()
-        if group_id is not None:
-            drop_if_empty(session, group_id)
+        drop_if_empty(session, group)
 
 
-def drop_if_empty(session: Session, group_id: int) -> None:
+def drop_if_empty(session: Session, group: int) -> None:
     """Delete the household when nobody is in it any more."""
-    members = session.scalar(select(func.count(User.id)).where(User.household_id == group_id))
+    members = session.scalar(select(func.count()).where(HouseholdMember.household_id == group))
     if not members:
-        session.execute(delete(Household).where(Household.id == group_id))
+        session.execute(delete(Household).where(Household.id == group))
 
 
 def _not_in_one(session: Session, user: User) -> None:
-    if user.household_id is not None:
-        name = session.get(Household, user.household_id).name
+    group = household_of(session, user)
+    if group is not None:
+        name = session.get(Household, group).name
         raise InvalidValue(f"you are already in the household {name!r}: leave it first")

@@ -311,11 +311,6 @@ class User(Base):
     model: Mapped[Optional[str]] = mapped_column(String(200))
     # Consent to keep the photos of logged meals (db.photos), off until the person turns it on.
     keep_photos: Mapped[bool] = mapped_column(default=False, server_default=false())
-    # The household whose members' kept photos this user's recognition may learn from, joined
-    # only with an invite code a member made (db.households); None: their own photos only.
-    household_id: Mapped[Optional[int]] = mapped_column(
-        ForeignKey("households.id", ondelete="SET NULL"), index=True
-    )
 
     meals: Mapped[list["MealEntry"]] = relationship(
         back_populates="user", cascade="all, delete-orphan", passive_deletes=True
@@ -501,6 +496,17 @@ class Household(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class HouseholdMember(Base):
+    """A user in a household (at most one each), joined with an invite code a member made
+    (db.households): the members' kept photos reach each other's recognition."""
+
+    __tablename__ = "household_members"
+
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    household_id: Mapped[int] = mapped_column(ForeignKey("households.id", ondelete="CASCADE"), index=True)
+    joined_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
 class HouseholdInvite(Base):

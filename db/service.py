@@ -186,7 +186,7 @@ def remove_user(name: str) -> int:
         meals = session.scalar(select(func.count(MealEntry.id)).where(MealEntry.user_id == user.id))
         # The photo files are named by their rows, which the cascade below would delete unread.
         kept = photos.forget(session, session.scalars(photos.of_user(user)))
-        household = user.household_id
+        household = households.household_of(session, user)
         session.delete(user)  # the database cascades to every row that belongs to the user
         session.flush()
         if household is not None:

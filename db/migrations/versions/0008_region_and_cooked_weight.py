@@ -43,16 +43,12 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     # DROP COLUMN takes a column's own CHECK with it (SQLite 3.35+ and PostgreSQL alike). But
-    # once a later revision has rebuilt foods (0009 does, on its way down too) or users (0010),
-    # SQLite holds the CHECK as a table constraint, which DROP COLUMN refuses: one rebuild
-    # drops both.
+    # once a later revision has rebuilt foods (0009 does, on its way down too), SQLite holds the
+    # cooked-weight CHECK as a table constraint, which DROP COLUMN refuses: one rebuild drops both.
     if op.get_bind().dialect.name == 'sqlite':
         with op.batch_alter_table('foods') as batch:
             batch.drop_constraint(op.f('ck_foods_recipe_cooked_positive'), type_='check')
             batch.drop_column('recipe_cooked_g')
-        with op.batch_alter_table('users') as batch:
-            batch.drop_constraint(op.f('ck_users_region'), type_='check')
-            batch.drop_column('region')
     else:
         op.drop_column('foods', 'recipe_cooked_g')
-        op.drop_column('users', 'region')
+    op.drop_column('users', 'region')

@@ -24,14 +24,18 @@ def upgrade() -> None:
     sa.Column('created_at', sa.DateTime(), nullable=False),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_households'))
     )
-    # Migrations run with SQLite's foreign keys off (db.session), so this rebuild of users
-    # cascades nowhere.
-    with op.batch_alter_table('users') as batch:
-        batch.add_column(sa.Column('keep_photos', sa.Boolean(), nullable=False, server_default=sa.false()))
-        batch.add_column(sa.Column('household_id', sa.Integer(), nullable=True))
-        batch.create_index(batch.f('ix_users_household_id'), ['household_id'], unique=False)
-        batch.create_foreign_key(batch.f('fk_users_household_id_households'), 'households',
-                                 ['household_id'], ['id'], ondelete='SET NULL')
+    # A plain ADD COLUMN: no rebuild of users, which with SQLite's foreign keys on would
+    # cascade-delete every user's meals, foods and sessions.
+    op.add_column('users', sa.Column('keep_photos', sa.Boolean(), nullable=False, server_default=sa.false()))
+    op.create_table('household_members',
+    sa.Column('user_id', sa.Integer(), nullable=False),
+    sa.Column('household_id', sa.Integer(), nullable=False),
+    sa.Column('joined_at', sa.DateTime(), nullable=False),
+    sa.ForeignKeyConstraint(['household_id'], ['households.id'], name=op.f('fk_household_members_household_id_households'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['user_id'], ['users.id'], name=op.f('fk_household_members_user_id_users'), ondelete='CASCADE'),
+    sa.PrimaryKeyConstraint('user_id', name=op.f('pk_household_members'))
+    )
+    op.create_index(op.f('ix_household_members_household_id'), 'household_members', ['household_id'], unique=False)
     op.create_table('household_invites',
     sa.Column('code_hash', sa.String(length=64), nullable=False),
     sa.Column('household_id', sa.Integer(), nullable=False),
@@ -70,9 +74,7 @@ def downgrade() -> None:
     op.drop_index(op.f('ix_household_invites_household_id'), table_name='household_invites')
     op.drop_index(op.f('ix_household_invites_created_by'), table_name='household_invites')
     op.drop_table('household_invites')
-    with op.batch_alter_table('users') as batch:
-        batch.drop_constraint(batch.f('fk_users_household_id_households'), type_='foreignkey')
-        batch.drop_index(batch.f('ix_users_household_id'))
-        batch.drop_column('household_id')
-        batch.drop_column('keep_photos')
+    op.drop_index(op.f('ix_household_members_household_id'), table_name='household_members')
+    op.drop_table('household_members')
+    op.drop_column('users', 'keep_photos')
     op.drop_table('households')
