@@ -261,7 +261,7 @@ class Handlers:
             settings = service.get_settings(user)
             analysis = self.ctx.analyzer.analyze(photo, settings["confidence_threshold"], model)
             food = analysis.top.food if analysis.confident else None
-            kept = keepable_jpeg(data, name) if settings["keep_photos"] else None
+            kept = keepable_jpeg(data, name, short_side=photos.MAX_SIDE) if settings["keep_photos"] else None
             state = _portion_state(analysis.to_dict(), photo_digest(data), food, kept)
             (head, card), servings, state = self._card_for(state, settings, user=user)
         except FoodtagError as exc:

@@ -41,7 +41,8 @@ from models.errors import FoodtagError
 from models.paths import data_home
 
 FOLDER_ENV = "FOODTAG_PHOTOS_DIR"
-# models.images.KEPT_PHOTO_SIDE, the size the app makes; db cannot import models.images.
+# The shorter side of a kept photo: enough to learn a dish from (models see 224-384 px
+# crops). The app makes it with models.images.keepable_jpeg(short_side=MAX_SIDE).
 MAX_SIDE = 512
 # A 512 x 5120 JPEG at quality 90 is well under this; more is not a kept photo.
 MAX_BYTES = 4 * 2**20

@@ -133,18 +133,17 @@ def load_image(source: str | os.PathLike | bytes | BinaryIO, name: str | None = 
     return photo
 
 
-# What is kept of a meal photo (app: "keep my meal photos"): enough to learn a dish from
-# (models see 224-384 px crops), a fraction of a phone photo's size.
-KEPT_PHOTO_SIDE = 512
+# A kept meal photo is learned from, not looked at closely: quality 90 keeps what a model
+# sees at a fraction of a phone photo's bytes.
 KEPT_PHOTO_QUALITY = 90
 
 
-def keepable_jpeg(data: bytes, name: str = "photo") -> bytes:
-    """An upload as the photo that is kept of it: upright, shorter side at most
-    KEPT_PHOTO_SIDE, re-encoded as a fresh JPEG that carries none of the file's metadata (no
-    EXIF, so no GPS position, camera or time; no XMP, ICC profile or comment)."""
-    image = load_image(data, name, min_side=KEPT_PHOTO_SIDE)
-    scale = KEPT_PHOTO_SIDE / min(image.size)
+def keepable_jpeg(data: bytes, name: str = "photo", *, short_side: int) -> bytes:
+    """An upload as the photo that is kept of it (db.photos sets ``short_side``): upright,
+    shorter side at most ``short_side``, re-encoded as a fresh JPEG that carries none of the
+    file's metadata (no EXIF, so no GPS position, camera or time; no XMP, ICC profile or comment)."""
+    image = load_image(data, name, min_side=short_side)
+    scale = short_side / min(image.size)
     if scale < 1:
         size = (max(1, round(image.width * scale)), max(1, round(image.height * scale)))
         image = image.resize(size, Image.Resampling.LANCZOS)

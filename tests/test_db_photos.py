@@ -23,12 +23,12 @@ from db.errors import InvalidValue, NotFound, UnknownUser
 from db.models import HouseholdInvite, KeptPhoto
 from db.session import session_scope
 from models.errors import FoodtagError
-from models.images import KEPT_PHOTO_SIDE, keepable_jpeg
+from models.images import keepable_jpeg
 
 
 @pytest.fixture(scope="module")
 def kept_jpeg() -> bytes:
-    return keepable_jpeg(photo_with_location())
+    return keepable_jpeg(photo_with_location(), short_side=photos.MAX_SIDE)
 
 
 def log_from_photo(user: str, jpeg: bytes, food: str = "banana", *, corrected: bool = False) -> dict:
@@ -58,19 +58,21 @@ def test_kept_photo_is_downscaled_upright_without_location_and_owner_only(alice,
     # 1200 x 900, EXIF orientation 6 (the camera was turned): upright it is 900 x 1200.
     upload = photo_with_location(orientation=6)
     assert Image.open(io.BytesIO(upload)).getexif().get_ifd(GPS_IFD)  # the upload has a position
-    entry = log_from_photo("alice", keepable_jpeg(upload))
+    entry = log_from_photo("alice", keepable_jpeg(upload, short_side=photos.MAX_SIDE))
     [row] = rows()
     [path] = files_in(photos_dir)
     assert path == photos_dir / f"{row.token}.jpg" and len(row.token) == 32
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert stat.S_IMODE(photos_dir.stat().st_mode) == 0o700
     kept = Image.open(path)
-    assert kept.format == "JPEG" and kept.size == (KEPT_PHOTO_SIDE, round(1200 * KEPT_PHOTO_SIDE / 900))
+    assert kept.format == "JPEG" and kept.size == (photos.MAX_SIDE, round(1200 * photos.MAX_SIDE / 900))
     assert len(kept.getexif()) == 0 and not {"exif", "xmp", "comment", "icc_profile"} & set(kept.info)
     # Upright: the coloured half of the upload (its left) is now on top.
     assert kept.getpixel((256, 20))[2] < 100 and kept.getpixel((256, 660)) > (240, 240, 240)
     assert row.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
     assert (row.entry_id, row.food_name, row.labelled) == (entry["id"], "Banana", False)
+    small = keepable_jpeg(photo_with_location(size=(300, 200)), short_side=photos.MAX_SIDE)
+    assert Image.open(io.BytesIO(small)).size == (300, 200)  # never enlarged
 
 
 def test_a_correction_is_a_labelled_photo_and_an_edit_relabels_it(alice, photos_dir, kept_jpeg):
