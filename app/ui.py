@@ -639,7 +639,7 @@ class Handlers:
         with shown_errors():
             user = self._user(request)
             before = 0 if keep else len(photos.kept_photos(user))
-            service.update_settings(user, keep_photos=bool(keep))
+            service.update_settings(user, keep_photos=keep)  # only true or false: None is refused
         if keep:
             return "The photos of the meals you log from now on are kept, for you and your household only."
         return f"No photo is kept from now on; {before} kept photo{'s' * (before != 1)} deleted."

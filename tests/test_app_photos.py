@@ -89,6 +89,9 @@ def test_with_consent_the_logged_photo_is_kept_with_its_label(handlers, upload, 
     assert [(p["food"], p["labelled"]) for p in kept] == [("Banana", False), ("Espresso", True)]
     assert files_in(photos_dir) == sorted(p["path"] for p in kept)
     assert photos.kept_photos("bob") == []
+    with pytest.raises(gr.Error, match="keep_photos must be true or false"):
+        handlers.set_keep_photos(None, ALICE)  # an API call without a value withdraws nothing
+    assert len(photos.kept_photos("alice")) == 2
     # Withdrawn: nothing kept from now on, and what was kept is gone.
     assert handlers.set_keep_photos(False, ALICE).endswith("2 kept photos deleted.")
     analyse_and_log(handlers, upload, ALICE)
