@@ -202,11 +202,12 @@ def test_settings(alice):
                                            "daily_carb_target_g": 275.0,
                                            "exchange_unit_g": 15.0,
                                            "confidence_threshold": 0.5,
-                                           "region": "US"}
+                                           "region": "US",
+                                           "keep_photos": False}
     updated = service.update_settings(alice, exchange_unit_g=12, daily_carb_target_g=180)
     assert updated["exchange_unit_g"] == 12.0 and updated["daily_carb_target_g"] == 180.0
     for bad in ({"exchange_unit_g": 13}, {"confidence_threshold": 1.5}, {"daily_kcal_target": -1},
-                {"colour": "blue"}, {"daily_kcal_target": "2000"}):
+                {"colour": "blue"}, {"daily_kcal_target": "2000"}, {"keep_photos": "yes"}):
         with pytest.raises(InvalidValue):
             service.update_settings(alice, **bad)
     assert service.get_settings(alice)["exchange_unit_g"] == 12.0
