@@ -55,3 +55,53 @@ def test_cofid_foods_load_with_their_source(full_db):
     assert card["portion"]["available_carbohydrate_g"] == 45.4
     assert "less sugar since 2017" in service.lookup("lucozade")["source"]["proxy_note"]
 
+
+
+def _seed_with_cofid(folder: Path, edit) -> Path:
+    """A small seed (db_support) with the shipped CoFID rows, ``edit`` applied to their list."""
+    from db_support import write_seed
+
+    seed = write_seed(folder)
+    rows = list(csv.DictReader((SEED_DIR / cofid.FOODS_FILE).open(encoding="utf-8")))
+    edit(rows)
+    with (seed / cofid.FOODS_FILE).open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=cofid.COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    return seed
+
+
+def test_check_seed_checks_the_cofid_rows(tmp_path):
+    from db.checkseed import problems_in
+
+    problems, summary = problems_in(_seed_with_cofid(tmp_path / "ok", lambda rows: None))
+    assert problems == [] and f"CoFID: {len(cofid.PICKS)} foods" in summary
+
+    def bad(rows):
+        rows[0]["category"] = "Spices and Herbs"  # whose portions are 0.1-15 g
+        rows[1]["code"] = "11-9999"  # a code build-cofid never writes
+        rows[2]["code"] = rows[3]["code"]  # one CoFID food twice
+
+    seed = _seed_with_cofid(tmp_path / "bad", bad)
+    path = seed / cofid.FOODS_FILE
+    problems, _summary = problems_in(seed)
+    assert problems == [
+        f"{path}: CoFID 11-9999 ('Biscuits, digestive, plain') is not one of db.cofid.PICKS: "
+        "every row must come from build-cofid",
+        f"{path}: CoFID 11-803 is listed twice",
+        f"{path} CoFID 11-989: default serving '100 g' (100 g) of 'Crumpets, toasted': 100 g "
+        "is not one plausible portion for 'Spices and Herbs' (0.1-15 g); pick another or "
+        "explain it in serving_exceptions.csv",
+    ]
+
+
+def test_check_seed_reports_a_cofid_row_without_its_code(tmp_path):
+    from db.checkseed import problems_in
+
+    def no_code(rows):
+        rows[4]["code"] = "semi-sweet"
+
+    seed = _seed_with_cofid(tmp_path, no_code)
+    problems, _summary = problems_in(seed)
+    assert problems == [f"{seed / cofid.FOODS_FILE}:6: code 'semi-sweet' is not a CoFID food "
+                        "code (such as 11-989): each row names the CoFID food it copies"]
