@@ -14,7 +14,8 @@ import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Integer, String, and_, bindparam, column, func, or_, select, text, union
+from sqlalchemy import (Integer, String, and_, bindparam, column, func, or_, select, text, union,
+                        union_all)
 from sqlalchemy.orm import Session
 
 from db import search
@@ -114,17 +115,17 @@ def catalog_version(session: Session) -> tuple:
 
 
 def _catalog_words(session: Session, visible) -> set[str]:
-    """The words of the ``visible`` foods' names, descriptions, common names, aliases and labels."""
+    """The words of the ``visible`` foods' names, descriptions, common names, aliases and
+    labels, read in one query (a search with a user reads their own foods' words each time)."""
     found: set[str] = set()
-    texts = session.execute(select(Food.name, Food.fdc_description, Food.common_names).where(visible))
-    for row in texts:
-        for field in row:
-            if field:
-                found.update(search.words(field))
-    for extra in (select(FoodAlias.alias).join(Food, Food.id == FoodAlias.food_id).where(visible),
-                  select(FoodLabel.label).join(Food, Food.id == FoodLabel.food_id).where(visible)):
-        for value in session.scalars(extra):
-            found.update(search.words(value))
+    texts = union_all(
+        select(Food.name).where(visible), select(Food.fdc_description).where(visible),
+        select(Food.common_names).where(visible, Food.common_names.is_not(None)),
+        select(FoodAlias.alias).join(Food, Food.id == FoodAlias.food_id).where(visible),
+        select(FoodLabel.label).join(Food, Food.id == FoodLabel.food_id).where(visible))
+    for text_ in session.scalars(texts):
+        if text_:
+            found.update(search.words(text_))
     return found
 
 
