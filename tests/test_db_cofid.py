@@ -5,7 +5,7 @@ import csv
 from pathlib import Path
 
 import pytest
-from db_support import full_db, full_db_url  # noqa: F401 (fixtures)
+from db_support import db_url, full_db, full_db_url  # noqa: F401 (fixtures)
 
 from db import cofid, service
 from db.errors import SeedError
@@ -105,3 +105,22 @@ def test_check_seed_reports_a_cofid_row_without_its_code(tmp_path):
     problems, _summary = problems_in(seed)
     assert problems == [f"{seed / cofid.FOODS_FILE}:6: code 'semi-sweet' is not a CoFID food "
                         "code (such as 11-989): each row names the CoFID food it copies"]
+
+
+def test_loading_a_seed_part_refreshes_the_cached_catalog_words(db_url):
+    """The typo-correction words are cached per catalog version (db.fts.catalog_version): the
+    seed part that brings new public foods changes it, so "crumpts" finds crumpets at once."""
+    from db import fts
+    from db.models import SeedVersion
+    from db.session import session_scope
+
+    with session_scope(write=False) as session:
+        before = fts.catalog_version(session)
+        assert "crumpets" not in fts.vocabulary(session)  # the small seed has no CoFID foods
+    with session_scope() as session:
+        session.add(SeedVersion(part="cofid", foods=cofid.load(session, SEED_DIR)))
+        fts.reindex(session)  # as db.session's seed loader does
+    with session_scope(write=False) as session:
+        assert fts.catalog_version(session) != before
+        assert "crumpets" in fts.vocabulary(session)
+    assert service.search("crumpts")[0]["food"] == "Crumpets, toasted"
