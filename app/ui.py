@@ -279,7 +279,7 @@ class Handlers:
             head,
             card,
             _log_button(state),
-            "",
+            gr.skip(),
         )
 
     def _preview(self, image, user: str) -> str:
@@ -303,7 +303,7 @@ class Handlers:
             "",
             "",
             _log_button(state),
-            "",
+            gr.skip(),
         )
 
     def _card_for(self, state: dict, settings: dict, *, user: str):
@@ -338,7 +338,7 @@ class Handlers:
                    for name in ("suggestions", "search", "recent")}
         return (state, views.picked_markdown(state["analysis"], food), pickers["suggestions"],
                 pickers["search"], pickers["recent"], servings, gr.update(value=""), head, card,
-                _log_button(state), "")
+                _log_button(state), gr.skip())
 
     def choose_suggestion(self, state: dict, food: str | None, request: gr.Request):
         return self._choose(state, food, request, "suggestions")
@@ -418,7 +418,7 @@ class Handlers:
                 {**state, "serving": serving, "grams": grams, "external_id": uuid.uuid4().hex},
                 settings, user=user)
         return (state, servings, gr.update(value="") if empty_grams_box else gr.skip(), head, card,
-                _log_button(state), "")
+                _log_button(state), gr.skip())
 
     def refresh_card(self, state: dict, request: gr.Request):
         """Redraw the card from the state with the user's current settings (a new unit)."""
@@ -919,9 +919,11 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
         # left out of the API page, which lists each operation once.
         quiet = {"api_visibility": "undocumented"}
         # Client-side only, before anything reaches the server: Log waits while the card is
-        # being redrawn for a new photo or portion (the reply enables it again).
-        hold_log = {"fn": None, "outputs": [log_btn], "js": "() => ({__type__: 'update', interactive: false})",
-                    "queue": False, "api_visibility": "private"}
+        # being redrawn for a new photo or portion (the reply enables it again), and the last
+        # log message goes, as it spoke of the card being replaced. Replies never write the
+        # message: one that did could wipe a "Not logged" answer to a Log clicked meanwhile.
+        hold_log = {"fn": None, "outputs": [log_btn, log_status], "queue": False, "api_visibility": "private",
+                    "js": "() => [{__type__: 'update', interactive: false}, '']"}
         card_outputs = [carb_head, card, log_btn, log_status]
         analysis_outputs = [state, preview, headline, suggestions, search_hits, recent, serving, grams,
                             *card_outputs]
