@@ -14,6 +14,9 @@
   python -m app users remove NAME [--yes]
                                      delete the user and everything that is theirs
   python -m app batch ...            analyse a CSV of photos (see `python -m app batch -h`)
+  python -m app glucose import|report|meals|foods|zone|export ...
+                                     CGM and meter readings beside the meal log (see
+                                     `python -m app glucose -h`); shows what happened, no dosing advice
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from models.errors import FoodtagError
 def serve_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m app",
-        description="Serve the foodtag web app. Other commands: `users ...`, `batch ...`.",
+        description="Serve the foodtag web app. Other commands: `users ...`, `batch ...`, `glucose ...`.",
     )
     parser.add_argument("--host", help="address to listen on (env FOODTAG_HOST; default 127.0.0.1)")
     parser.add_argument("--port", type=int, help="port (env FOODTAG_PORT; default 7860)")
@@ -160,7 +163,11 @@ def main(argv: list[str] | None = None) -> int:
             from app.batch import main as batch_main
 
             return batch_main(argv[1:])
-        if (status := unknown_command(argv, ("users", "batch"), "python -m app")) is not None:
+        if argv[:1] == ["glucose"]:
+            from app.glucose.cli import main as glucose_main
+
+            return glucose_main(argv[1:])
+        if (status := unknown_command(argv, ("users", "batch", "glucose"), "python -m app")) is not None:
             return status
         return serve_main(argv)
     except FoodtagError as exc:

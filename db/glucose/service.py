@@ -122,6 +122,11 @@ def _readings(session: Session, owner: User, start: datetime, end: datetime,
 def _period(days: object, end: object, where) -> tuple[date, date]:
     if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= MAX_REPORT_DAYS:
         raise InvalidValue(f"days must be a whole number from 1 to {MAX_REPORT_DAYS}, got {days!r}")
+    if isinstance(end, str):
+        try:
+            end = date.fromisoformat(end.strip())
+        except ValueError:
+            raise InvalidValue(f"the end day must be a date YYYY-MM-DD, got {end[:20]!r}") from None
     last = datetime.now(where).date() if end is None else checks.day(end)
     return last - timedelta(days=days - 1), last
 
