@@ -23,6 +23,7 @@ from app.analysis import Analyzer, find_foods, nutrition_card, photo_digest
 from app.auth import Identity
 from app.catalog import ModelCatalog
 from app.errors import user_error
+from app.glucose.ui import GlucoseHandlers, build_glucose_tab
 from app.security import OwnedFiles, private_dir
 from db import personal, service, validate
 from db.cards import hit_portion_text
@@ -848,6 +849,7 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
                 activate_btn = gr.Button("Make it the server default (admins)")
             models_status = gr.Markdown()
 
+        build_glucose_tab(GlucoseHandlers(h._user, h._owned_path))
         _batch_tab(ctx)
 
         # ---- wiring ----

@@ -6,13 +6,9 @@ from __future__ import annotations
 import io
 from typing import Any
 
-import matplotlib
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")  # no display on a server; set before pyplot is imported
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-
-from db.glucose import metrics  # noqa: E402
+from db.glucose import metrics
 
 TARGET_RANGE = (70, 180)
 _LABELS = {"time_above_250": "Very high >250", "time_181_250": "High 181-250",
@@ -27,7 +23,9 @@ def agp_figure(report: dict[str, Any]) -> Figure:
     """The AGP of ``report`` (db.glucose.service.report): median, 25-75 and 5-95 percentile
     bands by time of day, the target range, each meal's carbohydrate at its time of day, and the
     consensus metrics beside it."""
-    figure, (agp, numbers) = plt.subplots(1, 2, figsize=(11, 4.8), width_ratios=[3, 1])
+    # Figure, not pyplot: no global registry of open figures to leak from a server.
+    figure = Figure(figsize=(11, 4.8))
+    agp, numbers = figure.subplots(1, 2, width_ratios=[3, 1])
     profile = report["agp"]
     slot = metrics.AGP_SLOT_MINUTES / 60
     hours = [h + slot / 2 for h in _hours(profile["minute"])]
@@ -72,7 +70,8 @@ def report_text(report: dict[str, Any]) -> str:
 
 def meal_figure(meal: dict[str, Any]) -> Figure:
     """One meal's curve from 30 min before to 3 h after, its baseline and its peak."""
-    figure, axes = plt.subplots(figsize=(6, 3.4))
+    figure = Figure(figsize=(6, 3.4))
+    axes = figure.subplots()
     curve = meal["curve"]
     response = meal["response"]
     if curve:
@@ -93,10 +92,7 @@ def meal_figure(meal: dict[str, Any]) -> Figure:
 
 
 def png(figure: Figure) -> bytes:
-    """The figure as PNG bytes; the figure is closed (pyplot keeps every open one)."""
+    """The figure as PNG bytes."""
     buffer = io.BytesIO()
-    try:
-        figure.savefig(buffer, format="png", dpi=120)
-    finally:
-        plt.close(figure)
+    figure.savefig(buffer, format="png", dpi=120)
     return buffer.getvalue()
