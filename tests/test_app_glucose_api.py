@@ -3,6 +3,7 @@ readings, uploads are size-limited (declared and streamed), bad input gets a cle
 caller's name comes from a stand-in for the sign-in dependency (the real one is tested with
 the other /api routes); what is tested here is that the routes use nothing else."""
 
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated
 
@@ -87,3 +88,15 @@ def test_nightscout_json_upload(alice, fmt):
     answer = web.post(f"/api/glucose/import?format={fmt}", headers=as_user(alice),
                       content=(DATA / "nightscout_entries.json").read_bytes())
     assert answer.json()["added"] == 4 and answer.json()["format"] == "nightscout"
+
+
+def test_a_meal_entrys_curve_is_its_owners_only(alice):
+    service.create_user("bob")
+    web = client()
+    web.post("/api/glucose/import?tz=UTC", headers=as_user(alice),
+             content=(DATA / "clarity_us_mgdl.csv").read_bytes())
+    entry = service.log_meal(alice, "banana", eaten_at=datetime(2026, 11, 1, 5, 30))
+    mine = web.get(f"/api/glucose/meals/{entry['id']}/curve.png", headers=as_user(alice))
+    assert mine.status_code == 200 and mine.content[:4] == b"\x89PNG"
+    assert web.get(f"/api/glucose/meals/{entry['id']}/curve.png", headers=as_user("bob")).status_code == 404
+    assert web.get("/api/glucose/meals/x/curve.png", headers=as_user(alice)).status_code == 422

@@ -6,6 +6,7 @@ and report; no route names a user):
   GET  /api/glucose/report?days=14&end=YYYY-MM-DD      the consensus metrics, AGP, meals
   GET  /api/glucose/report.png?days=14&end=YYYY-MM-DD  the AGP chart to bring to the clinic
   GET  /api/glucose/meals                        each meal's response with its curve
+  GET  /api/glucose/meals/ENTRY_ID/curve.png     the curve of the meal that entry belongs to
   GET  /api/glucose/foods                        the person's response per food
   GET  /api/glucose/readings.csv                 every reading, for the diabetes team
   GET|PUT /api/glucose/zone                      {"time_zone": "Europe/London"}
@@ -27,7 +28,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.glucose import chart
 from app.security import BodyTooLarge, limited_body
-from db.errors import UnknownUser
+from db.errors import NotFound, UnknownUser
 from db.glucose import service as glucose
 from models.errors import FoodtagError
 
@@ -43,7 +44,7 @@ async def _call(fn, *args: Any, **kwargs: Any) -> Any:
     """fn's result, or the error response for a bad value."""
     try:
         return await run_in_threadpool(fn, *args, **kwargs)
-    except UnknownUser as exc:
+    except (UnknownUser, NotFound) as exc:
         return _error(404, str(exc))
     except FoodtagError as exc:
         return _error(422, str(exc))
@@ -102,6 +103,14 @@ def add_routes(api: FastAPI, signed_in_user: Any) -> None:
         return result if isinstance(result, Response) else JSONResponse({"meals": result,
                                                                          "disclaimer": glucose.DISCLAIMER})
 
+    async def meal_curve_png(entry_id: int, user: signed_in_user) -> Response:
+        """The curve of the meal that the user's entry ``entry_id`` belongs to."""
+        result = await _call(glucose.meal_of_entry, user, entry_id)
+        if isinstance(result, Response):
+            return result
+        image = await run_in_threadpool(lambda: chart.png(chart.meal_figure(result)))
+        return Response(image, media_type="image/png")
+
     async def foods(user: signed_in_user) -> Response:
         result = await _call(glucose.food_responses, user)
         return result if isinstance(result, Response) else JSONResponse(result)
@@ -137,6 +146,7 @@ def add_routes(api: FastAPI, signed_in_user: Any) -> None:
     api.add_api_route("/api/glucose/report", report, methods=["GET"])
     api.add_api_route("/api/glucose/report.png", report_png, methods=["GET"])
     api.add_api_route("/api/glucose/meals", meals, methods=["GET"])
+    api.add_api_route("/api/glucose/meals/{entry_id}/curve.png", meal_curve_png, methods=["GET"])
     api.add_api_route("/api/glucose/foods", foods, methods=["GET"])
     api.add_api_route("/api/glucose/readings.csv", readings_csv, methods=["GET"])
     api.add_api_route("/api/glucose/zone", get_zone, methods=["GET"])

@@ -29,6 +29,7 @@ cannot be read at all raises InvalidValue, so nothing of it is imported.
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -42,8 +43,8 @@ from db.models import GLUCOSE_MG_DL_RANGE
 
 MMOL_L_TO_MG_DL = 18.016
 FORMATS: tuple[str, ...] = ("clarity", "libreview", "nightscout", "csv")
-# A year of 5-minute readings is about 105,000 rows; an export ten times that is not one person's.
-MAX_ROWS = 1_000_000
+# A year of 5-minute readings is about 105,000 rows; reading stops past this many.
+MAX_ROWS = 400_000
 # The devices' reporting limits, stored in place of "Low" / "High".
 _DEXCOM_LIMITS = (40.0, 400.0)
 _LIBRE_LIMITS = (40.0, 500.0)
@@ -127,7 +128,7 @@ def parse(text: str, fmt: str, where: ZoneInfo) -> ParsedFile:
     if fmt not in READERS:
         raise InvalidValue(f"unknown format {fmt!r}; choose auto, {', '.join(FORMATS)}")
     parsed = ParsedFile(fmt)
-    rows = list(READERS[fmt](text, parsed.refused))
+    rows = list(itertools.islice(READERS[fmt](text, parsed.refused), MAX_ROWS + 1))
     if len(rows) > MAX_ROWS:
         raise InvalidValue(f"the file has more than {MAX_ROWS:,} readings; export a shorter period")
     place = "entry" if fmt == "nightscout" and text.lstrip()[:1] in ("[", "{") else "line"

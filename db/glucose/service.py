@@ -18,8 +18,8 @@ from sqlalchemy import func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from db import checks, repo, spreadsheet
-from db.errors import InvalidValue
+from db import checks, repo
+from db.errors import InvalidValue, NotFound
 from db.glucose import formats, metrics, zones
 from db.models import GlucoseReading, MealEntry, User
 from db.session import session_scope
@@ -213,6 +213,19 @@ def meal_responses(user: str, start: datetime | None = None, end: datetime | Non
     return out
 
 
+def meal_of_entry(user: str, entry_id: int) -> dict[str, Any]:
+    """The meal (as in meal_responses_json) that the user's entry ``entry_id`` belongs to;
+    NotFound for an entry that is not theirs."""
+    with session_scope(write=False) as session:
+        entry = repo.get_entry(repo.get_user(user, session=session), entry_id, session=session)
+        eaten_at = entry.eaten_at
+    day = timedelta(days=1)  # a meal's entries lie within SAME_MEAL_MINUTES of each other
+    for meal in meal_responses_json(user, eaten_at - day, eaten_at + day):
+        if entry_id in meal["entry_ids"]:
+            return meal
+    raise NotFound(f"no meal entry #{entry_id}")  # not reached: the entry was found above
+
+
 def meal_responses_json(user: str, start: datetime | None = None, end: datetime | None = None) -> list[dict[str, Any]]:
     """meal_responses with each response as a dict (for JSON)."""
     return [{**m, "response": m["response"].to_dict()} for m in meal_responses(user, start, end)]
@@ -243,7 +256,7 @@ def export_readings_csv(user: str, out: IO[str]) -> int:
     for reading in rows:
         writer.writerow([reading.measured_at.isoformat(), zones.local_naive(reading.measured_at, where).isoformat(),
                          reading.mg_dl, round(reading.mg_dl / formats.MMOL_L_TO_MG_DL, 1), reading.kind,
-                         spreadsheet.neutralise(reading.source), reading.reported_as or ""])
+                         reading.source, reading.reported_as or ""])
     return len(rows)
 
 
