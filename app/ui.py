@@ -708,6 +708,7 @@ def _setting_number(label: str, setting: str) -> gr.Number:
 
 def build_ui(ctx: AppContext) -> gr.Blocks:
     h = Handlers(ctx)
+    gh = GlucoseHandlers(h._user, h._owned_path)
     with gr.Blocks(title="foodtag", delete_cache=(GRADIO_CACHE_S // 2, GRADIO_CACHE_S)) as demo:
         with gr.Row(equal_height=True):
             gr.Markdown("# foodtag · meal photo to carbohydrates", elem_id="page-title", min_width=300, scale=3)
@@ -794,6 +795,8 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
                         confirm_delete_btn = gr.Button("Yes, delete it", variant="stop", elem_id="confirm-delete")
                         keep_btn = gr.Button("No, keep it")
                 entry_status = gr.Markdown(elem_id="entry-status")
+                entry_glucose = gr.Plot(label="Glucose around this meal, if imported (Glucose tab)",
+                                        elem_id="entry-glucose")
             with gr.Row():
                 export_btn = gr.Button("Export my log as CSV (for your dietitian)")
                 export_file = gr.File(label="CSV", interactive=False)
@@ -849,7 +852,7 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
                 activate_btn = gr.Button("Make it the server default (admins)")
             models_status = gr.Markdown()
 
-        build_glucose_tab(GlucoseHandlers(h._user, h._owned_path))
+        build_glucose_tab(gh)
         _batch_tab(ctx)
 
         # ---- wiring ----
@@ -901,6 +904,7 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
             lambda: gr.update(open=True), None, [edit_box], api_visibility="private").success(
             h.load_entry, [entry_pick, day], edit_fields, api_name="load_row", **quiet)
         entry_pick.input(h.load_entry, [entry_pick, day], edit_fields, api_name="load_entry")
+        entry_pick.change(gh.entry_curve, [entry_pick], [entry_glucose], api_name="entry_glucose", **quiet)
         save_entry_btn.click(
             h.edit_entry, [entry_pick, *edit_fields], [entry_status], api_name="edit_entry"
         ).success(h.day_view, [day], day_outputs, api_name="day_view_after_edit", **quiet)
