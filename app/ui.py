@@ -795,8 +795,6 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
                         confirm_delete_btn = gr.Button("Yes, delete it", variant="stop", elem_id="confirm-delete")
                         keep_btn = gr.Button("No, keep it")
                 entry_status = gr.Markdown(elem_id="entry-status")
-                entry_glucose = gr.Plot(label="Glucose around this meal, if imported (Glucose tab)",
-                                        elem_id="entry-glucose")
             with gr.Row():
                 export_btn = gr.Button("Export my log as CSV (for your dietitian)")
                 export_file = gr.File(label="CSV", interactive=False)
@@ -904,7 +902,6 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
             lambda: gr.update(open=True), None, [edit_box], api_visibility="private").success(
             h.load_entry, [entry_pick, day], edit_fields, api_name="load_row", **quiet)
         entry_pick.input(h.load_entry, [entry_pick, day], edit_fields, api_name="load_entry")
-        entry_pick.change(gh.entry_curve, [entry_pick], [entry_glucose], api_name="entry_glucose", **quiet)
         save_entry_btn.click(
             h.edit_entry, [entry_pick, *edit_fields], [entry_status], api_name="edit_entry"
         ).success(h.day_view, [day], day_outputs, api_name="day_view_after_edit", **quiet)

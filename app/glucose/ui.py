@@ -94,17 +94,6 @@ class GlucoseHandlers:
         found = [m for m in glucose.meal_responses_json(self.user_of(request)) if m["eaten_at"] == eaten_at]
         return chart.meal_figure(found[0]) if found else None
 
-    def entry_curve(self, entry_id: int | str | None, request: gr.Request):
-        """The curve of the meal a logged entry belongs to (the Today tab); None without
-        readings around it."""
-        if entry_id in (None, ""):
-            return None
-        try:
-            meal = glucose.meal_of_entry(self.user_of(request), int(entry_id))
-        except (FoodtagError, ValueError):
-            return None
-        return chart.meal_figure(meal) if meal["curve"] else None
-
     def foods(self, request: gr.Request):
         result = glucose.food_responses(self.user_of(request))
         rows = [[f["food"], f["meals"], f["iauc_per_10g"], f["iauc_per_10g_sd"], f["rise_per_10g"],
