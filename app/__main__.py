@@ -14,6 +14,9 @@
   python -m app users remove NAME [--yes]
                                      delete the user and everything that is theirs
   python -m app batch ...            analyse a CSV of photos (see `python -m app batch -h`)
+  python -m app photos export USER --out DIR [--household]
+                                     the user's (or household's) kept meal photos as an
+                                     ImageFolder: DIR/labelled/<food>/*.jpg, DIR/unlabelled/*.jpg
   python -m app glucose import|report|meals|foods|zone|export ...
                                      CGM and meter readings beside the meal log (see
                                      `python -m app glucose -h`); shows what happened, no dosing advice
@@ -33,7 +36,7 @@ from models.errors import FoodtagError
 def serve_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m app",
-        description="Serve the foodtag web app. Other commands: `users ...`, `batch ...`, `glucose ...`.",
+        description="Serve the foodtag web app. Other commands: `users ...`, `batch ...`, `photos ...`, `glucose ...`.",
     )
     parser.add_argument("--host", help="address to listen on (env FOODTAG_HOST; default 127.0.0.1)")
     parser.add_argument("--port", type=int, help="port (env FOODTAG_PORT; default 7860)")
@@ -54,6 +57,10 @@ def serve_parser() -> argparse.ArgumentParser:
     parser.add_argument("--model-poll-seconds", type=float,
                         help="how often to pick up a default-model change made on another app process "
                              "(env FOODTAG_MODEL_POLL_SECONDS; default 5)")
+    parser.add_argument("--photos-dir", type=Path,
+                        help="where meal photos are kept for users who consent; every app process on "
+                             "one database needs the same folder (env FOODTAG_PHOTOS_DIR; default "
+                             "FOODTAG_HOME/photos)")
     return parser
 
 
@@ -74,7 +81,7 @@ def users_parser() -> tuple[argparse.ArgumentParser, argparse.Action]:
                           f"changeable in Settings (default {DEFAULT_REGION})")
     sub.add_parser("list", parents=[database], help="every user: admin or not, password or local, meals logged")
     remove = sub.add_parser("remove", parents=[database],
-                            help="delete a user with their meal log, own foods, favourites and settings")
+                            help="delete a user with their meal log, kept photos, own foods, favourites and settings")
     remove.add_argument("name")
     remove.add_argument("--yes", action="store_true", help="do not ask to confirm (needed without a terminal)")
     passwd = sub.add_parser("passwd", parents=[database], help="set a user's password; ends their sign-in sessions")
@@ -126,6 +133,42 @@ def users_main(argv: list[str]) -> int:
     return 0
 
 
+def photos_parser() -> tuple[argparse.ArgumentParser, argparse.Action]:
+    parser = argparse.ArgumentParser(prog="python -m app photos",
+                                     description="Meal photos kept with their owners' consent.")
+    sub = parser.add_subparsers(dest="action", required=True)
+    export = sub.add_parser("export", help="write a user's kept photos as an ImageFolder: labelled ones "
+                                           "in OUT/labelled/<food>/, the others in OUT/unlabelled/")
+    export.add_argument("user")
+    export.add_argument("--out", type=Path, required=True, help="a new or empty folder")
+    export.add_argument("--household", action="store_true",
+                        help="the photos of every member of the user's household, not only theirs")
+    export.add_argument("--db-url", help="SQLAlchemy database URL (default as for serving)")
+    export.add_argument("--photos-dir", type=Path, help="the kept photos' folder (default as for serving)")
+    return parser, sub
+
+
+def photos_main(argv: list[str]) -> int:
+    from db import photos, session
+
+    parser, actions = photos_parser()
+    if (status := unknown_command(argv, actions.choices, parser.prog)) is not None:
+        return status
+    args = parser.parse_args(argv)
+    if args.db_url:
+        session.configure(args.db_url)
+    if args.photos_dir:
+        photos.configure(args.photos_dir)
+    session.init_db()
+    counts = photos.export_image_folder(args.user, args.out, household=args.household)
+    print(f"{counts['labelled']} labelled photos of {counts['foods']} foods in {args.out / 'labelled'}, "
+          f"{counts['unlabelled']} unlabelled in {args.out / 'unlabelled'}")
+    if counts["missing"]:
+        print(f"warning: {counts['missing']} kept photos have no file in {photos.folder()} (deleted by hand?)",
+              file=sys.stderr)
+    return 0
+
+
 def confirm_removal(name: str) -> bool:
     """Asks at a terminal; without one (a script), removal needs --yes."""
     if not sys.stdin.isatty():
@@ -142,6 +185,7 @@ def serve_main(argv: list[str]) -> int:
         region=args.region,
         max_upload_mb=args.max_upload_mb, concurrency=args.concurrency,
         session_idle_minutes=args.session_idle_minutes, model_poll_seconds=args.model_poll_seconds,
+        photos_dir=args.photos_dir,
     )
     from app.server import serve  # Gradio and the model stack: only once the config is valid
 
@@ -163,11 +207,13 @@ def main(argv: list[str] | None = None) -> int:
             from app.batch import main as batch_main
 
             return batch_main(argv[1:])
+        if argv[:1] == ["photos"]:
+            return photos_main(argv[1:])
         if argv[:1] == ["glucose"]:
             from app.glucose.cli import main as glucose_main
 
             return glucose_main(argv[1:])
-        if (status := unknown_command(argv, ("users", "batch", "glucose"), "python -m app")) is not None:
+        if (status := unknown_command(argv, ("users", "batch", "photos", "glucose"), "python -m app")) is not None:
             return status
         return serve_main(argv)
     except FoodtagError as exc:

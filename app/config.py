@@ -54,9 +54,13 @@ class AppConfig:
     # and creates them: their exchange unit and the food names search prefers. Changeable in
     # Settings afterwards; account users choose theirs at sign-up (`users add --region`).
     region: str = DEFAULT_REGION
+    # Where meal photos are kept for the users who consent (db.photos). None: FOODTAG_PHOTOS_DIR,
+    # else FOODTAG_HOME/photos. Several app processes on one database need one shared folder.
+    photos_dir: Path | None = None
 
     def __post_init__(self) -> None:
         self.models = [Path(p).expanduser() for p in self.models]
+        self.photos_dir = None if self.photos_dir is None else Path(self.photos_dir).expanduser()
         if not 0 <= self.port <= 65535:
             raise ConfigError(f"port must be 0-65535, got {self.port}")
         if not 0 < self.max_upload_mb <= 200:

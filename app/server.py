@@ -36,7 +36,7 @@ from app.config import LOCAL_USER, AppConfig
 from app.security import BodyTooLarge, Guard, OwnedFiles, Sessions, limited_body, private_dir
 from app.signin import add_routes as add_sign_in_routes
 from app.ui import PAGE_ASSETS, AppContext, build_ui
-from db import personal, service, session, validate
+from db import personal, photos, service, session, validate
 from db.errors import InvalidValue, UnknownFood
 from db.session import get_engine, session_scope
 from models.errors import FoodtagError, ImageError, ModelError
@@ -101,7 +101,8 @@ class App:
         self.fastapi = self._build()
 
     def startup(self) -> None:
-        """Migrate and seed the database, create the local user (in the configured region), load the active model (the
+        """Migrate and seed the database, remove kept-photo files a crash left without a row,
+        create the local user (in the configured region), load the active model (the
         stored default, else the first --model, else the built-in one) and start following the
         stored default."""
         with self._start_lock:
@@ -109,7 +110,11 @@ class App:
                 return
             if self.config.db_url:
                 session.configure(self.config.db_url)
+            if self.config.photos_dir:
+                photos.configure(self.config.photos_dir)
             session.init_db()
+            if (swept := photos.sweep_orphans()):
+                log.info("removed %d kept-photo files that no database row names", swept)
             if not self.config.accounts:
                 service.ensure_user(LOCAL_USER, region=self.config.region)
             elif service.account_count() == 0:

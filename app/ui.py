@@ -25,11 +25,13 @@ from app.catalog import ModelCatalog
 from app.errors import user_error
 from app.glucose.ui import GlucoseHandlers, build_glucose_tab
 from app.security import OwnedFiles, private_dir
-from db import personal, service, validate
+from db import households, personal, photos, service, validate
 from db.cards import hit_portion_text
 from db.checks import SETTING_RANGES
-from db.nutrition import EXCHANGE_UNITS_G, NUTRIENT_LABELS, REGIONS, STORED_NUTRIENTS, carb_unit, region_unit
+from db.nutrition import (EXCHANGE_UNITS_G, NUTRIENT_LABELS, REGIONS, STORED_NUTRIENTS, carb_unit, exchanges,
+                          region_unit)
 from models.errors import FoodtagError, ImageError
+from models.images import keepable_jpeg
 from models.paths import data_home
 
 HISTORY_DAYS = 28
@@ -180,12 +182,14 @@ def _entry_id(value: int | float | None) -> int:
     return int(value)
 
 
-def _portion_state(analysis: dict | None, photo_sha256: str | None, food: str | None) -> dict:
+def _portion_state(analysis: dict | None, photo_sha256: str | None, food: str | None,
+                   photo_jpeg: bytes | None = None) -> dict:
     """The one source of truth for the Analyse tab's portion: a food (None: none picked yet),
     a serving or grams (None and None: the food's default serving), and the id that makes
-    logging this card twice one entry."""
+    logging this card twice one entry. ``photo_jpeg``: the analysed photo as it is kept when
+    the person consents (db.photos); None without consent."""
     return {"analysis": analysis, "photo_sha256": photo_sha256, "food": food, "serving": None,
-            "grams": None, "external_id": uuid.uuid4().hex if food else None}
+            "grams": None, "external_id": uuid.uuid4().hex if food else None, "photo_jpeg": photo_jpeg}
 
 
 def _log_button(state: dict):
@@ -259,7 +263,8 @@ class Handlers:
             settings = service.get_settings(user)
             analysis = self.ctx.analyzer.analyze(photo, settings["confidence_threshold"], model)
             food = analysis.top.food if analysis.confident else None
-            state = _portion_state(analysis.to_dict(), photo_digest(data), food)
+            kept = keepable_jpeg(data, name, short_side=photos.MAX_SIDE) if settings["keep_photos"] else None
+            state = _portion_state(analysis.to_dict(), photo_digest(data), food, kept)
             (head, card), servings, state = self._card_for(state, settings, user=user)
         except FoodtagError as exc:
             return self._analysis_failed(str(exc))
@@ -328,7 +333,8 @@ class Handlers:
             user = self._user(request)
             settings = service.get_settings(user)
             (head, card), servings, state = self._card_for(
-                _portion_state(state.get("analysis"), state.get("photo_sha256"), food), settings, user=user)
+                _portion_state(state.get("analysis"), state.get("photo_sha256"), food, state.get("photo_jpeg")),
+                settings, user=user)
         pickers = {name: gr.skip() if name == source else gr.update(value=None)
                    for name in ("suggestions", "search", "recent")}
         return (state, views.picked_markdown(state["analysis"], food), pickers["suggestions"],
@@ -453,19 +459,20 @@ class Handlers:
                 model_version=analysis["model"]["version"] if analysis else None,
                 external_id=state.get("external_id"),
                 photo_sha256=state.get("photo_sha256") if analysis else None,
+                photo=state.get("photo_jpeg") if analysis else None,
                 # The person chose another food than the model's answer: a correction to learn from.
                 is_correction=None if top is None else food != top["food"],
             )
-            # The confirmation repeats the card's own figures (the same lookup drew the card).
             unit_g = service.get_settings(user)["exchange_unit_g"]
-            shown = nutrition_card(food, grams=state["grams"], serving=state["serving"] if state["grams"] is None
-                                   else None, exchange_unit_g=unit_g, user=user)
         when = entry["eaten_at"][:16].replace("T", " ")
         if not entry["created"]:
             return f"Already logged: {entry['food']} at {when} (entry #{entry['id']})."
+        # The confirmation reads what was stored, so it can only show the figure that was logged.
+        count = exchanges(entry["carbohydrate_g"], entry["fiber_g"], unit_g)
         return (f"✅ Logged: {entry['food']}, {views.portion_text(entry['grams'], entry.get('serving'))}, "
-                f"{views.fmt(shown['portion']['carbohydrate_g'], 'g')} carbohydrate, "
-                f"{views.exchange_count(shown['exchanges']['value'], unit_g)} (entry #{entry['id']}, {when}).")
+                f"{views.fmt(entry['carbohydrate_g'], 'g')} carbohydrate, "
+                f"{views.exchange_count(None if count is None else round(count, 1), unit_g)} "
+                f"(entry #{entry['id']}, {when}).")
 
     # ---- Today and history ---------------------------------------------------------------
 
@@ -621,6 +628,51 @@ class Handlers:
             # db.service checks every range; empty fields stay as they were.
             service.update_settings(self._user(request), **{k: v for k, v in values.items() if v is not None})
         return "Settings saved."
+
+    def load_photo_settings(self, request: gr.Request):
+        """(keep-photos checkbox, household status)."""
+        with shown_errors():
+            user = self._user(request)
+            keep = service.get_settings(user)["keep_photos"]
+        return keep, self.household_view(request)
+
+    def set_keep_photos(self, keep: bool, request: gr.Request) -> str:
+        """Consent to keep meal photos, applied at once; withdrawn, the kept ones are deleted."""
+        with shown_errors():
+            user = self._user(request)
+            before = 0 if keep else len(photos.kept_photos(user))
+            service.update_settings(user, keep_photos=keep)  # only true or false: None is refused
+        if keep:
+            return "The photos of the meals you log from now on are kept, for you and your household only."
+        return f"No photo is kept from now on; {before} kept photo{'s' * (before != 1)} deleted."
+
+    def household_view(self, request: gr.Request) -> str:
+        with shown_errors():
+            group = households.household(self._user(request))
+        if group is None:
+            return "You are in no household: your kept photos are yours alone."
+        return f"Household **{validate.echo(group['name'])}**: {', '.join(group['members'])}."
+
+    def create_household(self, name: str | None, request: gr.Request):
+        with shown_errors():
+            households.create_household(self._user(request), name or "")
+        return self.household_view(request), ""
+
+    def join_household(self, code: str | None, request: gr.Request):
+        with shown_errors():
+            households.join_household(self._user(request), code or "")
+        return self.household_view(request), ""
+
+    def invite_to_household(self, request: gr.Request):
+        with shown_errors():
+            code = households.create_invite(self._user(request))
+        return (f"{self.household_view(request)}\n\nInvite code, for one person, valid "
+                f"{households.INVITE_TTL.days} days: `{code}`"), ""
+
+    def leave_household(self, request: gr.Request):
+        with shown_errors():
+            households.leave_household(self._user(request))
+        return self.household_view(request), ""
 
     @staticmethod
     def unit_for_region(region: str | None, unit: str | None) -> str | None:
@@ -841,6 +893,18 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
                                   minimum=0.05, maximum=0.95, step=0.05)
             save_settings_btn = gr.Button("Save settings", variant="primary")
             settings_status = gr.Markdown()
+            keep_photos = gr.Checkbox(
+                label="Keep my meal photos to learn my dishes", elem_id="keep-photos",
+                info="Applies at once. On: the photo of each meal you log is kept (512 px, no location "
+                     "data), for you and your household only. Off: none is kept, and those kept are deleted.")
+            with gr.Accordion("Household: share kept photos with the people you live with", open=False):
+                household_status = gr.Markdown(elem_id="household-status")
+                household_text = gr.Textbox(label="A new household's name, or an invite code from a member")
+                with gr.Row():
+                    create_household_btn = gr.Button("Create household")
+                    join_household_btn = gr.Button("Join with invite code")
+                    invite_btn = gr.Button("Make an invite code")
+                    leave_household_btn = gr.Button("Leave household", variant="stop")
 
         with gr.Tab("Models", id="models"):
             models_table = gr.Dataframe(interactive=False)
@@ -925,6 +989,13 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
             h.day_view, [day], day_outputs, api_name="day_view_after_settings", **quiet
         ).success(h.refresh_card, [state], [carb_head, card], api_name="card_after_settings", **quiet)
 
+        keep_photos.input(h.set_keep_photos, [keep_photos], [settings_status], api_name="set_keep_photos")
+        household_outputs = [household_status, household_text]
+        create_household_btn.click(h.create_household, [household_text], household_outputs, api_name="create_household")
+        join_household_btn.click(h.join_household, [household_text], household_outputs, api_name="join_household")
+        invite_btn.click(h.invite_to_household, None, household_outputs, api_name="invite_to_household")
+        leave_household_btn.click(h.leave_household, None, household_outputs, api_name="leave_household")
+
         use_btn.click(h.use_model, [model_pick], [models_table, model_pick, models_status], api_name="use_model")
         activate_btn.click(h.activate_model, [model_pick], [models_table, model_pick, models_status], api_name="activate_model")
 
@@ -936,6 +1007,7 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
         demo.load(h.recent_foods, None, [recent], api_name="recent_foods")
         demo.load(h.food_groups, None, [search_group], api_name="food_groups", **quiet)
         demo.load(h.load_settings, None, settings_fields, api_name="load_settings")
+        demo.load(h.load_photo_settings, None, [keep_photos, household_status], api_name="load_photo_settings")
         demo.load(h.my_foods, None, [my_table, my_pick], api_name="my_foods")
         demo.load(h.day_view, [day], day_outputs, api_name="day_view_on_load", **quiet)
         demo.load(h.list_models, None, [models_table, model_pick, models_status], api_name="list_models")

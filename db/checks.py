@@ -21,7 +21,7 @@ SETTING_RANGES: dict[str, tuple[float, float]] = {
 }
 SETTINGS: tuple[str, ...] = (
     "daily_kcal_target", "daily_carb_target_g", "exchange_unit_g", "confidence_threshold",
-    "region",
+    "region", "keep_photos",
 )
 
 
@@ -99,16 +99,24 @@ def day(value: object) -> date:
     return validate.day(value)
 
 
-def settings(values: dict[str, Any]) -> dict[str, float | str]:
+def flag(field: str, value: object) -> bool:
+    if isinstance(value, bool):
+        return value
+    raise InvalidValue(f"{field} must be true or false, got {validate.echo(value)}")
+
+
+def settings(values: dict[str, Any]) -> dict[str, float | str | bool]:
     unknown = sorted(set(values) - set(SETTINGS))
     if unknown:
         raise InvalidValue(f"unknown settings {unknown}; settings are {list(SETTINGS)}")
-    checked: dict[str, float | str] = {}
+    checked: dict[str, float | str | bool] = {}
     for field, value in values.items():
         if field == "exchange_unit_g":
             checked[field] = check_exchange_unit(value)
         elif field == "region":
             checked[field] = check_region(value)
+        elif field == "keep_photos":
+            checked[field] = flag(field, value)
         else:
             checked[field] = number(field, value, *SETTING_RANGES[field])
     return checked

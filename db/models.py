@@ -311,6 +311,8 @@ class User(Base):
     # model name as the app lists it; None: the server's default).
     is_admin: Mapped[bool] = mapped_column(default=False, server_default=false())
     model: Mapped[Optional[str]] = mapped_column(String(200))
+    # Consent to keep the photos of logged meals (db.photos), off until the person turns it on.
+    keep_photos: Mapped[bool] = mapped_column(default=False, server_default=false())
     # The person's IANA time zone (db.glucose.zones): glucose exports whose timestamps carry
     # no zone are read in it, and meals (local wall-clock) are placed on the glucose curve by it.
     time_zone: Mapped[str] = mapped_column(String(64), default=DEFAULT_TIME_ZONE,
@@ -519,3 +521,63 @@ class SignInFailure(Base):
     last_failed_at: Mapped[datetime] = mapped_column(index=True)
 
     __table_args__ = (CheckConstraint("failures >= 1", name="failures_positive"),)
+
+
+# --- Kept photos and households (migration 0010) ---------------------------------------------
+
+PHOTO_TOKEN_LEN = 32  # hex: the random file name of a kept photo
+INVITE_HASH_LEN = 64  # hex SHA-256 of an invite code
+
+
+class Household(Base):
+    """People who share their kept photos, so a dish one of them logs is learned for all."""
+
+    __tablename__ = "households"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class HouseholdMember(Base):
+    """A user in a household (at most one each), joined with an invite code a member made
+    (db.households): the members' kept photos reach each other's recognition."""
+
+    __tablename__ = "household_members"
+
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    household_id: Mapped[int] = mapped_column(ForeignKey("households.id", ondelete="CASCADE"), index=True)
+    joined_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class HouseholdInvite(Base):
+    """A one-time code a member made for someone to join their household. Only its SHA-256
+    is stored (like sign-in tokens); it ends at ``expires_at`` or when used."""
+
+    __tablename__ = "household_invites"
+
+    code_hash: Mapped[str] = mapped_column(String(INVITE_HASH_LEN), primary_key=True)
+    household_id: Mapped[int] = mapped_column(ForeignKey("households.id", ondelete="CASCADE"), index=True)
+    created_by: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    expires_at: Mapped[datetime]
+
+
+class KeptPhoto(Base):
+    """A meal photo kept with its owner's consent (User.keep_photos): the file is
+    ``<token>.jpg`` in db.photos.folder(), downscaled and without metadata. ``food_name`` is
+    the food the person logged; ``labelled`` says they chose it over the model's answer (a
+    correction: a label), else it is the model's answer accepted (a pseudo-label)."""
+
+    __tablename__ = "kept_photos"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    entry_id: Mapped[Optional[int]] = mapped_column(
+        ForeignKey("meal_entries.id", ondelete="CASCADE"), index=True
+    )
+    token: Mapped[str] = mapped_column(String(PHOTO_TOKEN_LEN), unique=True)
+    food_name: Mapped[str] = mapped_column(String(NAME_MAX))
+    labelled: Mapped[bool]
+    sha256: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)

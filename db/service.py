@@ -15,11 +15,11 @@ from typing import IO, Any
 from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 
-from db import cards, checks, nutrition, passwords, repo, spreadsheet, validate
+from db import cards, checks, households, nutrition, passwords, photos, repo, spreadsheet, validate
 from db import search as ranking
 from db.errors import InvalidPortion, InvalidValue, UserExists
 from db.keys import name_key
-from db.models import Food, MealEntry, ModelChange, OwnedFile, ServerSetting, SignInSession, User
+from db.models import Food, MealEntry, ModelChange, OwnedFile, ServerSetting, SignInSession, User, utcnow
 from db.session import session_scope
 from models.errors import FoodtagError
 
@@ -177,13 +177,21 @@ def _keep_an_admin(session, user: User, doing: str) -> None:
 
 
 def remove_user(name: str) -> int:
-    """Delete a user with everything that is theirs (meal log, own foods and recipes, favourites,
-    settings, sign-in sessions); returns how many meals went with them. The last admin stays."""
+    """Delete a user with everything that is theirs (meal log, kept photos, own foods and
+    recipes, favourites, settings, sign-in sessions); returns how many meals went with them.
+    The last admin stays."""
     with session_scope() as session:
         user = repo.get_user(name, session=session)
         _keep_an_admin(session, user, f"remove {user.name!r}")
         meals = session.scalar(select(func.count(MealEntry.id)).where(MealEntry.user_id == user.id))
+        # The photo files are named by their rows, which the cascade below would delete unread.
+        kept = photos.forget(session, session.scalars(photos.of_user(user)))
+        household = households.household_of(session, user)
         session.delete(user)  # the database cascades to every row that belongs to the user
+        session.flush()
+        if household is not None:
+            households.drop_if_empty(session, household)
+    photos.remove_files(kept)
     return meals
 
 
@@ -291,9 +299,16 @@ def model_changes(limit: int = 50) -> list[dict[str, Any]]:
                  "scope": r.scope, "from_model": r.from_model, "to_model": r.to_model} for r in rows]
 
 
+# Gradio deletes a served file within its cache age (app.ui.GRADIO_CACHE_S, an hour); a day
+# later nothing can be fetched under the marker, so its row is forgotten.
+FORGET_OWNED_FILES_AFTER = timedelta(days=1)
+
+
 def own_file(user: str, marker: str) -> None:
-    """Record that only ``user`` may download the file named with ``marker``."""
+    """Record that only ``user`` may download the file named with ``marker``; forget the
+    markers of files long gone, so the table does not grow with every download ever made."""
     with session_scope() as session:
+        session.execute(delete(OwnedFile).where(OwnedFile.created_at < utcnow() - FORGET_OWNED_FILES_AFTER))
         session.add(OwnedFile(marker=checks.text("marker", marker, 32), user_id=repo.get_user(user, session=session).id))
 
 
@@ -316,9 +331,10 @@ def user_region(user: str) -> str:
 
 def update_settings(user: str, **values: Any) -> dict[str, Any]:
     """Change some of: daily_kcal_target, daily_carb_target_g, exchange_unit_g (15, 12 or
-    10), confidence_threshold (0-1), region (US, UK, DE). A new region brings its exchange
-    unit unless the current one is also taught there or ``exchange_unit_g`` is given.
-    Returns all settings."""
+    10), confidence_threshold (0-1), region (US, UK, DE), keep_photos (consent to keep the
+    photos of logged meals, db.photos). A new region brings its exchange unit unless the
+    current one is also taught there or ``exchange_unit_g`` is given. Turning keep_photos off
+    deletes the meal photos kept so far. Returns all settings."""
     checked = checks.settings(values)
     with session_scope() as session:
         row = repo.get_user(user, session=session)
@@ -327,11 +343,20 @@ def update_settings(user: str, **values: Any) -> dict[str, Any]:
                                                                row.exchange_unit_g)
         for field, value in checked.items():
             setattr(row, field, value)
-        return _settings(row)
+        settings = _settings(row)
+    if checked.get("keep_photos") is False:
+        photos.forget_meal_photos(user)
+    return settings
 
 
 def _settings(user: User) -> dict[str, Any]:
     return {field: getattr(user, field) for field in checks.SETTINGS}
+
+
+def household_members(user: str) -> list[str]:
+    """Whose kept photos ``user``'s recognition may learn from: their household's members
+    (db.households), or just [user]."""
+    return households.household_members(user)
 
 
 # --- meals ------------------------------------------------------------------------------
@@ -341,11 +366,13 @@ def log_meal(user: str, query: str, *, grams: float | None = None, serving: str 
              predicted_label: str | None = None, confidence: float | None = None,
              model_version: str | None = None, external_id: str | None = None,
              photo_sha256: str | None = None, is_correction: bool | None = None,
-             ) -> dict[str, Any]:
+             photo: bytes | None = None) -> dict[str, Any]:
     """Log a portion of a food (public, or the user's own); the entry keeps the nutrient
     values as of now. From a photo: ``predicted_label`` and ``confidence`` are the model's top
     answer, ``photo_sha256`` names the photo, and ``is_correction`` says the person chose
     another food than the model's, so (photo, predicted_label, food) can train a better model.
+    ``photo``: the photo as kept (models.images.keepable_jpeg), kept with the entry only when
+    the user's keep_photos setting is on (db.photos); otherwise not a byte of it is written.
 
     With ``external_id`` the call is idempotent per user: if the user already has an entry
     with that id, it is returned unchanged with ``created`` False.
@@ -361,7 +388,8 @@ def log_meal(user: str, query: str, *, grams: float | None = None, serving: str 
         "is_correction": checks.optional_flag("is_correction", is_correction),
     }
     external = checks.optional_text("external_id", external_id, 200)
-    with session_scope() as session:
+    jpeg = photos.check_jpeg(photo)
+    with photos.undone_on_error() as kept, session_scope() as session:
         owner = repo.get_user(user, session=session)
         if external is not None:
             existing = repo.entry_by_external_id(owner, external, session=session)
@@ -386,6 +414,7 @@ def log_meal(user: str, query: str, *, grams: float | None = None, serving: str 
             if existing is None:
                 raise
             return cards.entry_dict(existing) | {"created": False}
+        kept.append(photos.keep(session, owner, entry, jpeg))
         return cards.entry_dict(entry) | {"created": True}
 
 
@@ -486,13 +515,19 @@ def update_meal(user: str, entry_id: int, **changes: Any) -> dict[str, Any]:
         for field, value in updates.items():
             setattr(entry, field, value)
         session.flush()
+        if "food" in updates:
+            photos.relabel(session, entry)
         return cards.entry_dict(entry)
 
 
 def delete_meal(user: str, entry_id: int) -> None:
+    """Delete one of the user's entries, with its kept photos."""
     with session_scope() as session:
         owner = repo.get_user(user, session=session)
-        session.delete(repo.get_entry(owner, entry_id, session=session))
+        entry = repo.get_entry(owner, entry_id, session=session)
+        kept = photos.forget(session, session.scalars(photos.of_entry(entry)))
+        session.delete(entry)
+    photos.remove_files(kept)
 
 
 def export_log_csv(user: str, out: str | Path | IO[str]) -> int:

@@ -47,6 +47,11 @@ REVIEWED_ENDPOINTS = {
     "my_foods": "my_foods", "add_own_food": "add_own_food", "add_recipe": "add_recipe",
     "delete_own_food": "delete_own_food",
     "batch_run": "run",  # app.batch.ui: analyses an uploaded CSV; reads and writes no meal log
+    # Settings: consent to keep meal photos and the household, by the request's user (below and
+    # tests/test_app_photos.py); joining takes an invite code a member made (tests/test_db_photos.py).
+    "set_keep_photos": "set_keep_photos", "load_photo_settings": "load_photo_settings",
+    "create_household": "create_household", "join_household": "join_household",
+    "invite_to_household": "invite_to_household", "leave_household": "leave_household",
 }
 
 
@@ -141,12 +146,16 @@ def test_user_b_cannot_read_or_change_user_a_through_the_api(bob, alice_entry):
     with open(exported, newline="", encoding="utf-8") as handle:
         assert list(csv.DictReader(handle)) == []
     bob.predict(2500, 300, "12", 0.3, "DE", api_name="/save_settings")
+    assert "are kept" in bob.predict(True, api_name="/set_keep_photos")
+    bob.predict("Bob's flat", api_name="/create_household")
 
     # Alice's entry and settings are untouched.
     [after] = service.day_summary("alice", date.today())["entries"]
     assert after == alice_entry
     assert service.get_settings("alice")["exchange_unit_g"] == 15.0
     assert service.user_region("alice") == "US" and service.user_region("bob") == "DE"
+    assert not service.get_settings("alice")["keep_photos"] and service.get_settings("bob")["keep_photos"]
+    assert service.household_members("alice") == ["alice"]
 
 
 def test_each_user_sees_only_their_own_log(server, alice_entry, photo):

@@ -285,3 +285,25 @@ def test_0008_adds_region_and_cooked_weight_keeping_users_and_recipes(empty_db_u
         assert conn.exec_driver_sql("SELECT name FROM users").scalar() == "ann"
         assert conn.exec_driver_sql("SELECT recipe_servings FROM foods").scalar() == 2.0
     engine.dispose()
+
+
+def test_0010_adds_photo_consent_off_and_its_downgrade_keeps_users(tmp_path, small_seed):
+    """Users made before 0010 have not consented to keep photos; with SQLite's foreign keys
+    on (a developer's downgrade), going back below 0010 rebuilds no table that users' rows
+    would cascade from: the user and their meal stay."""
+    configure(f"sqlite:///{tmp_path / 'foodtag.db'}")
+    try:
+        init_db(seed_dir=small_seed)
+        service.create_user("ann")
+        service.log_meal("ann", "banana")
+        assert service.get_settings("ann")["keep_photos"] is False
+        with get_engine().begin() as conn:  # foreign keys on
+            migrate.downgrade(conn, "0009")
+            assert "keep_photos" not in {c["name"] for c in inspect(conn).get_columns("users")}
+            assert not {"kept_photos", "households", "household_members"} & set(inspect(conn).get_table_names())
+            assert conn.exec_driver_sql("SELECT count(*) FROM meal_entries").scalar() == 1
+            migrate.upgrade(conn)
+        assert service.get_settings("ann")["keep_photos"] is False
+        assert len(service.day_summary("ann", datetime.now().date())["entries"]) == 1
+    finally:
+        configure(None)

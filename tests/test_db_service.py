@@ -202,11 +202,12 @@ def test_settings(alice):
                                            "daily_carb_target_g": 275.0,
                                            "exchange_unit_g": 15.0,
                                            "confidence_threshold": 0.5,
-                                           "region": "US"}
+                                           "region": "US",
+                                           "keep_photos": False}
     updated = service.update_settings(alice, exchange_unit_g=12, daily_carb_target_g=180)
     assert updated["exchange_unit_g"] == 12.0 and updated["daily_carb_target_g"] == 180.0
     for bad in ({"exchange_unit_g": 13}, {"confidence_threshold": 1.5}, {"daily_kcal_target": -1},
-                {"colour": "blue"}, {"daily_kcal_target": "2000"}):
+                {"colour": "blue"}, {"daily_kcal_target": "2000"}, {"keep_photos": "yes"}):
         with pytest.raises(InvalidValue):
             service.update_settings(alice, **bad)
     assert service.get_settings(alice)["exchange_unit_g"] == 12.0
@@ -494,3 +495,14 @@ def test_no_nan_or_infinity_reaches_the_meal_log(db_url):
             session.execute(text("UPDATE meal_entries SET carbohydrate_g = :v WHERE id = :id"),
                             {"v": float("inf"), "id": entry["id"]})
     assert service.day_summary("nan", datetime.fromisoformat(entry["eaten_at"]).date())["entries"][0]["kcal"] == 89.0
+
+
+def test_markers_of_downloads_long_gone_are_forgotten(db_url, alice):
+    from db.models import OwnedFile
+
+    service.own_file(alice, "a" * 32)
+    with session_scope() as session:
+        session.get(OwnedFile, "a" * 32).created_at -= service.FORGET_OWNED_FILES_AFTER + timedelta(minutes=1)
+    service.own_file(alice, "b" * 32)
+    assert service.file_owner("a" * 32) is None  # older than any file Gradio still serves
+    assert service.file_owner("b" * 32) == alice
