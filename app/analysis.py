@@ -152,8 +152,7 @@ def find_foods(user: str, text: str, *, limit: int = 10, group: str | None = Non
     """What a food search box shows: db.service.search for the user (their own, favourite and
     recent foods first); an empty query gives their favourite and recent foods."""
     if not (text or "").strip():
-        return [{**food, "score": None, "own": False, "recent": not food["favourite"]}
-                for food in personal.recent_foods(user, limit=limit)]
+        return personal.recent_foods(user, limit=limit)
     return service.search(text, limit=limit, user=user, group=group or None)
 
 

@@ -1,7 +1,8 @@
 """python -m db check-seed: every problem in a seed folder, one per line.
 
 The curated CSVs (db.seed's strict checks), the SR Legacy catalog when the folder has one
-(it must read, its everyday aliases and GI rows must name catalog rows), and every default
+(it must read, its everyday aliases and GI rows must name catalog rows), the UK CoFID foods
+when it has them (each row a CoFID food code that build-cofid writes), and every default
 serving against db.portions' rules for one portion as eaten (grams for the food group, energy,
 carbohydrate, the food's form), less the written exceptions (serving_exceptions.csv); the
 summary counts the defaults in each band of carbohydrate per portion.
@@ -10,7 +11,7 @@ summary counts the defaults in each band of carbohydrate per portion.
 import sys
 from pathlib import Path
 
-from db import catalog, portions, sr28
+from db import catalog, cofid, portions, sr28
 from db.errors import SeedError
 from db.seed import SR28_GI_FILE, SeedData, read_sr28_glycemic_index, seed_problems
 
@@ -40,6 +41,14 @@ def problems_in(folder: Path) -> tuple[list[str], str]:
             gi_problems, gi_count = _catalog_gi_problems(folder, data, known)
             problems += gi_problems
             summary += f"; SR Legacy catalog: {len(known)} foods, {gi_count} GI values"
+        except SeedError as exc:
+            problems.append(str(exc))
+    if cofid.present(folder):
+        try:
+            cofid_defaults = cofid.default_servings(folder)
+            problems += cofid.source_problems(folder)
+            defaults += cofid_defaults
+            summary += f"; CoFID: {len(cofid_defaults)} foods"
         except SeedError as exc:
             problems.append(str(exc))
     problems += portions.default_problems(defaults, exceptions)

@@ -16,6 +16,7 @@ is no value. CoFID gives no household measures: the default serving is 100 g.
 """
 
 import csv
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,6 +33,9 @@ DATASET_NAME = "CoFID"
 NAMES_REGION = "UK"  # CoFID names foods in British English (db.search.region_handicap)
 EDITION = "CoFID 2015"
 FOODS_FILE = "cofid_foods.csv"
+CODE_RE = re.compile(r"\d{2}-\d{1,4}")  # CoFID's food code: group, number ("11-989")
+# CoFID gives no household measures; its values are per 100 g.
+DEFAULT_GRAMS = 100.0
 COLUMNS: tuple[str, ...] = ("code", "name", "aliases", "category", "note", *STORED_NUTRIENTS,
                             "energy_note")
 # CoFID proximates columns of the values kept (sodium is in another CoFID table).
@@ -138,6 +142,32 @@ def build(source: Path, out_dir: Path) -> int:
     return len(rows)
 
 
+def default_servings(seed_dir: Path) -> list[portions.DefaultServing]:
+    """Every CoFID food's default serving, as ``load`` gives it (for python -m db check-seed)."""
+    path = Path(seed_dir) / FOODS_FILE
+    return [portions.DefaultServing(f"{path} CoFID {food.code}", food.name,
+                                    portions.Food(food.category, food.name, food.nutrients["kcal"],
+                                                  food.nutrients["carbohydrate_g"]),
+                                    portions.PER_100G_NAME, DEFAULT_GRAMS)
+            for food in read(seed_dir)]
+
+
+def source_problems(seed_dir: Path) -> list[str]:
+    """Rows whose source is not one ``build`` writes: a CoFID food code of ``PICKS`` (the
+    rows are CoFID's numbers for that code, so the code is the row's source), each once."""
+    path = Path(seed_dir) / FOODS_FILE
+    picked = {pick.code for pick in PICKS}
+    problems, seen = [], set()
+    for food in read(seed_dir):
+        if food.code not in picked:
+            problems.append(f"{path}: CoFID {food.code} ({food.name!r}) is not one of "
+                            "db.cofid.PICKS: every row must come from build-cofid")
+        elif food.code in seen:
+            problems.append(f"{path}: CoFID {food.code} is listed twice")
+        seen.add(food.code)
+    return problems
+
+
 def present(seed_dir: Path) -> bool:
     return (Path(seed_dir) / FOODS_FILE).is_file()
 
@@ -153,8 +183,11 @@ def read(seed_dir: Path) -> list[CofidFood]:
             raise SeedError(f"{path}:1: header must be {','.join(COLUMNS)}")
         for row in reader:
             where = f"{path}:{reader.line_num}"
-            if not row["code"].strip() or not row["name"].strip():
-                raise SeedError(f"{where}: code and name are required")
+            if not row["name"].strip():
+                raise SeedError(f"{where}: a name is required")
+            if not CODE_RE.fullmatch(row["code"].strip()):
+                raise SeedError(f"{where}: code {row['code']!r} is not a CoFID food code "
+                                "(such as 11-989): each row names the CoFID food it copies")
             if row["category"] not in portions.PORTION_RANGE_G:
                 raise SeedError(f"{where}: category {row['category']!r} has no portion range")
             aliases = tuple(a.strip() for a in row["aliases"].split(";") if a.strip())
@@ -194,7 +227,7 @@ def load(session: Session, seed_dir: Path) -> int:
                                           description=food.name),
             "recipe_servings": None, "owner_id": None, **food.nutrients,
         })
-        serving_rows.append({"food_id": next_id, "name": portions.PER_100G_NAME, "grams": 100.0,
+        serving_rows.append({"food_id": next_id, "name": portions.PER_100G_NAME, "grams": DEFAULT_GRAMS,
                              "is_default": True,
                              "source": f"100 g: the amount {EDITION} values are given for (CoFID "
                                        "lists no household measures)"})

@@ -14,14 +14,16 @@ import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Integer, String, and_, bindparam, column, func, or_, select, text
+from sqlalchemy import (Integer, String, and_, bindparam, column, func, or_, select, text, union,
+                        union_all)
 from sqlalchemy.orm import Session
 
 from db import search
 from db.keys import name_key
-from db.models import Food, FoodAlias, FoodLabel
+from db.models import Food, FoodAlias, FoodLabel, SeedVersion
 
 FTS_TABLE = "foods_fts"
+TRIGRAM_INDEX_PREFIX = "trgm_"
 # At most this many candidates are ranked in Python; bm25 picks them when more match.
 MAX_CANDIDATES = 400
 # bm25 column weights: name, aliases, common names, description.
@@ -33,8 +35,12 @@ _vocab_cache: dict[tuple[str, tuple], tuple[str, ...]] = {}
 
 def include_name(name: str | None, type_: str, _parent_names: object) -> bool:
     """Alembic filter: the FTS5 tables (and SQLite's shadow tables behind them) are made by
-    raw SQL in migration 0003, not from the models."""
-    return not (type_ == "table" and name is not None and name.startswith(FTS_TABLE))
+    raw SQL in migration 0003, PostgreSQL's trigram indexes by migration 0011, not from the
+    models."""
+    if name is None:
+        return True
+    return not ((type_ == "table" and name.startswith(FTS_TABLE))
+                or (type_ == "index" and name.startswith(TRIGRAM_INDEX_PREFIX)))
 
 
 def has_index(session: Session) -> bool:
@@ -81,10 +87,10 @@ def vocabulary(session: Session, owner_id: int | None = None) -> tuple[str, ...]
     ``owner_id``'s own. Never another user's: a correction towards a word only their private
     food has would tell that the food exists. Words are split as db.search splits them, which
     is how the FTS5 index (unicode61, diacritics removed) tokenises too. The public words are
-    cached per database until a public food is added or removed."""
+    cached per database until its catalog changes (``catalog_version``)."""
     url = str(session.get_bind().url)
     public = Food.owner_id.is_(None)
-    version = tuple(session.execute(select(func.count(Food.id), func.max(Food.id)).where(public)).one())
+    version = catalog_version(session)
     with _vocab_lock:
         cached = _vocab_cache.get((url, version))
     if cached is None:
@@ -98,18 +104,28 @@ def vocabulary(session: Session, owner_id: int | None = None) -> tuple[str, ...]
     return tuple(sorted(own.union(cached))) if own else cached
 
 
+def catalog_version(session: Session) -> tuple:
+    """A value that changes whenever the public foods do: they are written only by seeding
+    (db.session._load_seed), which records each part it loads in seed_versions, and by
+    migrations, which add or delete such a record with the foods they change. A few rows to
+    read, where counting the public foods read every food (about 8 ms a search on
+    PostgreSQL)."""
+    return tuple(session.execute(select(func.count(), func.max(SeedVersion.loaded_at))
+                                 .select_from(SeedVersion)).one())
+
+
 def _catalog_words(session: Session, visible) -> set[str]:
-    """The words of the ``visible`` foods' names, descriptions, common names, aliases and labels."""
+    """The words of the ``visible`` foods' names, descriptions, common names, aliases and
+    labels, read in one query (a search with a user reads their own foods' words each time)."""
     found: set[str] = set()
-    texts = session.execute(select(Food.name, Food.fdc_description, Food.common_names).where(visible))
-    for row in texts:
-        for field in row:
-            if field:
-                found.update(search.words(field))
-    for extra in (select(FoodAlias.alias).join(Food, Food.id == FoodAlias.food_id).where(visible),
-                  select(FoodLabel.label).join(Food, Food.id == FoodLabel.food_id).where(visible)):
-        for value in session.scalars(extra):
-            found.update(search.words(value))
+    texts = union_all(
+        select(Food.name).where(visible), select(Food.fdc_description).where(visible),
+        select(Food.common_names).where(visible, Food.common_names.is_not(None)),
+        select(FoodAlias.alias).join(Food, Food.id == FoodAlias.food_id).where(visible),
+        select(FoodLabel.label).join(Food, Food.id == FoodLabel.food_id).where(visible))
+    for text_ in session.scalars(texts):
+        if text_:
+            found.update(search.words(text_))
     return found
 
 
@@ -166,8 +182,15 @@ def candidates(session: Session, readings: Readings, *, owner_id: int | None,
         visible = Food.owner_id.is_(None)
         if owner_id is not None:
             visible = or_(visible, Food.owner_id == owner_id)
-        return _rows(session, session.execute(
-            _like_matches(columns.where(visible), readings, all_words)).all())
+        indexed = session.get_bind().dialect.name == "postgresql"
+        # Each row brings its aliases and labels (as the index row does): no second and third
+        # query with a few hundred ids to send.
+        found = session.execute(_like_matches(
+            columns.where(visible).add_columns(
+                _names_of(FoodAlias.alias, FoodAlias.food_id, "aliases"),
+                _names_of(FoodLabel.label, FoodLabel.food_id, "labels")),
+            readings, all_words, indexed=indexed)).all()
+        return [_row(r, (*_split(r.aliases), *map(name_key, _split(r.labels)))) for r in found]
     # The index holds the public foods only; each own food gets its place too, so another
     # user's many own foods cannot crowd the public ones out of anyone's results.
     fts = text(f"SELECT {FTS_TABLE}.rowid AS id, aliases FROM {FTS_TABLE} "
@@ -215,21 +238,74 @@ def _index_would_match(readings: Readings, all_words: bool, row: Row,
     return any(matches(alternatives) for alternatives in readings)
 
 
-def _like_matches(statement, readings: Readings, all_words: bool):
+def _like_matches(statement, readings: Readings, all_words: bool, *, indexed: bool = False):
     """``statement`` narrowed to the foods whose name, aliases and labels, common names or
-    description (the index's four fields) contain the words of some reading, likeliest first."""
+    description (the index's four fields) contain the words of some reading, likeliest first.
+    ``indexed``: PostgreSQL with its trigram indexes (migration 0011); each word is then one
+    ``id IN (... UNION ...)`` whose parts those indexes answer, where the per-food test reads
+    every food."""
+    contains = _indexed_contains if indexed else _row_contains
+    return statement.where(or_(*(
+        (and_ if all_words else or_)(*(contains(_terms(choices)) for choices in alternatives))
+        for alternatives in readings
+    ))).order_by(Food.search_weight.desc(), Food.id).limit(MAX_CANDIDATES)
+
+
+def _row_contains(terms: Sequence[str]):
+    """Whether a food's texts contain one of ``terms``, tested food by food: cheap where the
+    statement has already narrowed the foods (SQLite's own-food query) or where most foods
+    match (``_indexed_contains``'s short terms)."""
     def contains(w: str):
         return or_(Food.name_key.contains(w, autoescape=True),
                    Food.aliases.any(FoodAlias.alias_key.contains(w, autoescape=True)),
                    Food.labels.any(FoodLabel.label.contains(w, autoescape=True)),
                    func.lower(Food.fdc_description).contains(w, autoescape=True),
-                   func.lower(func.coalesce(Food.common_names, "")).contains(w, autoescape=True))
+                   func.lower(Food.common_names).contains(w, autoescape=True))
 
-    return statement.where(or_(*(
-        (and_ if all_words else or_)(*(or_(*(contains(w) for w in _terms(choices)))
-                                       for choices in alternatives))
-        for alternatives in readings
-    ))).order_by(Food.search_weight.desc(), Food.id).limit(MAX_CANDIDATES)
+    return or_(*(contains(w) for w in terms))
+
+
+# A trigram index finds only text with at least one trigram in common with the pattern.
+TRIGRAM = 3
+
+
+def _indexed_contains(terms: Sequence[str]):
+    """``_row_contains`` as one set of food ids per word, each part an expression that a
+    trigram index of migration 0011 holds (the same expression, or the index is not used).
+    Terms shorter than a trigram ("r", "ri" as someone starts typing) match most foods, and
+    no index can find them: those are tested food by food, which stops at the first match
+    of each."""
+    short = [w for w in terms if len(w) < TRIGRAM]
+    long = [w for w in terms if len(w) >= TRIGRAM]
+    if not long:
+        return _row_contains(short)
+
+    def any_term(*columns):
+        return or_(*(c.contains(w, autoescape=True) for c in columns for w in long))
+
+    found = Food.id.in_(union(
+        select(Food.id).where(any_term(Food.name_key, func.lower(Food.fdc_description),
+                                       func.lower(Food.common_names))),
+        select(FoodAlias.food_id).where(any_term(FoodAlias.alias_key)),
+        select(FoodLabel.food_id).where(any_term(FoodLabel.label)),
+    ))
+    return or_(found, _row_contains(short)) if short else found
+
+
+# Joins a food's aliases (or labels) in one text: a control character, which no name holds
+# (aliases come from the seed files; db.validate refuses control characters in names).
+_NAME_SEPARATOR = "\x1f"
+
+
+def _names_of(name_column, food_id_column, label: str):
+    """The food's names of one kind (its aliases, its labels) joined by _NAME_SEPARATOR, or
+    NULL when it has none: a subquery per food row, as column ``label``."""
+    return (select(func.aggregate_strings(name_column, _NAME_SEPARATOR))
+            .where(food_id_column == Food.id).scalar_subquery().label(label))
+
+
+def _split(joined: str | None) -> tuple[str, ...]:
+    return tuple(joined.split(_NAME_SEPARATOR)) if joined else ()
 
 
 def _rows(session: Session, rows: Sequence) -> list[Row]:

@@ -18,7 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from db import checks, fts, nutrition, repo, validate
+from db import checks, fts, nutrition, repo, search, validate
 from db.errors import InvalidValue, UnknownFood
 from db.keys import name_key
 from db.models import NAME_MAX, FavouriteFood, Food, RecipeIngredient, Serving
@@ -245,7 +245,8 @@ def is_favourite(user: str, food: str) -> bool:
 
 def recent_foods(user: str, limit: int = 10) -> list[dict[str, Any]]:
     """The user's favourites, then their most recently logged other foods: what the Analyse
-    tab offers one click away. Each: {"food", "food_id", "category", "favourite"}."""
+    tab offers one click away. Each in the shape of a search hit (db.repo.search_hit, score
+    None), with its default portion: the empty search box lists these."""
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 100:
         raise InvalidValue(f"limit must be a whole number from 1 to 100, got {validate.echo(limit)}")
     with session_scope(write=False) as session:
@@ -256,5 +257,8 @@ def recent_foods(user: str, limit: int = 10) -> list[dict[str, Any]]:
         recent = repo.recent_food_ids(owner, session=session, limit=limit)
         ids = list(dict.fromkeys([*favourites, *recent]))[:limit]
         foods = {f.id: f for f in session.scalars(select(Food).where(Food.id.in_(ids)))}
-        return [{"food": foods[i].name, "food_id": i, "category": foods[i].category,
-                 "favourite": i in favourites} for i in ids if i in foods]
+        listed = [(search.candidate(i, foods[i].name, foods[i].category, foods[i].search_weight,
+                                    (), None, own=foods[i].owner_id is not None,
+                                    recent=i not in favourites, favourite=i in favourites), None)
+                  for i in ids if i in foods]
+        return [repo.search_hit(c, s) for c, s in repo.with_portions(session, listed)]

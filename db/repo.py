@@ -5,6 +5,7 @@ work does. Lookups that fail raise the matching db.errors exception.
 from bisect import bisect_left
 from dataclasses import replace
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
@@ -99,7 +100,19 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
     query = search.make_query([([choices[0] for choices in words], handicap)
                                for words, (_, handicap) in zip(alternatives, readings)],
                               diet=diet, typed=len(wanted), region=region)
-    return _with_portions(session, search.rank(query, found, limit))
+    return with_portions(session, search.rank(query, found, limit))
+
+
+def search_hit(found: search.Candidate, value: float | None = None) -> dict[str, Any]:
+    """A search result as every caller shows it: {"food", "food_id", "category", "score",
+    "own", "recent", "favourite", "portion": {"serving", "grams", "carbohydrate_g"}} (the
+    default serving and the carbohydrate in it; ``with_portions`` fills them). The search and
+    the list of recent foods give the same shape, so a client reads both alike."""
+    return {"food": found.food, "food_id": found.food_id, "category": found.category,
+            "score": None if value is None else round(value, 2), "own": found.own,
+            "recent": found.recent, "favourite": found.favourite,
+            "portion": {"serving": found.portion.serving, "grams": found.portion.grams,
+                        "carbohydrate_g": found.portion.carbohydrate_g}}
 
 
 MAX_READINGS = 4
@@ -155,8 +168,8 @@ def _split_compound(word: str, known: tuple[str, ...]) -> list[str]:
     return best or [word]
 
 
-def _with_portions(session: Session, ranked: list[tuple[search.Candidate, float]],
-                   ) -> list[tuple[search.Candidate, float]]:
+def with_portions(session: Session, ranked: list[tuple[search.Candidate, float | None]],
+                  ) -> list[tuple[search.Candidate, float | None]]:
     """The hits with their default serving and the carbohydrate in it (looked up for the
     hits shown only; None where the food has no default or no carbohydrate value)."""
     found = _default_portions(session, [c.food_id for c, _ in ranked])

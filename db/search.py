@@ -101,6 +101,7 @@ DISH_WORDS = frozenset({
     "roll", "rolls", "wrap", "bowl", "smoothie", "shake", "shakes",
     "cracker", "crackers", "chips", "fries", "noodles", "mayonnaise", "oil", "flour",
     "juice", "nectar", "jam", "jelly", "syrup", "candies", "dressing", "filling", "topping",
+    "stuffed",  # "Peppers, stuffed"; a "stuffed sandwich" is a filled pastry, not a sandwich
 })
 DISH_PENALTY = 2.0
 # Sweetened, coated or flavoured kinds of a plain food ("caramel popcorn").

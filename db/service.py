@@ -16,7 +16,6 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 
 from db import cards, checks, households, nutrition, passwords, photos, repo, spreadsheet, validate
-from db import search as ranking
 from db.errors import InvalidPortion, InvalidValue, UserExists
 from db.keys import name_key
 from db.models import Food, MealEntry, ModelChange, OwnedFile, ServerSetting, SignInSession, User, utcnow
@@ -83,15 +82,7 @@ def search(text: str, limit: int = 10, *, user: str | None = None,
             region = owner.region
         ranked = repo.search_foods(text, session=session, owner=owner, category=group or None,
                                    limit=limit, region=region)
-    return [_hit(c, s) for c, s in ranked]
-
-
-def _hit(found: ranking.Candidate, value: float | None = None) -> dict[str, Any]:
-    return {"food": found.food, "food_id": found.food_id, "category": found.category,
-            "score": None if value is None else round(value, 2), "own": found.own,
-            "recent": found.recent, "favourite": found.favourite,
-            "portion": {"serving": found.portion.serving, "grams": found.portion.grams,
-                        "carbohydrate_g": found.portion.carbohydrate_g}}
+    return [repo.search_hit(c, s) for c, s in ranked]
 
 
 def food_groups() -> list[str]:

@@ -234,8 +234,12 @@ def test_api_foods_is_the_search_box(server):
     assert bad.status_code == 422 and "limit" in bad.json()["error"]
     bad = httpx.get(f"{server.url}/api/foods", params={"q": "x" * 500})
     assert bad.status_code == 422 and "longer than" in bad.json()["error"]
+    service.log_meal(LOCAL_USER, "banana")  # the server runs in this process, on this database
     recent = httpx.get(f"{server.url}/api/foods")  # no query: favourite and recent foods
-    assert recent.status_code == 200 and isinstance(recent.json()["results"], list)
+    assert recent.status_code == 200
+    # The same shape as a search hit, the default portion included.
+    banana = next(r for r in recent.json()["results"] if r["food"] == "Banana")
+    assert banana == {**body["results"][0], "score": None, "recent": True}
 
 
 def test_search_pick_edit_delete_and_export(client, coffee_jpeg, tmp_path):

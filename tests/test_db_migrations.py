@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from db_support import empty_db_url, write_seed  # noqa: F401  (fixture)
+from db_support import db_url, empty_db_url, write_seed  # noqa: F401  (fixtures)
 from sqlalchemy import create_engine, inspect, select, text
 from sqlalchemy.exc import IntegrityError
 
@@ -307,3 +307,60 @@ def test_0010_adds_photo_consent_off_and_its_downgrade_keeps_users(tmp_path, sma
         assert len(service.day_summary("ann", datetime.now().date())["entries"]) == 1
     finally:
         configure(None)
+
+
+TRIGRAM_INDEXES = {"trgm_foods_name_key", "trgm_foods_description", "trgm_foods_common_names",
+                   "trgm_food_aliases_alias_key", "trgm_food_labels_label"}
+
+
+def _trigram_indexes(conn) -> set[str]:
+    schema = inspect(conn)
+    return {index["name"] for table in ("foods", "food_aliases", "food_labels")
+            for index in schema.get_indexes(table) if index["name"].startswith("trgm_")}
+
+
+def test_0011_gives_postgresql_trigram_indexes_and_sqlite_none(empty_db_url):
+    """The search's candidate query on PostgreSQL is answered by trigram indexes (SQLite has
+    its FTS5 index); downgrading removes them."""
+    engine = create_engine(empty_db_url)
+    with engine.begin() as conn:
+        migrate.upgrade(conn)
+        postgresql = conn.dialect.name == "postgresql"
+        assert _trigram_indexes(conn) == (TRIGRAM_INDEXES if postgresql else set())
+    with engine.begin() as conn:
+        migrate.downgrade(conn, "0010")
+        assert _trigram_indexes(conn) == set()
+    engine.dispose()
+
+
+def test_postgresql_sessions_run_without_jit(empty_db_url):
+    """JIT compiling cost more than a whole search (db.session._without_jit); the URL's own
+    libpq options still apply."""
+    if not empty_db_url.startswith("postgresql"):
+        return
+    configure(empty_db_url + "?options=-c%20statement_timeout%3D5000")
+    try:
+        with session_scope(write=False) as session:
+            assert session.execute(text("SHOW jit")).scalar() == "off"
+            assert session.execute(text("SHOW statement_timeout")).scalar() == "5s"
+    finally:
+        configure(None)
+
+
+def test_postgresql_search_can_use_the_trigram_indexes(db_url):
+    """The candidate query's expressions are the indexed ones (an expression index serves
+    only its own expression): with sequential scans ruled out, a word of three letters or
+    more is found through the indexes. (The small seed fits in a page or two, where reading
+    the table is what the planner would choose.)"""
+    from db import fts
+    from db.models import Food
+
+    with session_scope(write=False) as session:
+        if session.get_bind().dialect.name != "postgresql":
+            return
+        session.execute(text("SET LOCAL enable_seqscan = off"))
+        statement = fts._like_matches(select(Food.id), [[["banana"]]], True, indexed=True)
+        compiled = statement.compile(dialect=session.get_bind().dialect,
+                                     compile_kwargs={"literal_binds": True})
+        plan = "\n".join(row[0] for row in session.execute(text(f"EXPLAIN {compiled}")))
+    assert "trgm_foods_name_key" in plan and "trgm_food_aliases_alias_key" in plan, plan

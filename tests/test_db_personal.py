@@ -253,6 +253,20 @@ def test_favourites_then_recent_foods(alice):
     assert [f["food"] for f in personal.recent_foods(alice, limit=1)] == ["Espresso"]
 
 
+def test_recent_foods_have_the_shape_of_search_hits(alice):
+    """GET /api/foods without a query lists these; with one, search hits: one shape."""
+    service.log_meal(alice, "banana", eaten_at=NOON)
+    personal.add_favourite(alice, "espresso")
+    favourite, recent = personal.recent_foods(alice)
+    hit = next(h for h in service.search("banana", user=alice) if h["food"] == "Banana")
+    assert recent == {**hit, "score": None} and recent["recent"] and not recent["favourite"]
+    # 118 g x 22.84 g/100 g: the default serving's carbohydrate, as the search shows it.
+    assert recent["portion"] == {"serving": '1 medium (7" to 7-7/8" long)', "grams": 118.0,
+                                 "carbohydrate_g": 27.0}
+    assert favourite["food"] == "Espresso" and favourite["favourite"] and not favourite["recent"]
+    assert set(favourite) == set(hit) and favourite["portion"]["grams"] is not None
+
+
 def test_deleting_an_own_food_in_use_is_refused(alice):
     personal.create_own_food(alice, "Oat cookie", {"kcal": 450, "carbohydrate_g": 60,
                                                    "protein_g": 6, "fat_g": 20})

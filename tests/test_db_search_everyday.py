@@ -36,7 +36,9 @@ EVERYDAY = [
     ('basmati rice', None, r'^Rice, white, long-grain.*cooked'),
     ('avocado', None, r'^Avocados, raw'),
     ('popcorn', None, r'^Snacks, popcorn, (air-popped|oil-popped|microwave)'),
-    ('ham sandwich', None, r'[Hh]am sandwich|submarine sandwich, ham'),
+    ('ham sandwich', None, r'[Hh]am sandwich|submarine sandwich, ham on'),
+    ('sweet potato fries', None, r'^Sweet Potatoes, french fried, frozen as packaged'),
+    ('apfelkuchen', 'DE', r'^Apple pie|^Pie, apple'),
     ('cornflakes', None, r'Corn Flakes$|cornflakes'),
     ('soy milk', None, r'^Soymilk, original|^Soymilk \\(all flavors\\)|^SILK Plain'),
     ('jelly beans', None, r'^Candies, jellybeans'),
@@ -181,6 +183,18 @@ def test_everyday_queries_find_an_acceptable_food_first(full_db):
     report = "\n".join(misses)
     assert first / len(EVERYDAY) >= FIRST_TARGET, f"first {first}/{len(EVERYDAY)}:\n{report}"
     assert top3 / len(EVERYDAY) >= TOP3_TARGET, f"top 3 {top3}/{len(EVERYDAY)}:\n{report}"
+
+
+# Queries a dietitian's re-check still found weak, each fixed by a vocabulary row or a
+# ranking rule: each must get its food first, not just count towards the share above.
+MUST_BE_FIRST = ["ham sandwich", "sweet potato fries", "apfelkuchen"]
+
+
+@pytest.mark.parametrize("query", MUST_BE_FIRST)
+def test_once_weak_queries_get_their_food_first(full_db, query):
+    region, acceptable = next((r, a) for q, r, a in EVERYDAY if q == query)
+    hits = _names(query, region)
+    assert hits and re.search(acceptable, hits[0]), f"{query!r} ({region}): {hits}"
 
 
 @pytest.mark.parametrize("query", DIET_QUERIES)
