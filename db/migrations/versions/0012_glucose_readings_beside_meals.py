@@ -1,8 +1,8 @@
 """Glucose beside meals (issue 32): each user's imported CGM and meter readings, and the
 person's time zone (exports without a zone are read in it; meals are placed on the curve by it).
 
-Revision ID: 0011
-Revises: 0010
+Revision ID: 0012
+Revises: 0011
 Create Date: 2026-12-02
 """
 
@@ -11,8 +11,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = '0011'
-down_revision: str | None = '0010'
+revision: str = '0012'
+down_revision: str | None = '0011'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
