@@ -17,6 +17,9 @@
   python -m app photos export USER --out DIR [--household]
                                      the user's (or household's) kept meal photos as an
                                      ImageFolder: DIR/labelled/<food>/*.jpg, DIR/unlabelled/*.jpg
+  python -m app glucose import|report|meals|foods|zone|export ...
+                                     CGM and meter readings beside the meal log (see
+                                     `python -m app glucose -h`); shows what happened, no dosing advice
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from models.errors import FoodtagError
 def serve_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m app",
-        description="Serve the foodtag web app. Other commands: `users ...`, `batch ...`, `photos ...`.",
+        description="Serve the foodtag web app. Other commands: `users ...`, `batch ...`, `photos ...`, `glucose ...`.",
     )
     parser.add_argument("--host", help="address to listen on (env FOODTAG_HOST; default 127.0.0.1)")
     parser.add_argument("--port", type=int, help="port (env FOODTAG_PORT; default 7860)")
@@ -206,7 +209,11 @@ def main(argv: list[str] | None = None) -> int:
             return batch_main(argv[1:])
         if argv[:1] == ["photos"]:
             return photos_main(argv[1:])
-        if (status := unknown_command(argv, ("users", "batch", "photos"), "python -m app")) is not None:
+        if argv[:1] == ["glucose"]:
+            from app.glucose.cli import main as glucose_main
+
+            return glucose_main(argv[1:])
+        if (status := unknown_command(argv, ("users", "batch", "photos", "glucose"), "python -m app")) is not None:
             return status
         return serve_main(argv)
     except FoodtagError as exc:

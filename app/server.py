@@ -1,5 +1,6 @@
 """The HTTP server: FastAPI with GET /healthz, POST /api/analyze, the food search GET /api/foods,
-the user's own foods and recipes (GET/POST /api/my/foods, POST /api/my/recipes), the Gradio UI at /,
+the user's own foods and recipes (GET/POST /api/my/foods, POST /api/my/recipes), glucose beside
+meals (/api/glucose/..., app.glucose.api), the Gradio UI at /,
 and with accounts on, sign-in and sign-out (app.signin). Every /api route then needs a sign-in
 (the session cookie or HTTP Basic). The server keeps no sign-in or model choice in memory that
 another process would need (see app.security and app.catalog.DefaultFollower).
@@ -30,6 +31,7 @@ from starlette.datastructures import UploadFile
 from app.analysis import DISCLAIMER, Analyzer, PortionError, find_foods, nutrition_card
 from app.auth import Identity, NotSignedIn
 from app.catalog import DefaultFollower, ModelCatalog
+from app.glucose.api import add_routes as add_glucose_routes
 from app.config import LOCAL_USER, AppConfig
 from app.security import BodyTooLarge, Guard, OwnedFiles, Sessions, limited_body, private_dir
 from app.signin import add_routes as add_sign_in_routes
@@ -160,6 +162,7 @@ class App:
         api.add_api_route("/api/my/foods", self.my_foods, methods=["GET"])
         api.add_api_route("/api/my/foods", self.add_my_food, methods=["POST"])
         api.add_api_route("/api/my/recipes", self.add_my_recipe, methods=["POST"])
+        add_glucose_routes(api, SignedInUser)
 
         @api.exception_handler(NotSignedIn)
         async def _not_signed_in(_request: Request, exc: NotSignedIn) -> JSONResponse:

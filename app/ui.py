@@ -23,6 +23,7 @@ from app.analysis import Analyzer, find_foods, nutrition_card, photo_digest
 from app.auth import Identity
 from app.catalog import ModelCatalog
 from app.errors import user_error
+from app.glucose.ui import GlucoseHandlers, build_glucose_tab
 from app.security import OwnedFiles, private_dir
 from db import households, personal, photos, service, validate
 from db.cards import hit_portion_text
@@ -759,6 +760,7 @@ def _setting_number(label: str, setting: str) -> gr.Number:
 
 def build_ui(ctx: AppContext) -> gr.Blocks:
     h = Handlers(ctx)
+    gh = GlucoseHandlers(h._user, h._owned_path)
     with gr.Blocks(title="foodtag", delete_cache=(GRADIO_CACHE_S // 2, GRADIO_CACHE_S)) as demo:
         with gr.Row(equal_height=True):
             gr.Markdown("# foodtag · meal photo to carbohydrates", elem_id="page-title", min_width=300, scale=3)
@@ -912,6 +914,7 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
                 activate_btn = gr.Button("Make it the server default (admins)")
             models_status = gr.Markdown()
 
+        build_glucose_tab(gh)
         _batch_tab(ctx)
 
         # ---- wiring ----

@@ -47,6 +47,8 @@ NAME_MAX = 200  # SR Legacy long descriptions run to 197 characters
 DEFAULT_KCAL_TARGET = 2000.0
 DEFAULT_CARB_TARGET_G = 275.0
 DEFAULT_CONFIDENCE_THRESHOLD = 0.5
+# Until the person sets theirs: UTC, the zone servers usually run in.
+DEFAULT_TIME_ZONE = "UTC"
 
 # A meal entry's frozen values: finite, >= 0, and at most this (5 kg of table salt is 2e6 mg
 # sodium), checked by the database too (migration 0002).
@@ -311,6 +313,10 @@ class User(Base):
     model: Mapped[Optional[str]] = mapped_column(String(200))
     # Consent to keep the photos of logged meals (db.photos), off until the person turns it on.
     keep_photos: Mapped[bool] = mapped_column(default=False, server_default=false())
+    # The person's IANA time zone (db.glucose.zones): glucose exports whose timestamps carry
+    # no zone are read in it, and meals (local wall-clock) are placed on the glucose curve by it.
+    time_zone: Mapped[str] = mapped_column(String(64), default=DEFAULT_TIME_ZONE,
+                                           server_default=DEFAULT_TIME_ZONE)
 
     meals: Mapped[list["MealEntry"]] = relationship(
         back_populates="user", cascade="all, delete-orphan", passive_deletes=True
@@ -395,6 +401,41 @@ class MealEntry(Base):
         if value is not None and not math.isfinite(value):
             raise InvalidValue(f"{key} must be a finite number, got {value!r}")
         return value
+
+
+GLUCOSE_KINDS: tuple[str, ...] = ("cgm", "scan", "meter")
+GLUCOSE_SOURCES: tuple[str, ...] = ("clarity", "libreview", "nightscout", "csv")
+# Outside this no sensor or meter reports a number (they say "Low" / "High" instead).
+GLUCOSE_MG_DL_RANGE = (10.0, 1000.0)
+
+
+class GlucoseReading(Base):
+    """One glucose value of a user's, from a CGM (``cgm``: the sensor's regular readings;
+    ``scan``: a Libre scan on demand) or a fingerstick ``meter``, as imported from ``source``.
+    ``measured_at`` is UTC (naive), whatever zone the export was written in. A value the device
+    reported only as "Low" or "High" is stored at the device's limit with ``reported_as`` set."""
+
+    __tablename__ = "glucose_readings"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    measured_at: Mapped[datetime]
+    mg_dl: Mapped[float]
+    kind: Mapped[str] = mapped_column(String(5))
+    source: Mapped[str] = mapped_column(String(12))
+    reported_as: Mapped[Optional[str]] = mapped_column(String(4))
+
+    __table_args__ = (
+        # Importing the same export twice adds nothing.
+        UniqueConstraint("user_id", "source", "kind", "measured_at"),
+        Index("ix_glucose_readings_user_time", "user_id", "measured_at"),
+        CheckConstraint(f"mg_dl >= {GLUCOSE_MG_DL_RANGE[0]} AND mg_dl <= {GLUCOSE_MG_DL_RANGE[1]}",
+                        name="mg_dl_range"),
+        CheckConstraint("kind IN (" + ", ".join(f"'{k}'" for k in GLUCOSE_KINDS) + ")", name="kind"),
+        CheckConstraint("source IN (" + ", ".join(f"'{k}'" for k in GLUCOSE_SOURCES) + ")",
+                        name="source"),
+        CheckConstraint("reported_as IS NULL OR reported_as IN ('Low', 'High')", name="reported_as"),
+    )
 
 
 class ModelChange(Base):

@@ -14,7 +14,7 @@ import yaml
 from batch_support import photo, tiny_model
 from distill_support import image_folder
 
-from benchmarks import bench_app, bench_batch, bench_batch_engines, bench_search, pipeline_results, preset_speed
+from benchmarks import bench_app, bench_batch, bench_batch_engines, bench_glucose, bench_search, pipeline_results, preset_speed
 from benchmarks import train_throughput
 from benchmarks.common import percentile, photos_under, write_paths_csv
 
@@ -125,3 +125,12 @@ def test_train_throughput_times_the_naive_loop_and_the_trainer(tmp_path, capsys)
     assert [row["name"] for row in result["rows"]] == ["naive", "default"]
     assert all(row["images_per_s"] > 0 and 0 <= row["data_wait_share"] <= 1 for row in result["rows"])
     assert re.search(r"^default +[\d.]+ +\d+% +[\d.]+ +-$", capsys.readouterr().out, re.MULTILINE)
+
+
+def test_bench_glucose_imports_reimports_and_reports(capsys):
+    assert bench_glucose.main(["--days", "2"]) == 0
+    rows = table_rows(capsys.readouterr().out)
+    assert rows[0] == ["step", "readings", "seconds", "peak Python MB"]
+    steps = {row[0].split(" (")[0]: row[1] for row in rows[1:]}
+    assert steps["import 2 days"] == "576" and steps["re-import"] == "576"
+    assert steps["report 14 days"] == "576" and steps["meal responses"] == "258"  # 6 meals x 43 five-minute readings

@@ -9,7 +9,7 @@ import pytest
 
 
 @pytest.mark.parametrize("package, argv", [
-    ("app", ["bogus"]), ("app", ["users", "bogus"]), ("db", ["bogus"]), ("models", ["bogus"]),
+    ("app", ["bogus"]), ("app", ["users", "bogus"]), ("app", ["glucose", "bogus"]), ("db", ["bogus"]), ("models", ["bogus"]),
     ("distill", ["bogus"]),
 ])
 def test_an_unknown_command_is_named_with_status_2(package, argv, capsys):

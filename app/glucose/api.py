@@ -1,0 +1,153 @@
+"""The glucose routes of the JSON API, each for the signed-in user only (their readings, meals
+and report; no route names a user):
+
+  POST /api/glucose/import?format=auto&tz=ZONE   body: the export file's bytes (at most
+                                                 db.glucose.service.MAX_IMPORT_BYTES)
+  GET  /api/glucose/report?days=14&end=YYYY-MM-DD      the consensus metrics, AGP, meals
+  GET  /api/glucose/report.png?days=14&end=YYYY-MM-DD  the AGP chart to bring to the clinic
+  GET  /api/glucose/meals                        each meal's response with its curve
+  GET  /api/glucose/meals/ENTRY_ID/curve.png     the curve of the meal that entry belongs to
+  GET  /api/glucose/foods                        the person's response per food
+  GET  /api/glucose/readings.csv                 every reading, for the diabetes team
+  GET|PUT /api/glucose/zone                      {"time_zone": "Europe/London"}
+
+Uploads: a declared Content-Length over the limit is refused before any byte is read, a body
+that streams past it is cut off, and at most IMPORT_SLOTS imports read their bodies at once per
+process, so a hostile client cannot make the server hold more than a few files in memory.
+(No ``from __future__ import annotations``: FastAPI reads the handlers' annotations.)
+"""
+
+import asyncio
+import io
+import json
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, Response
+from starlette.concurrency import run_in_threadpool
+
+from app.glucose import chart
+from app.security import BodyTooLarge, limited_body
+from db.errors import NotFound, UnknownUser
+from db.glucose import service as glucose
+from models.errors import FoodtagError
+
+IMPORT_SLOTS = 2
+_MAX_ZONE_BODY = 1024
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+async def _call(fn, *args: Any, **kwargs: Any) -> Any:
+    """fn's result, or the error response for a bad value."""
+    try:
+        return await run_in_threadpool(fn, *args, **kwargs)
+    except (UnknownUser, NotFound) as exc:
+        return _error(404, str(exc))
+    except FoodtagError as exc:
+        return _error(422, str(exc))
+
+
+def _days(request: Request) -> int | JSONResponse:
+    text = request.query_params.get("days", "14")
+    if not text.isdigit() or len(text) > 4:
+        return _error(422, f"days must be a whole number from 1 to {glucose.MAX_REPORT_DAYS}")
+    return int(text)
+
+
+def add_routes(api: FastAPI, signed_in_user: Any) -> None:
+    """Add the glucose routes to ``api``; ``signed_in_user`` is the annotated dependency that
+    names the caller (app.server.SignedInUser)."""
+    slots = asyncio.Semaphore(IMPORT_SLOTS)
+    limit = glucose.MAX_IMPORT_BYTES
+    too_large = f"upload too large: the limit is {limit // 2**20} MB"
+
+    async def import_export(request: Request, user: signed_in_user) -> JSONResponse:
+        """The body is the export file as it is (Clarity, LibreView or plain CSV, Nightscout
+        JSON or TSV)."""
+        declared = request.headers.get("content-length")
+        if declared and declared.isdigit() and int(declared) > limit:
+            return _error(413, too_large)
+        fmt = request.query_params.get("format", "auto")
+        tz = request.query_params.get("tz") or None
+        async with slots:
+            try:
+                data = await limited_body(request, limit).body()
+            except BodyTooLarge:
+                return _error(413, too_large)
+            result = await _call(glucose.import_export, user, data, fmt=fmt, tz=tz)
+        return result if isinstance(result, Response) else JSONResponse(result)
+
+    async def report(request: Request, user: signed_in_user) -> Response:
+        days = _days(request)
+        if isinstance(days, Response):
+            return days
+        result = await _call(glucose.report, user, days=days, end=request.query_params.get("end"))
+        return result if isinstance(result, Response) else JSONResponse(result)
+
+    async def report_png(request: Request, user: signed_in_user) -> Response:
+        days = _days(request)
+        if isinstance(days, Response):
+            return days
+        result = await _call(glucose.report, user, days=days, end=request.query_params.get("end"))
+        if isinstance(result, Response):
+            return result
+        image = await run_in_threadpool(lambda: chart.png(chart.agp_figure(result)))
+        return Response(image, media_type="image/png", headers={
+            "Content-Disposition": f'attachment; filename="glucose-{result["start"]}-{result["end"]}.png"'})
+
+    async def meals(user: signed_in_user) -> Response:
+        result = await _call(glucose.meal_responses_json, user)
+        return result if isinstance(result, Response) else JSONResponse({"meals": result,
+                                                                         "disclaimer": glucose.DISCLAIMER})
+
+    async def meal_curve_png(entry_id: int, user: signed_in_user) -> Response:
+        """The curve of the meal that the user's entry ``entry_id`` belongs to."""
+        result = await _call(glucose.meal_of_entry, user, entry_id)
+        if isinstance(result, Response):
+            return result
+        image = await run_in_threadpool(lambda: chart.png(chart.meal_figure(result)))
+        return Response(image, media_type="image/png")
+
+    async def foods(user: signed_in_user) -> Response:
+        result = await _call(glucose.food_responses, user)
+        return result if isinstance(result, Response) else JSONResponse(result)
+
+    async def readings_csv(user: signed_in_user) -> Response:
+        def write() -> str:
+            out = io.StringIO()
+            glucose.export_readings_csv(user, out)
+            return out.getvalue()
+        result = await _call(write)
+        return result if isinstance(result, Response) else Response(
+            result, media_type="text/csv", headers={"Content-Disposition": 'attachment; filename="glucose.csv"'})
+
+    async def get_zone(user: signed_in_user) -> Response:
+        result = await _call(glucose.time_zone, user)
+        return result if isinstance(result, Response) else JSONResponse({"time_zone": result})
+
+    async def put_zone(request: Request, user: signed_in_user) -> Response:
+        try:
+            body = json.loads(await limited_body(request, _MAX_ZONE_BODY).body())
+        except BodyTooLarge:
+            return _error(413, "request body too large")
+        except ValueError:
+            return _error(400, 'the body must be {"time_zone": "Area/City"}')
+        if not isinstance(body, dict) or set(body) != {"time_zone"}:
+            return _error(422, 'the body must be {"time_zone": "Area/City"}')
+        result = await _call(glucose.set_time_zone, user, body["time_zone"])
+        return result if isinstance(result, Response) else JSONResponse({"time_zone": result})
+
+    api.add_api_route("/api/glucose/import", import_export, methods=["POST"], openapi_extra={
+        "requestBody": {"content": {"text/csv": {"schema": {"type": "string", "format": "binary"}},
+                                    "application/json": {"schema": {"type": "array"}}}}})
+    api.add_api_route("/api/glucose/report", report, methods=["GET"])
+    api.add_api_route("/api/glucose/report.png", report_png, methods=["GET"])
+    api.add_api_route("/api/glucose/meals", meals, methods=["GET"])
+    api.add_api_route("/api/glucose/meals/{entry_id}/curve.png", meal_curve_png, methods=["GET"])
+    api.add_api_route("/api/glucose/foods", foods, methods=["GET"])
+    api.add_api_route("/api/glucose/readings.csv", readings_csv, methods=["GET"])
+    api.add_api_route("/api/glucose/zone", get_zone, methods=["GET"])
+    api.add_api_route("/api/glucose/zone", put_zone, methods=["PUT"])

@@ -1,0 +1,98 @@
+"""Charts of a CGM report (the ambulatory glucose profile with meals overlaid) and of one meal's
+curve, as matplotlib figures and PNG bytes a person can bring to their clinic."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from matplotlib.figure import Figure
+
+from db.glucose import metrics
+
+TARGET_RANGE = (70, 180)
+_LABELS = {"time_above_250": "Very high >250", "time_181_250": "High 181-250",
+           "time_in_range": "In range 70-180", "time_54_69": "Low 54-69", "time_below_54": "Very low <54"}
+
+
+def _hours(minutes: list[int]) -> list[float]:
+    return [m / 60 for m in minutes]
+
+
+def agp_figure(report: dict[str, Any]) -> Figure:
+    """The AGP of ``report`` (db.glucose.service.report): median, 25-75 and 5-95 percentile
+    bands by time of day, the target range, each meal's carbohydrate at its time of day, and the
+    consensus metrics beside it."""
+    # Figure, not pyplot: no global registry of open figures to leak from a server.
+    figure = Figure(figsize=(11, 4.8))
+    agp, numbers = figure.subplots(1, 2, width_ratios=[3, 1])
+    profile = report["agp"]
+    slot = metrics.AGP_SLOT_MINUTES / 60
+    hours = [h + slot / 2 for h in _hours(profile["minute"])]
+    have = [i for i, v in enumerate(profile["p50"]) if v is not None]
+    pick = lambda key: [profile[key][i] for i in have]  # noqa: E731
+    x = [hours[i] for i in have]
+    agp.axhspan(*TARGET_RANGE, color="#2e7d32", alpha=0.08, label="target range 70-180")
+    if have:
+        agp.fill_between(x, pick("p5"), pick("p95"), color="#1565c0", alpha=0.15, label="5-95 %")
+        agp.fill_between(x, pick("p25"), pick("p75"), color="#1565c0", alpha=0.35, label="25-75 %")
+        agp.plot(x, pick("p50"), color="#0d47a1", linewidth=2, label="median")
+    meals = report.get("meals", [])
+    if meals:
+        carbs = agp.twinx()
+        carbs.scatter([m["minute_of_day"] / 60 for m in meals], [m["carbohydrate_g"] for m in meals],
+                      marker="v", color="#ef6c00", s=30, label="meal (g carbohydrate)")
+        carbs.set_ylabel("meal carbohydrate (g)", color="#ef6c00")
+        carbs.set_ylim(0, max(150, max(m["carbohydrate_g"] for m in meals) * 1.1))
+    agp.set_xlim(0, 24)
+    agp.set_xticks(range(0, 25, 3), [f"{h:02d}:00" for h in range(0, 25, 3)])
+    agp.set_ylim(40, 400)
+    agp.set_ylabel("glucose (mg/dL)")
+    agp.set_title(f"Ambulatory glucose profile {report['start']} to {report['end']} ({report['time_zone']})")
+    agp.legend(loc="upper left", fontsize=8)
+    numbers.axis("off")
+    numbers.text(0, 1, report_text(report), va="top", family="monospace", fontsize=9)
+    figure.tight_layout()
+    return figure
+
+
+def report_text(report: dict[str, Any]) -> str:
+    """The consensus metrics as the lines beside the chart (and in the app)."""
+    def value(key: str, unit: str = "%") -> str:
+        return "-" if report.get(key) is None else f"{report[key]:g}{unit}"
+    lines = [f"{label:<17}{value(key):>7}" for key, label in _LABELS.items()]
+    lines += ["", f"{'Mean':<17}{value('mean_mg_dl', ' mg/dL'):>7}", f"{'GMI':<17}{value('gmi_percent'):>7}",
+              f"{'CV':<17}{value('cv_percent'):>7}", f"{'Time with data':<17}{value('active_percent'):>7}",
+              f"{'Readings':<17}{report.get('readings', 0):>7}", "",
+              "Shows what happened.", "Not dosing advice;", "predicts nothing."]
+    return "\n".join(lines)
+
+
+def meal_figure(meal: dict[str, Any]) -> Figure:
+    """One meal's curve from 30 min before to 3 h after, its baseline and its peak."""
+    figure = Figure(figsize=(6, 3.4))
+    axes = figure.subplots()
+    curve = meal["curve"]
+    response = meal["response"]
+    if curve:
+        axes.plot([c[0] for c in curve], [c[1] for c in curve], marker=".", color="#0d47a1")
+    if response["baseline_mg_dl"] is not None:
+        axes.axhline(response["baseline_mg_dl"], color="grey", linestyle="--", linewidth=1, label="baseline")
+        axes.plot([response["minutes_to_peak"]], [response["peak_mg_dl"]], "o", color="#c62828", label="peak")
+    axes.axvline(0, color="#ef6c00", linewidth=1)
+    axes.set_xlim(*metrics.WINDOW_MINUTES)
+    axes.set_xlabel("minutes from the meal")
+    axes.set_ylabel("glucose (mg/dL)")
+    axes.set_title(f"{meal['eaten_at']}: {', '.join(meal['foods'])} ({meal['carbohydrate_g']:g} g carbohydrate)",
+                   fontsize=9)
+    if response["baseline_mg_dl"] is not None:
+        axes.legend(fontsize=8)
+    figure.tight_layout()
+    return figure
+
+
+def png(figure: Figure) -> bytes:
+    """The figure as PNG bytes."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=120)
+    return buffer.getvalue()

@@ -1,0 +1,421 @@
+"""Readers for glucose exports, each laid out as its public description says:
+
+- Dexcom Clarity CSV: a header ``Index,Timestamp (YYYY-MM-DDThh:mm:ss),Event Type,Event Subtype,
+  ...,Glucose Value (mg/dL)`` (or ``(mmol/L)``), then rows of patient, device and alert
+  information with no timestamp, then one row per event; ``EGV`` rows are sensor readings,
+  ``Calibration`` rows fingerstick values; "Low" / "High" below 40 / above 400 mg/dL.
+  Timestamps are the receiver's wall-clock time without a zone. Some locales write ``;``
+  between fields and a decimal comma.
+- LibreView CSV: a first line naming the export (``Glucose Data,Generated on,...``), then
+  ``Device,Serial Number,Device Timestamp,Record Type,Historic Glucose mg/dL,Scan Glucose
+  mg/dL,...,Strip Glucose mg/dL,...`` (or ``mmol/L``). Record Type 0 is a historic (every 15
+  minutes) reading, 1 a scan, 2 a strip (meter) reading; other types (insulin, food, notes)
+  are not glucose. Device Timestamp is wall-clock time without a zone, written as the
+  account's locale does: ``MM-DD-YYYY hh:mm AM`` (US), ``DD-MM-YYYY HH:MM`` or
+  ``YYYY-MM-DD HH:MM``; which of day and month comes first is read from the file itself.
+- Nightscout ``entries`` export: JSON (an array of entries: ``type`` "sgv" with ``sgv`` in
+  mg/dL, or "mbg" with ``mbg``, a meter value; ``date`` in milliseconds since 1970 UTC,
+  ``dateString`` ISO 8601 with its offset) or the tab-separated CSV of /api/v1/entries.csv
+  (``dateString, date, sgv, direction, device``, no header).
+- Plain CSV: a header with ``timestamp,value,unit`` (and optionally ``kind``: cgm or meter);
+  ISO 8601 timestamps, with an offset or read in the person's zone; unit mg/dL or mmol/L.
+
+mmol/L becomes mg/dL at 18.016 (the molar mass of glucose, 180.16 g/mol, over 10).
+
+A row that cannot be read is refused with its line number and the rest is read; a file that
+cannot be read at all raises InvalidValue, so nothing of it is imported.
+"""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import json
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from zoneinfo import ZoneInfo
+
+from db.errors import InvalidValue
+from db.glucose import zones
+from db.models import GLUCOSE_MG_DL_RANGE
+
+MMOL_L_TO_MG_DL = 18.016
+FORMATS: tuple[str, ...] = ("clarity", "libreview", "nightscout", "csv")
+# A year of 5-minute readings is about 105,000 rows; reading stops past this many.
+MAX_ROWS = 400_000
+# The devices' reporting limits, stored in place of "Low" / "High".
+_DEXCOM_LIMITS = (40.0, 400.0)
+_LIBRE_LIMITS = (40.0, 500.0)
+_CLARITY_TIME = "Timestamp (YYYY-MM-DDThh:mm:ss)"
+
+
+@dataclass(frozen=True)
+class Reading:
+    line: int
+    measured_at: datetime  # naive UTC
+    mg_dl: float
+    kind: str  # db.models.GLUCOSE_KINDS
+    reported_as: str | None = None  # "Low" / "High": stored at the device's limit
+
+
+@dataclass(frozen=True)
+class Refused:
+    line: int
+    reason: str
+    place: str = "line"  # "entry" for a JSON array
+
+    def __str__(self) -> str:
+        return f"{self.place} {self.line}: {self.reason}"
+
+
+@dataclass
+class ParsedFile:
+    source: str
+    readings: list[Reading] = field(default_factory=list)
+    refused: list[Refused] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Row:
+    """A glucose row as read, before its time is placed in UTC and its value checked."""
+
+    line: int
+    when: datetime | str  # aware, naive wall-clock, or why it cannot be read
+    value: str
+    unit: str  # "mg/dL" or "mmol/L"
+    kind: str
+    limits: tuple[float, float] | None = None  # what "Low" / "High" stand for
+
+
+def decode(data: bytes) -> str:
+    """The text of an export: UTF-8 (with or without BOM) or UTF-16 with its BOM."""
+    try:
+        if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+            return data.decode("utf-16")
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InvalidValue(f"the file is not UTF-8 text (byte {exc.start + 1}); export it "
+                           "again from the device's software") from None
+
+
+def detect(text: str) -> str:
+    """Which of FORMATS ``text`` is, from its first lines."""
+    if text.lstrip()[:1] in ("[", "{"):
+        return "nightscout"
+    lines = text.splitlines()[:30]
+    for line in lines:
+        if _CLARITY_TIME in line:
+            return "clarity"
+        if "Device Timestamp" in line and "Record Type" in line:
+            return "libreview"
+    first = lines[0] if lines else ""
+    if "\t" in first and re.match(r'"?\d{4}-\d\d-\d\dT', first):
+        return "nightscout"
+    cells = {c.strip().lower() for c in re.split(r"[,;\t]", first)}
+    if {"timestamp", "value", "unit"} <= cells:
+        return "csv"
+    raise InvalidValue("cannot tell which export this is (Dexcom Clarity, LibreView, Nightscout "
+                       "or a CSV with timestamp,value,unit): name it with --format")
+
+
+def parse(text: str, fmt: str, where: ZoneInfo) -> ParsedFile:
+    """Every glucose reading of an export in format ``fmt`` (one of FORMATS or "auto"), times
+    without a zone read in ``where``."""
+    if fmt == "auto":
+        fmt = detect(text)
+    if fmt not in READERS:
+        raise InvalidValue(f"unknown format {fmt!r}; choose auto, {', '.join(FORMATS)}")
+    parsed = ParsedFile(fmt)
+    rows = list(itertools.islice(READERS[fmt](text, parsed.refused), MAX_ROWS + 1))
+    if len(rows) > MAX_ROWS:
+        raise InvalidValue(f"the file has more than {MAX_ROWS:,} readings; export a shorter period")
+    place = "entry" if fmt == "nightscout" and text.lstrip()[:1] in ("[", "{") else "line"
+    _finish(rows, where, parsed, place)
+    if not parsed.readings and not parsed.refused:
+        raise InvalidValue(f"the file holds no glucose readings (read as {fmt})")
+    return parsed
+
+
+def _finish(rows: list[_Row], where: ZoneInfo, parsed: ParsedFile, place: str) -> None:
+    walls = [r.when if isinstance(r.when, datetime) and r.when.tzinfo is None else None
+             for r in rows]
+    placed = zones.walls_to_utc(walls, where)
+    for row, local in zip(rows, placed):
+        when = local if local is not None else row.when
+        if isinstance(when, datetime) and when.tzinfo is not None:
+            when = zones.utc_naive(when)
+        if isinstance(when, str):
+            parsed.refused.append(Refused(row.line, when, place))
+            continue
+        try:
+            mg_dl, reported_as = glucose_mg_dl(row.value, row.unit, row.limits)
+        except ValueError as exc:
+            parsed.refused.append(Refused(row.line, str(exc), place))
+            continue
+        parsed.readings.append(Reading(row.line, when, mg_dl, row.kind, reported_as))
+    parsed.refused.sort(key=lambda r: r.line)
+
+
+def glucose_mg_dl(value: str, unit: str, limits: tuple[float, float] | None) -> tuple[float, str | None]:
+    """(mg/dL, "Low"/"High"/None) for a value as written in ``unit``; ValueError says why not."""
+    text = value.strip()
+    if limits is not None and text.lower() in ("low", "lo", "high", "hi"):
+        is_low = text.lower().startswith("lo")
+        return (limits[0] if is_low else limits[1]), ("Low" if is_low else "High")
+    if not text:
+        raise ValueError("no glucose value")
+    try:
+        number = float(text.replace(",", "."))
+    except ValueError:
+        raise ValueError(f"glucose value {text[:20]!r} is not a number") from None
+    mg_dl = number * MMOL_L_TO_MG_DL if unit == "mmol/L" else number
+    low, high = GLUCOSE_MG_DL_RANGE
+    if not low <= mg_dl <= high:  # also refuses NaN and infinity
+        raise ValueError(f"glucose {text} {unit} is outside {low:g}-{high:g} mg/dL")
+    return round(mg_dl, 1), None
+
+
+def glucose_unit(text: str) -> str:
+    """ "mg/dL" or "mmol/L" as named in a header or cell; ValueError otherwise."""
+    low = text.strip().lower().replace(" ", "")
+    if "mmol" in low:
+        return "mmol/L"
+    if "mg/dl" in low:
+        return "mg/dL"
+    raise ValueError(f"unit {text.strip()[:20]!r} is neither mg/dL nor mmol/L")
+
+
+# --- time stamps ----------------------------------------------------------------------------
+
+def iso_time(text: str) -> datetime | str:
+    """An ISO 8601 date and time (aware when it carries an offset), or why it cannot be read."""
+    text = text.strip()
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        pass
+    try:  # Clarity in some exports: "2025-05-01 0:01:47"
+        return datetime.strptime(text, "%Y-%m-%d %H:%M:%S")
+    except ValueError:
+        return f"timestamp {text[:40]!r} is not a date and time (YYYY-MM-DDThh:mm:ss)"
+
+
+_LIBRE_TIME = re.compile(
+    r"^(\d{1,4})[-/.](\d{1,2})[-/.](\d{1,4})[ T](\d{1,2}):(\d{2})(?::(\d{2}))?\s*([AaPp][Mm])?$")
+
+
+def _libre_parts(text: str) -> tuple[int, int, int, int, int, int, str | None] | None:
+    match = _LIBRE_TIME.match(text.strip())
+    if not match:
+        return None
+    a, b, c, hour, minute = (int(match.group(i)) for i in range(1, 6))
+    return a, b, c, hour, minute, int(match.group(6) or 0), match.group(7)
+
+
+def libre_day_first(stamps: list[str]) -> bool:
+    """Whether a LibreView file writes DD-MM-YYYY (else MM-DD-YYYY), told by a first number
+    above 12 (a day) or a second one above 12; a file where both readings fit every row is
+    refused rather than guessed."""
+    day_first = month_first = False
+    for stamp in stamps:
+        parts = _libre_parts(stamp)
+        if parts is None or parts[0] > 31:  # unreadable, or year first
+            continue
+        day_first |= parts[0] > 12
+        month_first |= parts[1] > 12
+    if day_first and month_first:
+        raise InvalidValue("the file mixes DD-MM-YYYY and MM-DD-YYYY dates; export it again")
+    if not day_first and not month_first and any(
+            (p := _libre_parts(s)) is not None and p[0] <= 12 for s in stamps):
+        raise InvalidValue("cannot tell whether the dates are DD-MM-YYYY or MM-DD-YYYY (no day "
+                           "after the 12th): export at least two weeks, or set LibreView's date "
+                           "format to Year-Month-Day")
+    return day_first
+
+
+def libre_time(text: str, day_first: bool) -> datetime | str:
+    parts = _libre_parts(text)
+    if parts is None:
+        return f"Device Timestamp {text.strip()[:40]!r} is not a date and time"
+    a, b, c, hour, minute, second, half = parts
+    year, month, day = (a, b, c) if a > 31 else (c, b, a) if day_first else (c, a, b)
+    if half is not None:
+        if not 1 <= hour <= 12:
+            return f"Device Timestamp {text.strip()!r} has hour {hour} with {half}"
+        hour = hour % 12 + (12 if half.lower() == "pm" else 0)
+    try:
+        return datetime(year, month, day, hour, minute, second)
+    except ValueError:
+        return f"Device Timestamp {text.strip()!r} is not a real date and time"
+
+
+# --- readers --------------------------------------------------------------------------------
+
+def _delimiter(header: str) -> str:
+    return max((",", ";", "\t"), key=header.count)
+
+
+def _header_index(text: str, marker: Callable[[str], bool], what: str) -> int:
+    for number, line in enumerate(text.splitlines()[:30]):
+        if marker(line):
+            return number
+    raise InvalidValue(f"no {what} header line in the first 30 lines: is this the right format?")
+
+
+def _columns(header: list[str], needed: dict[str, Callable[[str], bool]]) -> dict[str, int]:
+    found = {}
+    for key, matches in needed.items():
+        index = next((i for i, name in enumerate(header) if matches(name.strip())), None)
+        if index is not None:
+            found[key] = index
+    return found
+
+
+def _records(text: str, skip: int) -> Iterator[tuple[int, list[str]]]:
+    """(line number, cells) of each CSV record after ``skip`` lines; the first is the header."""
+    lines = text.splitlines(keepends=True)
+    header = lines[skip] if skip < len(lines) else ""
+    reader = csv.reader(lines[skip:], delimiter=_delimiter(header))
+    for cells in reader:
+        yield reader.line_num + skip, cells
+
+
+def _cell(cells: list[str], index: int | None) -> str:
+    return cells[index].strip() if index is not None and index < len(cells) else ""
+
+
+def read_clarity(text: str, refused: list[Refused]) -> Iterator[_Row]:
+    start = _header_index(text, lambda line: _CLARITY_TIME in line, "Dexcom Clarity")
+    records = _records(text, start)
+    _, header = next(records)
+    cols = _columns(header, {
+        "time": lambda n: n == _CLARITY_TIME,
+        "event": lambda n: n == "Event Type",
+        "glucose": lambda n: n.startswith("Glucose Value"),
+    })
+    if len(cols) < 3:
+        raise InvalidValue("a Clarity export needs the columns Timestamp (YYYY-MM-DDThh:mm:ss), "
+                           "Event Type and Glucose Value (mg/dL or mmol/L)")
+    unit = glucose_unit(header[cols["glucose"]])
+    kinds = {"EGV": "cgm", "Calibration": "meter"}
+    for line, cells in records:
+        kind = kinds.get(_cell(cells, cols["event"]))
+        if kind is None:  # patient, device, alert, insulin, carbohydrate and other events
+            continue
+        yield _Row(line, iso_time(_cell(cells, cols["time"])), _cell(cells, cols["glucose"]),
+                   unit, kind, _DEXCOM_LIMITS)
+
+
+def read_libreview(text: str, refused: list[Refused]) -> Iterator[_Row]:
+    start = _header_index(text, lambda line: "Device Timestamp" in line and "Record Type" in line,
+                          "LibreView")
+    records = list(_records(text, start))
+    header = records[0][1]
+    cols = _columns(header, {
+        "time": lambda n: n == "Device Timestamp",
+        "type": lambda n: n == "Record Type",
+        "0": lambda n: n.startswith("Historic Glucose"),
+        "1": lambda n: n.startswith("Scan Glucose"),
+        "2": lambda n: n.startswith("Strip Glucose"),
+    })
+    if "time" not in cols or "type" not in cols or "0" not in cols:
+        raise InvalidValue("a LibreView export needs the columns Device Timestamp, Record Type and "
+                           "Historic Glucose (mg/dL or mmol/L)")
+    units = {t: glucose_unit(header[cols[t]]) for t in ("0", "1", "2") if t in cols}
+    kinds = {"0": "cgm", "1": "scan", "2": "meter"}
+    glucose = [(line, cells) for line, cells in records[1:]
+               if _cell(cells, cols["type"]) in units]
+    day_first = libre_day_first([_cell(cells, cols["time"]) for _, cells in glucose])
+    for line, cells in glucose:
+        record_type = _cell(cells, cols["type"])
+        yield _Row(line, libre_time(_cell(cells, cols["time"]), day_first),
+                   _cell(cells, cols[record_type]), units[record_type], kinds[record_type],
+                   _LIBRE_LIMITS)
+
+
+def read_nightscout(text: str, refused: list[Refused]) -> Iterator[_Row]:
+    if text.lstrip()[:1] not in ("[", "{"):
+        yield from _nightscout_tsv(text)
+        return
+    try:
+        entries = json.loads(text)
+    except (ValueError, RecursionError):
+        raise InvalidValue("the Nightscout file is not valid JSON") from None
+    if isinstance(entries, dict):
+        entries = [entries]
+    if not isinstance(entries, list):
+        raise InvalidValue("a Nightscout entries export is a JSON array of entries")
+    for number, entry in enumerate(entries, start=1):
+        if not isinstance(entry, dict):
+            refused.append(Refused(number, "not an entry object", "entry"))
+            continue
+        kind = {"sgv": "cgm", "mbg": "meter"}.get(entry.get("type"))
+        if kind is None:  # calibration records and device status are not glucose
+            continue
+        value = entry.get("sgv" if kind == "cgm" else "mbg")
+        if kind == "cgm" and isinstance(value, (int, float)) and value < 39:
+            refused.append(Refused(number, f"sgv {value} is a sensor status code, not glucose",
+                                   "entry"))
+            continue
+        yield _Row(number, _nightscout_time(entry.get("date"), entry.get("dateString")),
+                   str(value) if isinstance(value, (int, float)) and not isinstance(value, bool)
+                   else repr(value), "mg/dL", kind)
+
+
+def _nightscout_time(millis: object, text: object) -> datetime | str:
+    if isinstance(millis, (int, float)) and not isinstance(millis, bool):
+        try:
+            return datetime.fromtimestamp(millis / 1000, timezone.utc)
+        except (ValueError, OverflowError, OSError):
+            return f"date {millis!r} is not milliseconds since 1970"
+    if isinstance(text, str):
+        when = iso_time(text)
+        if isinstance(when, datetime) and when.tzinfo is None:
+            return f"dateString {text[:40]!r} has no time zone offset"
+        return when
+    return "the entry has neither date nor dateString"
+
+
+def _nightscout_tsv(text: str) -> Iterator[_Row]:
+    reader = csv.reader(text.splitlines(keepends=True), delimiter="\t")
+    for cells in reader:
+        if not any(c.strip() for c in cells):
+            continue
+        date_ms = _cell(cells, 1)
+        when = (_nightscout_time(int(date_ms), None) if date_ms.isdigit()
+                else _nightscout_time(None, _cell(cells, 0)))
+        yield _Row(reader.line_num, when, _cell(cells, 2), "mg/dL", "cgm")
+
+
+def read_plain_csv(text: str, refused: list[Refused]) -> Iterator[_Row]:
+    records = _records(text, 0)
+    _, header = next(records)
+    names = [h.strip().lower() for h in header]
+    missing = [n for n in ("timestamp", "value", "unit") if n not in names]
+    if missing:
+        raise InvalidValue(f"the CSV needs a header with timestamp,value,unit; missing {missing}")
+    time_at, value_at, unit_at = (names.index(n) for n in ("timestamp", "value", "unit"))
+    kind_at = names.index("kind") if "kind" in names else None
+    for line, cells in records:
+        if not any(c.strip() for c in cells):
+            continue
+        kind = _cell(cells, kind_at).lower() or "cgm"
+        if kind not in ("cgm", "meter"):
+            refused.append(Refused(line, f"kind {kind[:20]!r} is neither cgm nor meter"))
+            continue
+        try:
+            unit = glucose_unit(_cell(cells, unit_at))
+        except ValueError as exc:
+            refused.append(Refused(line, str(exc)))
+            continue
+        yield _Row(line, iso_time(_cell(cells, time_at)), _cell(cells, value_at), unit, kind)
+
+
+READERS: dict[str, Callable[[str, list[Refused]], Iterator[_Row]]] = {
+    "clarity": read_clarity,
+    "libreview": read_libreview,
+    "nightscout": read_nightscout,
+    "csv": read_plain_csv,
+}

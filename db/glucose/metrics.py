@@ -1,0 +1,230 @@
+"""The numbers of the standard CGM report and of a meal's glucose response, as plain functions
+of readings. They describe what happened; none of them is advice.
+
+Report (international consensus on CGM metrics, Battelino et al., Diabetes Care 2019;42:1593):
+time in ranges as the percentage of readings below 54, 54-69, 70-180, 181-250 and above 250
+mg/dL (a converted mmol/L value such as 180.3 counts as above 180); the mean; the glucose
+management indicator GMI (%) = 3.31 + 0.02392 x mean mg/dL (Bergenstal et al., Diabetes Care
+2018;41:2275); the coefficient of variation CV = SD / mean x 100 with the sample SD (n - 1); the
+percentage of time with data, readings x sampling interval / period; and the ambulatory glucose
+profile (AGP): the 5th, 25th, 50th, 75th and 95th percentiles of the readings in each
+15-minute slot of the day (numpy's linear percentile).
+
+Meal response (minutes from the start of the meal): the baseline is the mean of the readings
+from 15 minutes before to the start; the peak the highest reading up to 3 h after; rise = peak
+- baseline; the 2-h incremental area under the curve (iAUC, mg/dL x min) by the trapezoid rule
+counting only area above the baseline, a segment that crosses it cut where it crosses (as GI
+testing computes it: ISO 26642:2010; Wolever and Jenkins, Am J Clin Nutr 1986;43:167).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from statistics import mean, median, stdev
+
+import numpy as np
+
+RANGE_KEYS: tuple[str, ...] = ("time_below_54", "time_54_69", "time_in_range", "time_181_250",
+                               "time_above_250")
+AGP_PERCENTILES: tuple[int, ...] = (5, 25, 50, 75, 95)
+AGP_SLOT_MINUTES = 15
+BASELINE_FROM_MIN = -15.0
+IAUC_MINUTES = 120.0
+PEAK_MINUTES = 180.0
+# The window a meal's curve is drawn over and another meal is looked for in.
+WINDOW_MINUTES = (-30.0, 180.0)
+# A gap between readings longer than this inside the baseline-to-2-h window is missing data
+# (a Libre historic reading comes every 15 minutes, a Dexcom one every 5).
+MAX_GAP_MINUTES = 20.0
+
+FLAG_OTHER_MEAL = "another meal in the window"
+FLAG_MISSING_DATA = "missing data"
+FLAG_INSULIN_UNKNOWN = "a correction bolus cannot be excluded (foodtag holds no insulin data)"
+
+
+def range_key(mg_dl: float) -> str:
+    """Which of RANGE_KEYS a reading falls in."""
+    if mg_dl < 54:
+        return "time_below_54"
+    if mg_dl < 70:
+        return "time_54_69"
+    if mg_dl <= 180:
+        return "time_in_range"
+    if mg_dl <= 250:
+        return "time_181_250"
+    return "time_above_250"
+
+
+def gmi_percent(mean_mg_dl: float) -> float:
+    """Glucose management indicator (Bergenstal et al. 2018)."""
+    return 3.31 + 0.02392 * mean_mg_dl
+
+
+def sampling_interval_minutes(minutes: Sequence[float]) -> float:
+    """The usual spacing of sorted reading times (the median step), in whole minutes; 5 when
+    there are too few readings to tell."""
+    steps = [b - a for a, b in zip(minutes, minutes[1:]) if b > a]
+    return float(max(1, round(median(steps)))) if steps else 5.0
+
+
+def consensus_metrics(values: Sequence[float], *, period_minutes: float,
+                      interval_minutes: float) -> dict[str, float | int | None]:
+    """The report's numbers for the readings of one period (keys as in the consensus)."""
+    count = len(values)
+    out: dict[str, float | int | None] = {"readings": count}
+    if count == 0:
+        return out | {k: None for k in (*RANGE_KEYS, "mean_mg_dl", "gmi_percent", "cv_percent",
+                                         "sd_mg_dl")} | {"active_percent": 0.0}
+    counts = dict.fromkeys(RANGE_KEYS, 0)
+    for value in values:
+        counts[range_key(value)] += 1
+    average = mean(values)
+    spread = stdev(values) if count > 1 else None
+    out |= {key: round(100.0 * n / count, 1) for key, n in counts.items()}
+    out |= {
+        "mean_mg_dl": round(average, 1),
+        "gmi_percent": round(gmi_percent(average), 1),
+        "sd_mg_dl": None if spread is None else round(spread, 1),
+        "cv_percent": None if spread is None else round(100.0 * spread / average, 1),
+        "active_percent": round(min(100.0, 100.0 * count * interval_minutes / period_minutes), 1),
+    }
+    return out
+
+
+def agp_profile(minute_of_day: Sequence[float], values: Sequence[float],
+                slot_minutes: int = AGP_SLOT_MINUTES) -> dict[str, list]:
+    """Per slot of the day: its start ("minute") and the AGP percentiles ("p5" ... "p95"),
+    None for a slot without readings."""
+    slots = 24 * 60 // slot_minutes
+    index = (np.asarray(minute_of_day, dtype=float) // slot_minutes).astype(int)
+    data = np.asarray(values, dtype=float)
+    order = np.argsort(index, kind="stable")
+    bounds = np.searchsorted(index[order], np.arange(slots + 1))
+    profile: dict[str, list] = {"minute": [s * slot_minutes for s in range(slots)]}
+    profile |= {f"p{p}": [] for p in AGP_PERCENTILES}
+    for slot in range(slots):
+        chunk = data[order[bounds[slot]:bounds[slot + 1]]]
+        found = np.percentile(chunk, AGP_PERCENTILES) if chunk.size else [None] * 5
+        for p, value in zip(AGP_PERCENTILES, found):
+            profile[f"p{p}"].append(None if value is None else round(float(value), 1))
+    return profile
+
+
+# --- a meal's response ----------------------------------------------------------------------
+
+@dataclass
+class MealResponse:
+    baseline_mg_dl: float | None = None
+    peak_mg_dl: float | None = None
+    rise_mg_dl: float | None = None
+    minutes_to_peak: float | None = None
+    iauc_2h: float | None = None  # mg/dL x min
+    flags: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def interpolate(minutes: Sequence[float], values: Sequence[float], at: float) -> float | None:
+    """The curve's value at ``at`` by a straight line between the readings either side; None
+    when ``at`` is outside the readings."""
+    for (t0, v0), (t1, v1) in zip(zip(minutes, values), zip(minutes[1:], values[1:])):
+        if t0 <= at <= t1:
+            return v0 if t1 == t0 else v0 + (v1 - v0) * (at - t0) / (t1 - t0)
+    if minutes and minutes[-1] == at:
+        return values[-1]
+    return None
+
+
+def incremental_auc(minutes: Sequence[float], values: Sequence[float], baseline: float,
+                    start: float = 0.0, end: float = IAUC_MINUTES) -> float | None:
+    """Area above ``baseline`` from ``start`` to ``end`` by the trapezoid rule, a segment that
+    crosses the baseline counted only for its part above; None when the readings do not
+    cover both ends."""
+    first, last = interpolate(minutes, values, start), interpolate(minutes, values, end)
+    if first is None or last is None:
+        return None
+    inner = [(t, v) for t, v in zip(minutes, values) if start < t < end]
+    points = [(start, first), *inner, (end, last)]
+    area = 0.0
+    for (t0, v0), (t1, v1) in zip(points, points[1:]):
+        d0, d1, width = v0 - baseline, v1 - baseline, t1 - t0
+        if d0 >= 0 and d1 >= 0:
+            area += (d0 + d1) / 2 * width
+        elif d0 >= 0 > d1:
+            area += d0 * d0 / (d0 - d1) * width / 2
+        elif d1 >= 0 > d0:
+            area += d1 * d1 / (d1 - d0) * width / 2
+    return area
+
+
+def meal_response(minutes: Sequence[float], values: Sequence[float], *,
+                  other_meal: bool = False) -> MealResponse:
+    """The response to one meal from readings at ``minutes`` after its start (sorted; negative
+    before it). Numbers that the readings cannot give stay None, flagged missing data."""
+    response = MealResponse()
+    if other_meal:
+        response.flags.append(FLAG_OTHER_MEAL)
+    before = [v for t, v in zip(minutes, values) if BASELINE_FROM_MIN <= t <= 0]
+    after = [(t, v) for t, v in zip(minutes, values) if 0 < t <= PEAK_MINUTES]
+    if _has_gap(minutes):
+        response.flags.append(FLAG_MISSING_DATA)
+    response.flags.append(FLAG_INSULIN_UNKNOWN)
+    if not before or not after:
+        return response
+    baseline = mean(before)
+    peak_at, peak = max(after, key=lambda p: (p[1], -p[0]))  # the first of equal peaks
+    response.baseline_mg_dl = round(baseline, 1)
+    response.peak_mg_dl = round(peak, 1)
+    response.rise_mg_dl = round(peak - baseline, 1)
+    response.minutes_to_peak = round(peak_at, 1)
+    area = incremental_auc(minutes, values, baseline)
+    response.iauc_2h = None if area is None else round(area, 1)
+    return response
+
+
+def _has_gap(minutes: Sequence[float]) -> bool:
+    """No reading for the baseline, none at or after 2 h, or a step longer than MAX_GAP_MINUTES
+    between the readings around the 2-h window."""
+    near = [t for t in minutes
+            if BASELINE_FROM_MIN - MAX_GAP_MINUTES <= t <= IAUC_MINUTES + MAX_GAP_MINUTES]
+    if not any(BASELINE_FROM_MIN <= t <= 0 for t in near) or not near or near[-1] < IAUC_MINUTES:
+        return True
+    return any(b - a > MAX_GAP_MINUTES for a, b in zip(near, near[1:]))
+
+
+# --- the person's response per food ---------------------------------------------------------
+
+# Below this many clean meals (no other meal, no missing data) a food's mean is not shown: with
+# two meals the spread of one person's responses (easily 30-50 %) swamps any difference.
+MIN_MEALS_PER_FOOD = 3
+# A meal counts for a food when the food gives at least this share of its carbohydrate.
+MAIN_FOOD_CARB_SHARE = 0.5
+
+
+def per_food(meals: Sequence[dict]) -> list[dict]:
+    """Foods ranked by mean iAUC per 10 g of carbohydrate, highest first, each with the mean
+    rise per 10 g, the count and the sample SD; only foods with MIN_MEALS_PER_FOOD clean
+    meals. Each meal: {"main_food", "main_share", "carbohydrate_g", "response": MealResponse}."""
+    by_food: dict[str, list[tuple[float, float]]] = {}
+    for meal in meals:
+        response: MealResponse = meal["response"]
+        carbs = meal["carbohydrate_g"] or 0.0
+        clean = FLAG_OTHER_MEAL not in response.flags and FLAG_MISSING_DATA not in response.flags
+        if (not clean or carbs < 5 or meal["main_share"] < MAIN_FOOD_CARB_SHARE
+                or response.iauc_2h is None or response.rise_mg_dl is None):
+            continue
+        tens = carbs / 10.0
+        by_food.setdefault(meal["main_food"], []).append(
+            (response.iauc_2h / tens, response.rise_mg_dl / tens))
+    ranked = []
+    for food, pairs in by_food.items():
+        if len(pairs) < MIN_MEALS_PER_FOOD:
+            continue
+        iaucs, rises = [p[0] for p in pairs], [p[1] for p in pairs]
+        ranked.append({"food": food, "meals": len(pairs),
+                       "iauc_per_10g": round(mean(iaucs), 1), "iauc_per_10g_sd": round(stdev(iaucs), 1),
+                       "rise_per_10g": round(mean(rises), 1), "rise_per_10g_sd": round(stdev(rises), 1)})
+    ranked.sort(key=lambda row: (-row["iauc_per_10g"], row["food"]))
+    return ranked

@@ -1,0 +1,266 @@
+"""What the app, the API and the CLI call for glucose: import an export, the standard report,
+each meal's response and the person's response per food. Every function is scoped by user
+name, one unit of work in its own session_scope, and never touches another user's rows.
+
+Times: readings are stored in UTC; meals are the eater's local wall-clock time (db.service);
+the person's time zone (``time_zone``, default UTC) joins the two. Days are local days.
+"""
+
+from __future__ import annotations
+
+import bisect
+import csv
+from collections.abc import Iterator
+from datetime import date, datetime, time, timedelta
+from typing import IO, Any
+
+from sqlalchemy import func, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
+
+from db import checks, repo
+from db.errors import InvalidValue, NotFound
+from db.glucose import formats, metrics, zones
+from db.models import GlucoseReading, MealEntry, User
+from db.session import session_scope
+
+# A 90-day 5-minute Clarity export is about 2 MB; a year's is under 10 MB.
+MAX_IMPORT_BYTES = 32 * 2**20
+MAX_REPORT_DAYS = 366
+# Refused rows listed one by one up to this many (all are counted).
+MAX_REFUSED_LISTED = 100
+# Entries logged within this many minutes of a meal's first entry are the same meal.
+SAME_MEAL_MINUTES = 15
+_INSERT_CHUNK = 5000
+DISCLAIMER = ("This shows what happened to your glucose; it is not dosing advice and predicts "
+              "nothing. Talk to your diabetes team before changing treatment.")
+
+
+# --- time zone ------------------------------------------------------------------------------
+
+def time_zone(user: str) -> str:
+    with session_scope(write=False) as session:
+        return repo.get_user(user, session=session).time_zone
+
+
+def set_time_zone(user: str, name: str) -> str:
+    """Set the person's IANA time zone (checked); returns it."""
+    checked = zones.zone(name).key
+    with session_scope() as session:
+        repo.get_user(user, session=session).time_zone = checked
+    return checked
+
+
+# --- import ---------------------------------------------------------------------------------
+
+def import_export(user: str, data: bytes, *, fmt: str = "auto", tz: str | None = None) -> dict[str, Any]:
+    """Import a glucose export (bytes of a file in one of formats.FORMATS, or "auto"); times
+    without a zone are read in ``tz`` (default: the person's time zone). Readings already
+    stored (same source, kind and time) are skipped; rows that cannot be read are refused
+    with their line numbers; a file that cannot be read at all imports nothing. Returns
+    {"format", "time_zone", "read", "added", "duplicates", "refused" (count), "refused_rows"
+    (the first MAX_REFUSED_LISTED, "line N: why")}."""
+    if not isinstance(data, (bytes, bytearray)):
+        raise InvalidValue("the export must be the bytes of a file")
+    if len(data) > MAX_IMPORT_BYTES:
+        raise InvalidValue(f"the file is larger than {MAX_IMPORT_BYTES // 2**20} MB; export a "
+                           "shorter period")
+    if fmt not in ("auto", *formats.FORMATS):
+        raise InvalidValue(f"unknown format {fmt!r}; choose auto, {', '.join(formats.FORMATS)}")
+    zone_name = time_zone(user) if tz is None else tz
+    where = zones.zone(zone_name)
+    parsed = formats.parse(formats.decode(bytes(data)), fmt, where)
+    unique: dict[tuple[str, datetime], formats.Reading] = {}
+    for reading in parsed.readings:
+        unique.setdefault((reading.kind, reading.measured_at), reading)
+    with session_scope() as session:  # one transaction: all of the file or none of it
+        owner = repo.get_user(user, session=session)
+        rows = [{"user_id": owner.id, "measured_at": r.measured_at, "mg_dl": r.mg_dl,
+                 "kind": r.kind, "source": parsed.source, "reported_as": r.reported_as}
+                for r in unique.values()]
+        before = _count(session, owner)
+        for start in range(0, len(rows), _INSERT_CHUNK):
+            _insert_new(session, rows[start:start + _INSERT_CHUNK])
+        added = _count(session, owner) - before
+    return {"format": parsed.source, "time_zone": where.key, "read": len(parsed.readings),
+            "added": added, "duplicates": len(parsed.readings) - added,
+            "refused": len(parsed.refused),
+            "refused_rows": [str(r) for r in parsed.refused[:MAX_REFUSED_LISTED]]}
+
+
+def _count(session: Session, owner: User) -> int:
+    return session.scalar(select(func.count(GlucoseReading.id))
+                          .where(GlucoseReading.user_id == owner.id)) or 0
+
+
+def _insert_new(session: Session, rows: list[dict[str, Any]]) -> None:
+    """One multi-row INSERT that skips rows the unique constraint already holds."""
+    if not rows:
+        return
+    dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
+    statement = dialect.insert(GlucoseReading.__table__).on_conflict_do_nothing()
+    session.execute(statement, rows)
+
+
+def reading_count(user: str) -> int:
+    with session_scope(write=False) as session:
+        return _count(session, repo.get_user(user, session=session))
+
+
+# --- reads ----------------------------------------------------------------------------------
+
+def _readings(session: Session, owner: User, start: datetime, end: datetime,
+              kinds: tuple[str, ...] = ("cgm",)) -> list[tuple[datetime, float]]:
+    """(UTC time, mg/dL) of the owner's readings with start <= time < end, in time order."""
+    statement = (select(GlucoseReading.measured_at, GlucoseReading.mg_dl)
+                 .where(GlucoseReading.user_id == owner.id, GlucoseReading.kind.in_(kinds),
+                        GlucoseReading.measured_at >= start, GlucoseReading.measured_at < end)
+                 .order_by(GlucoseReading.measured_at))
+    return [(row[0], row[1]) for row in session.execute(statement)]
+
+
+def _period(days: object, end: object, where) -> tuple[date, date]:
+    if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= MAX_REPORT_DAYS:
+        raise InvalidValue(f"days must be a whole number from 1 to {MAX_REPORT_DAYS}, got {days!r}")
+    if isinstance(end, str):
+        try:
+            end = date.fromisoformat(end.strip())
+        except ValueError:
+            raise InvalidValue(f"the end day must be a date YYYY-MM-DD, got {end[:20]!r}") from None
+    last = datetime.now(where).date() if end is None else checks.day(end)
+    return last - timedelta(days=days - 1), last
+
+
+def report(user: str, days: int = 14, end: date | str | None = None) -> dict[str, Any]:
+    """The standard CGM report for the ``days`` local days ending with ``end`` (default today
+    in the person's zone): the consensus metrics (metrics.consensus_metrics' keys), the AGP
+    by local time of day ("agp") and the period's meals with their carbohydrate ("meals")."""
+    with session_scope(write=False) as session:
+        owner = repo.get_user(user, session=session)
+        where = zones.zone(owner.time_zone)
+        first, last = _period(days, end, where)
+        start_local = datetime.combine(first, time())
+        end_local = datetime.combine(last + timedelta(days=1), time())
+        start, stop = zones.wall_to_utc(start_local, where), zones.wall_to_utc(end_local, where)
+        readings = _readings(session, owner, start, stop)
+        meals = _meal_groups(repo.entries(owner, session=session, start=start_local, end=end_local))
+    minutes = [(t - start).total_seconds() / 60 for t, _ in readings]
+    values = [v for _, v in readings]
+    interval = metrics.sampling_interval_minutes(minutes)
+    local = [zones.local_naive(t, where) for t, _ in readings]
+    out = {"user": user, "time_zone": where.key, "start": first.isoformat(), "end": last.isoformat(),
+           "days": days, "sampling_minutes": interval}
+    out |= metrics.consensus_metrics(values, period_minutes=(stop - start).total_seconds() / 60,
+                                     interval_minutes=interval)
+    out["agp"] = metrics.agp_profile([t.hour * 60 + t.minute + t.second / 60 for t in local], values)
+    out["meals"] = [{"eaten_at": m["eaten_at"].isoformat(timespec="minutes"),
+                     "minute_of_day": m["eaten_at"].hour * 60 + m["eaten_at"].minute,
+                     "carbohydrate_g": m["carbohydrate_g"], "foods": m["foods"]} for m in meals]
+    out["disclaimer"] = DISCLAIMER
+    return out
+
+
+# --- meals ----------------------------------------------------------------------------------
+
+def _meal_groups(entries: list[MealEntry]) -> list[dict[str, Any]]:
+    """Entries logged within SAME_MEAL_MINUTES of a meal's first entry, as one meal each: its
+    start (local), foods, total carbohydrate, and the food giving the most carbohydrate with
+    its share."""
+    groups: list[list[MealEntry]] = []
+    for entry in entries:  # in time order
+        if groups and entry.eaten_at - groups[-1][0].eaten_at <= timedelta(minutes=SAME_MEAL_MINUTES):
+            groups[-1].append(entry)
+        else:
+            groups.append([entry])
+    meals = []
+    for group in groups:
+        carbs = [(e.food_name, e.carbohydrate_g or 0.0) for e in group]
+        total = sum(c for _, c in carbs)
+        main, main_carbs = max(carbs, key=lambda pair: pair[1])
+        meals.append({"eaten_at": group[0].eaten_at, "entry_ids": [e.id for e in group],
+                      "foods": [e.food_name for e in group], "carbohydrate_g": round(total, 1),
+                      "main_food": main, "main_share": main_carbs / total if total else 0.0})
+    return meals
+
+
+def meal_responses(user: str, start: datetime | None = None, end: datetime | None = None) -> list[dict[str, Any]]:
+    """Each meal of the person's log (local start <= eaten_at < end, either optional) with its
+    glucose response (metrics.meal_response) and its curve from 30 min before to 3 h after
+    ("curve": [minutes from the meal, mg/dL])."""
+    start = None if start is None else checks.local_datetime("start", start)
+    end = None if end is None else checks.local_datetime("end", end)
+    with session_scope(write=False) as session:
+        owner = repo.get_user(user, session=session)
+        where = zones.zone(owner.time_zone)
+        meals = _meal_groups(repo.entries(owner, session=session, start=start, end=end))
+        if not meals:
+            return []
+        before, after = (timedelta(minutes=m) for m in metrics.WINDOW_MINUTES)
+        starts = [zones.wall_to_utc(m["eaten_at"], where) for m in meals]
+        readings = _readings(session, owner, starts[0] + before, starts[-1] + after + timedelta(seconds=1))
+    times = [t for t, _ in readings]
+    out = []
+    for meal, meal_utc in zip(meals, starts):
+        low = bisect.bisect_left(times, meal_utc + before)
+        high = bisect.bisect_right(times, meal_utc + after)
+        curve = [((t - meal_utc).total_seconds() / 60, v) for t, v in readings[low:high]]
+        other = any(s != meal_utc and before <= s - meal_utc <= after for s in starts)
+        response = metrics.meal_response([c[0] for c in curve], [c[1] for c in curve],
+                                         other_meal=other)
+        out.append({**meal, "eaten_at": meal["eaten_at"].isoformat(timespec="minutes"),
+                    "main_share": round(meal["main_share"], 2), "response": response,
+                    "curve": [[round(t, 1), v] for t, v in curve]})
+    return out
+
+
+def meal_of_entry(user: str, entry_id: int) -> dict[str, Any]:
+    """The meal (as in meal_responses_json) that the user's entry ``entry_id`` belongs to;
+    NotFound for an entry that is not theirs."""
+    with session_scope(write=False) as session:
+        entry = repo.get_entry(repo.get_user(user, session=session), entry_id, session=session)
+        eaten_at = entry.eaten_at
+    day = timedelta(days=1)  # a meal's entries lie within SAME_MEAL_MINUTES of each other
+    for meal in meal_responses_json(user, eaten_at - day, eaten_at + day):
+        if entry_id in meal["entry_ids"]:
+            return meal
+    raise NotFound(f"no meal entry #{entry_id}")  # not reached: the entry was found above
+
+
+def meal_responses_json(user: str, start: datetime | None = None, end: datetime | None = None) -> list[dict[str, Any]]:
+    """meal_responses with each response as a dict (for JSON)."""
+    return [{**m, "response": m["response"].to_dict()} for m in meal_responses(user, start, end)]
+
+
+def food_responses(user: str) -> dict[str, Any]:
+    """The person's own response per food (metrics.per_food), with the minimum it needs."""
+    return {"minimum_meals": metrics.MIN_MEALS_PER_FOOD,
+            "main_food_share": metrics.MAIN_FOOD_CARB_SHARE,
+            "foods": metrics.per_food(meal_responses(user)), "disclaimer": DISCLAIMER}
+
+
+# --- the dietitian's copy -------------------------------------------------------------------
+
+GLUCOSE_EXPORT_COLUMNS = ("measured_at_utc", "local_time", "mg_dl", "mmol_l", "kind", "source",
+                          "reported_as")
+
+
+def export_readings_csv(user: str, out: IO[str]) -> int:
+    """Write all the person's readings (time order) as CSV for their diabetes team, beside the
+    meal log of db.service.export_log_csv; returns the number of rows."""
+    with session_scope(write=False) as session:
+        owner = repo.get_user(user, session=session)
+        where = zones.zone(owner.time_zone)
+        rows = list(_all_readings(session, owner))
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(GLUCOSE_EXPORT_COLUMNS)
+    for reading in rows:
+        writer.writerow([reading.measured_at.isoformat(), zones.local_naive(reading.measured_at, where).isoformat(),
+                         reading.mg_dl, round(reading.mg_dl / formats.MMOL_L_TO_MG_DL, 1), reading.kind,
+                         reading.source, reading.reported_as or ""])
+    return len(rows)
+
+
+def _all_readings(session: Session, owner: User) -> Iterator[GlucoseReading]:
+    statement = (select(GlucoseReading).where(GlucoseReading.user_id == owner.id)
+                 .order_by(GlucoseReading.measured_at, GlucoseReading.id))
+    yield from session.scalars(statement)

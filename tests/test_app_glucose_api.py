@@ -1,0 +1,102 @@
+"""The /api/glucose routes through FastAPI's test client: each user reads only their own
+readings, uploads are size-limited (declared and streamed), bad input gets a clear 4xx. The
+caller's name comes from a stand-in for the sign-in dependency (the real one is tested with
+the other /api routes); what is tested here is that the routes use nothing else."""
+
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated
+
+import pytest
+from db_support import alice, db_url  # noqa: F401  (fixtures)
+from fastapi import Depends, FastAPI, Request
+from fastapi.testclient import TestClient
+
+from app.glucose import api as glucose_api
+from db import service
+from db.glucose import service as glucose
+
+DATA = Path(__file__).parent / "data" / "glucose"
+
+
+def caller(request: Request) -> str:
+    return request.headers["x-test-user"]
+
+
+def client(limit: int | None = None, monkeypatch=None) -> TestClient:
+    if limit is not None:
+        monkeypatch.setattr(glucose, "MAX_IMPORT_BYTES", limit)
+    app = FastAPI()
+    glucose_api.add_routes(app, Annotated[str, Depends(caller)])
+    return TestClient(app)
+
+
+def as_user(name: str) -> dict[str, str]:
+    return {"x-test-user": name}
+
+
+def test_each_user_sees_only_their_own_readings(alice):
+    service.create_user("bob")
+    web = client()
+    answer = web.post("/api/glucose/import?tz=Europe/London", headers=as_user(alice),
+                      content=(DATA / "libreview_uk_mmol.csv").read_bytes())
+    assert answer.status_code == 200, answer.text
+    assert (answer.json()["added"], answer.json()["refused_rows"]) == (11, ["line 13: no glucose value"])
+    mine = web.get("/api/glucose/report?days=2&end=2026-10-25", headers=as_user(alice)).json()
+    theirs = web.get("/api/glucose/report?days=2&end=2026-10-25", headers=as_user("bob")).json()
+    assert mine["readings"] == 9 and theirs["readings"] == 0
+    assert web.get("/api/glucose/readings.csv", headers=as_user("bob")).text.count("\n") == 1
+    assert web.get("/api/glucose/readings.csv", headers=as_user(alice)).text.count("\n") == 12
+    png = web.get("/api/glucose/report.png?days=2&end=2026-10-25", headers=as_user(alice))
+    assert png.headers["content-type"] == "image/png" and png.content[:4] == b"\x89PNG"
+    assert web.get("/api/glucose/meals", headers=as_user("bob")).json()["meals"] == []
+    assert web.get("/api/glucose/foods", headers=as_user("bob")).json()["foods"] == []
+
+
+def test_time_zone_round_trip_and_bad_values(alice):
+    web = client()
+    assert web.put("/api/glucose/zone", headers=as_user(alice),
+                   json={"time_zone": "Australia/Sydney"}).json() == {"time_zone": "Australia/Sydney"}
+    assert web.get("/api/glucose/zone", headers=as_user(alice)).json() == {"time_zone": "Australia/Sydney"}
+    bad = web.put("/api/glucose/zone", headers=as_user(alice), json={"time_zone": "Sydney"})
+    assert bad.status_code == 422 and "unknown time zone" in bad.json()["error"]
+    assert web.put("/api/glucose/zone", headers=as_user(alice), json=["x"]).status_code == 422
+    assert web.get("/api/glucose/report?days=x", headers=as_user(alice)).status_code == 422
+    assert web.get("/api/glucose/report?end=tomorrow", headers=as_user(alice)).status_code == 422
+    assert web.get("/api/glucose/report", headers=as_user("nobody")).status_code == 404
+    unreadable = web.post("/api/glucose/import", headers=as_user(alice), content=b"hello,world\n1,2\n")
+    assert unreadable.status_code == 422 and "cannot tell which export" in unreadable.json()["error"]
+
+
+def test_uploads_over_the_limit_are_refused_declared_or_streamed(alice, monkeypatch):
+    web = client(limit=1000, monkeypatch=monkeypatch)
+    declared = web.post("/api/glucose/import", headers=as_user(alice), content=b"x" * 5000)
+    assert declared.status_code == 413 and "limit" in declared.json()["error"]
+
+    def chunks():  # no Content-Length: the body is cut off while it streams in
+        for _ in range(10):
+            yield b"y" * 500
+
+    streamed = web.post("/api/glucose/import", headers=as_user(alice), content=chunks())
+    assert streamed.status_code == 413
+    assert glucose.reading_count(alice) == 0
+
+
+@pytest.mark.parametrize("fmt", ["nightscout", "auto"])
+def test_nightscout_json_upload(alice, fmt):
+    web = client()
+    answer = web.post(f"/api/glucose/import?format={fmt}", headers=as_user(alice),
+                      content=(DATA / "nightscout_entries.json").read_bytes())
+    assert answer.json()["added"] == 4 and answer.json()["format"] == "nightscout"
+
+
+def test_a_meal_entrys_curve_is_its_owners_only(alice):
+    service.create_user("bob")
+    web = client()
+    web.post("/api/glucose/import?tz=UTC", headers=as_user(alice),
+             content=(DATA / "clarity_us_mgdl.csv").read_bytes())
+    entry = service.log_meal(alice, "banana", eaten_at=datetime(2026, 11, 1, 5, 30))
+    mine = web.get(f"/api/glucose/meals/{entry['id']}/curve.png", headers=as_user(alice))
+    assert mine.status_code == 200 and mine.content[:4] == b"\x89PNG"
+    assert web.get(f"/api/glucose/meals/{entry['id']}/curve.png", headers=as_user("bob")).status_code == 404
+    assert web.get("/api/glucose/meals/x/curve.png", headers=as_user(alice)).status_code == 422

@@ -1,0 +1,56 @@
+"""The Glucose tab's handlers in process (each user's own data, clear messages for bad input)."""
+
+from datetime import datetime
+from pathlib import Path
+from types import SimpleNamespace
+
+from db_support import alice, db_url  # noqa: F401  (fixtures)
+
+from app.glucose.ui import MEAL_COLUMNS, GlucoseHandlers
+from db import service
+
+DATA = Path(__file__).parent / "data" / "glucose"
+
+
+def handlers(tmp_path: Path) -> GlucoseHandlers:
+    def owned_path(stem: str, suffix: str, user: str) -> Path:
+        folder = tmp_path / user
+        folder.mkdir(exist_ok=True)
+        return folder / f"{stem}{suffix}"
+    return GlucoseHandlers(lambda request: request.username, owned_path)
+
+
+ALICE, BOB = SimpleNamespace(username="alice"), SimpleNamespace(username="bob")
+
+
+def test_import_report_and_meals_through_the_handlers(alice, tmp_path):
+    service.create_user("bob")
+    h = handlers(tmp_path)
+    assert "set to **Europe/Berlin**" in h.save_zone("Europe/Berlin", ALICE)
+    assert h.load(ALICE) == "Europe/Berlin" and h.load(BOB) == "UTC"
+    status = h.import_file(str(DATA / "clarity_de_mmol.csv"), "auto", ALICE)
+    assert "Read as **clarity** in Europe/Berlin: **4** readings added" in status
+    assert "line 14: 2026-03-29 02:30:00 does not exist in Europe/Berlin" in status
+    text, figure, png = h.report(2, "2026-03-29", ALICE)
+    assert "4 readings" in text and "Shows what happened." in text and figure is not None
+    assert Path(png).read_bytes()[:4] == b"\x89PNG" and "/alice/" in png
+    assert "0 readings" in h.report(2, "2026-03-29", BOB)[0]
+    service.log_meal(alice, "banana", eaten_at=datetime(2026, 3, 29, 1, 40))
+    table, picker = h.meals(ALICE)
+    assert list(table.columns) == MEAL_COLUMNS and table.iloc[0]["Foods"] == "Banana"
+    assert picker["choices"] == ["2026-03-29T01:40"]
+    assert h.meal_curve("2026-03-29T01:40", ALICE) is not None
+    assert h.meal_curve("2026-03-29T01:40", BOB) is None
+    assert h.meals(BOB)[0].empty and h.foods(ALICE).empty
+    csv_path = h.export_readings(ALICE)
+    assert Path(csv_path).read_text().count("\n") == 5
+
+
+def test_bad_input_gets_a_message_and_imports_nothing(alice, tmp_path):
+    h = handlers(tmp_path)
+    assert "Choose an export file" in h.import_file(None, "auto", ALICE)
+    bad = tmp_path / "notes.txt"
+    bad.write_text("shopping list\neggs\n")
+    assert "Nothing was imported: cannot tell which export" in h.import_file(str(bad), "auto", ALICE)
+    assert "unknown time zone" in h.save_zone("Moon/Base", ALICE)
+    assert h.report(14, "not a day", ALICE)[0].startswith("⚠️")

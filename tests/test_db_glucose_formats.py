@@ -1,0 +1,135 @@
+"""Reading glucose exports: each fixture in tests/data/glucose is laid out as its format's public
+description says (db/glucose/formats.py), in mg/dL and mmol/L, across a DST change."""
+
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from db.errors import InvalidValue
+from db.glucose import formats, zones
+
+DATA = Path(__file__).parent / "data" / "glucose"
+
+
+def parse(name: str, zone: str, fmt: str = "auto") -> formats.ParsedFile:
+    return formats.parse(formats.decode((DATA / name).read_bytes()), fmt, zones.zone(zone))
+
+
+def utc(text: str) -> datetime:
+    return datetime.fromisoformat(text)
+
+
+def test_clarity_mg_dl_across_the_fall_back_hour_in_new_york():
+    parsed = parse("clarity_us_mgdl.csv", "America/New_York")
+    assert parsed.source == "clarity"
+    cgm = [(r.measured_at, r.mg_dl, r.reported_as) for r in parsed.readings if r.kind == "cgm"]
+    # 00:45 EDT is 04:45 UTC; 01:00-01:45 happen twice (EDT, then EST); 02:00 EST is 07:00 UTC:
+    # read in file order, the readings are 15 minutes apart throughout.
+    assert [t for t, _, _ in cgm] == [utc(f"2026-11-01T{h}") for h in (
+        "04:45", "05:00", "05:15", "05:30", "05:45", "06:00", "06:15", "06:45", "07:00")]
+    assert cgm[2] == (utc("2026-11-01T05:15"), 40.0, "Low")
+    assert cgm[5] == (utc("2026-11-01T06:00"), 400.0, "High")
+    meter = [(r.measured_at, r.mg_dl) for r in parsed.readings if r.kind == "meter"]
+    assert meter == [(utc("2026-11-01T05:20"), 121.0)]  # the Calibration row
+    assert [str(r) for r in parsed.refused] == ["line 21: glucose value 'abc' is not a number"]
+
+
+def test_clarity_mmol_with_semicolons_and_the_spring_forward_gap_in_berlin():
+    parsed = parse("clarity_de_mmol.csv", "Europe/Berlin")
+    assert [(r.measured_at, r.mg_dl) for r in parsed.readings] == [
+        (utc("2026-03-29T00:30"), round(5.6 * 18.016, 1)),  # 01:30 CET
+        (utc("2026-03-29T00:45"), round(6.1 * 18.016, 1)),
+        (utc("2026-03-29T01:00"), round(7.0 * 18.016, 1)),  # 03:00 CEST
+        (utc("2026-03-29T01:15"), round(7.4 * 18.016, 1)),
+    ]
+    assert [str(r) for r in parsed.refused] == [
+        "line 14: 2026-03-29 02:30:00 does not exist in Europe/Berlin (the clocks went forward then)"]
+
+
+def test_libreview_historic_scan_and_strip_in_mmol_across_the_fall_back_in_london():
+    parsed = parse("libreview_uk_mmol.csv", "Europe/London")
+    assert parsed.source == "libreview"
+    by_kind = {k: [(r.measured_at, r.mg_dl) for r in parsed.readings if r.kind == k]
+               for k in ("cgm", "scan", "meter")}
+    assert [t for t, _ in by_kind["cgm"]] == [utc(f"2026-10-{t}") for t in (
+        "24T23:45", "25T00:00", "25T00:15", "25T00:30", "25T00:45", "25T01:00", "25T01:15",
+        "25T01:45", "25T02:00")]
+    assert by_kind["cgm"][0][1] == round(6.1 * 18.016, 1)
+    assert by_kind["scan"] == [(utc("2026-10-25T00:07"), round(6.4 * 18.016, 1))]
+    assert by_kind["meter"] == [(utc("2026-10-25T01:20"), round(7.3 * 18.016, 1))]
+    # the food (type 5) and time-change (type 6) rows are not glucose; the empty reading is refused
+    assert [str(r) for r in parsed.refused] == ["line 13: no glucose value"]
+
+
+def test_libreview_us_month_first_with_am_pm_lo_and_hi():
+    parsed = parse("libreview_us_mgdl.csv", "America/Chicago")
+    assert [(r.measured_at, r.mg_dl, r.kind, r.reported_as) for r in parsed.readings] == [
+        (utc("2026-11-15T17:45"), 101.0, "cgm", None),  # 11:45 AM CST
+        (utc("2026-11-15T18:00"), 40.0, "cgm", "Low"),  # 12:00 PM is noon
+        (utc("2026-11-15T18:15"), 500.0, "cgm", "High"),
+        (utc("2026-11-15T18:20"), 144.0, "scan", None),
+        (utc("2026-11-15T18:30"), 150.0, "cgm", None),
+    ]
+    assert [r.line for r in parsed.refused] == [8]
+
+
+@pytest.mark.parametrize("name", ["nightscout_entries.json", "nightscout_entries.tsv"])
+def test_nightscout_entries_json_and_tsv_carry_their_own_time(name):
+    # The person's zone does not matter: every entry carries UTC milliseconds or an offset.
+    parsed = parse(name, "Asia/Tokyo")
+    cgm = {(r.measured_at, r.mg_dl) for r in parsed.readings if r.kind == "cgm"}
+    assert {(utc("2026-11-09T04:00"), 107.0), (utc("2026-11-09T03:55"), 105.0)} <= cgm
+    assert len(parsed.refused) == 1
+
+
+def test_nightscout_json_meter_and_status_codes():
+    parsed = parse("nightscout_entries.json", "UTC")
+    assert [(r.line, r.measured_at, r.kind) for r in parsed.readings] == [
+        (1, utc("2026-11-09T04:00"), "cgm"), (2, utc("2026-11-09T03:55"), "cgm"),
+        (5, utc("2026-11-09T03:40"), "meter"),
+        (6, utc("2026-11-09T03:35"), "cgm"),  # from dateString's +0100
+    ]
+    assert [str(r) for r in parsed.refused] == ["entry 3: sgv 5 is a sensor status code, not glucose"]
+
+
+def test_plain_csv_units_offsets_and_refusals():
+    parsed = parse("plain.csv", "Europe/Paris")
+    assert [(r.measured_at, r.mg_dl, r.kind) for r in parsed.readings] == [
+        (utc("2026-12-01T07:00"), 100.0, "cgm"),  # no zone: Paris (UTC+1)
+        (utc("2026-12-01T07:05"), 99.1, "cgm"),  # 5.5 x 18.016
+        (utc("2026-12-01T08:10"), 108.1, "meter"),  # Z
+        (utc("2026-12-01T07:15"), 104.0, "cgm"),
+    ]
+    assert [r.line for r in parsed.refused] == [6, 7, 8]
+    assert "outside 10-1000 mg/dL" in parsed.refused[-1].reason
+
+
+@pytest.mark.parametrize("text, message", [
+    ("hello,world\n1,2\n", "cannot tell which export"),
+    ("timestamp,value,unit\n", "holds no glucose readings"),
+    ("Index,Timestamp (YYYY-MM-DDThh:mm:ss),Event Type\n", "needs the columns"),
+    ("[1, 2", "not valid JSON"),
+])
+def test_unreadable_files_are_refused_whole(text, message):
+    with pytest.raises(InvalidValue, match=message):
+        formats.parse(text, "auto", zones.zone("UTC"))
+
+
+def test_libreview_dates_that_read_both_ways_are_not_guessed():
+    text = (DATA / "libreview_uk_mmol.csv").read_text(encoding="utf-8-sig").replace("25-10-2026", "05-10-2026")
+    with pytest.raises(InvalidValue, match="DD-MM-YYYY or MM-DD-YYYY"):
+        formats.parse(text, "libreview", zones.zone("Europe/London"))
+
+
+def test_not_utf8_and_unknown_zone():
+    with pytest.raises(InvalidValue, match="not UTF-8"):
+        formats.decode(b"timestamp,value\xff")
+    with pytest.raises(InvalidValue, match="unknown time zone"):
+        zones.zone("Mars/Olympus")
+
+
+def test_newest_first_files_resolve_the_repeated_hour_too():
+    walls = [datetime(2026, 11, 1, h, m) for h, m in ((2, 0), (1, 30), (1, 0), (1, 30), (1, 0), (0, 30))]
+    placed = zones.walls_to_utc(walls, zones.zone("America/New_York"))
+    assert placed == [utc(f"2026-11-01T{t}") for t in ("07:00", "06:30", "06:00", "05:30", "05:00", "04:30")]

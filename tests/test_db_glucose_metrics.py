@@ -1,0 +1,122 @@
+"""The CGM report and meal-response numbers against answers worked out by hand (the working is
+in each comment), and the AGP percentiles against numpy's."""
+
+import numpy as np
+import pytest
+
+from db.glucose import metrics
+
+
+def test_iauc_rise_and_time_to_peak_on_a_curve_that_ends_below_baseline():
+    minutes = [-15, -10, -5, 0, 30, 60, 90, 120, 150, 180]
+    values = [100, 100, 100, 100, 160, 190, 130, 90, 95, 100]
+    response = metrics.meal_response(minutes, values)
+    # baseline mean(100, 100, 100, 100) = 100; peak 190 at 60 min
+    assert (response.baseline_mg_dl, response.peak_mg_dl, response.rise_mg_dl,
+            response.minutes_to_peak) == (100.0, 190.0, 90.0, 60.0)
+    # 0-30: (0 + 60) / 2 x 30 = 900; 30-60: (60 + 90) / 2 x 30 = 2250; 60-90: (90 + 30) / 2 x 30
+    # = 1800; 90-120 crosses: only the triangle above, 30^2 / (30 + 10) x 30 / 2 = 337.5
+    assert response.iauc_2h == 5287.5
+    # 30-minute steps are longer than the 20 allowed: missing data; insulin is never known
+    assert response.flags == [metrics.FLAG_MISSING_DATA, metrics.FLAG_INSULIN_UNKNOWN]
+
+
+def test_iauc_ignores_area_below_baseline_and_cuts_at_the_crossing():
+    # baseline 100; 0-15 dips to 80: nothing; 15-30 crosses up: 20^2 / 40 x 15 / 2 = 75;
+    # 30-120 at 120: 20 x 90 = 1800
+    minutes = [-5, 0, 15, 30, 120]
+    values = [100, 100, 80, 120, 120]
+    assert metrics.incremental_auc(minutes, values, 100.0) == pytest.approx(1875.0)
+
+
+def test_iauc_interpolates_the_curve_at_0_and_120_minutes():
+    # v(0) = 100 + 30 x 5/15 = 110; v(120) = 130 - 30 x 110/115 = 101.3043...
+    # 0-10: (10 + 30) / 2 x 10 = 200; 10-120: (30 + 1.3043) / 2 x 110 = 1721.739...
+    area = metrics.incremental_auc([-5, 10, 125], [100, 130, 100], 100.0)
+    assert area == pytest.approx(200 + (30 + (30 - 30 * 110 / 115)) / 2 * 110)
+    assert area == pytest.approx(1921.739, abs=1e-3)
+
+
+def test_a_meal_without_readings_before_it_has_no_numbers_only_flags():
+    response = metrics.meal_response([5, 10, 15], [120, 130, 140], other_meal=True)
+    assert response.baseline_mg_dl is None and response.iauc_2h is None
+    assert response.flags == [metrics.FLAG_OTHER_MEAL, metrics.FLAG_MISSING_DATA,
+                              metrics.FLAG_INSULIN_UNKNOWN]
+
+
+def test_a_complete_5_minute_curve_is_not_missing_data():
+    minutes = list(range(-30, 181, 5))
+    response = metrics.meal_response(minutes, [110.0] * len(minutes))
+    assert response.flags == [metrics.FLAG_INSULIN_UNKNOWN]
+    assert (response.rise_mg_dl, response.iauc_2h, response.minutes_to_peak) == (0.0, 0.0, 5.0)
+
+
+def constructed_day() -> list[float]:
+    """288 five-minute readings: 14 at 50, 14 at 60, 202 at 120, 29 at 200, 29 at 300."""
+    return [50.0] * 14 + [60.0] * 14 + [120.0] * 202 + [200.0] * 29 + [300.0] * 29
+
+
+def test_time_in_ranges_mean_gmi_and_cv_on_a_constructed_14_day_series():
+    values = constructed_day() * 14
+    report = metrics.consensus_metrics(values, period_minutes=14 * 24 * 60, interval_minutes=5)
+    # 14/288 = 4.86 %, 202/288 = 70.14 %, 29/288 = 10.07 %
+    assert [report[k] for k in metrics.RANGE_KEYS] == [4.9, 4.9, 70.1, 10.1, 10.1]
+    # mean = (14x50 + 14x60 + 202x120 + 29x200 + 29x300) / 288 = 40280 / 288 = 139.861
+    assert report["mean_mg_dl"] == 139.9
+    # GMI = 3.31 + 0.02392 x 139.861 = 6.655
+    assert report["gmi_percent"] == 6.7
+    # sum of squared deviations over 4032 readings = 15,828,3xx; / 4031 -> SD 62.66; CV 44.8 %
+    assert report["sd_mg_dl"] == 62.7 and report["cv_percent"] == 44.8
+    assert report["active_percent"] == 100.0 and report["readings"] == 4032
+
+
+def test_range_boundaries_follow_the_consensus():
+    assert [metrics.range_key(v) for v in (53.9, 54, 69.9, 70, 180, 180.1, 250, 250.1)] == [
+        "time_below_54", "time_54_69", "time_54_69", "time_in_range", "time_in_range",
+        "time_181_250", "time_181_250", "time_above_250"]
+
+
+def test_active_percent_and_sampling_interval():
+    assert metrics.sampling_interval_minutes([0, 15, 30, 45, 50]) == 15.0
+    half = metrics.consensus_metrics([100.0] * 2016, period_minutes=14 * 24 * 60, interval_minutes=5)
+    assert half["active_percent"] == 50.0
+    empty = metrics.consensus_metrics([], period_minutes=60, interval_minutes=5)
+    assert empty["mean_mg_dl"] is None and empty["active_percent"] == 0.0
+
+
+def test_agp_percentiles_match_numpy_slot_by_slot():
+    rng = np.random.default_rng(32)
+    minute_of_day = rng.uniform(0, 24 * 60, 5000)
+    values = rng.normal(140, 40, 5000).clip(40, 400)
+    profile = metrics.agp_profile(minute_of_day, values)
+    assert len(profile["minute"]) == 96 and profile["minute"][1] == 15
+    for slot in range(96):
+        inside = values[(minute_of_day >= slot * 15) & (minute_of_day < slot * 15 + 15)]
+        expected = np.percentile(inside, [5, 25, 50, 75, 95])
+        got = [profile[f"p{p}"][slot] for p in (5, 25, 50, 75, 95)]
+        assert got == pytest.approx(expected, abs=0.05)
+
+
+def test_agp_slot_without_readings_is_none():
+    profile = metrics.agp_profile([10.0, 20.0], [100.0, 200.0])
+    assert profile["p50"][0] == 100.0 and profile["p50"][1] == 200.0 and profile["p50"][2] is None
+
+
+def meal(food, carbs, rise, iauc, flags=()):
+    return {"main_food": food, "main_share": 1.0, "carbohydrate_g": carbs,
+            "response": metrics.MealResponse(100.0, 100.0 + rise, rise, 45.0, iauc,
+                                             [*flags, metrics.FLAG_INSULIN_UNKNOWN])}
+
+
+def test_per_food_needs_the_minimum_of_clean_meals_and_ranks_by_iauc_per_10g():
+    meals = [meal("Rice", 40, 60, 4000), meal("Rice", 40, 80, 4800), meal("Rice", 20, 40, 2200),
+             meal("Lentils", 40, 20, 1200), meal("Lentils", 40, 24, 1600), meal("Lentils", 40, 16, 800),
+             meal("Toast", 30, 50, 3000), meal("Toast", 30, 50, 3000),
+             meal("Toast", 30, 50, 3000, [metrics.FLAG_OTHER_MEAL])]  # Toast: 2 clean meals
+    ranked = metrics.per_food(meals)
+    assert [r["food"] for r in ranked] == ["Rice", "Lentils"]
+    rice = ranked[0]
+    # iAUC per 10 g: 1000, 1200, 1100 -> mean 1100, SD 100; rise per 10 g: 15, 20, 20
+    assert (rice["meals"], rice["iauc_per_10g"], rice["iauc_per_10g_sd"], rice["rise_per_10g"]) == (
+        3, 1100.0, 100.0, 18.3)
+    assert ranked[1]["iauc_per_10g"] == 300.0

@@ -1,0 +1,39 @@
+"""Migration 0012 (glucose readings and the person's time zone) on SQLite and PostgreSQL:
+existing users stay and get UTC, and the database itself refuses a duplicate reading, an
+impossible value and an unknown kind; a downgrade keeps the users."""
+
+import pytest
+from db_support import empty_db_url  # noqa: F401  (fixture)
+from sqlalchemy import create_engine, inspect
+from sqlalchemy.exc import IntegrityError
+
+from db import migrate
+
+READING = ("INSERT INTO glucose_readings (user_id, measured_at, mg_dl, kind, source) "
+           "VALUES ({user}, '2026-11-01 05:00:00', {value}, '{kind}', 'clarity')")
+
+
+def test_0012_adds_readings_and_a_time_zone_keeping_users(empty_db_url):
+    engine = create_engine(empty_db_url)
+    with engine.begin() as conn:
+        migrate.upgrade(conn, "0011")
+        conn.exec_driver_sql(
+            "INSERT INTO users (id, name, name_key, daily_kcal_target, daily_carb_target_g, "
+            "exchange_unit_g, confidence_threshold, created_at) VALUES (1, 'ann', 'ann', "
+            "2000, 275, 15, 0.5, '2024-01-01 00:00:00')")
+        migrate.upgrade(conn, "0012")
+        assert conn.exec_driver_sql("SELECT time_zone FROM users").scalar() == "UTC"
+        conn.exec_driver_sql(READING.format(user=1, value=120, kind="cgm"))
+        conn.exec_driver_sql(READING.format(user=1, value=121, kind="meter"))  # another kind
+    for bad, constraint in ((READING.format(user=1, value=130, kind="cgm"), "uq_glucose_readings|UNIQUE"),
+                            (READING.format(user=1, value=5, kind="scan"), "ck_glucose_readings_mg_dl_range"),
+                            (READING.format(user=1, value=100, kind="blood"), "ck_glucose_readings_kind")):
+        with pytest.raises(IntegrityError, match=constraint), engine.begin() as conn:
+            conn.exec_driver_sql(bad)
+    with engine.begin() as conn:
+        assert conn.exec_driver_sql("SELECT count(*) FROM glucose_readings").scalar() == 2
+        migrate.downgrade(conn, "0011")
+        assert "glucose_readings" not in inspect(conn).get_table_names()
+        assert "time_zone" not in {c["name"] for c in inspect(conn).get_columns("users")}
+        assert conn.exec_driver_sql("SELECT name FROM users").scalar() == "ann"
+    engine.dispose()

@@ -1,0 +1,141 @@
+"""Glucose readings in the database (SQLite and PostgreSQL): import with re-import, a fatal error
+that imports nothing, owner-only reads, deletion with the account, the report and each meal's
+response placed by the person's time zone."""
+
+import io
+from datetime import date, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from db_support import alice, db_url  # noqa: F401  (fixtures)
+from sqlalchemy import func, select
+
+from benchmarks.bench_glucose import clarity_export
+from db import service
+from db.errors import InvalidValue, UnknownUser
+from db.glucose import metrics
+from db.glucose import service as glucose
+from db.models import GlucoseReading
+from db.session import session_scope
+
+DATA = Path(__file__).parent / "data" / "glucose"
+
+
+def fixture(name: str) -> bytes:
+    return (DATA / name).read_bytes()
+
+
+def test_import_then_reimport_adds_nothing(alice):
+    first = glucose.import_export(alice, fixture("clarity_us_mgdl.csv"), tz="America/New_York")
+    assert {k: first[k] for k in ("format", "time_zone", "read", "added", "duplicates", "refused")} == {
+        "format": "clarity", "time_zone": "America/New_York", "read": 10, "added": 10,
+        "duplicates": 0, "refused": 1}
+    assert first["refused_rows"] == ["line 21: glucose value 'abc' is not a number"]
+    again = glucose.import_export(alice, fixture("clarity_us_mgdl.csv"), tz="America/New_York")
+    assert (again["added"], again["duplicates"]) == (0, 10)
+    assert glucose.reading_count(alice) == 10
+    # the same readings from another source are that source's own
+    other = glucose.import_export(alice, fixture("libreview_uk_mmol.csv"), fmt="libreview",
+                                  tz="Europe/London")
+    assert (other["added"], other["duplicates"]) == (11, 0)
+
+
+def test_zone_less_times_are_read_in_the_persons_zone(alice):
+    assert glucose.time_zone(alice) == "UTC"
+    with pytest.raises(InvalidValue, match="unknown time zone"):
+        glucose.set_time_zone(alice, "Atlantis/Capital")
+    glucose.set_time_zone(alice, "Europe/Paris")
+    result = glucose.import_export(alice, fixture("plain.csv"))
+    assert result["time_zone"] == "Europe/Paris"
+    with session_scope(write=False) as session:
+        first = session.scalar(select(func.min(GlucoseReading.measured_at)))
+    assert first == datetime(2026, 12, 1, 7, 0)  # 08:00 in Paris
+
+
+def test_a_fatal_error_imports_nothing(alice, monkeypatch):
+    with pytest.raises(InvalidValue, match="DD-MM-YYYY or MM-DD-YYYY"):
+        text = fixture("libreview_uk_mmol.csv").replace(b"25-10-2026", b"05-10-2026")
+        glucose.import_export(alice, text)
+    with pytest.raises(InvalidValue, match="larger than"):
+        glucose.import_export(alice, b"x" * (glucose.MAX_IMPORT_BYTES + 1))
+    # The database fails half way through a large file: the first chunk goes back too.
+    calls = []
+    real = glucose._insert_new
+
+    def failing(session, rows):
+        calls.append(len(rows))
+        if len(calls) == 2:
+            raise InvalidValue("disk full")
+        real(session, rows)
+
+    monkeypatch.setattr(glucose, "_insert_new", failing)
+    with pytest.raises(InvalidValue, match="disk full"):
+        glucose.import_export(alice, clarity_export(30, date(2026, 11, 1)))
+    assert calls[0] == glucose._INSERT_CHUNK
+    assert glucose.reading_count(alice) == 0
+
+
+def test_readings_are_the_owners_and_go_with_the_account(alice):
+    service.create_user("bob")
+    glucose.import_export(alice, fixture("nightscout_entries.json"))
+    assert glucose.reading_count(alice) == 4 and glucose.reading_count("bob") == 0
+    assert glucose.report("bob", end=date(2026, 11, 9))["readings"] == 0
+    assert glucose.report(alice, days=1, end=date(2026, 11, 9))["readings"] == 3  # cgm only
+    out = io.StringIO()
+    glucose.export_readings_csv("bob", out)
+    assert out.getvalue().splitlines() == [",".join(glucose.GLUCOSE_EXPORT_COLUMNS)]
+    service.remove_user(alice)
+    with session_scope(write=False) as session:
+        assert session.scalar(select(func.count(GlucoseReading.id))) == 0
+    with pytest.raises(UnknownUser):
+        glucose.import_export("nobody", fixture("plain.csv"))
+
+
+def test_export_for_the_diabetes_team(alice):
+    glucose.set_time_zone(alice, "Europe/London")
+    glucose.import_export(alice, fixture("libreview_uk_mmol.csv"))
+    out = io.StringIO()
+    assert glucose.export_readings_csv(alice, out) == 11
+    lines = out.getvalue().splitlines()
+    assert lines[1] == "2026-10-24T23:45:00,2026-10-25T00:45:00,109.9,6.1,cgm,libreview,"
+
+
+def test_report_over_14_days(alice):
+    glucose.set_time_zone(alice, "America/New_York")
+    glucose.import_export(alice, clarity_export(20, date(2026, 11, 11)))
+    report = glucose.report(alice, days=14, end=date(2026, 11, 30))
+    assert (report["start"], report["end"], report["sampling_minutes"]) == ("2026-11-17", "2026-11-30", 5.0)
+    assert report["readings"] == 14 * 288 and report["active_percent"] == 100.0
+    assert set(metrics.RANGE_KEYS) <= set(report) and report["time_below_54"] > 0
+    assert sum(report[k] for k in metrics.RANGE_KEYS) == pytest.approx(100, abs=0.3)
+    assert report["gmi_percent"] == pytest.approx(metrics.gmi_percent(report["mean_mg_dl"]), abs=0.051)
+    # the AGP is by local time: "Low" is written at 03:00 local every day
+    assert report["agp"]["p5"][3 * 4] == 40.0
+    with pytest.raises(InvalidValue, match="days must be"):
+        glucose.report(alice, days=0)
+
+
+def test_each_meal_beside_the_glucose_that_followed(alice):
+    glucose.set_time_zone(alice, "Europe/Berlin")
+    # Breakfast at 08:00 Berlin (07:00 UTC): flat 100 before, up to 190 at 60 min, 100 by 120.
+    rows = ["timestamp,value,unit"]
+    for minute in range(-30, 181, 5):
+        value = 100 + 90 * max(0.0, 1 - abs(minute - 60) / 60)
+        moment = datetime(2026, 12, 1, 8, 0) + timedelta(minutes=minute)
+        rows.append(f"{moment:%Y-%m-%dT%H:%M:%S},{value:.1f},mg/dL")
+    glucose.import_export(alice, "\n".join(rows).encode())
+    service.log_meal(alice, "banana", eaten_at=datetime(2026, 12, 1, 8, 0))
+    service.log_meal(alice, "espresso", eaten_at=datetime(2026, 12, 1, 8, 5))  # the same meal
+    service.log_meal(alice, "banana", eaten_at=datetime(2026, 12, 1, 10, 30))  # within 3 h
+    first, second = glucose.meal_responses_json(alice)
+    assert first["foods"] == ["Banana", "Espresso"] and first["main_food"] == "Banana"
+    response = first["response"]
+    assert (response["baseline_mg_dl"], response["peak_mg_dl"], response["rise_mg_dl"],
+            response["minutes_to_peak"]) == (100.0, 190.0, 90.0, 60.0)
+    # a triangle 90 high and 120 min wide: 90 x 120 / 2
+    assert response["iauc_2h"] == 5400.0
+    assert response["flags"] == [metrics.FLAG_OTHER_MEAL, metrics.FLAG_INSULIN_UNKNOWN]
+    assert first["curve"][0] == [-30.0, 100.0] and first["curve"][-1] == [180.0, 100.0]
+    assert metrics.FLAG_MISSING_DATA in second["response"]["flags"]  # readings end at 11:00
+    foods = glucose.food_responses(alice)
+    assert foods["minimum_meals"] == metrics.MIN_MEALS_PER_FOOD and foods["foods"] == []
