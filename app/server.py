@@ -319,7 +319,7 @@ class App:
         model = service.user_model(user)
         photo = self.ctx.analyzer.read(data, name, model)
         settings = service.get_settings(user)
-        analysis = self.ctx.analyzer.analyze(photo, settings["confidence_threshold"], model)
+        analysis = self.ctx.analyzer.analyze(photo, settings["confidence_threshold"], model, user=user)
         chosen = food or analysis.top.food
         card = (
             nutrition_card(chosen, grams=grams, serving=serving, exchange_unit_g=settings["exchange_unit_g"],

@@ -20,6 +20,7 @@ import pandas as pd
 
 from app import views
 from app.analysis import Analyzer, find_foods, nutrition_card, photo_digest
+from app.dishes import learn_correction
 from app.auth import Identity
 from app.catalog import ModelCatalog
 from app.errors import user_error
@@ -179,12 +180,14 @@ def _entry_id(value: int | float | None) -> int:
     return int(value)
 
 
-def _portion_state(analysis: dict | None, photo_sha256: str | None, food: str | None) -> dict:
+def _portion_state(analysis: dict | None, photo_sha256: str | None, food: str | None,
+                   learn: tuple | None = None) -> dict:
     """The one source of truth for the Analyse tab's portion: a food (None: none picked yet),
     a serving or grams (None and None: the food's default serving), and the id that makes
-    logging this card twice one entry."""
+    logging this card twice one entry. ``learn``: the photo's (vectors, model space), which a
+    correction adds to the person's dish of the food they log."""
     return {"analysis": analysis, "photo_sha256": photo_sha256, "food": food, "serving": None,
-            "grams": None, "external_id": uuid.uuid4().hex if food else None}
+            "grams": None, "external_id": uuid.uuid4().hex if food else None, "learn": learn}
 
 
 def _log_button(state: dict):
@@ -256,9 +259,9 @@ class Handlers:
             model = service.user_model(user)
             photo = self.ctx.analyzer.read(data, name, model)
             settings = service.get_settings(user)
-            analysis = self.ctx.analyzer.analyze(photo, settings["confidence_threshold"], model)
+            analysis = self.ctx.analyzer.analyze(photo, settings["confidence_threshold"], model, user=user)
             food = analysis.top.food if analysis.confident else None
-            state = _portion_state(analysis.to_dict(), photo_digest(data), food)
+            state = _portion_state(analysis.to_dict(), photo_digest(data), food, (analysis.vectors, analysis.space))
             (head, card), servings, state = self._card_for(state, settings, user=user)
         except FoodtagError as exc:
             return self._analysis_failed(str(exc))
@@ -327,7 +330,8 @@ class Handlers:
             user = self._user(request)
             settings = service.get_settings(user)
             (head, card), servings, state = self._card_for(
-                _portion_state(state.get("analysis"), state.get("photo_sha256"), food), settings, user=user)
+                _portion_state(state.get("analysis"), state.get("photo_sha256"), food, state.get("learn")),
+                settings, user=user)
         pickers = {name: gr.skip() if name == source else gr.update(value=None)
                    for name in ("suggestions", "search", "recent")}
         return (state, views.picked_markdown(state["analysis"], food), pickers["suggestions"],
@@ -455,6 +459,9 @@ class Handlers:
                 # The person chose another food than the model's answer: a correction to learn from.
                 is_correction=None if top is None else food != top["food"],
             )
+            # A correction teaches the person's dish of that food this photo, at once.
+            learned = (learn_correction(user, food, *state["learn"])
+                       if entry["created"] and top is not None and food != top["food"] and state.get("learn") else None)
             # The confirmation repeats the card's own figures (the same lookup drew the card).
             unit_g = service.get_settings(user)["exchange_unit_g"]
             shown = nutrition_card(food, grams=state["grams"], serving=state["serving"] if state["grams"] is None
@@ -462,9 +469,10 @@ class Handlers:
         when = entry["eaten_at"][:16].replace("T", " ")
         if not entry["created"]:
             return f"Already logged: {entry['food']} at {when} (entry #{entry['id']})."
+        taught = f" Your dish {learned!r} learned this photo." if learned else ""
         return (f"✅ Logged: {entry['food']}, {views.portion_text(entry['grams'], entry.get('serving'))}, "
                 f"{views.fmt(shown['portion']['carbohydrate_g'], 'g')} carbohydrate, "
-                f"{views.exchange_count(shown['exchanges']['value'], unit_g)} (entry #{entry['id']}, {when}).")
+                f"{views.exchange_count(shown['exchanges']['value'], unit_g)} (entry #{entry['id']}, {when}).{taught}")
 
     # ---- Today and history ---------------------------------------------------------------
 

@@ -102,6 +102,7 @@ class SessionSettings:
 class Prediction:
     label: str
     probability: float
+    food: str | None = None  # a personal dish: the food it is (None: the label names the food)
 
 
 def default_providers() -> list[str]:

@@ -1,0 +1,106 @@
+"""Personal dishes recognised from a few photos, without training a network.
+
+Each photo of a dish is embedded (models.embedding) in a few augmented views: itself, its mirror
+image and a centre crop of each. Every view is L2-normalised, and a dish is the normalised mean
+of its views (a nearest-class-mean classifier, as in SimpleShot, Wang et al. 2019). A photo
+scores each dish by cosine similarity; open-set rejection adds one more class, "none of my
+dishes", whose score is a fixed similarity: a photo far from every dish leaves its probability
+mass there. That mass is then shared out among the model's own classes by their softmax, so
+dishes and global classes form one distribution and one top-5.
+
+The temperature and the background similarity were tuned on food10's train split (support
+photos and queries both from it, none from val) for the default model's embeddings; with
+them, 5 dishes added from 5 photos each claimed about one in ten photos of other dishes above
+a 50% threshold (benchmarks/bench_dishes.py measures it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from PIL import Image, ImageOps
+
+# Softmax temperature over cosine similarities, and the similarity of the "none of my dishes"
+# class: a photo must be closer than this to a dish for the dish to win.
+TEMPERATURE = 20.0
+BACKGROUND_SIMILARITY = 0.65
+# The centre crop keeps this fraction of each side: the dish without the table around it.
+CROP_FRACTION = 0.7
+
+
+def support_views(image: Image.Image) -> list[Image.Image]:
+    """The views a dish photo is learned from: itself, mirrored, its centre crop, mirrored."""
+    width, height = image.size
+    crop_w, crop_h = max(1, round(width * CROP_FRACTION)), max(1, round(height * CROP_FRACTION))
+    left, top = (width - crop_w) // 2, (height - crop_h) // 2
+    crop = image.crop((left, top, left + crop_w, top + crop_h))
+    return [image, ImageOps.mirror(image), crop, ImageOps.mirror(crop)]
+
+
+def normalised(vectors: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length (a zero row stays zero)."""
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
+    return vectors / np.maximum(norms, 1e-12)
+
+
+def dish_prototype(photos: Sequence[np.ndarray]) -> np.ndarray:
+    """The unit vector standing for a dish: the normalised mean of its photos' normalised views
+    (each photo an array views x dim)."""
+    return normalised(np.concatenate([normalised(p) for p in photos]).mean(axis=0))
+
+
+@dataclass(frozen=True)
+class DishMatch:
+    label: str  # the dish's name
+    probability: float
+    index: int  # position in the recogniser's dishes
+
+
+class DishRecognizer:
+    """Nearest-class-mean recognition of some dishes, with a "none of them" class."""
+
+    def __init__(self, labels: Sequence[str], photos: Sequence[Sequence[np.ndarray]], *,
+                 temperature: float = TEMPERATURE, background: float = BACKGROUND_SIMILARITY):
+        if len(labels) != len(photos) or not labels:
+            raise ValueError("one list of photos per dish, and at least one dish")
+        self.labels = list(labels)
+        self.prototypes = np.stack([dish_prototype(p) for p in photos])
+        self.temperature = float(temperature)
+        self.background = float(background)
+
+    def probabilities(self, embeddings: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(N x dishes probabilities, N "none of my dishes" probabilities) for N embeddings."""
+        similarity = normalised(np.atleast_2d(embeddings)) @ self.prototypes.T
+        scores = self.temperature * np.concatenate([similarity, np.full((len(similarity), 1), self.background)], axis=1)
+        scores = scores - scores.max(axis=1, keepdims=True)
+        weights = np.exp(scores.astype(np.float64))
+        weights /= weights.sum(axis=1, keepdims=True)
+        return weights[:, :-1], weights[:, -1]
+
+    def merged(self, embedding: np.ndarray, global_probabilities: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For one photo: (dish probabilities, global class probabilities) summing to 1 together.
+
+        The model's classes share the "none of my dishes" mass in proportion to its softmax."""
+        dishes, none = self.probabilities(embedding)
+        return dishes[0], none[0] * np.asarray(global_probabilities, dtype=np.float64)
+
+
+def leave_one_out_accuracy(labels: Sequence[str], photos: Sequence[Sequence[np.ndarray]]) -> float | None:
+    """Top-1 accuracy of recognising each photo (its first view, as analysed) from all the other
+    photos, among the dishes only; None with fewer than two dishes or no dish of two photos."""
+    if len(labels) < 2:
+        return None
+    correct = total = 0
+    for dish, dish_photos in enumerate(photos):
+        if len(dish_photos) < 2:
+            continue
+        for held_out in range(len(dish_photos)):
+            rest = [p if i != dish else [q for j, q in enumerate(p) if j != held_out] for i, p in enumerate(photos)]
+            recognizer = DishRecognizer(labels, rest)
+            similarity = normalised(dish_photos[held_out][:1]) @ recognizer.prototypes.T
+            correct += int(similarity.argmax() == dish)
+            total += 1
+    return correct / total if total else None
