@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 
 from PIL import Image
 
-from app.dishes import PersonalDishes, as_photo_vectors, embedding_space, merged_top
+from app.dishes import PersonalDishes, add_dish, as_photo_vectors, dish_summaries, embedding_space, merged_top
 from db import personal, service, validate
 from db.dishes import PhotoVectors
 from db.errors import UnknownFood
@@ -150,6 +150,16 @@ class Analyzer:
         if personal is None and photos:
             notes.append("Your dishes were learned with another model: add their photos again to use them with this one.")
         return personal, photos
+
+    def add_dish(self, user: str, name: str, food: str, images: list[Image.Image], model: str | None = None) -> dict:
+        """Teach ``user`` a dish from 1-10 photos, embedded by their model (app.dishes.add_dish)."""
+        engine, _, _ = self._model(model)
+        with self._inference:
+            return add_dish(engine, user, name, food, images)
+
+    def dish_summaries(self, user: str, model: str | None = None) -> list[dict]:
+        """The user's dishes, photo counts and held-out accuracy under their model."""
+        return dish_summaries(user, self._model(model)[0])
 
     def _model(self, name: str | None):
         """(engine, info, note): a user's model, or the default when theirs was removed."""
