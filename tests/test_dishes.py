@@ -93,10 +93,10 @@ def test_open_set_rejection_leaves_a_photo_of_another_dish_to_the_model():
     assert list(np.argsort(-model)) == [0, 1, 2] and model.sum() > 0.98
 
 
-def test_support_views_are_the_photo_its_mirror_and_their_centre_crop():
+def test_support_views_are_the_photo_and_its_mirror():
     image = picture(1, size=100)
     views = support_views(image)
-    assert [v.size for v in views] == [(100, 100), (100, 100), (70, 70), (70, 70)]
+    assert len(views) == 2 and views[0] is image
     assert np.array_equal(np.asarray(views[1]), np.asarray(image)[:, ::-1])
 
 
