@@ -124,7 +124,7 @@ class Analyzer:
         notes = [*photo.notes, *([note] if note else [])]
         personal, space, vectors = None, None, None
         if user is not None:
-            personal, dish_photos = self._personal(engine, user, notes)
+            personal = self._personal(engine, user, notes)
             if embeddings is not None:
                 space, vectors = embedding_space(engine), as_photo_vectors(embeddings[0])
         ranked = merged_top(personal, None if embeddings is None else embeddings[0],
@@ -138,18 +138,18 @@ class Analyzer:
         return Analysis(model, suggestions, float(threshold), notes, vectors=vectors, space=space)
 
     def _personal(self, engine, user: str, notes: list[str]):
-        """(the user's dish recogniser or None, their dish photo count); a note says why
-        their dishes were not used when they have some."""
+        """The user's dish recogniser, or None; a note says why their dishes were not used when
+        they have some."""
         if not engine.has_embedding:
             photos = self.dishes.photo_count(user)
             if photos:
                 notes.append(f"Your dishes were not used: the model {engine.model_name} has no embedding output "
                              "(use the default model, or re-export this one).")
-            return None, photos
+            return None
         personal, photos = self.dishes.for_user(user, embedding_space(engine))
         if personal is None and photos:
             notes.append("Your dishes were learned with another model: add their photos again to use them with this one.")
-        return personal, photos
+        return personal
 
     def add_dish(self, user: str, name: str, food: str, images: list[Image.Image], model: str | None = None) -> dict:
         """Teach ``user`` a dish from 1-10 photos, embedded by their model (app.dishes.add_dish)."""

@@ -84,17 +84,24 @@ class DishRecognizer:
 
 def leave_one_out_accuracy(labels: Sequence[str], photos: Sequence[Sequence[np.ndarray]]) -> float | None:
     """Top-1 accuracy of recognising each photo (its first view, as analysed) from all the other
-    photos, among the dishes only; None with fewer than two dishes or no dish of two photos."""
-    if len(labels) < 2:
+    photos, among the dishes only; None with fewer than two dishes or no dish of two photos.
+
+    A dish's prototype is the normalised sum of its normalised views, so leaving a photo out is
+    subtracting its views' sum: one pass over the photos, not a recogniser per photo.
+    """
+    if len(labels) < 2 or len(labels) != len(photos):
         return None
+    view_sums = [[normalised(p).sum(axis=0) for p in dish_photos] for dish_photos in photos]
+    totals = np.stack([np.sum(sums, axis=0) for sums in view_sums])
+    prototypes = normalised(totals)
     correct = total = 0
     for dish, dish_photos in enumerate(photos):
         if len(dish_photos) < 2:
             continue
-        for held_out in range(len(dish_photos)):
-            rest = [p if i != dish else [q for j, q in enumerate(p) if j != held_out] for i, p in enumerate(photos)]
-            recognizer = DishRecognizer(labels, rest)
-            similarity = normalised(dish_photos[held_out][:1]) @ recognizer.prototypes.T
+        for held_out, photo in enumerate(dish_photos):
+            query = normalised(photo[:1])[0]
+            similarity = prototypes @ query
+            similarity[dish] = normalised(totals[dish] - view_sums[dish][held_out]) @ query
             correct += int(similarity.argmax() == dish)
             total += 1
     return correct / total if total else None

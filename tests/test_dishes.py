@@ -244,3 +244,12 @@ def test_a_dish_added_through_the_ui_is_recognised_and_a_correction_teaches_it(t
     assert status == "Removed Pie with the vectors of 1 photos." and picker["choices"] == ["Morning coffee"]
     with pytest.raises(Exception, match="Add 1 to 10 photos"):
         handlers.add_dish("Soup", "banana", [], carol)
+
+
+def test_dishes_learned_with_another_model_are_not_mixed_in_and_the_user_is_told(analyzer, alice):
+    from app.analysis import Photo
+
+    stored.add_dish(alice, "Old pie", "banana", [as_photo_vectors(np.ones((2, 32), np.float32))], space="another model")
+    analysis = analyzer.analyze(Photo(picture(3)), 0.5, user=alice)
+    assert not any(s.dish for s in analysis.suggestions)
+    assert any("learned with another model" in note for note in analysis.notes)
