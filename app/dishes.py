@@ -5,6 +5,7 @@ recognition by models.dishes. The UI, the CLI and the batch tool all go through 
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -92,11 +93,13 @@ class PersonalModel:
 
 
 class PersonalDishes:
-    """Per-process cache of each user's recogniser, rebuilt when their dishes change (a cheap
-    query per analysis tells): a dish added on another app process is used on the next photo."""
+    """Per-process cache of the recent users' recognisers, each rebuilt when their dishes change
+    (a cheap query per analysis tells): a dish added on another app process is used on the next
+    photo. A recogniser holds one prototype per dish; the least recently used ones go first."""
 
-    def __init__(self) -> None:
-        self._cache: dict[tuple[tuple[str, ...], str], tuple[tuple[int, int], PersonalModel | None]] = {}
+    def __init__(self, max_users: int = 256) -> None:
+        self._cache: OrderedDict[tuple[tuple[str, ...], str], tuple[tuple[int, int], PersonalModel | None]] = OrderedDict()
+        self._max_users = max_users
         self._lock = threading.Lock()
 
     def photo_count(self, user: str) -> int:
@@ -111,6 +114,8 @@ class PersonalDishes:
         key = (owners, space)
         with self._lock:
             cached = self._cache.get(key)
+            if cached is not None:
+                self._cache.move_to_end(key)
         if cached is not None and cached[0] == stamp:
             return cached[1], stamp[0]
         model = None
@@ -122,6 +127,9 @@ class PersonalDishes:
                     [d["food"] for d in learned])
         with self._lock:
             self._cache[key] = (stamp, model)
+            self._cache.move_to_end(key)
+            while len(self._cache) > self._max_users:
+                self._cache.popitem(last=False)
         return model, stamp[0]
 
 

@@ -21,11 +21,12 @@ from db.keys import name_key
 from db.models import DISH_SPACE_LEN, NAME_MAX, DishExample, PersonalDish, User
 from db.session import session_scope
 
-MAX_DISHES_PER_USER = 200
+MAX_DISHES_PER_USER = 50
 MAX_PHOTOS_PER_ADD = 10
 # Every correction adds a photo; past this many the oldest go, so a dish follows how the
-# person's plates look now and a user's vectors stay bounded.
-MAX_PHOTOS_PER_DISH = 100
+# person's plates look now and a user's vectors stay bounded (50 x 50 photos of 2 x 1280
+# float32 views: 26 MB at most).
+MAX_PHOTOS_PER_DISH = 50
 MAX_VIEWS = 64
 MAX_DIM = 8192
 

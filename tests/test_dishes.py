@@ -259,3 +259,17 @@ def test_dishes_learned_with_another_model_are_not_mixed_in_and_the_user_is_told
     analysis = analyzer.analyze(Photo(picture(3)), 0.5, user=alice)
     assert not any(s.dish for s in analysis.suggestions)
     assert any("learned with another model" in note for note in analysis.notes)
+
+
+def test_removing_the_account_removes_its_dishes_and_vectors(alice, bob):
+    from db import service
+    from db.models import DishExample, PersonalDish
+    from db.session import session_scope
+
+    stored.add_dish(alice, "Pie", "banana", [_vectors(0), _vectors(1)], space="v1")
+    stored.add_dish(bob, "Pie", "banana", [_vectors(2)], space="v1")
+    service.remove_user(alice)
+    with session_scope(write=False) as session:
+        assert session.scalar(select(func.count()).select_from(PersonalDish)) == 1
+        assert session.scalar(select(func.count()).select_from(DishExample)) == 1
+    assert stored.list_dishes(bob)[0]["photos"] == 1
