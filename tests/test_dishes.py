@@ -32,7 +32,7 @@ def picture(seed: int, size: int = 48) -> Image.Image:
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory) -> Path:
-    return tiny_model(tmp_path_factory.getbasetemp())
+    return tiny_model(tmp_path_factory.getbasetemp(), seed=0)
 
 
 @pytest.fixture(scope="module")

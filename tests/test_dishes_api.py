@@ -15,7 +15,7 @@ from test_dishes import picture
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     folder = tmp_path_factory.mktemp("dishes-api")
-    with seeded_server(folder, models=[tiny_model(folder)], max_upload_mb=1) as live:
+    with seeded_server(folder, models=[tiny_model(folder, seed=0)], max_upload_mb=1) as live:
         yield live
 
 
