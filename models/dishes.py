@@ -17,7 +17,6 @@ dishes first as often as possible; benchmarks/bench_dishes.py measures both.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 from PIL import Image, ImageOps
@@ -44,13 +43,6 @@ def dish_prototype(photos: Sequence[np.ndarray]) -> np.ndarray:
     """The unit vector standing for a dish: the normalised mean of its photos' normalised views
     (each photo an array views x dim)."""
     return normalised(np.concatenate([normalised(p) for p in photos]).mean(axis=0))
-
-
-@dataclass(frozen=True)
-class DishMatch:
-    label: str  # the dish's name
-    probability: float
-    index: int  # position in the recogniser's dishes
 
 
 class DishRecognizer:
