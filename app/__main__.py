@@ -20,6 +20,12 @@
   python -m app glucose import|report|meals|foods|zone|export ...
                                      CGM and meter readings beside the meal log (see
                                      `python -m app glucose -h`); shows what happened, no dosing advice
+  python -m app dishes add USER NAME --food FOOD PHOTO...
+                                     teach USER a dish of their own from 1-10 photos
+  python -m app dishes list USER [--json]
+                                     their dishes, photo counts and held-out accuracy
+  python -m app dishes remove USER NAME
+                                     delete a dish with its vectors
 """
 
 from __future__ import annotations
@@ -169,6 +175,72 @@ def photos_main(argv: list[str]) -> int:
     return 0
 
 
+def dishes_parser() -> tuple[argparse.ArgumentParser, argparse.Action]:
+    parser = argparse.ArgumentParser(prog="python -m app dishes",
+                                     description="A user's own dishes, recognised from a few photos each.")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--db-url", help="SQLAlchemy database URL (default as for serving)")
+    common.add_argument("--model", type=Path, metavar="FILE.onnx",
+                        help="the model whose embeddings the dish is learned in (default: the built-in default model)")
+    sub = parser.add_subparsers(dest="action", required=True)
+    add = sub.add_parser("add", parents=[common], help="teach USER the dish NAME from 1-10 photos "
+                                                       "(to an existing dish, the photos are added)")
+    add.add_argument("user")
+    add.add_argument("name")
+    add.add_argument("--food", required=True, help="the database food or the user's own recipe the dish is")
+    add.add_argument("photos", nargs="+", type=Path, metavar="PHOTO")
+    listing = sub.add_parser("list", parents=[common], help="the user's dishes with photo counts and held-out accuracy")
+    listing.add_argument("user")
+    listing.add_argument("--json", action="store_true", help="one JSON document instead of a table")
+    remove = sub.add_parser("remove", parents=[common], help="delete a dish and its vectors")
+    remove.add_argument("user")
+    remove.add_argument("name")
+    return parser, sub
+
+
+def dishes_main(argv: list[str]) -> int:
+    import json
+
+    from app import dishes
+    from db import dishes as stored
+    from db import session
+    from models.default import default_model_path
+    from models.engine import Engine
+    from models.images import load_image
+
+    parser, actions = dishes_parser()
+    if (status := unknown_command(argv, actions.choices, parser.prog)) is not None:
+        return status
+    args = parser.parse_args(argv)
+    if args.action == "add":
+        if len(args.photos) > stored.MAX_PHOTOS_PER_ADD:
+            parser.error(f"at most {stored.MAX_PHOTOS_PER_ADD} photos per add, got {len(args.photos)}")
+        images = [load_image(path) for path in args.photos]  # before the database: a bad photo costs nothing
+    if args.db_url:
+        session.configure(args.db_url)
+    session.init_db()
+    if args.action == "add":
+        engine = Engine(args.model or default_model_path())
+        added = dishes.add_dish(engine, args.user, args.name, args.food, images)
+        print(f"dish {added['dish']!r} ({added['food']}) of {args.user!r}: {added['photos']} photos")
+    elif args.action == "list":
+        engine = Engine(args.model or default_model_path())
+        found = dishes.dish_summaries(args.user, engine)
+        if args.json:
+            print(json.dumps([{**d, "created_at": d["created_at"].isoformat()} for d in found], indent=2))
+        else:
+            print(f"{'dish':<30} {'photos':>6}  food")
+            for d in found:
+                print(f"{d['dish']:<30} {d['photos']:>6}  {d['food']}")
+            accuracy = found[0].get("held_out_accuracy") if found else None
+            if accuracy is not None:
+                print(f"held-out accuracy (each photo recognised from the others): {accuracy:.0%}")
+    elif args.action == "remove":
+        photos = stored.remove_dish(args.user, args.name)
+        print(f"dish {args.name!r} of {args.user!r} removed with the vectors of {photos} photos")
+    return 0
+
+
 def confirm_removal(name: str) -> bool:
     """Asks at a terminal; without one (a script), removal needs --yes."""
     if not sys.stdin.isatty():
@@ -203,6 +275,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if argv[:1] == ["users"]:
             return users_main(argv[1:])
+        if argv[:1] == ["dishes"]:
+            return dishes_main(argv[1:])
         if argv[:1] == ["batch"]:
             from app.batch import main as batch_main
 
@@ -213,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
             from app.glucose.cli import main as glucose_main
 
             return glucose_main(argv[1:])
-        if (status := unknown_command(argv, ("users", "batch", "photos", "glucose"), "python -m app")) is not None:
+        if (status := unknown_command(argv, ("users", "batch", "photos", "dishes", "glucose"), "python -m app")) is not None:
             return status
         return serve_main(argv)
     except FoodtagError as exc:

@@ -12,7 +12,9 @@ from dataclasses import asdict, dataclass, field
 
 from PIL import Image
 
+from app.dishes import PersonalDishes, add_dish, as_photo_vectors, dish_summaries, embedding_space, merged_top
 from db import personal, service, validate
+from db.dishes import PhotoVectors
 from db.errors import UnknownFood
 from db.nutrition import DEFAULT_EXCHANGE_UNIT_G
 from models.errors import FoodtagError, ModelError
@@ -42,6 +44,7 @@ class Suggestion:
     name: str  # how people read it, e.g. "hot dog"
     probability: float
     food: str | None  # the database food this label maps to; None when there is no data
+    dish: bool = False  # one of the person's own dishes (label and name are the dish's name)
 
 
 @dataclass
@@ -50,6 +53,10 @@ class Analysis:
     suggestions: list[Suggestion]
     threshold: float
     notes: list[str] = field(default_factory=list)
+    # The photo's embedding and the model space it is in: a correction adds it to a dish.
+    # Kept out of to_dict: clients never see vectors.
+    vectors: PhotoVectors | None = None
+    space: str | None = None
 
     @property
     def top(self) -> Suggestion:
@@ -100,23 +107,59 @@ class Analyzer:
         # One inference at a time: each ONNX Runtime run already uses every core, so parallel
         # runs only oversubscribe the CPU and raise every request's latency.
         self._inference = threading.Lock()
+        self.dishes = PersonalDishes()
 
     def read(self, data: bytes, name: str, model: str | None = None) -> Photo:
         """An upload decoded only as large as the model's preprocessing needs."""
         engine, _, _ = self._model(model)
         return read_photo(data, name, min_side=engine.preprocess.decode_side)
 
-    def analyze(self, photo: Photo, threshold: float, model: str | None = None) -> Analysis:
-        """Top-k foods by `model` (a user's own pick; None: the server's default)."""
+    def analyze(self, photo: Photo, threshold: float, model: str | None = None, user: str | None = None) -> Analysis:
+        """Top-k foods by `model` (a user's own pick; None: the server's default), with
+        ``user``'s personal dishes among them when the model gives embeddings."""
         engine, info, note = self._model(model)
+        batch = engine.preprocess_image(photo.image)[None]
         with self._inference:
-            predictions = engine.predict([photo.image], top_k=TOP_K)[0]
+            logits, embeddings = engine.run_with_embedding(batch)
+        notes = [*photo.notes, *([note] if note else [])]
+        personal, space, vectors = None, None, None
+        if user is not None:
+            personal = self._personal(engine, user, notes)
+            if embeddings is not None:
+                space, vectors = embedding_space(engine), as_photo_vectors(embeddings[0])
+        ranked = merged_top(personal, None if embeddings is None else embeddings[0],
+                            engine.probabilities(logits)[0], engine.labels, TOP_K)
         suggestions = [
-            Suggestion(p.label, human_name(p.label), float(p.probability), food_for_label(p.label))
-            for p in predictions
+            Suggestion(r.label, r.label, r.probability, r.dish_food, dish=True) if r.dish_food is not None
+            else Suggestion(r.label, human_name(r.label), r.probability, food_for_label(r.label))
+            for r in ranked
         ]
         model = {"name": info.name, "version": engine.version}
-        return Analysis(model, suggestions, float(threshold), [*photo.notes, *([note] if note else [])])
+        return Analysis(model, suggestions, float(threshold), notes, vectors=vectors, space=space)
+
+    def _personal(self, engine, user: str, notes: list[str]):
+        """The user's dish recogniser, or None; a note says why their dishes were not used when
+        they have some."""
+        if not engine.has_embedding:
+            photos = self.dishes.photo_count(user)
+            if photos:
+                notes.append(f"Your dishes were not used: the model {engine.model_name} has no embedding output "
+                             "(use the default model, or re-export this one).")
+            return None
+        personal, photos = self.dishes.for_user(user, embedding_space(engine))
+        if personal is None and photos:
+            notes.append("Your dishes were learned with another model: add their photos again to use them with this one.")
+        return personal
+
+    def add_dish(self, user: str, name: str, food: str, images: list[Image.Image], model: str | None = None) -> dict:
+        """Teach ``user`` a dish from 1-10 photos, embedded by their model (app.dishes.add_dish)."""
+        engine, _, _ = self._model(model)
+        with self._inference:
+            return add_dish(engine, user, name, food, images)
+
+    def dish_summaries(self, user: str, model: str | None = None) -> list[dict]:
+        """The user's dishes, photo counts and held-out accuracy under their model."""
+        return dish_summaries(user, self._model(model)[0])
 
     def _model(self, name: str | None):
         """(engine, info, note): a user's model, or the default when theirs was removed."""

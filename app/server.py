@@ -36,8 +36,8 @@ from app.config import LOCAL_USER, AppConfig
 from app.security import BodyTooLarge, Guard, OwnedFiles, Sessions, limited_body, private_dir
 from app.signin import add_routes as add_sign_in_routes
 from app.ui import PAGE_ASSETS, AppContext, build_ui
-from db import personal, photos, service, session, validate
-from db.errors import InvalidValue, UnknownFood
+from db import dishes, personal, photos, service, session, validate
+from db.errors import InvalidValue, NotFound, UnknownFood
 from db.session import get_engine, session_scope
 from models.errors import FoodtagError, ImageError, ModelError
 from models.paths import data_home, owner_only_files
@@ -163,6 +163,19 @@ class App:
         api.add_api_route("/api/my/foods", self.add_my_food, methods=["POST"])
         api.add_api_route("/api/my/recipes", self.add_my_recipe, methods=["POST"])
         add_glucose_routes(api, SignedInUser)
+        api.add_api_route("/api/my/dishes", self.my_dishes, methods=["GET"])
+        api.add_api_route(
+            "/api/my/dishes", self.add_my_dish, methods=["POST"],
+            openapi_extra={"requestBody": {"content": {"multipart/form-data": {"schema": {
+                "type": "object", "required": ["name", "food", "file"],
+                "properties": {
+                    "name": {"type": "string", "description": "the dish's name"},
+                    "food": {"type": "string", "description": "the database food or your own recipe it is"},
+                    "file": {"type": "array", "items": {"type": "string", "format": "binary"},
+                             "description": "1 to 10 photos of the dish (repeat the field)"},
+                }}}}}},
+        )
+        api.add_api_route("/api/my/dishes/{name}", self.remove_my_dish, methods=["DELETE"])
 
         @api.exception_handler(NotSignedIn)
         async def _not_signed_in(_request: Request, exc: NotSignedIn) -> JSONResponse:
@@ -322,12 +335,67 @@ class App:
             return error(422, str(exc))
         return JSONResponse(created, status_code=201)
 
+    async def my_dishes(self, user: SignedInUser) -> JSONResponse:
+        found = await run_in_threadpool(self.ctx.analyzer.dish_summaries, user, service.user_model(user))
+        return JSONResponse([{**d, "created_at": d["created_at"].isoformat()} for d in found])
+
+    async def add_my_dish(self, request: Request, user: SignedInUser) -> JSONResponse:
+        """Multipart name, food and 1-10 photos (field 'file', repeated) -> the dish, recognised
+        from the next analysis on."""
+        most = dishes.MAX_PHOTOS_PER_ADD
+        limit = most * self.config.max_upload_bytes
+        too_large = f"upload too large: the limit is {self.config.max_upload_bytes / 2**20:g} MB a photo"
+        declared = request.headers.get("content-length")
+        if declared and declared.isdigit() and int(declared) > limit + _FORM_OVERHEAD:
+            return error(413, too_large)
+        try:
+            form = await limited_body(request, limit + _FORM_OVERHEAD).form(max_files=most, max_fields=10)
+        except BodyTooLarge:
+            return error(413, too_large)
+        except Exception:  # Starlette raises several types for malformed multipart bodies
+            return error(400, f"send name, food and 1 to {most} photos as multipart/form-data (photos in fields named 'file')")
+        try:
+            uploads = [u for u in form.getlist("file") if isinstance(u, UploadFile)]
+            photos = [(await u.read(), u.filename or "photo") for u in uploads]
+            fields = {key: _text_field(form, key) for key in ("name", "food")}
+        except FoodtagError as exc:
+            return error(400, str(exc))
+        finally:
+            await form.close()
+        if not 1 <= len(photos) <= most:
+            return error(400, f"send 1 to {most} photos of the dish in fields named 'file'")
+        if any(len(data) > self.config.max_upload_bytes for data, _ in photos):
+            return error(413, too_large)
+        try:
+            added = await run_in_threadpool(self._add_dish_sync, user, photos, fields["name"] or "", fields["food"] or "")
+        except ImageError as exc:
+            return error(400, str(exc))
+        except UnknownFood as exc:
+            return error(404, str(exc))
+        except FoodtagError as exc:
+            return error(422, str(exc))
+        return JSONResponse(added, status_code=201)
+
+    def _add_dish_sync(self, user: str, photos: list[tuple[bytes, str]], name: str, food: str) -> dict:
+        model = service.user_model(user)
+        images = [self.ctx.analyzer.read(data, filename, model).image for data, filename in photos]
+        return self.ctx.analyzer.add_dish(user, name, food, images, model)
+
+    async def remove_my_dish(self, name: str, user: SignedInUser) -> JSONResponse:
+        try:
+            photos = await run_in_threadpool(dishes.remove_dish, user, name)
+        except NotFound as exc:
+            return error(404, str(exc))
+        except FoodtagError as exc:
+            return error(422, str(exc))
+        return JSONResponse({"dish": name, "photos_removed": photos})
+
     def _analyze_sync(self, user: str, data: bytes, name: str, *, grams: str | None, serving: str | None,
                       food: str | None) -> dict:
         model = service.user_model(user)
         photo = self.ctx.analyzer.read(data, name, model)
         settings = service.get_settings(user)
-        analysis = self.ctx.analyzer.analyze(photo, settings["confidence_threshold"], model)
+        analysis = self.ctx.analyzer.analyze(photo, settings["confidence_threshold"], model, user=user)
         chosen = food or analysis.top.food
         card = (
             nutrition_card(chosen, grams=grams, serving=serving, exchange_unit_g=settings["exchange_unit_g"],

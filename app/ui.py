@@ -20,6 +20,8 @@ import pandas as pd
 
 from app import views
 from app.analysis import Analyzer, find_foods, nutrition_card, photo_digest
+from app.dishes import learn_correction
+from db.dishes import remove_dish as remove_stored_dish
 from app.auth import Identity
 from app.catalog import ModelCatalog
 from app.errors import user_error
@@ -183,13 +185,15 @@ def _entry_id(value: int | float | None) -> int:
 
 
 def _portion_state(analysis: dict | None, photo_sha256: str | None, food: str | None,
-                   photo_jpeg: bytes | None = None) -> dict:
+                   photo_jpeg: bytes | None = None, learn: tuple | None = None) -> dict:
     """The one source of truth for the Analyse tab's portion: a food (None: none picked yet),
     a serving or grams (None and None: the food's default serving), and the id that makes
     logging this card twice one entry. ``photo_jpeg``: the analysed photo as it is kept when
-    the person consents (db.photos); None without consent."""
+    the person consents (db.photos); None without consent. ``learn``: the photo's (vectors,
+    model space), which a correction adds to the person's dish of the food they log."""
     return {"analysis": analysis, "photo_sha256": photo_sha256, "food": food, "serving": None,
-            "grams": None, "external_id": uuid.uuid4().hex if food else None, "photo_jpeg": photo_jpeg}
+            "grams": None, "external_id": uuid.uuid4().hex if food else None, "photo_jpeg": photo_jpeg,
+            "learn": learn}
 
 
 def _log_button(state: dict):
@@ -261,10 +265,11 @@ class Handlers:
             model = service.user_model(user)
             photo = self.ctx.analyzer.read(data, name, model)
             settings = service.get_settings(user)
-            analysis = self.ctx.analyzer.analyze(photo, settings["confidence_threshold"], model)
+            analysis = self.ctx.analyzer.analyze(photo, settings["confidence_threshold"], model, user=user)
             food = analysis.top.food if analysis.confident else None
             kept = keepable_jpeg(data, name, short_side=photos.MAX_SIDE) if settings["keep_photos"] else None
-            state = _portion_state(analysis.to_dict(), photo_digest(data), food, kept)
+            state = _portion_state(analysis.to_dict(), photo_digest(data), food, kept,
+                                   (analysis.vectors, analysis.space))
             (head, card), servings, state = self._card_for(state, settings, user=user)
         except FoodtagError as exc:
             return self._analysis_failed(str(exc))
@@ -333,7 +338,8 @@ class Handlers:
             user = self._user(request)
             settings = service.get_settings(user)
             (head, card), servings, state = self._card_for(
-                _portion_state(state.get("analysis"), state.get("photo_sha256"), food, state.get("photo_jpeg")),
+                _portion_state(state.get("analysis"), state.get("photo_sha256"), food, state.get("photo_jpeg"),
+                               state.get("learn")),
                 settings, user=user)
         pickers = {name: gr.skip() if name == source else gr.update(value=None)
                    for name in ("suggestions", "search", "recent")}
@@ -463,16 +469,20 @@ class Handlers:
                 # The person chose another food than the model's answer: a correction to learn from.
                 is_correction=None if top is None else food != top["food"],
             )
+            # A correction teaches the person's dish of that food this photo, at once.
+            learned = (learn_correction(user, food, *state["learn"])
+                       if entry["created"] and top is not None and food != top["food"] and state.get("learn") else None)
             unit_g = service.get_settings(user)["exchange_unit_g"]
         when = entry["eaten_at"][:16].replace("T", " ")
         if not entry["created"]:
             return f"Already logged: {entry['food']} at {when} (entry #{entry['id']})."
         # The confirmation reads what was stored, so it can only show the figure that was logged.
         count = exchanges(entry["carbohydrate_g"], entry["fiber_g"], unit_g)
+        taught = f" Your dish {learned!r} learned this photo." if learned else ""
         return (f"✅ Logged: {entry['food']}, {views.portion_text(entry['grams'], entry.get('serving'))}, "
                 f"{views.fmt(entry['carbohydrate_g'], 'g')} carbohydrate, "
                 f"{views.exchange_count(None if count is None else round(count, 1), unit_g)} "
-                f"(entry #{entry['id']}, {when}).")
+                f"(entry #{entry['id']}, {when}).{taught}")
 
     # ---- Today and history ---------------------------------------------------------------
 
@@ -738,6 +748,45 @@ class Handlers:
         table, choices, note = self.list_models(request)
         return table, choices, f"Server default model: {info.name} ({info.classes} classes). {note}".strip()
 
+    # ---- My dishes (Models tab) ----------------------------------------------------------
+
+    def my_dishes(self, request: gr.Request):
+        """(the user's dishes table, the remove picker, held-out accuracy line)."""
+        with shown_errors():
+            user = self._user(request)
+            found = self.ctx.analyzer.dish_summaries(user, service.user_model(user))
+        table = pd.DataFrame([[d["dish"], d["food"], d["photos"]] for d in found], columns=["dish", "food", "photos"])
+        accuracy = found[0].get("held_out_accuracy") if found else None
+        line = ("" if accuracy is None else
+                f"Recognising each of your dish photos from your other photos: {accuracy:.0%} right (held out).")
+        return table, gr.update(choices=[d["dish"] for d in found], value=None), line
+
+    def add_dish(self, name: str | None, food: str | None, files, request: gr.Request):
+        """Teach the user a dish from 1-10 photos; it is recognised from the next photo on."""
+        with shown_errors():
+            user = self._user(request)
+            paths = [Path(f if isinstance(f, str) else f.name) for f in (files or [])]
+            if not paths:
+                raise FoodtagError("Add 1 to 10 photos of the dish.")
+            for path in paths:
+                if path.stat().st_size > self.ctx.max_upload_bytes:
+                    raise FoodtagError(f"{path.name}: file is larger than the "
+                                       f"{self.ctx.max_upload_bytes / 2**20:.0f} MB limit")
+            model = service.user_model(user)
+            images = [self.ctx.analyzer.read(path.read_bytes(), path.name, model).image for path in paths]
+            added = self.ctx.analyzer.add_dish(user, (name or "").strip(), (food or "").strip(), images, model)
+        table, picker, line = self.my_dishes(request)
+        return (f"Saved **{added['dish']}** ({added['food']}), {added['photos']} photos: "
+                "recognised from your next photo on.", table, picker, line)
+
+    def remove_dish(self, name: str | None, request: gr.Request):
+        with shown_errors():
+            user = self._user(request)
+            if not name:
+                raise FoodtagError("Pick a dish first.")
+            photos = remove_stored_dish(user, name)
+        return (f"Removed {name} with the vectors of {photos} photos.", *self.my_dishes(request))
+
     # ---- Page ---------------------------------------------------------------------------
 
     def default_meal(self) -> str:
@@ -913,6 +962,18 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
                 use_btn = gr.Button("Use this model for me")
                 activate_btn = gr.Button("Make it the server default (admins)")
             models_status = gr.Markdown()
+            with gr.Accordion("My dishes: recognised from a few of your photos", open=False):
+                dishes_table = gr.Dataframe(interactive=False)
+                dishes_accuracy = gr.Markdown()
+                with gr.Row():
+                    dish_name = gr.Textbox(label="Dish name", placeholder="Grandma's lasagne", max_length=200)
+                    dish_food = gr.Textbox(label="The food or your own recipe it is", max_length=200)
+                dish_photos = gr.File(label="1 to 10 photos of it", file_count="multiple", file_types=["image"])
+                with gr.Row():
+                    add_dish_btn = gr.Button("Add the dish", variant="primary")
+                    dish_pick = gr.Dropdown(label="Dish", choices=[], interactive=True)
+                    remove_dish_btn = gr.Button("Remove the dish")
+                dishes_status = gr.Markdown()
 
         build_glucose_tab(gh)
         _batch_tab(ctx)
@@ -1013,6 +1074,11 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
         demo.load(h.my_foods, None, [my_table, my_pick], api_name="my_foods")
         demo.load(h.day_view, [day], day_outputs, api_name="day_view_on_load", **quiet)
         demo.load(h.list_models, None, [models_table, model_pick, models_status], api_name="list_models")
+        demo.load(h.my_dishes, None, [dishes_table, dish_pick, dishes_accuracy], api_name="my_dishes")
+        add_dish_btn.click(h.add_dish, [dish_name, dish_food, dish_photos],
+                           [dishes_status, dishes_table, dish_pick, dishes_accuracy], api_name="add_dish")
+        remove_dish_btn.click(h.remove_dish, [dish_pick],
+                              [dishes_status, dishes_table, dish_pick, dishes_accuracy], api_name="remove_dish")
     # The tabs sit in the Tabs that gr.Tab opens by itself; on a phone they wrap onto a second
     # row instead of hiding behind a "..." menu (the Tabs component's own option).
     for block in demo.blocks.values():

@@ -11,6 +11,7 @@ from sqlalchemy import (
     CheckConstraint,
     ForeignKey,
     Index,
+    LargeBinary,
     MetaData,
     String,
     Text,
@@ -581,3 +582,60 @@ class KeptPhoto(Base):
     labelled: Mapped[bool]
     sha256: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+# --- Personal dishes (migration 0013_personal_dishes) -----------------------------------------
+# A dish a person taught the app from their own photos: recognised by the embeddings of those
+# photos (models.dishes), without training a network. Only vectors are stored, never the photos.
+
+DISH_SPACE_LEN = 64  # the model version whose embeddings these are (models.engine.Engine.embedding_space)
+
+
+class PersonalDish(Base):
+    """A dish of one user: a name of their choice and the food (public or their own recipe)
+    whose nutrition card it gets."""
+
+    __tablename__ = "personal_dishes"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    owner_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(NAME_MAX))
+    name_key: Mapped[str] = mapped_column(String(NAME_MAX))
+    # Deleting the user's own recipe deletes the dish that stood for it.
+    food_id: Mapped[int] = mapped_column(ForeignKey("foods.id", ondelete="CASCADE"), index=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    food: Mapped[Food] = relationship()
+    examples: Mapped[list["DishExample"]] = relationship(
+        back_populates="dish", cascade="all, delete-orphan", passive_deletes=True,
+        order_by="DishExample.id",
+    )
+
+    __table_args__ = (UniqueConstraint("owner_id", "name_key"),)
+
+    @validates("name")
+    def _set_name_key(self, _key: str, value: str) -> str:
+        self.name_key = name_key(value)
+        return value
+
+
+class DishExample(Base):
+    """One photo of a dish, as the float32 embeddings (``views`` x ``dim``) of its augmented
+    views under one model (``space``): vectors of another model are not comparable."""
+
+    __tablename__ = "dish_examples"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    dish_id: Mapped[int] = mapped_column(ForeignKey("personal_dishes.id", ondelete="CASCADE"), index=True)
+    space: Mapped[str] = mapped_column(String(DISH_SPACE_LEN))
+    views: Mapped[int]
+    dim: Mapped[int]
+    vectors: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    dish: Mapped[PersonalDish] = relationship(back_populates="examples")
+
+    __table_args__ = (
+        CheckConstraint("views >= 1 AND views <= 64", name="views_range"),
+        CheckConstraint("dim >= 1 AND dim <= 8192", name="dim_range"),
+    )

@@ -102,6 +102,7 @@ class SessionSettings:
 class Prediction:
     label: str
     probability: float
+    food: str | None = None  # a personal dish: the food it is (None: the label names the food)
 
 
 def default_providers() -> list[str]:
@@ -151,11 +152,15 @@ class Engine:
             self.session = ort.InferenceSession(str(self.path), settings.to_ort(), providers=providers or default_providers())
         except Exception as exc:
             raise ModelError(f"{self.path}: ONNX Runtime cannot load it ({type(exc).__name__}: {exc})") from None
-        if len(self.session.get_inputs()) != 1 or len(self.session.get_outputs()) != 1:
-            raise ModelError(f"{self.path}: an image classifier has one input and one output; this file has "
-                             f"{len(self.session.get_inputs())} and {len(self.session.get_outputs())}")
+        outputs = [output.name for output in self.session.get_outputs()]
+        # The embedding output (models.embedding) is optional: files exported before it have none.
+        self.embedding_name: str | None = meta.get("embedding_output")
+        expected = 2 if self.embedding_name else 1
+        if len(self.session.get_inputs()) != 1 or len(outputs) != expected or (self.embedding_name and self.embedding_name not in outputs):
+            raise ModelError(f"{self.path}: an image classifier has one input and {expected} output(s); this file has "
+                             f"{len(self.session.get_inputs())} and {len(outputs)}")
         self.input_name = self.session.get_inputs()[0].name
-        self.output_name = self.session.get_outputs()[0].name
+        self.output_name = next(name for name in outputs if name != self.embedding_name)
         # Callers always pass float32; a file with float16 inputs gets its batch converted here.
         self.input_dtype = np.float16 if self.session.get_inputs()[0].type == "tensor(float16)" else np.float32
         self.providers = self.session.get_providers()
@@ -164,29 +169,60 @@ class Engine:
     def preprocess_image(self, image: Image.Image) -> np.ndarray:
         return self.preprocess.apply(image)
 
+    @property
+    def has_embedding(self) -> bool:
+        """Whether the file outputs the image embedding that personal dishes need."""
+        return self.embedding_name is not None
+
     def run(self, batch: np.ndarray) -> np.ndarray:
         """Raw logits for a preprocessed batch (N, 3, H, W)."""
+        return self._run(batch, [self.output_name])[0]
+
+    def run_with_embedding(self, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """(logits, embeddings) of one forward pass; embeddings None for a file without them."""
+        if self.embedding_name is None:
+            return self.run(batch), None
+        logits, embedding = self._run(batch, [self.output_name, self.embedding_name])
+        return logits, embedding.astype(np.float32, copy=False)
+
+    def _run(self, batch: np.ndarray, names: list[str]) -> list[np.ndarray]:
         batch = np.ascontiguousarray(batch, dtype=self.input_dtype)
         if self.device == "cpu":
             step = self.settings.cpu_run_size or len(batch)
             if len(batch) <= step:
-                return self.session.run([self.output_name], {self.input_name: batch})[0]
-            return np.concatenate([self.session.run([self.output_name], {self.input_name: batch[i:i + step]})[0]
-                                   for i in range(0, len(batch), step)])
+                return self.session.run(names, {self.input_name: batch})
+            parts = [self.session.run(names, {self.input_name: batch[i:i + step]}) for i in range(0, len(batch), step)]
+            return [np.concatenate([part[k] for part in parts]) for k in range(len(names))]
         binding = self.session.io_binding()
         binding.bind_ortvalue_input(self.input_name, ort.OrtValue.ortvalue_from_numpy(batch, "cuda", 0))
-        binding.bind_output(self.output_name, "cuda", 0)
+        for name in names:
+            binding.bind_output(name, "cuda", 0)
         self.session.run_with_iobinding(binding)
-        return binding.copy_outputs_to_cpu()[0]
+        return binding.copy_outputs_to_cpu()
 
     def predict_arrays(self, batch: np.ndarray, top_k: int = 5) -> list[list[Prediction]]:
-        logits = self.run(batch).astype(np.float64)
-        logits -= logits.max(axis=1, keepdims=True)
-        probabilities = np.exp(logits)
-        probabilities /= probabilities.sum(axis=1, keepdims=True)
+        return self.top_predictions(self.run(batch), top_k)
+
+    def top_predictions(self, logits: np.ndarray, top_k: int = 5) -> list[list[Prediction]]:
+        """The ``top_k`` labels of each row of logits, by softmax probability."""
+        probabilities = self.probabilities(logits)
         k = max(1, min(top_k, len(self.labels)))
         order = np.argsort(-probabilities, axis=1)[:, :k]
         return [[Prediction(self.labels[i], float(row[i])) for i in indices] for row, indices in zip(probabilities, order)]
+
+    def probabilities(self, logits: np.ndarray) -> np.ndarray:
+        """Softmax of each row of logits, float64."""
+        logits = logits.astype(np.float64)
+        logits = logits - logits.max(axis=1, keepdims=True)
+        probabilities = np.exp(logits)
+        return probabilities / probabilities.sum(axis=1, keepdims=True)
+
+    def embed(self, images: list[Image.Image]) -> np.ndarray:
+        """The embeddings (N, D) of ``images``; ModelError for a file without that output."""
+        if self.embedding_name is None:
+            raise ModelError(f"{self.model_name}: this model file has no embedding output, so it cannot learn "
+                             "personal dishes; re-export it with `python -m models export` (or use the default model)")
+        return self.run_with_embedding(np.stack([self.preprocess_image(image) for image in images]))[1]
 
     def predict(self, images: list[Image.Image], top_k: int = 5) -> list[list[Prediction]]:
         if not images:

@@ -17,6 +17,7 @@ from torch import nn
 from models.errors import ModelError
 from models.fusion import (ORT_DOMAIN, fused_operator_counts, optimize_transformer, transformer_shape,
                            with_exportable_attention, with_static_padding)
+from models.embedding import EMBEDDING_OUTPUT, with_embedding
 from models.metadata import EXPORT_VERSION, set_metadata
 
 OPSET = 17
@@ -56,12 +57,15 @@ def export_onnx(model: nn.Module, out_path: str | Path, *, opset: int = OPSET, p
     dummy = torch.zeros(2, 3, cfg.input_size, cfg.input_size)
     exported, fused_blocks = with_exportable_attention(model) if fuse else (model, 0)
     exported, _ = with_static_padding(exported, cfg.input_size)
+    # A second output, the pooled features the classifier reads: personal dishes use it.
+    with_vectors = with_embedding(exported, cfg.input_size)
+    outputs = ["logits", EMBEDDING_OUTPUT] if with_vectors is not None else ["logits"]
     with tempfile.TemporaryDirectory(dir=out_path.parent, prefix=".export-") as tmp:
         raw_path = Path(tmp) / "model.onnx"
         with torch.no_grad():
             torch.onnx.export(
-                exported, (dummy,), str(raw_path), input_names=["images"], output_names=["logits"],
-                dynamic_axes={"images": {0: "batch"}, "logits": {0: "batch"}},
+                with_vectors or exported, (dummy,), str(raw_path), input_names=["images"], output_names=outputs,
+                dynamic_axes={"images": {0: "batch"}, **{name: {0: "batch"} for name in outputs}},
                 opset_version=opset, dynamo=False, custom_opsets={ORT_DOMAIN: 1} if fused_blocks else None,
             )
         shape = transformer_shape(model) if fuse else None
@@ -78,6 +82,7 @@ def export_onnx(model: nn.Module, out_path: str | Path, *, opset: int = OPSET, p
             "export_version": str(EXPORT_VERSION),
             "precision": "fp32",
             "fused_ops": json.dumps(fused_operator_counts(proto)),
+            **({"embedding_output": EMBEDDING_OUTPUT} if with_vectors is not None else {}),
         })
         staged = Path(tmp) / out_path.name
         onnx.save(proto, str(staged))

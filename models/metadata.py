@@ -18,7 +18,8 @@ REQUIRED_KEYS = ("preprocess", "labels", "model_name", "version")
 # (absent: 1) are re-exported where the project makes them itself (models.default).
 # 2: 'same' padding written as constants (models.fusion.with_static_padding), which ONNX Runtime folds.
 # 3: ViTs keep the residual add apart from its LayerNorm (models.fusion.optimize_transformer).
-EXPORT_VERSION = 3
+# 4: a second output, the image embedding, named by the ``embedding_output`` key (models.embedding).
+EXPORT_VERSION = 4
 
 
 def read_metadata(path: Path) -> dict[str, str]:

@@ -14,20 +14,26 @@ from PIL import Image
 KNOWN_LABELS = ["apple_pie", "baklava", "beignets", "breakfast_burrito"]
 UNKNOWN_LABEL = "zz_not_a_food"
 
-_models: dict[tuple[str, ...], Path] = {}
+_models: dict[tuple, Path] = {}
 
 
-def tiny_model(folder: Path, labels: list[str] = KNOWN_LABELS) -> Path:
-    """A 1-block ViT on 32 px inputs, exported once per test session (about 3 s)."""
-    key = tuple(labels)
+def tiny_model(folder: Path, labels: list[str] = KNOWN_LABELS, seed: int | None = None) -> Path:
+    """A 1-block ViT on 32 px inputs, exported once per test session (about 3 s); with ``seed``,
+    its random weights are the same in every session."""
+    key = (tuple(labels), seed)
     if key not in _models:
+        import torch
+
         from models.export import export_onnx
         from models.registry import create_model
 
-        model = create_model(
-            "vit_micro", labels=list(labels), pretrained=False,
-            img_size=32, patch_size=16, depth=1, embed_dim=32, num_heads=2,
-        )
+        with torch.random.fork_rng():  # the seed stays here: other tests' random streams are untouched
+            if seed is not None:
+                torch.manual_seed(seed)
+            model = create_model(
+                "vit_micro", labels=list(labels), pretrained=False,
+                img_size=32, patch_size=16, depth=1, embed_dim=32, num_heads=2,
+            )
         _models[key] = export_onnx(model, folder / f"tiny-{len(_models)}.onnx")
     return _models[key]
 

@@ -32,7 +32,7 @@ class BananaAnalyzer:
     def read(self, data: bytes, name: str, model: str | None = None):
         return read_photo(data, name, min_side=224)
 
-    def analyze(self, photo, threshold: float, model: str | None = None) -> Analysis:
+    def analyze(self, photo, threshold: float, model: str | None = None, user: str | None = None) -> Analysis:
         return Analysis({"name": "stand-in", "version": "1"},
                         [Suggestion("banana", "banana", 0.9, "Banana"),
                          Suggestion("espresso", "espresso", 0.1, "Espresso")], threshold)

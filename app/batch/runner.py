@@ -1,7 +1,7 @@
 """`python -m app batch`: recognise every photo listed in a CSV and add its nutrition.
 
     python -m app batch meals.csv --out results.csv [--model M.onnx] [--images-root DIR]
-        [--top-k K] [--log-user USER] [--resume] [--allow-outside-root]
+        [--top-k K] [--log-user USER] [--user USER] [--resume] [--allow-outside-root]
         [--workers N] [--batch-size B]
         [--engine local|ray] [--address ray://HOST:PORT|auto] [--actors N] [--actor-cpus C]
 
@@ -34,6 +34,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import chain, islice
 from pathlib import Path
 
@@ -67,6 +68,7 @@ class BatchConfig:
     images_root: Path | None = None
     top_k: int = 5
     log_user: str | None = None
+    user: str | None = None  # whose personal dishes join the predictions
     resume: bool = False
     allow_outside_root: bool = False
     workers: int = field(default_factory=default_workers)
@@ -94,6 +96,10 @@ class BatchConfig:
             raise BatchInputError(f"--batch-size must be between 1 and {MAX_BATCH_SIZE}, got {self.batch_size}")
         if self.log_user is not None and not self.log_user.strip():
             raise BatchInputError("--log-user needs a user name")
+        if self.user is not None and not self.user.strip():
+            raise BatchInputError("--user needs a user name")
+        if self.user is not None and self.engine != "local":
+            raise BatchInputError("--user works with --engine local only")
         if self.engine not in ENGINES:
             raise BatchInputError(f"--engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
         if self.engine != "ray" and (self.address or self.actors is not None or self.actor_cpus is not None):
@@ -178,7 +184,14 @@ class _Runner:
         self.confidence_threshold = float(settings["confidence_threshold"] if config.confidence_threshold is None
                                           else config.confidence_threshold)
         self.header = plan.header(self.exchange_unit_g)
-        self.nutrition = NutritionCache(service.lookup, exchange_unit_g=self.exchange_unit_g)
+        lookup = partial(service.lookup, user=config.user) if config.user else service.lookup
+        self.nutrition = NutritionCache(lookup, exchange_unit_g=self.exchange_unit_g)
+        self.personal = None
+        if config.user:
+            from app.dishes import PersonalDishes, embedding_space
+
+            service.get_settings(config.user)  # an unknown user is refused before any photo
+            self.personal = PersonalDishes().for_user(config.user, embedding_space(engine))[0] if getattr(engine, "has_embedding", False) else None
 
     def already_written(self, row: InputRow) -> None:
         if self.meal_log is not None:
@@ -207,10 +220,10 @@ class _Runner:
         if not error:
             best, request = item.predictions[0], item.request
             try:
-                values.update(nutrition_cells(self.nutrition.card(best.label, request.grams, request.serving)))
+                values.update(nutrition_cells(self.nutrition.card(best.food or best.label, request.grams, request.serving)))
                 if self.meal_log is not None and self.meal_log.belongs(request):
                     values["log_entry_id"] = self.meal_log.add(
-                        request, best.label, best.probability, self.engine.version, external_id
+                        request, best.food or best.label, best.probability, self.engine.version, external_id
                     )
             except RowError as exc:
                 error = str(exc)
@@ -225,11 +238,26 @@ class _Runner:
         return predicted_chunks(
             _chunked(items, config.batch_size),
             self.engine.preprocess_image,
-            lambda batch: self.engine.predict_arrays(batch, top_k=config.top_k),
+            self._predict,
             workers=config.workers,
             batch_size=config.batch_size,
             min_side=self.engine.preprocess.decode_side,
         )
+
+
+    def _predict(self, batch):
+        """The top-k of each photo: the model's classes, with the --user's dishes when given."""
+        top_k = self.plan.config.top_k
+        if self.personal is None:
+            return self.engine.predict_arrays(batch, top_k=top_k)
+        from app.dishes import merged_top
+        from models.engine import Prediction
+
+        logits, embeddings = self.engine.run_with_embedding(batch)
+        probabilities = self.engine.probabilities(logits)
+        return [[Prediction(r.label, r.probability, r.dish_food)
+                 for r in merged_top(self.personal, embedding, row, self.engine.labels, top_k)]
+                for embedding, row in zip(embeddings, probabilities)]
 
 
 def run_batch(plan: BatchPlan, engine, *, progress: Progress | None = None, service=None) -> BatchResult:
@@ -311,6 +339,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--images-root", type=Path, metavar="DIR", help="folder relative image paths start from (default: the CSV's folder)")
     parser.add_argument("--top-k", type=int, default=5, metavar="K", help="alternatives listed per photo (default 5; at most the model's labels)")
     parser.add_argument("--log-user", metavar="USER", help="also add the rows to USER's meal log (once, however often you rerun)")
+    parser.add_argument("--user", metavar="USER", help="include USER's own dishes in the predictions (predicted_label names the dish)")
     parser.add_argument("--resume", action="store_true", help="continue a half-written RESULTS.csv")
     parser.add_argument("--allow-outside-root", action="store_true", help="let image paths leave the images folder")
     parser.add_argument("--workers", type=int, default=default_workers(), metavar="N", help="local: decoding threads (default: cores, at most 8)")
@@ -346,7 +375,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         plan = plan_batch(BatchConfig(
             input=args.input, out=args.out, model=args.model, images_root=args.images_root,
-            top_k=args.top_k, log_user=args.log_user, resume=args.resume,
+            top_k=args.top_k, log_user=args.log_user, user=args.user, resume=args.resume,
             allow_outside_root=args.allow_outside_root, workers=args.workers, batch_size=args.batch_size,
             engine=args.engine, address=args.address, actors=args.actors, actor_cpus=args.actor_cpus,
         ))

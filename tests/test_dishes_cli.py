@@ -1,0 +1,81 @@
+"""`python -m app dishes add|list|remove` and `python -m app batch --user`: a user's dishes from
+the command line, and the batch tool's predictions naming them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from batch_support import photo, read_csv, tiny_model, write_csv
+from PIL import Image
+
+from app.__main__ import main
+
+
+@pytest.fixture
+def database(tmp_path, small_seed, monkeypatch):
+    """A SQLite file on the small test seed; the commands' init_db keeps to that seed."""
+    from db import service, session
+
+    url = f"sqlite:///{tmp_path / 'dishes.db'}"
+    session.configure(url)
+    real_init = session.init_db
+    monkeypatch.setattr(session, "init_db", lambda **kw: real_init(seed_dir=small_seed))
+    session.init_db()
+    service.create_user("carol")
+    service.create_user("dave")
+    yield url
+    session.configure(None)
+
+
+def plain(path, colour: tuple[int, int, int]):
+    """A plate of one colour: far apart in any model's embedding, however its weights fell."""
+    Image.new("RGB", (48, 40), colour).save(path, "JPEG", quality=95)
+    return path
+
+
+def test_dishes_add_list_remove_and_batch_names_the_dish(tmp_path, database, capsys):
+    model = str(tiny_model(tmp_path, seed=0))
+    plates = [plain(tmp_path / "plate0.jpg", (200, 40, 30)), plain(tmp_path / "plate1.jpg", (190, 50, 40)),
+              plain(tmp_path / "plate2.jpg", (20, 40, 200))]
+    assert main(["dishes", "add", "carol", "Sunday pie", "--food", "banana", *map(str, plates[:2]),
+                 "--model", model, "--db-url", database]) == 0
+    assert "dish 'Sunday pie' (Banana) of 'carol': 2 photos" in capsys.readouterr().out
+    assert main(["dishes", "add", "carol", "Coffee", "--food", "espresso", str(plates[2]), "--model", model]) == 0
+    capsys.readouterr()
+    assert main(["dishes", "list", "carol", "--json", "--model", model]) == 0
+    listed = {d["dish"]: d for d in json.loads(capsys.readouterr().out)}
+    assert {name: (d["food"], d["photos"]) for name, d in listed.items()} == {
+        "Coffee": ("Espresso", 1), "Sunday pie": ("Banana", 2)}
+    assert 0 <= listed["Coffee"]["held_out_accuracy"] <= 1  # each pie photo recognised from the rest
+
+    rows = write_csv(tmp_path / "meals.csv", ["image"], [[p.name] for p in plates])
+    out = tmp_path / "results.csv"
+    assert main(["batch", str(rows), "--out", str(out), "--model", model, "--user", "carol"]) == 0
+    results = read_csv(out)
+    assert results[0]["predicted_label"] == results[1]["predicted_label"] == "Sunday pie"
+    assert results[0]["predicted_food"] == "Banana"
+    assert results[2]["predicted_label"] == "Coffee" and results[2]["predicted_food"] == "Espresso"
+    # Dave has no dishes: the same photos get the model's own classes.
+    assert main(["batch", str(rows), "--out", str(tmp_path / "dave.csv"), "--model", model, "--user", "dave"]) in (0, 1)
+    assert all(r["predicted_label"] not in ("Sunday pie", "Coffee") for r in read_csv(tmp_path / "dave.csv"))
+
+    assert main(["dishes", "remove", "carol", "sunday PIE"]) == 0
+    assert "removed with the vectors of 2 photos" in capsys.readouterr().out
+    assert main(["dishes", "list", "carol", "--json", "--model", model]) == 0
+    assert [d["dish"] for d in json.loads(capsys.readouterr().out)] == ["Coffee"]
+
+
+def test_dishes_bad_inputs_say_what_to_do(tmp_path, database, capsys):
+    model = str(tiny_model(tmp_path, seed=0))
+    plate = str(photo(tmp_path / "plate.jpg"))
+    assert main(["dishes", "add", "carol", "Pie", "--food", "no such food", plate, "--model", model]) == 1
+    assert "unknown food" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_info:
+        main(["dishes", "add", "carol", "Pie", "--food", "banana", *[plate] * 11, "--model", model])
+    assert exit_info.value.code == 2 and "at most 10 photos" in capsys.readouterr().err
+    assert main(["dishes", "add", "carol", "Pie", "--food", "banana", str(tmp_path / "missing.jpg")]) == 1
+    assert "file not found" in capsys.readouterr().err
+    assert main(["dishes", "remove", "dave", "Pie"]) == 1
+    assert "you have no dish 'Pie'" in capsys.readouterr().err
+    assert main(["batch", str(tmp_path / "x.csv"), "--out", str(tmp_path / "y.csv"), "--user", " "]) == 2
