@@ -299,11 +299,11 @@ def print_table(summary: dict[str, dict], ours: str) -> None:
         line = f"\nall_caches: {ratio(best, timm)}x timm train.py at the same precision ({ours}, {timm_flags(ours)})"
         line += f"; {ratio(best, plain_attn)}x with TIMM_FUSED_ATTN=0" if plain_attn else ""
         print(line + (f"; {ratio(best, timm_fp32)}x timm in fp32" if timm_fp32 else ""))
-    fp32_column = timm_fp32 is not None
-    print(f"\n{'row':<13} {'images/s':>9} {'data wait':>10} {'x timm':>7}" + (f" {'x timm fp32':>12}" if fp32_column else "")
+    fp32_column, width = timm_fp32 is not None, max(13, *map(len, summary))
+    print(f"\n{'row':<{width}} {'images/s':>9} {'data wait':>10} {'x timm':>7}" + (f" {'x timm fp32':>12}" if fp32_column else "")
           + f" {'x naive':>8}")
     for row, s in summary.items():
-        print(f"{row:<13} {s['images_per_s']:9.1f} {s['data_wait_share']:10.0%} {ratio(s, timm):>7}"
+        print(f"{row:<{width}} {s['images_per_s']:9.1f} {s['data_wait_share']:10.0%} {ratio(s, timm):>7}"
               + (f" {ratio(s, timm_fp32):>12}" if fp32_column else "") + f" {ratio(s, naive):>8}")
 
 
@@ -370,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
                 else:
                     result = run_distill(args, teacher, out / "run", *extras[row])
             results[row].append(result)
-            print(f"  round {round_index + 1} {row:<13} {result['images_per_s']:7.1f} images/s  "
+            print(f"  round {round_index + 1} {row:<15} {result['images_per_s']:7.1f} images/s  "
                   f"data wait {result['data_wait_share']:.0%}", flush=True)
     summary = {row: {"images_per_s": statistics.median(r["images_per_s"] for r in runs),
                      "data_wait_share": statistics.median(r["data_wait_share"] for r in runs)}
