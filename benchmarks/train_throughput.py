@@ -21,6 +21,8 @@ augmentation, each row a fresh process, rows interleaved over --rounds:
                it is the timm row), the "x timm fp32" column
   timm_plain_attn  the timm row with TIMM_FUSED_ATTN=0 (timm's own switch to its non-fused attention,
                which ours picks under bf16 on a CPU; not a default row: ask for it with --rows)
+  timm_compiled  the timm row with timm's --torchcompile (inductor), the peer of all_caches_compiled
+               (not a default row; give it --warmup 3 or more too)
   all_caches_compiled  all_caches with --compile true (not a default row: ask for it with --rows;
                compiling happens in the first step, so give it --warmup 3 or more)
 
@@ -59,8 +61,9 @@ from pathlib import Path
 from benchmarks.common import ROOT, food10
 
 ROWS = ("naive", "default", "default_torch", "logit_cache", "all_caches", "timm", "timm_fp32")
-EXTRA_ROWS = ("all_caches_compiled", "timm_plain_attn")  # only when asked for with --rows
-TIMM_ENV = {"timm_plain_attn": {"TIMM_FUSED_ATTN": "0"}}  # timm rows that run with one of timm's switches
+EXTRA_ROWS = ("all_caches_compiled", "timm_plain_attn", "timm_compiled")  # only when asked for with --rows
+# timm rows that run with one of timm's own switches: (environment, train.py flags)
+TIMM_VARIANTS = {"timm_plain_attn": ({"TIMM_FUSED_ATTN": "0"}, []), "timm_compiled": ({}, ["--torchcompile"])}
 TIMM_TRAIN = Path("~/.cache/foodtag/timm-train.py").expanduser()
 AUGMENT = dict(rand_augment="rand-m9-mstd0.5-inc1", re_prob=0.25, mixup=0.8, cutmix=1.0, label_smoothing=0.1)
 
@@ -211,9 +214,10 @@ def timm_precision_flags(precision: str) -> list[str]:
     return ["--amp", "--amp-dtype", dtypes[precision]] if precision in dtypes else []
 
 
-def run_timm(args, teacher_dir: Path, out: Path, num_classes: int, precision: str, env: dict | None = None) -> dict:
-    """timm's train.py on the same photos at `precision` (env: extra environment variables); stopped once
-    warmup + steps updates are logged."""
+def run_timm(args, teacher_dir: Path, out: Path, num_classes: int, precision: str, env: dict | None = None,
+             flags: list[str] = ()) -> dict:
+    """timm's train.py on the same photos at `precision` (env: extra environment variables, flags: extra
+    train.py flags); stopped once warmup + steps updates are logged."""
     command = [sys.executable, str(args.timm_train), str(args.data), "--train-split", "train", "--val-split", "val",
                "--model", args.student, "--num-classes", str(num_classes), "--img-size", str(args.img_size),
                "--model-kwargs", f"img_size={args.img_size}", f"depth={args.student_depth}",
@@ -223,7 +227,7 @@ def run_timm(args, teacher_dir: Path, out: Path, num_classes: int, precision: st
                "--reprob", str(AUGMENT["re_prob"]), "--remode", "pixel", "--mixup", str(AUGMENT["mixup"]),
                "--cutmix", str(AUGMENT["cutmix"]), "--smoothing", str(AUGMENT["label_smoothing"]),
                "--epochs", "1", "--log-interval", "1", "--output", str(out), "--device", args.device,
-               *timm_precision_flags(precision)]
+               *timm_precision_flags(precision), *flags]
     process = subprocess.Popen(command, cwd=out, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                env={**os.environ, **(env or {})})
     steps, lines = [], []
@@ -283,7 +287,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def timm_flags(precision: str) -> str:
-    return " ".join(timm_precision_flags(precision)) or "in fp32 (no --amp)"
+    return " ".join(timm_precision_flags(precision)) or "no --amp"
 
 
 def ratio(row: dict, base: dict | None) -> str:
@@ -299,6 +303,9 @@ def print_table(summary: dict[str, dict], ours: str) -> None:
         line = f"\nall_caches: {ratio(best, timm)}x timm train.py at the same precision ({ours}, {timm_flags(ours)})"
         line += f"; {ratio(best, plain_attn)}x with TIMM_FUSED_ATTN=0" if plain_attn else ""
         print(line + (f"; {ratio(best, timm_fp32)}x timm in fp32" if timm_fp32 else ""))
+    compiled, timm_compiled = summary.get("all_caches_compiled"), summary.get("timm_compiled")
+    if compiled and timm_compiled:
+        print(f"all_caches_compiled: {ratio(compiled, timm_compiled)}x timm train.py --torchcompile at the same precision")
     fp32_column, width = timm_fp32 is not None, max(13, *map(len, summary))
     print(f"\n{'row':<{width}} {'images/s':>9} {'data wait':>10} {'x timm':>7}" + (f" {'x timm fp32':>12}" if fp32_column else "")
           + f" {'x naive':>8}")
@@ -353,7 +360,7 @@ def main(argv: list[str] | None = None) -> int:
           f"student {args.student} depth {args.student_depth} at {args.img_size}px, batch "
           f"{args.batch_size}, {args.warmup}+{args.steps} steps per run, {args.rounds} rounds, {workers} loader "
           f"workers (auto; all_caches reads its stored renderings in the training process), precision {ours} "
-          f"({precision.capability(device)}) on {args.device}; timm's train.py {timm_flags(ours)}", flush=True)
+          f"({precision.capability(device)}) on {args.device}; timm's train.py with {timm_flags(ours)}", flush=True)
     if build:
         print("cache builds (once, each including a short run): "
               + ", ".join(f"{k} {v:.0f} s" for k, v in build.items()), flush=True)
@@ -366,7 +373,7 @@ def main(argv: list[str] | None = None) -> int:
                     result = run_naive(args, teacher)
                 elif row.startswith("timm"):
                     result = run_timm(args, teacher_dir, out, len(classes), "fp32" if row == "timm_fp32" else ours,
-                                      TIMM_ENV.get(row))
+                                      *TIMM_VARIANTS.get(row, ({}, [])))
                 else:
                     result = run_distill(args, teacher, out / "run", *extras[row])
             results[row].append(result)

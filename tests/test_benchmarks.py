@@ -145,3 +145,15 @@ def test_the_throughput_table_puts_the_same_precision_ratio_first(capsys):
     assert lines[2].split() == ["row", "images/s", "data", "wait", "x", "timm", "x", "timm", "fp32", "x", "naive"]
     assert lines[3].split() == ["all_caches", "300.0", "6%", "3.00", "5.00", "-"]
     assert lines[5].split() == ["timm_plain_attn", "120.0", "1%", "1.20", "2.00", "-"]
+
+
+def test_the_compiled_row_is_compared_with_timm_compiled(capsys):
+    summary = {"all_caches": {"images_per_s": 300.0, "data_wait_share": 0.06},
+               "all_caches_compiled": {"images_per_s": 360.0, "data_wait_share": 0.06},
+               "timm": {"images_per_s": 100.0, "data_wait_share": 0.01},
+               "timm_compiled": {"images_per_s": 90.0, "data_wait_share": 0.01}}
+    train_throughput.print_table(summary, "fp32")
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[:2] == ["all_caches: 3.00x timm train.py at the same precision (fp32, no --amp)",
+                         "all_caches_compiled: 4.00x timm train.py --torchcompile at the same precision"]
+    assert lines[3].split() == ["row", "images/s", "data", "wait", "x", "timm", "x", "naive"]
