@@ -388,7 +388,8 @@ def main(argv: list[str] | None = None) -> int:
             "rows": [{"name": row, **s, "rounds": results[row]} for row, s in summary.items()],
             "teacher": f"{args.teacher} (10-class head)", "teacher_resize": args.teacher_resize,
             "student": f"{args.student} depth {args.student_depth}", "img_size": args.img_size,
-            "batch_size": args.batch_size, "precision": ours, "timm_flags": timm_flags(ours), "steps": args.steps, "rounds": args.rounds, "cache_build_s": build,
+            "batch_size": args.batch_size, "precision": ours, "timm_flags": timm_flags(ours), "steps": args.steps,
+            "rounds": args.rounds, "cache_build_s": build,
         }, indent=1))
     return 0
 
