@@ -41,6 +41,8 @@ class DataConfig:
                                    "CSV manifest with empty labels): the teacher's soft labels on the view the "
                                    "student sees are their only target (noisy student). Needs a --teacher and no "
                                    "Mixup/CutMix")
+    repeats: int = opt(1, "passes over the training photos in one epoch, each photo with its own augmentation "
+                          "per pass: a few photos trained for many steps validate and checkpoint less often")
     val_data: str = opt("", "validation data, same kinds; default: the val/ (or test/) folder next to "
                             "train/, Food-101's test split, or the synthetic val split; 'none' skips "
                             "validation. Default under SageMaker: $SM_CHANNEL_VALIDATION")
@@ -184,7 +186,7 @@ class TrainConfig:
         _positive(batch_size=d.batch_size, epochs=o.epochs, accum_steps=o.accum_steps, lr=o.lr,
                   temperature=lo.temperature, save_every=self.run.save_every, dist_timeout=self.run.dist_timeout,
                   log_every=self.run.log_every, synthetic_classes=d.synthetic_classes,
-                  synthetic_images=d.synthetic_images, logit_views=self.cache.logit_views,
+                  synthetic_images=d.synthetic_images, logit_views=self.cache.logit_views, repeats=d.repeats,
                   logit_topk=self.cache.logit_topk)
         check_workers(d.num_workers)
         if self.cache.logit_cache and self.supervised:

@@ -181,6 +181,16 @@ def with_unlabelled(labelled: Source, unlabelled: Source) -> Source:
                   labelled.items + unlabelled.items)
 
 
+def repeated(source: Source, times: int) -> Source:
+    """The photos `times` over: each copy is a sample of its own (its own augmentation seed)."""
+    if times == 1:
+        return source
+    if source.synthetic:
+        raise DistillError("data: --repeats passes over photos again; the synthetic source draws new ones instead "
+                           "(raise --synthetic-images)")
+    return Source(f"{source.description}, {times} passes per epoch", source.classes, source.items * times)
+
+
 def check_training_source(source: Source) -> None:
     if source.classes is not None and len(source.classes) < 2:
         raise DistillError(f"data: {source.description} has only one class "

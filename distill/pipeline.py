@@ -15,7 +15,7 @@ interrupted pipeline resumes at the stage it was in, and a training stage from i
     student-labelled         (--unlabelled) the student distilled from the labelled photos alone:
                              the unlabelled photos' gain. With --unlabelled this one and the
                              baseline train as many steps as the student, so every arm has the
-                             same budget
+                             same budget (their epochs pass over the labelled photos several times)
     student-seedN, baseline-seedN   (--seeds K) both again with seeds +1 .. +K-1, so the report
                              gives the teacher's gain over K seeds, not one draw
     export-*, eval-*         student.onnx, baseline.onnx and their accuracy (<model>.report.json)
@@ -202,7 +202,7 @@ class Pipeline:
         teacher_ckpts = self.teacher_checkpoints()
         student = self.student_options()
         stages += self._trained_model_stages("student", student, teacher_ckpts)
-        same_budget = {"max_steps": self.student_steps()} if self.cfg.unlabelled else {}
+        same_budget = self.labelled_only_budget() if self.cfg.unlabelled else {}
         if self.cfg.unlabelled:
             # The teacher stays live here (no logit cache): over the budget's many epochs of a few photos
             # it labels fresh views, where a cache would replay its K views again and again.
@@ -248,6 +248,12 @@ class Pipeline:
         stage = Stage(name, lambda: None, [folder / "best.pt"], inputs, settings=settings, run_only=RUN_ONLY_OPTIONS)
         stage.run = lambda: self._train(stage, options, folder)
         return stage
+
+    def labelled_only_budget(self) -> dict:
+        """The labelled-only arms' options: the student's optimizer steps, and as many passes over the
+        labelled photos per epoch as make an epoch about the student's (so they validate about as often)."""
+        passes = max(1, round(sum(self.photos.values()) / self.photos["labelled"]))
+        return {"max_steps": self.student_steps(), "repeats": passes}
 
     def extra_seeds(self) -> list[int]:
         """The seeds after the run's own that --seeds adds (the run's own is the preset's seed)."""

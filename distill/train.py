@@ -68,6 +68,7 @@ class Trainer:
         data.check_training_source(self.train_source)
         if d.unlabelled_data:  # labels -1: the teacher's soft labels are their only target (losses.py)
             self.train_source = data.with_unlabelled(self.train_source, data.open_unlabelled(d.unlabelled_data))
+        self.train_source = data.repeated(self.train_source, d.repeats)
         self.labelled = self.train_source.classes is not None
         if not self.labelled and cfg.supervised:
             raise DistillError(f"data: {self.train_source.description} has no labels; "

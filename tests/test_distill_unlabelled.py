@@ -210,6 +210,7 @@ def test_pipeline_with_unlabelled_photos_resumes_and_reports_their_gain(tmp_path
     for arm in ("student-labelled", "baseline"):
         config = yaml.safe_load((run_dir / arm / "config.yaml").read_text())
         assert config["data"]["unlabelled_data"] == "" and config["optim"]["max_steps"] == steps
+        assert config["data"]["repeats"] == 3  # 32 photos / 12 labelled: an epoch about the student's
         assert json.loads((run_dir / "stages" / f"{arm}.json").read_text())["details"]["steps"] == steps
     assert yaml.safe_load((run_dir / "student-labelled" / "config.yaml").read_text())["cache"]["logit_cache"] == ""
     manifests = [json.loads(p.read_text()) for p in (run_dir / "cache").glob("logits-*/manifest.json")]
@@ -226,3 +227,15 @@ def test_pipeline_with_unlabelled_photos_resumes_and_reports_their_gain(tmp_path
     assert run_cli("report", str(run_dir), "--images", "false", "--target", "unlabelled_gain=0.05") == 0
     assert "student >= 5 points above the one distilled from the labelled photos alone" in \
            (run_dir / "report.md").read_text()
+
+
+def test_repeats_pass_over_each_photo_again_with_its_own_augmentation(photos):
+    source = data.open_source(str(photos), "train")
+    twice = data.repeated(source, 2)
+    assert twice.items == source.items * 2 and twice.classes == source.classes
+    dataset = train_set(twice)
+    first, again = dataset[0], dataset[len(source)]
+    assert first[1] == again[1] == 0 and not torch.equal(first[0], again[0])  # same photo, another view
+    assert data.repeated(source, 1) is source
+    with pytest.raises(DistillError, match="draws new ones instead"):
+        data.repeated(data.open_source("synthetic", "train"), 2)
