@@ -201,7 +201,9 @@ class Pipeline:
         stages += self._model_stages("teacher", self.teacher_spec(), self.teacher_checkpoints())
         teacher_ckpts = self.teacher_checkpoints()
         student = self.student_options()
-        stages += self._trained_model_stages("student", student, teacher_ckpts)
+        # A folder's modification time changes when a photo is added or removed: the students learn again.
+        unlabelled = [Path(self.cfg.unlabelled).expanduser().resolve()] if self.cfg.unlabelled else []
+        stages += self._trained_model_stages("student", student, teacher_ckpts + unlabelled)
         same_budget = self.labelled_only_budget() if self.cfg.unlabelled else {}
         if self.cfg.unlabelled:
             # The teacher stays live here (no logit cache): over the budget's many epochs of a few photos
@@ -218,7 +220,8 @@ class Pipeline:
             # One seed's student moves by points on a few hundred validation photos; more seeds say
             # what the teacher adds to the recipe rather than to one draw.
             for seed in self.extra_seeds():
-                stages += self._trained_model_stages(f"student-seed{seed}", {**student, "seed": seed}, teacher_ckpts)
+                stages += self._trained_model_stages(f"student-seed{seed}", {**student, "seed": seed},
+                                                     teacher_ckpts + unlabelled)
                 stages += self._trained_model_stages(f"baseline-seed{seed}", {**baseline, "seed": seed}, [])
         stages.append(Stage("int8", self._int8, [self.run_dir / "int8.json"], [self.onnx(m) for m in self.models()]))
         stages.append(Stage("bench", self._bench, [self.run_dir / "bench.json"],

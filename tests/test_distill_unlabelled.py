@@ -223,6 +223,13 @@ def test_pipeline_with_unlabelled_photos_resumes_and_reports_their_gain(tmp_path
     assert f"| student's top-1 over the same student distilled from the labelled photos alone (the unlabelled " \
            f"photos' gain) | {gain:+.1f} points" in text
     assert "| student-labelled |" in text
+    # A household's new photo retrains the student (the labelled-only arms and the teacher stay).
+    from distill.pipeline import Pipeline, parse_args
+
+    write_image(unlabelled / "meal-new.png", 1, 555)
+    pipeline = Pipeline(parse_args(args[1:]))
+    done = {s.name: pipeline.book.is_done(s) for s in pipeline.stages()}
+    assert not done["student"] and done["student-labelled"] and done["baseline"] and done["teacher"]
     # Judged only when asked.
     assert run_cli("report", str(run_dir), "--images", "false", "--target", "unlabelled_gain=0.05") == 0
     assert "student >= 5 points above the one distilled from the labelled photos alone" in \
