@@ -114,7 +114,12 @@ class Pipeline:
             served_labels(classes or [], cfg.label_map or None)
         self.photos = self._count_photos()
         if cfg.unlabelled:  # e.g. a preset that mixes images: refuse now, not after the teacher's hours
-            config.build(config.TrainConfig, self.student_options())
+            try:
+                config.build(config.TrainConfig, self.student_options())
+            except DistillError as exc:
+                raise DistillError(f"pipeline --unlabelled: the {self.preset.name} preset's student cannot learn "
+                                   f"unlabelled photos ({exc}); in a copy of the preset set its student options "
+                                   "(e.g. mixup: 0, cutmix: 0) and pass --preset COPY.yaml") from None
         self._check_run_folder()
 
     # --- paths and specs --------------------------------------------------------------------------

@@ -154,6 +154,13 @@ def test_bad_unlabelled_folders_are_refused_before_anything_is_written(tmp_path,
     assert not (tmp_path / "run").exists()
 
 
+def test_a_preset_whose_student_mixes_images_is_refused_before_training(tmp_path, photos, capsys):
+    assert run_cli("pipeline", "--data", str(photos), "--out", str(tmp_path / "run"), "--preset", "gpu",
+                   "--unlabelled", str(unlabelled_folder(tmp_path / "u", 2))) == 2
+    assert "the gpu preset's student cannot learn unlabelled photos" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
+
+
 def test_unlabelled_photos_need_labelled_photos_beside_them(tmp_path):
     from distill.pipeline import PipelineConfig
 
