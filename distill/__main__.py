@@ -1,6 +1,7 @@
 """`python -m distill`: distil a frozen teacher into a small student, evaluate, profile, run the pipeline.
 
     python -m distill pipeline --data DIR --out RUN_DIR [--preset cpu|gpu]   (all of it, resumable)
+        [--unlabelled DIR]                                  (also photos without labels, taught by the teacher)
     python -m distill deploy RUN_DIR                        (the student into the app's model folder)
     python -m distill report RUN_DIR [--out FILE]           (report.md of a finished or partial run)
     python -m distill train --data DIR --teacher ckpt:teacher.pt --model vit_micro ...

@@ -37,6 +37,12 @@ class DataConfig:
                         "also works), a Food-101 root (images/, meta/train.txt, meta/test.txt, "
                         "meta/classes.txt), a CSV manifest (path,label; empty labels = unlabelled), a "
                         "folder of unlabelled photos, or 'synthetic'. Default: $SM_CHANNEL_TRAINING")
+    unlabelled_data: str = opt("", "photos without labels trained on beside --data (a flat folder of photos or a "
+                                   "CSV manifest with empty labels): the teacher's soft labels on the view the "
+                                   "student sees are their only target (noisy student). Needs a --teacher and no "
+                                   "Mixup/CutMix")
+    repeats: int = opt(1, "passes over the training photos in one epoch, each photo with its own augmentation "
+                          "per pass: a few photos trained for many steps validate and checkpoint less often")
     val_data: str = opt("", "validation data, same kinds; default: the val/ (or test/) folder next to "
                             "train/, Food-101's test split, or the synthetic val split; 'none' skips "
                             "validation. Default under SageMaker: $SM_CHANNEL_VALIDATION")
@@ -180,11 +186,17 @@ class TrainConfig:
         _positive(batch_size=d.batch_size, epochs=o.epochs, accum_steps=o.accum_steps, lr=o.lr,
                   temperature=lo.temperature, save_every=self.run.save_every, dist_timeout=self.run.dist_timeout,
                   log_every=self.run.log_every, synthetic_classes=d.synthetic_classes,
-                  synthetic_images=d.synthetic_images, logit_views=self.cache.logit_views,
+                  synthetic_images=d.synthetic_images, logit_views=self.cache.logit_views, repeats=d.repeats,
                   logit_topk=self.cache.logit_topk)
         check_workers(d.num_workers)
         if self.cache.logit_cache and self.supervised:
             raise DistillError("config: --logit-cache needs a --teacher (there is nothing to cache with --teacher none)")
+        if d.unlabelled_data and self.supervised:
+            raise DistillError("config: --unlabelled-data has no labels to learn from without a --teacher "
+                               "(its soft labels are their only target)")
+        if d.unlabelled_data and self.mixing:
+            raise DistillError("config: --unlabelled-data needs --mixup 0 --cutmix 0 (a mixed pair of a labelled and "
+                               "an unlabelled photo has no label to mix)")
         if self.cache.logit_pixels and not self.cache.logit_cache:
             raise DistillError("config: --logit-pixels stores the renderings in the teacher-logit cache: "
                                "pass --logit-cache DIR too")

@@ -33,6 +33,7 @@ from models.preprocess import PreprocessConfig
 
 IMG_EXTENSIONS = (".jpg", ".jpeg", ".png", ".ppm", ".bmp", ".pgm", ".tif", ".tiff", ".webp")
 VAL_FOLDERS = ("val", "valid", "validation", "test")
+UNLABELLED = -1  # the label of a photo without one: the losses skip it in the cross-entropy
 
 
 @dataclass
@@ -108,7 +109,7 @@ def _folder_source(root: Path) -> Source:
     if not files:
         raise DistillError(f"data: no images found in {root} (expected class folders or photos "
                            f"with extensions {', '.join(IMG_EXTENSIONS)})")
-    return Source(f"unlabelled photos {root} ({len(files)} images)", None, [(f, -1) for f in files])
+    return Source(f"unlabelled photos {root} ({len(files)} images)", None, [(f, UNLABELLED) for f in files])
 
 
 def _food101_source(root: Path, split: str) -> Source:
@@ -145,11 +146,49 @@ def _csv_source(path: Path) -> Source:
         raise DistillError(f"data: {path} mixes labelled and unlabelled rows; label all or none")
     resolve = lambda p: str(Path(p) if Path(p).is_absolute() else path.parent / p)  # noqa: E731
     if not all(labelled):
-        return Source(f"CSV {path} ({len(rows)} unlabelled images)", None, [(resolve(p), -1) for p, _ in rows])
+        return Source(f"CSV {path} ({len(rows)} unlabelled images)", None, [(resolve(p), UNLABELLED) for p, _ in rows])
     classes = sorted({label for _, label in rows})
     index = {name: i for i, name in enumerate(classes)}
     items = [(resolve(p), index[label]) for p, label in rows]
     return Source(f"CSV {path} ({len(items)} images, {len(classes)} classes)", classes, items)
+
+
+def open_unlabelled(spec: str) -> Source:
+    """--unlabelled-data: a flat folder of photos or a CSV manifest without labels. A folder of class
+    folders is refused rather than its labels dropped: labelled photos belong in --data."""
+    if spec == "synthetic":
+        raise DistillError("data: unlabelled photos are files: pass a folder of photos (not 'synthetic')")
+    path = Path(spec).expanduser()
+    if path.is_dir():
+        try:
+            next(path.iterdir(), None)
+        except OSError as exc:
+            raise DistillError(f"data: cannot read the unlabelled photos' folder {path}: {exc.strerror}") from None
+    source = open_source(spec, "train")
+    if source.classes is not None:
+        raise DistillError(f"data: {source.description} has labels; unlabelled photos go in one flat folder "
+                           "(labelled ones in --data)")
+    return source
+
+
+def with_unlabelled(labelled: Source, unlabelled: Source) -> Source:
+    """One training source: the labelled photos, then the unlabelled ones (label UNLABELLED), so one
+    sampler, one image cache and one teacher-logit cache cover both."""
+    if labelled.synthetic or labelled.classes is None:
+        raise DistillError(f"data: unlabelled photos are trained beside labelled photos; {labelled.description} "
+                           "is " + ("synthetic" if labelled.synthetic else "unlabelled itself"))
+    return Source(f"{labelled.description} + {unlabelled.description}", labelled.classes,
+                  labelled.items + unlabelled.items)
+
+
+def repeated(source: Source, times: int) -> Source:
+    """The photos `times` over: each copy is a sample of its own (its own augmentation seed)."""
+    if times == 1:
+        return source
+    if source.synthetic:
+        raise DistillError("data: --repeats passes over photos again; the synthetic source draws new ones instead "
+                           "(raise --synthetic-images)")
+    return Source(f"{source.description}, {times} passes per epoch", source.classes, source.items * times)
 
 
 def check_training_source(source: Source) -> None:

@@ -28,6 +28,11 @@ fingerprint of the teacher's weights and name, the images (paths, sizes, content
 decoded-image cache if one is used), the transform, the seed, K, k, the precision and whether
 renderings are stored: change any and a new cache is built. Building is resumable (per-image
 done flags) and distributed: each rank fills its shard of the images.
+
+Unlabelled photos (--unlabelled-data, label data.UNLABELLED) are cached like the labelled ones
+they train beside: the teacher's logits on each stored view are their only target, on exactly
+the view the student replays (Beyer et al.'s consistent teaching; noisy student, Xie et al.
+2020). Their labels are part of the images' fingerprint, and the manifest counts them.
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ from torch.utils.data import DataLoader, Dataset
 
 from distill import dist, precision as amp
 from distill.cache_files import CacheFolder, fingerprint, mark_done, source_identity
-from distill.data import ExtendedDataset, ImageDataset, View, ViewTransform, sample_seed, teacher_view_size
+from distill.data import UNLABELLED, ExtendedDataset, ImageDataset, View, ViewTransform, sample_seed, teacher_view_size
 from distill.errors import DistillError
 
 # The stored arrays' layout: bump it whenever they change shape or meaning (see image_cache.LAYOUT).
@@ -165,7 +170,10 @@ def logit_cache_folder(teacher, dataset: ImageDataset, root: str, *, views: int,
         "transform": transform.description if augmented else "eval " + str(transform.preprocess.to_dict()),
         "seed": dataset.seed, "views": views, "topk": topk, "precision": precision, "layout": LAYOUT,
     }
-    return CacheFolder(root, "logits", fingerprint(inputs), {**inputs, "num_classes": num_classes, "size": len(dataset)})
+    # The images' labels are in their fingerprint; the count without one says what the cache is for.
+    unlabelled = sum(label == UNLABELLED for _, label in dataset.source.items)
+    return CacheFolder(root, "logits", fingerprint(inputs), {**inputs, "num_classes": num_classes, "size": len(dataset),
+                                                             "unlabelled": unlabelled})
 
 
 def array_specs(manifest: dict) -> dict[str, tuple[tuple, str]]:
@@ -203,7 +211,9 @@ def build_logit_cache(teacher, dataset: ImageDataset, root: str, *, views: int =
         pending = folder.pending(range(env.rank, size, env.world_size))
         if pending:
             stored = folder.manifest["pixels"]
-            log(f"teacher-logit cache: {len(pending)} of {size} images x {views} views to compute ({folder.path})"
+            unlabelled = folder.manifest["unlabelled"]
+            log(f"teacher-logit cache: {len(pending)} of {size} images"
+                + (f" ({unlabelled} of them unlabelled)" if unlabelled else "") + f" x {views} views to compute ({folder.path})"
                 + (f"; storing the {stored} px renderings ({np.prod(specs['pixels'][0]) / 2**30:.2f} GiB)" if stored else ""))
             todo = _AllViews(dataset, pending, views, teacher_view_size(teacher, dataset.transform), bool(stored))
             _fill(folder, teacher, todo, topk, max(1, batch_size // views), num_workers, precision, device)

@@ -4,6 +4,9 @@ Conventions (Hinton et al. 2015; DeiT, Touvron et al. 2021):
   soft KD  = T^2 * KL(softmax(teacher/T) || softmax(student/T)), averaged over the batch
   hard KD  = cross-entropy(student, argmax(teacher))
   total    = alpha * CE(student, labels) + (1 - alpha) * KD
+An unlabelled photo (label data.UNLABELLED, trained beside labelled ones) adds 0 to the
+cross-entropy's sum but still counts in its batch mean, so each photo weighs the same whatever
+its batch-mates: per photo, alpha * CE + (1 - alpha) * KD with labels, (1 - alpha) * KD without.
 A DeiT student with a distillation token puts CE on its class head and KD on its
 distillation head.
 """
@@ -12,6 +15,8 @@ from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
+
+from distill.data import UNLABELLED
 
 
 def soft_kd(student_logits: torch.Tensor, teacher_logits: torch.Tensor, temperature: float) -> torch.Tensor:
@@ -29,10 +34,12 @@ def hard_kd(student_logits: torch.Tensor, teacher_logits: torch.Tensor) -> torch
 
 
 def hard_label_ce(logits: torch.Tensor, targets: torch.Tensor, label_smoothing: float = 0.0) -> torch.Tensor:
-    """Cross-entropy with class indices, or with per-class probabilities (after Mixup/CutMix)."""
+    """Cross-entropy with class indices (UNLABELLED rows add 0, see the module doc), or with per-class
+    probabilities (after Mixup/CutMix)."""
     if targets.dtype.is_floating_point:
         return torch.sum(-targets * F.log_softmax(logits.float(), dim=-1), dim=-1).mean()
-    return F.cross_entropy(logits.float(), targets, label_smoothing=label_smoothing)
+    return F.cross_entropy(logits.float(), targets, ignore_index=UNLABELLED, label_smoothing=label_smoothing,
+                           reduction="sum") / len(targets)
 
 
 def distillation_loss(

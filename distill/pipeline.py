@@ -1,6 +1,6 @@
 """`python -m distill pipeline`: labelled photos in, a served model and its report out.
 
-    python -m distill pipeline --data DIR --out RUN_DIR [--preset cpu|gpu|FILE.yaml]
+    python -m distill pipeline --data DIR --out RUN_DIR [--preset cpu|gpu|FILE.yaml] [--unlabelled DIR]
 
 Stages, each skipped when its outputs exist and are valid (see distill.stages), so an
 interrupted pipeline resumes at the stage it was in, and a training stage from its last.pt:
@@ -8,8 +8,14 @@ interrupted pipeline resumes at the stage it was in, and a training stage from i
     teacher-head, teacher    head warm-up on a frozen body, then fine-tuning (per ensemble member)
     export-teacher, eval-teacher   teacher.onnx (metadata + parity check), its accuracy on val
     student                  the ViT distilled from the teacher (first filling the teacher-logit
-                             cache: the teacher's logits on K augmented views of every photo)
+                             cache: the teacher's logits on K augmented views of every photo);
+                             with --unlabelled also from the photos there, on the teacher's soft
+                             labels alone (the teacher itself learns from the labelled photos only)
     baseline                 the same ViT trained on the labels alone (off: --baseline false)
+    student-labelled         (--unlabelled) the student distilled from the labelled photos alone:
+                             the unlabelled photos' gain. With --unlabelled this one and the
+                             baseline train as many steps as the student, so every arm has the
+                             same budget (their epochs pass over the labelled photos several times)
     student-seedN, baseline-seedN   (--seeds K) both again with seeds +1 .. +K-1, so the report
                              gives the teacher's gain over K seeds, not one draw
     export-*, eval-*         student.onnx, baseline.onnx and their accuracy (<model>.report.json)
@@ -39,7 +45,7 @@ from models.machine import cpu_description
 
 MODELS = ("teacher", "student", "baseline")
 TEACHER_ONLY_OPTIONS = ("kd", "alpha", "temperature", "logit_views", "logit_topk", "logit_pixels", "teacher_resize",
-                        "teacher_runtime")
+                        "teacher_runtime", "unlabelled_data")
 # How a training stage runs, not what it trains (data loading and augmentation do not depend on the
 # worker count): changing these never retrains a finished stage.
 RUN_ONLY_OPTIONS = ("num_workers", "progress", "tensorboard", "log_every")
@@ -57,6 +63,8 @@ class PipelineConfig:
     label_map: str = ""
     bench_rounds: int = 5
     seeds: int = 1
+    unlabelled: str = ""  # photos without labels: the student learns them from the teacher
+    resume: bool = False  # continue the run in out; an error when there is none
     targets: dict = field(default_factory=dict)  # --target NAME=VALUE: on top of the preset's
 
     def __post_init__(self) -> None:
@@ -73,6 +81,14 @@ class PipelineConfig:
         if not self.val_data and not data.has_val_split(self.data):
             raise DistillError(f"data: {self.data} has no val/ folder: the pipeline selects models on "
                                "validation data; pass --val-data")
+        if self.unlabelled:
+            if self.data == "synthetic":
+                raise DistillError("pipeline: --unlabelled photos train beside labelled photos; --data synthetic "
+                                   "has none")
+            data.open_unlabelled(self.unlabelled)  # missing, empty, labelled or unreadable: refused before training
+        if self.resume and not (Path(self.out).expanduser() / "pipeline.json").is_file():
+            raise DistillError(f"pipeline --resume: {self.out} holds no pipeline run to continue; leave out --resume "
+                               "to start one there")
 
 
 class Pipeline:
@@ -96,6 +112,14 @@ class Pipeline:
             classes = data.open_source(cfg.data, "train", options.data.synthetic_classes,
                                        options.data.synthetic_images).classes
             served_labels(classes or [], cfg.label_map or None)
+        self.photos = self._count_photos()
+        if cfg.unlabelled:  # e.g. a preset that mixes images: refuse now, not after the teacher's hours
+            try:
+                config.build(config.TrainConfig, self.student_options())
+            except DistillError as exc:
+                raise DistillError(f"pipeline --unlabelled: the {self.preset.name} preset's student cannot learn "
+                                   f"unlabelled photos ({exc}); in a copy of the preset set its student options "
+                                   "(e.g. mixup: 0, cutmix: 0) and pass --preset COPY.yaml") from None
         self._check_run_folder()
 
     # --- paths and specs --------------------------------------------------------------------------
@@ -121,9 +145,35 @@ class Pipeline:
     def has_baseline(self) -> bool:
         return self.cfg.baseline and self.preset.baseline is not None
 
+    def _count_photos(self) -> dict[str, int]:
+        """The training photos with and without labels, for the report."""
+        options = config.build(config.TrainConfig, {**self.common, "teacher": "none"})
+        labelled = data.open_source(self.cfg.data, "train", options.data.synthetic_classes,
+                                    options.data.synthetic_images)
+        unlabelled = data.open_unlabelled(self.cfg.unlabelled) if self.cfg.unlabelled else []
+        return {"labelled": len(labelled), "unlabelled": len(unlabelled)}
+
+    def student_options(self) -> dict:
+        options = {**self.common, **self.preset.student, "teacher": self.teacher_spec()}
+        if self.preset.logit_cache:  # built inside the student stage, resumable, keyed by the teacher's weights and seed
+            options["logit_cache"] = str(self.run_dir / "cache")
+        if self.cfg.unlabelled:
+            options["unlabelled_data"] = self.cfg.unlabelled
+        return options
+
+    def student_steps(self) -> int:
+        """The student's optimizer steps over the labelled and unlabelled photos: with --unlabelled, the
+        labelled-only arms train as many, so the comparison is of data, not of budget."""
+        options = config.build(config.TrainConfig, self.student_options())
+        if options.optim.max_steps:
+            return options.optim.max_steps
+        step_samples = options.data.batch_size * options.optim.accum_steps
+        return options.optim.epochs * (sum(self.photos.values()) // step_samples)
+
     def _check_run_folder(self) -> None:
         """A run folder belongs to one data set: refuse to mix two. (A changed preset is fine: the
         stages whose options changed run again.) pipeline.json also tells the report the preset."""
+        # Unlabelled photos are no part of it: adding them to a run retrains only the students.
         identity = {"data": self.cfg.data, "val_data": self.cfg.val_data}
         path = self.run_dir / "pipeline.json"
         if path.is_file():
@@ -132,7 +182,8 @@ class Pipeline:
                 raise DistillError(f"pipeline: {self.run_dir} holds a run on other data ({recorded.get('data')}); "
                                    "choose another --out (nothing was changed)")
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({**identity, "preset_name": self.preset.name, "preset": self.preset.source,
+        path.write_text(json.dumps({**identity, "unlabelled": self.cfg.unlabelled, "photos": self.photos,
+                                    "preset_name": self.preset.name, "preset": self.preset.source,
                                     "targets": self.cfg.targets}, indent=2))
 
     # --- the stages -----------------------------------------------------------------------------
@@ -154,25 +205,34 @@ class Pipeline:
             stages.append(self._train_stage(folder.name, finetune, folder, inputs))
         stages += self._model_stages("teacher", self.teacher_spec(), self.teacher_checkpoints())
         teacher_ckpts = self.teacher_checkpoints()
-        student = {**self.common, **self.preset.student, "teacher": self.teacher_spec()}
-        if self.preset.logit_cache:  # built inside the student stage, resumable, keyed by the teacher's weights and seed
-            student["logit_cache"] = str(self.run_dir / "cache")
-        stages += self._trained_model_stages("student", student, teacher_ckpts)
+        student = self.student_options()
+        # A folder's modification time changes when a photo is added or removed: the students learn again.
+        unlabelled = [Path(self.cfg.unlabelled).expanduser().resolve()] if self.cfg.unlabelled else []
+        stages += self._trained_model_stages("student", student, teacher_ckpts + unlabelled)
+        same_budget = self.labelled_only_budget() if self.cfg.unlabelled else {}
+        if self.cfg.unlabelled:
+            # The teacher stays live here (no logit cache): over the budget's many epochs of a few photos
+            # it labels fresh views, where a cache would replay its K views again and again.
+            labelled_only = {key: value for key, value in student.items() if key not in ("unlabelled_data", "logit_cache",
+                                                                                      "logit_pixels")}
+            stages += self._trained_model_stages("student-labelled", {**labelled_only, **same_budget}, teacher_ckpts)
         if self.has_baseline:
             # Options only a teacher uses are left out, so changing them does not retrain the baseline.
             baseline = {key: value for key, value in {**self.common, **self.preset.student, **self.preset.baseline}.items()
                         if key not in TEACHER_ONLY_OPTIONS}
-            baseline["teacher"] = "none"
+            baseline.update(same_budget, teacher="none")
             stages += self._trained_model_stages("baseline", baseline, [])
             # One seed's student moves by points on a few hundred validation photos; more seeds say
             # what the teacher adds to the recipe rather than to one draw.
             for seed in self.extra_seeds():
-                stages += self._trained_model_stages(f"student-seed{seed}", {**student, "seed": seed}, teacher_ckpts)
+                stages += self._trained_model_stages(f"student-seed{seed}", {**student, "seed": seed},
+                                                     teacher_ckpts + unlabelled)
                 stages += self._trained_model_stages(f"baseline-seed{seed}", {**baseline, "seed": seed}, [])
         stages.append(Stage("int8", self._int8, [self.run_dir / "int8.json"], [self.onnx(m) for m in self.models()]))
         stages.append(Stage("bench", self._bench, [self.run_dir / "bench.json"],
                             [self.onnx(m) for m in self.models()] + [self.run_dir / "int8.json"]))
-        evaluated = self.models() + [f"{m}-seed{s}" for s in self.extra_seeds() for m in ("student", "baseline")]
+        evaluated = (self.models() + ["student-labelled"] * bool(self.cfg.unlabelled)
+                     + [f"{m}-seed{s}" for s in self.extra_seeds() for m in ("student", "baseline")])
         stages.append(Stage("report", self._report, [self.run_dir / "report.md"],
                             [self.run_dir / "eval" / f"{m}.json" for m in evaluated] + [self.run_dir / "bench.json"],
                             settings={"targets": {**self.preset.targets, **self.cfg.targets}}))
@@ -196,6 +256,12 @@ class Pipeline:
         stage = Stage(name, lambda: None, [folder / "best.pt"], inputs, settings=settings, run_only=RUN_ONLY_OPTIONS)
         stage.run = lambda: self._train(stage, options, folder)
         return stage
+
+    def labelled_only_budget(self) -> dict:
+        """The labelled-only arms' options: the student's optimizer steps, and as many passes over the
+        labelled photos per epoch as make an epoch about the student's (so they validate about as often)."""
+        passes = max(1, round(sum(self.photos.values()) / self.photos["labelled"]))
+        return {"max_steps": self.student_steps(), "repeats": passes}
 
     def extra_seeds(self) -> list[int]:
         """The seeds after the run's own that --seeds adds (the run's own is the preset's seed)."""
@@ -362,6 +428,12 @@ def parse_args(argv: list[str]) -> PipelineConfig:
     parser.add_argument("--out", required=True, help="run folder (rerun the same command to resume)")
     parser.add_argument("--preset", default="cpu", help=f"recipe: {', '.join(preset_names())} or a YAML file "
                         "(default: cpu)")
+    parser.add_argument("--unlabelled", default="", metavar="DIR", help="a folder of photos without labels (or a CSV "
+                        "manifest with empty labels): the teacher labels K augmented views of each once (the "
+                        "teacher-logit cache) and the student learns them beside the labelled photos; the report "
+                        "gives their gain over the student distilled from the labelled photos alone")
+    parser.add_argument("--resume", action="store_true", help="continue the run in --out (an error when it holds "
+                        "none); rerunning the same command without it continues too")
     parser.add_argument("--baseline", type=config.parse_bool, default=True, metavar="BOOL",
                         help="also train the student without the teacher, for comparison (default: true)")
     parser.add_argument("--deploy", action="store_true", help="install the student into the app's model "

@@ -19,6 +19,8 @@ from distill.errors import DistillError
 from distill.stages import StageBook
 
 MODELS = ("teacher", "student", "baseline")
+# `pipeline --unlabelled`'s extra arm: the student distilled from the labelled photos alone.
+LABELLED_ONLY = "student-labelled"
 # Stages that `pipeline --seeds K` adds (student-seed1, eval-baseline-seed1, ...).
 EXTRA_SEED = re.compile(r"-seed(\d+)$")
 # The targets a run can be judged by: name -> how the target reads, given its value. A run is judged
@@ -28,6 +30,7 @@ TARGETS = {
     "student_fraction": lambda v: f"student top-1 >= {v:.0%} of the teacher's",
     "speedup": lambda v: f"student >= {v:g}x the teacher's images/s",
     "kd_gain": lambda v: f"KD student >= {v * 100:g} points above the no-teacher baseline",
+    "unlabelled_gain": lambda v: f"student >= {v * 100:g} points above the one distilled from the labelled photos alone",
     "hours": lambda v: f"whole pipeline under {v:g} h",
 }
 
@@ -84,6 +87,7 @@ def collect(run_dir: Path, targets: dict[str, float] | None = None) -> dict:
     records = {r["stage"]: r for r in book.all_records()}
     evals = {m: _read(run_dir / "eval" / f"{m}.json") for m in MODELS}
     evals.update({f"{m}.int8": _read(run_dir / "eval" / f"{m}.int8.json") for m in MODELS})
+    evals[LABELLED_ONLY] = _read(run_dir / "eval" / f"{LABELLED_ONLY}.json")
     bench = _read(run_dir / "bench.json")
     speed: dict[str, dict[int, dict]] = {}
     for row in (bench or {}).get("rows", []):
@@ -91,7 +95,8 @@ def collect(run_dir: Path, targets: dict[str, float] | None = None) -> dict:
     pipeline = _read(run_dir / "pipeline.json") or {}
     stated = {**((pipeline.get("preset") or {}).get("targets") or {}), **(pipeline.get("targets") or {}), **(targets or {})}
     return {"run_dir": run_dir, "records": records, "evals": evals, "bench": bench, "speed": speed,
-            "preset": pipeline, "seeds": seed_evals(run_dir, evals), "targets": stated}
+            "preset": pipeline, "seeds": seed_evals(run_dir, evals), "targets": stated,
+            "photos": pipeline.get("photos"), "unlabelled": pipeline.get("unlabelled") or ""}
 
 
 def seed_evals(run_dir: Path, evals: dict) -> dict[int, dict]:
@@ -145,6 +150,17 @@ def mean_gain_interval(pairs: list[tuple[dict, dict]], resamples: int = 10000,
     return float(low), float(high)
 
 
+def gain_text(a: dict | None, b: dict | None) -> tuple[str, float | None]:
+    """top-1(a) - top-1(b) in points with its paired-bootstrap interval, and the gain ('-', None when
+    either is not evaluated yet)."""
+    if not (a and b):
+        return "-", None
+    gain, interval = a["top1"] - b["top1"], paired_gain_interval(a, b)
+    return f"{gain * 100:+.1f} points" + (
+        f" (95% interval {interval[0] * 100:+.1f} to {interval[1] * 100:+.1f}: paired bootstrap over the "
+        f"{len(a['targets'])} photos)" if interval else ""), gain
+
+
 def measurements(info: dict) -> list[tuple[str, str, str, float | None]]:
     """(target name, what was measured, the measured text, the value a target compares) for each figure a
     target can judge; the value is None while it is not measured yet."""
@@ -168,14 +184,13 @@ def measurements(info: dict) -> list[tuple[str, str, str, float | None]]:
                     + ", ".join(f"{g * 100:+.1f}" for g in gains) + ")"
                     + (f"; 95% interval {interval[0] * 100:+.1f} to {interval[1] * 100:+.1f} (paired bootstrap "
                        f"over the photos)" if interval else ""))
-    elif student and baseline:
-        gain, interval = student["top1"] - baseline["top1"], paired_gain_interval(student, baseline)
-        measured = f"{gain * 100:+.1f} points" + (
-            f" (95% interval {interval[0] * 100:+.1f} to {interval[1] * 100:+.1f}: paired bootstrap over the "
-            f"{len(student['targets'])} photos)" if interval else "")
     else:
-        gain, measured = None, "-"
+        measured, gain = gain_text(student, baseline)
     rows.append(("kd_gain", "KD student's top-1 over the no-teacher baseline", measured, gain))
+    if info.get("unlabelled"):
+        measured, gain = gain_text(student, evals[LABELLED_ONLY])
+        rows.append(("unlabelled_gain", "student's top-1 over the same student distilled from the labelled photos "
+                     "alone (the unlabelled photos' gain)", measured, gain))
     finished = "report" in records or "bench" in records
     # The pipeline as it runs by default: the extra seeds' stages are counted apart.
     hours = sum(stage_seconds(r)[0] for name, r in records.items() if not EXTRA_SEED.search(name)) / 3600
@@ -274,13 +289,18 @@ def markdown(info: dict, images: bool = True) -> str:
     preset = info["preset"].get("preset", {})
     lines = [f"# Pipeline report: {run_dir.name}", ""]
     lines += [f"Data: `{info['preset'].get('data', '?')}`. Preset: {preset.get('description', '').strip()}", ""]
+    photos = info.get("photos")
+    if photos:
+        lines += [f"Training photos: {photos['labelled']} labelled, {photos['unlabelled']} unlabelled"
+                  + (f" (`{info['unlabelled']}`: the teacher's soft labels are their only target; the teacher "
+                     f"learnt from the labelled photos alone)" if info.get("unlabelled") else "") + ".", ""]
     if info["bench"]:
         lines += [f"Speed measured with ONNX Runtime on {info['bench'].get('cpu', 'this CPU')}, "
                   f"{info['bench']['rounds']} interleaved rounds (median).", ""]
     lines += ["## Results on the validation data", "",
               "| model | top-1 | top-5 | params (M) | GMACs | input px | images/s b1 | images/s b32 | speed vs teacher b1 / b32 |",
               "|---|---|---|---|---|---|---|---|---|"]
-    names = [m for m in MODELS if evals[m] or f"export-{m}" in records]
+    names = [m for m in (*MODELS, LABELLED_ONLY) if evals[m] or f"export-{m}" in records]
     for name in names + [f"{m}.int8" for m in MODELS if evals[f"{m}.int8"]]:
         base = name.split(".")[0]
         ev = evals.get(name)

@@ -66,6 +66,9 @@ class Trainer:
         cfg, d = self.cfg, self.cfg.data
         self.train_source = data.open_source(d.data, "train", d.synthetic_classes, d.synthetic_images)
         data.check_training_source(self.train_source)
+        if d.unlabelled_data:  # labels -1: the teacher's soft labels are their only target (losses.py)
+            self.train_source = data.with_unlabelled(self.train_source, data.open_unlabelled(d.unlabelled_data))
+        self.train_source = data.repeated(self.train_source, d.repeats)
         self.labelled = self.train_source.classes is not None
         if not self.labelled and cfg.supervised:
             raise DistillError(f"data: {self.train_source.description} has no labels; "
@@ -374,7 +377,8 @@ class Trainer:
         own rendering of the images (or None), skipped."""
         images, labels, skipped, *for_teacher = batch
         images = images.to(self.device, non_blocking=True)
-        # unlabelled photos carry -1; Mixup still needs valid indices, the loss ignores them
+        # unlabelled photos carry -1 (data.UNLABELLED): the cross-entropy skips them. A source without any
+        # labels gets zeros instead, since Mixup needs valid indices (its loss has no cross-entropy).
         targets = labels.to(self.device, non_blocking=True) if self.labelled else torch.zeros_like(labels, device=self.device)
         for_teacher = for_teacher[0].to(self.device, non_blocking=True) if for_teacher else None
         rendered = isinstance(self.train_set, data.TeacherViews)

@@ -112,6 +112,41 @@ def test_pipeline_results_reports_a_run_against_the_projects_targets(tmp_path, c
     assert "| whole pipeline under 3 h | 0.00 h so far | not measured yet |" in text
 
 
+def test_household_split_links_k_labelled_photos_per_dish_and_the_rest_unlabelled(tmp_path):
+    data = tmp_path / "food"
+    image_folder(data / "train", ["pho", "ramen"], 5)
+    image_folder(data / "val", ["pho", "ramen"], 1)
+    root, unlabelled = pipeline_results.household_split(data, 2, tmp_path / "split")
+    labelled = sorted(p.resolve() for p in (root / "train").rglob("*.png"))
+    others = sorted(p.resolve() for p in unlabelled.iterdir())
+    assert [p.parent.name for p in labelled] == ["pho", "pho", "ramen", "ramen"] and len(others) == 6
+    assert sorted(labelled + others) == sorted((data / "train").rglob("*.png"))  # each photo once
+    assert not any("pho" in p.name or "ramen" in p.name for p in unlabelled.iterdir())  # no dish in a name
+    assert (root / "val").resolve() == (data / "val").resolve()
+    again, _ = pipeline_results.household_split(data, 2, tmp_path / "split")  # kept: the run's caches stay valid
+    assert sorted(p.resolve() for p in (again / "train").rglob("*.png")) == labelled
+    with pytest.raises(SystemExit, match="holds another split"):
+        pipeline_results.household_split(data, 3, tmp_path / "split")
+    with pytest.raises(SystemExit, match="no unlabelled ones beside 5 labelled"):
+        pipeline_results.household_split(data, 5, tmp_path / "other")
+
+
+def test_pipeline_results_of_a_household_run_judge_the_unlabelled_photos(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "pipeline.json").write_text(json.dumps({"data": "split", "unlabelled": "split/unlabelled",
+                                                   "photos": {"labelled": 200, "unlabelled": 3180},
+                                                   "preset": {"description": "a recipe"}}))
+    results = tmp_path / "results.md"
+    assert pipeline_results.main(["--out", str(run), "--report-only", "--results", str(results),
+                                  "--labelled-per-class", "20"]) == 0
+    text = results.read_text()
+    assert text.startswith("# Results: distillation from unlabelled photos\n")
+    assert "--labelled-per-class 20" in text and "Training photos: 200 labelled, 3180 unlabelled" in text
+    assert "| KD student >= 5 points above the no-teacher baseline | - | not measured yet |" in text
+    assert "teacher top-1 >=" not in text
+
+
 @pytest.mark.slow
 def test_train_throughput_times_the_naive_loop_and_the_trainer(tmp_path, capsys):
     data = tmp_path / "photos"
