@@ -866,7 +866,8 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
 
         with gr.Tab("Today", id="today"):
             with gr.Row():
-                day = gr.DateTime(label="Day", value="now", include_time=False, type="string", min_width=200)
+                day = gr.DateTime(label="Day", value="now", include_time=False, type="string", min_width=200,
+                                  elem_id="today-day")
                 refresh_btn = gr.Button("Show", scale=0, min_width=80)
             day_heading = gr.Markdown(elem_id="day-heading")
             # Widths in percent: a phone's 390 px show every column, none cut off on the right.
