@@ -1036,12 +1036,14 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
             gh.entry_response, [entry_pick], list(entry_glucose), api_name="entry_glucose", **quiet)
         save_entry_btn.click(
             h.edit_entry, [entry_pick, *edit_fields], [entry_status], api_name="edit_entry"
-        ).success(h.day_view, [day], day_outputs, api_name="day_view_after_edit", **quiet)
+        ).success(h.day_view, [day], day_outputs, api_name="day_view_after_edit", **quiet).success(
+            gh.entry_response, [entry_pick], list(entry_glucose), api_name="entry_glucose_after_edit", **quiet)
         delete_btn.click(h.ask_delete, [entry_pick, day], [confirm_box, confirm_text], api_name="ask_delete")
         keep_btn.click(lambda: gr.update(visible=False), None, [confirm_box], api_visibility="private")
         confirm_delete_btn.click(h.delete_entry, [entry_pick], [entry_status, confirm_box], api_name="delete_entry").success(
             h.day_view, [day], day_outputs, api_name="day_view_after_delete", **quiet
-        )
+        ).success(  # day_view emptied the picker: no curve of an entry no longer picked (or gone)
+            gh.entry_response, [entry_pick], list(entry_glucose), api_name="entry_glucose_after_delete", **quiet)
         export_btn.click(h.export_csv, None, [export_file], api_name="export_csv")
 
         my_outputs = [my_status, my_table, my_pick]
