@@ -25,7 +25,7 @@ from db.dishes import remove_dish as remove_stored_dish
 from app.auth import Identity
 from app.catalog import ModelCatalog
 from app.errors import user_error
-from app.glucose.ui import GlucoseHandlers, build_glucose_tab
+from app.glucose.ui import GlucoseHandlers, build_entry_response, build_glucose_tab
 from app.security import OwnedFiles, private_dir
 from db import households, personal, photos, service, validate
 from db.cards import hit_portion_text
@@ -866,7 +866,8 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
 
         with gr.Tab("Today", id="today"):
             with gr.Row():
-                day = gr.DateTime(label="Day", value="now", include_time=False, type="string", min_width=200)
+                day = gr.DateTime(label="Day", value="now", include_time=False, type="string", min_width=200,
+                                  elem_id="today-day")
                 refresh_btn = gr.Button("Show", scale=0, min_width=80)
             day_heading = gr.Markdown(elem_id="day-heading")
             # Widths in percent: a phone's 390 px show every column, none cut off on the right.
@@ -896,6 +897,7 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
                         confirm_delete_btn = gr.Button("Yes, delete it", variant="stop", elem_id="confirm-delete")
                         keep_btn = gr.Button("No, keep it")
                 entry_status = gr.Markdown(elem_id="entry-status")
+                entry_glucose = build_entry_response()
             with gr.Row():
                 export_btn = gr.Button("Export my log as CSV (for your dietitian)")
                 export_file = gr.File(label="CSV", interactive=False)
@@ -1027,16 +1029,21 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
         edit_fields = [edit_grams, edit_meal, edit_when, edit_note]
         entries.select(h.pick_row, None, [entry_pick], api_name="pick_row", **quiet).success(
             lambda: gr.update(open=True), None, [edit_box], api_visibility="private").success(
-            h.load_entry, [entry_pick, day], edit_fields, api_name="load_row", **quiet)
-        entry_pick.input(h.load_entry, [entry_pick, day], edit_fields, api_name="load_entry")
+            h.load_entry, [entry_pick, day], edit_fields, api_name="load_row", **quiet).success(
+            gh.entry_response, [entry_pick], list(entry_glucose), api_name="entry_glucose_row", **quiet)
+        # On the existing chains, not a change event of entry_pick: day_view resets the picker.
+        entry_pick.input(h.load_entry, [entry_pick, day], edit_fields, api_name="load_entry").success(
+            gh.entry_response, [entry_pick], list(entry_glucose), api_name="entry_glucose", **quiet)
         save_entry_btn.click(
             h.edit_entry, [entry_pick, *edit_fields], [entry_status], api_name="edit_entry"
-        ).success(h.day_view, [day], day_outputs, api_name="day_view_after_edit", **quiet)
+        ).success(h.day_view, [day], day_outputs, api_name="day_view_after_edit", **quiet).success(
+            gh.entry_response, [entry_pick], list(entry_glucose), api_name="entry_glucose_after_edit", **quiet)
         delete_btn.click(h.ask_delete, [entry_pick, day], [confirm_box, confirm_text], api_name="ask_delete")
         keep_btn.click(lambda: gr.update(visible=False), None, [confirm_box], api_visibility="private")
         confirm_delete_btn.click(h.delete_entry, [entry_pick], [entry_status, confirm_box], api_name="delete_entry").success(
             h.day_view, [day], day_outputs, api_name="day_view_after_delete", **quiet
-        )
+        ).success(  # day_view emptied the picker: no curve of an entry no longer picked (or gone)
+            gh.entry_response, [entry_pick], list(entry_glucose), api_name="entry_glucose_after_delete", **quiet)
         export_btn.click(h.export_csv, None, [export_file], api_name="export_csv")
 
         my_outputs = [my_status, my_table, my_pick]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import csv
+import re
 from datetime import date
 from types import SimpleNamespace
 
@@ -31,6 +32,13 @@ REVIEWED_ENDPOINTS = {
     "set_serving": "set_serving", "set_grams": "set_grams", "set_grams_blur": "set_grams",
     "log_meal": "log_meal", "load_entry": "load_entry", "edit_entry": "edit_entry", "delete_entry": "delete_entry",
     "ask_delete": "ask_delete", "load_row": "load_entry",
+    # The picked entry's glucose curve: db.glucose.service.meal_of_entry for the request's user.
+    "entry_glucose": "entry_response", "entry_glucose_row": "entry_response",
+    "entry_glucose_after_edit": "entry_response", "entry_glucose_after_delete": "entry_response",
+    # The Glucose tab (app.glucose.ui): every handler names the user by GlucoseHandlers.user_of(request).
+    "glucose_import": "import_file", "glucose_save_zone": "save_zone", "glucose_report": "report",
+    "glucose_export_readings": "export_readings", "glucose_meals": "meals", "glucose_foods": "foods",
+    "glucose_meal_curve": "meal_curve", "glucose_zone": "load",
     "pick_row": "pick_row",  # the clicked row's own "#" cell, checked by load_entry afterwards
     "card_after_settings": "refresh_card",
     "day_view": "day_view", "day_view_after_log": "day_view", "day_view_after_edit": "day_view",
@@ -142,6 +150,12 @@ def test_user_b_cannot_read_or_change_user_a_through_the_api(bob, alice_entry):
         bob.predict(entry_id, TODAY, api_name="/ask_delete")
     with pytest.raises(Exception, match=refused):
         bob.predict(entry_id, api_name="/delete_entry")
+    try:
+        plot, text = bob.predict(entry_id, api_name="/entry_glucose")
+    except Exception as exc:  # Gradio's own check of the picker's choices
+        assert re.search(refused, str(exc))
+    else:
+        assert plot is None and text.startswith(f"⚠️ no meal entry {entry_id}")
     exported = bob.predict(api_name="/export_csv")
     with open(exported, newline="", encoding="utf-8") as handle:
         assert list(csv.DictReader(handle)) == []

@@ -1,5 +1,6 @@
 """A real browser on the Glucose tab: set the time zone, import a Clarity export, see the report
-with its AGP chart and the PNG for the clinic, see a meal beside its curve (headless Chromium).
+with its AGP chart and the PNG for the clinic, see a meal beside its curve, there and on its
+entry in the Today tab (headless Chromium).
 The screenshot is test-artifacts/glucose.png (the README's picture of the report)."""
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ def test_import_report_and_meals_in_the_glucose_tab(server, tmp_path):
             expect(status).to_contain_text("4032", timeout=60_000)
             expect(status).to_contain_text("readings added")
 
-            service.log_meal(LOCAL_USER, "banana", eaten_at=datetime(2026, 11, 29, 12, 0))
+            banana = service.log_meal(LOCAL_USER, "banana", eaten_at=datetime(2026, 11, 29, 12, 0))["id"]
             page.get_by_label("Last day (YYYY-MM-DD; empty: today)").fill("2026-11-30")
             page.locator("#glucose-report").click()
             metrics = page.locator("#glucose-metrics")
@@ -70,6 +71,17 @@ def test_import_report_and_meals_in_the_glucose_tab(server, tmp_path):
 
             page.get_by_role("button", name="Show meals").click()
             expect(page.locator("#glucose-meals")).to_contain_text("Banana", timeout=30_000)
+
+            # The same meal's curve and response on its entry in the Today tab.
+            page.get_by_role("tab", name="Today").click()
+            page.locator("#today-day input").first.fill("2026-11-29")
+            page.get_by_role("button", name="Show", exact=True).click()
+            table = page.locator("#day-entries")
+            expect(table).to_contain_text("Banana", timeout=30_000)
+            table.get_by_role("gridcell", name=str(banana), exact=True).click()
+            expect(page.locator("#entry-glucose")).to_contain_text("Baseline", timeout=30_000)
+            expect(page.locator("#entry-glucose-plot img, #entry-glucose-plot svg").first).to_be_visible(
+                timeout=30_000)
         finally:
             browser.close()
     assert glucose.reading_count(LOCAL_USER) == 14 * 288

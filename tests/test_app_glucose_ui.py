@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 from db_support import alice, db_url  # noqa: F401  (fixtures)
 
-from app.glucose.ui import MEAL_COLUMNS, GlucoseHandlers
+from app.glucose.ui import MEAL_COLUMNS, NO_READINGS, GlucoseHandlers
 from db import service
 
 DATA = Path(__file__).parent / "data" / "glucose"
@@ -54,3 +54,23 @@ def test_bad_input_gets_a_message_and_imports_nothing(alice, tmp_path):
     assert "Nothing was imported: cannot tell which export" in h.import_file(str(bad), "auto", ALICE)
     assert "unknown time zone" in h.save_zone("Moon/Base", ALICE)
     assert h.report(14, "not a day", ALICE)[0].startswith("⚠️")
+
+
+def test_an_entry_shows_its_own_curve_to_its_owner_only(alice, tmp_path):
+    service.create_user("bob")
+    h = handlers(tmp_path)
+    h.save_zone("Europe/Berlin", ALICE)
+    h.import_file(str(DATA / "clarity_de_mmol.csv"), "auto", ALICE)
+    around = service.log_meal(alice, "banana", eaten_at=datetime(2026, 3, 29, 1, 40))["id"]
+    far = service.log_meal(alice, "banana", eaten_at=datetime(2026, 3, 20, 12, 0))["id"]
+    plot, text = h.entry_response(around, ALICE)
+    assert plot["visible"] and plot["value"] is not None
+    assert text.startswith("**Glucose after this meal** (Banana") and "Baseline " in text
+    assert "2-h iAUC" in text and "correction bolus cannot be excluded" in text
+    plot, text = h.entry_response(far, ALICE)
+    assert not plot["visible"] and text == NO_READINGS
+    # Bob asking for Alice's entry gets neither her curve nor her figures.
+    plot, text = h.entry_response(around, BOB)
+    assert not plot["visible"] and plot["value"] is None
+    assert text == f"⚠️ no meal entry {around} for 'bob'"
+    assert h.entry_response(None, ALICE) == ({"__type__": "update", "value": None, "visible": False}, "")

@@ -91,6 +91,23 @@ def meal_figure(meal: dict[str, Any]) -> Figure:
     return figure
 
 
+def response_text(meal: dict[str, Any]) -> str:
+    """One meal's response figures (db.glucose.service.meal_of_entry) as a short Markdown list;
+    numbers the readings cannot give show as "-" and the flags say why."""
+    response = meal["response"]
+
+    def value(key: str, unit: str) -> str:
+        return "-" if response[key] is None else f"{response[key]:g} {unit}"
+    lines = [f"**Glucose after this meal** ({', '.join(meal['foods'])}, {meal['carbohydrate_g']:g} g "
+             "carbohydrate)", "",
+             f"- Baseline {value('baseline_mg_dl', 'mg/dL')}, peak {value('peak_mg_dl', 'mg/dL')}, "
+             f"rise {value('rise_mg_dl', 'mg/dL')}",
+             f"- Time to peak {value('minutes_to_peak', 'min')}; "
+             f"2-h iAUC {value('iauc_2h', 'mg/dL x min')}"]
+    lines += [f"- ⚠️ {flag}" for flag in response["flags"]]
+    return "\n".join(lines)
+
+
 def png(figure: Figure) -> bytes:
     """The figure as PNG bytes."""
     buffer = io.BytesIO()

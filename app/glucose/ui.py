@@ -23,6 +23,7 @@ NOTE = ("**Shows what happened.** These numbers describe your glucose after your
         "foodtag holds no insulin data. Talk to your diabetes team before changing treatment.")
 MEAL_COLUMNS = ["Meal (local time)", "Foods", "Carbohydrate g", "Baseline", "Peak", "Rise",
                 "Minutes to peak", "iAUC 2 h (mg/dL x min)", "Flags"]
+NO_READINGS = "No glucose readings around this meal (30 min before to 3 h after); import them in the Glucose tab."
 FOOD_COLUMNS = ["Food", "Meals", "iAUC per 10 g", "SD", "Rise per 10 g", "SD "]
 
 
@@ -94,6 +95,19 @@ class GlucoseHandlers:
         found = [m for m in glucose.meal_responses_json(self.user_of(request)) if m["eaten_at"] == eaten_at]
         return chart.meal_figure(found[0]) if found else None
 
+    def entry_response(self, entry_id: int | float | None, request: gr.Request):
+        """(the meal's curve, its response figures) for one of the signed-in user's entries,
+        shown on the entry in the Today tab; only the short NO_READINGS without readings."""
+        if entry_id is None:
+            return gr.update(value=None, visible=False), ""
+        try:
+            meal = glucose.meal_of_entry(self.user_of(request), int(entry_id))
+        except FoodtagError as exc:  # not their entry (NotFound) or no such user
+            return gr.update(value=None, visible=False), f"⚠️ {exc}"
+        if not meal["curve"]:
+            return gr.update(value=None, visible=False), NO_READINGS
+        return gr.update(value=chart.meal_figure(meal), visible=True), chart.response_text(meal)
+
     def foods(self, request: gr.Request):
         result = glucose.food_responses(self.user_of(request))
         rows = [[f["food"], f["meals"], f["iauc_per_10g"], f["iauc_per_10g_sd"], f["rise_per_10g"],
@@ -106,6 +120,14 @@ class GlucoseHandlers:
         with path.open("w", encoding="utf-8", newline="") as out:
             glucose.export_readings_csv(user, out)
         return str(path)
+
+
+def build_entry_response() -> tuple[gr.Plot, gr.Markdown]:
+    """The place for an entry's glucose curve and response (GlucoseHandlers.entry_response) in
+    the Today tab's entry box; call inside it."""
+    plot = gr.Plot(label="Glucose, 30 min before to 3 h after", visible=False, elem_id="entry-glucose-plot")
+    text = gr.Markdown(elem_id="entry-glucose")
+    return plot, text
 
 
 def build_glucose_tab(handlers: GlucoseHandlers) -> None:
