@@ -16,7 +16,7 @@ from gradio_client import Client, handle_file
 from gradio_client.exceptions import AuthenticationError
 
 from app.ui import Handlers
-from db import personal, service
+from db import dishes, personal, service
 
 PASSWORDS = {"alice": "alice-pass-123", "bob": "bob-pass-456"}
 SECRET = "alice-private-note-7f3a"
@@ -58,6 +58,8 @@ REVIEWED_ENDPOINTS = {
     # Settings: consent to keep meal photos and the household, by the request's user (below and
     # tests/test_app_photos.py); joining takes an invite code a member made (tests/test_db_photos.py).
     "set_keep_photos": "set_keep_photos", "load_photo_settings": "load_photo_settings",
+    # Models tab, My dishes: db.dishes scoped by the request's user (below and tests/test_dishes.py).
+    "my_dishes": "my_dishes", "add_dish": "add_dish", "remove_dish": "remove_dish",
     "create_household": "create_household", "join_household": "join_household",
     "invite_to_household": "invite_to_household", "leave_household": "leave_household",
 }
@@ -159,6 +161,12 @@ def test_user_b_cannot_read_or_change_user_a_through_the_api(bob, alice_entry):
     exported = bob.predict(api_name="/export_csv")
     with open(exported, newline="", encoding="utf-8") as handle:
         assert list(csv.DictReader(handle)) == []
+    dishes.add_dish("alice", "Pie", "banana", [dishes.PhotoVectors(1, 4, bytes(16))], space="v1")
+    table, _picker, _accuracy = bob.predict(api_name="/my_dishes")
+    assert "Pie" not in str(table)
+    with pytest.raises(Exception, match="no dish|not in the list of choices"):
+        bob.predict("Pie", api_name="/remove_dish")
+    assert [d["dish"] for d in dishes.list_dishes("alice")] == ["Pie"]
     bob.predict(2500, 300, "12", 0.3, "DE", api_name="/save_settings")
     assert "are kept" in bob.predict(True, api_name="/set_keep_photos")
     bob.predict("Bob's flat", api_name="/create_household")
