@@ -21,7 +21,6 @@ import pandas as pd
 from app import views
 from app.analysis import Analyzer, find_foods, nutrition_card, photo_digest
 from app.dishes import learn_correction
-from db.dishes import remove_dish as remove_stored_dish
 from app.auth import Identity
 from app.catalog import ModelCatalog
 from app.errors import user_error
@@ -29,6 +28,8 @@ from app.glucose.ui import GlucoseHandlers, build_entry_response, build_glucose_
 from app.security import OwnedFiles, private_dir
 from db import households, personal, photos, service, validate
 from db.cards import hit_portion_text
+from db.dishes import MAX_PHOTOS_PER_ADD
+from db.dishes import remove_dish as remove_stored_dish
 from db.checks import SETTING_RANGES
 from db.nutrition import (EXCHANGE_UNITS_G, NUTRIENT_LABELS, REGIONS, STORED_NUTRIENTS, carb_unit, exchanges,
                           region_unit)
@@ -766,8 +767,8 @@ class Handlers:
         with shown_errors():
             user = self._user(request)
             paths = [Path(f if isinstance(f, str) else f.name) for f in (files or [])]
-            if not paths:
-                raise FoodtagError("Add 1 to 10 photos of the dish.")
+            if not 1 <= len(paths) <= MAX_PHOTOS_PER_ADD:  # counted before any photo is read
+                raise FoodtagError(f"Add 1 to {MAX_PHOTOS_PER_ADD} photos of the dish.")
             for path in paths:
                 if path.stat().st_size > self.ctx.max_upload_bytes:
                     raise FoodtagError(f"{path.name}: file is larger than the "

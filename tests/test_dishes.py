@@ -248,8 +248,9 @@ def test_a_dish_added_through_the_ui_is_recognised_and_a_correction_teaches_it(t
     assert {d["dish"]: d["photos"] for d in stored.list_dishes("carol")}[dish] == 2
     status, table, picker, _line = handlers.remove_dish("Pie", carol)
     assert status == "Removed Pie with the vectors of 1 photos." and picker["choices"] == ["Morning coffee"]
-    with pytest.raises(Exception, match="Add 1 to 10 photos"):
-        handlers.add_dish("Soup", "banana", [], carol)
+    for too_few_or_many in ([], [str(files["pie.jpg"])] * 11):
+        with pytest.raises(Exception, match="Add 1 to 10 photos"):
+            handlers.add_dish("Soup", "banana", too_few_or_many, carol)
 
 
 def test_dishes_learned_with_another_model_are_not_mixed_in_and_the_user_is_told(analyzer, alice):
