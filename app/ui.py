@@ -1012,9 +1012,11 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
         search_btn.click(h.search_foods, search_inputs, [search_hits, search_status], api_name="search_foods")
         search_text.submit(h.search_foods, search_inputs, [search_hits, search_status], api_name="search_foods_submit", **quiet)
         portion_outputs = [state, serving, grams, *card_outputs]
-        serving.input(**hold_log)
-        serving.input(h.set_serving, [state, serving], portion_outputs, api_name="set_serving",
-                      trigger_mode="always_last")
+        # .select, not .input: the dropdown also fires input when it closes on the serving shown,
+        # and that reply (re-enabling Log) could land after grams typed meanwhile.
+        serving.select(**hold_log)
+        serving.select(h.set_serving, [state, serving], portion_outputs, api_name="set_serving",
+                       trigger_mode="always_last")
         # Typing holds Log until the typed grams are on the card (Enter or leaving the box).
         grams.input(**hold_log)
         grams.submit(h.set_grams, [state, grams], portion_outputs, api_name="set_grams", trigger_mode="always_last")
