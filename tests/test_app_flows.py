@@ -297,6 +297,8 @@ def test_history_rows_are_told_apart_and_delete_asks_first(server, browser):
         expect(table).to_contain_text("Banana", timeout=30_000)
         page.get_by_text("Edit or delete an entry").click()
         page.locator("#entry-pick input").click()
+        # all_inner_texts does not wait: wait for the list to open on the three entries first.
+        expect(page.get_by_role("option").nth(2)).to_be_visible(timeout=30_000)
         labels = page.get_by_role("option").all_inner_texts()
         assert len(labels) == len(set(labels)) >= 3
         assert all(re.search(r"#\d+ \d\d:\d\d .*, [\d.]+ g, [\d.]+ g carbohydrate", label) for label in labels)
