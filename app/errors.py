@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import logging
+from contextlib import contextmanager
 
 import gradio as gr
+
+from models.errors import FoodtagError
 
 log = logging.getLogger("foodtag.ui")
 
@@ -14,3 +17,12 @@ def user_error(message: str) -> gr.Error:
     the log gets one line instead of the traceback Gradio prints for every gr.Error."""
     log.warning("refused: %s", message)
     return gr.Error(message, print_exception=False)
+
+
+@contextmanager
+def shown_errors():
+    """FoodtagError -> gr.Error: the page shows its one-line message, the log one line."""
+    try:
+        yield
+    except FoodtagError as exc:
+        raise user_error(str(exc)) from None

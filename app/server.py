@@ -61,6 +61,17 @@ def error(status: int, message: str, **headers: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status, headers=headers or None)
 
 
+def refusal(exc: FoodtagError) -> JSONResponse:
+    """The error response for a change to the user's own foods, recipes or dishes that the
+    domain refused: 400 for a file that is not a photo, 404 for a food or dish that does not
+    exist, 422 for any other bad value."""
+    if isinstance(exc, ImageError):
+        return error(400, str(exc))
+    if isinstance(exc, (UnknownFood, NotFound)):
+        return error(404, str(exc))
+    return error(422, str(exc))
+
+
 async def _signed_in_user(request: Request,
                           basic: HTTPBasicCredentials | None = Depends(_basic_auth)) -> str:
     """The caller of an /api route (sign-in cookie or HTTP Basic), checked before the route reads
@@ -329,10 +340,8 @@ class App:
     async def _own_call(self, fn, *args, **kwargs) -> JSONResponse:
         try:
             created = await run_in_threadpool(fn, *args, **kwargs)
-        except UnknownFood as exc:
-            return error(404, str(exc))
         except FoodtagError as exc:
-            return error(422, str(exc))
+            return refusal(exc)
         return JSONResponse(created, status_code=201)
 
     async def my_dishes(self, user: SignedInUser) -> JSONResponse:
@@ -368,12 +377,8 @@ class App:
             return error(413, too_large)
         try:
             added = await run_in_threadpool(self._add_dish_sync, user, photos, fields["name"] or "", fields["food"] or "")
-        except ImageError as exc:
-            return error(400, str(exc))
-        except UnknownFood as exc:
-            return error(404, str(exc))
         except FoodtagError as exc:
-            return error(422, str(exc))
+            return refusal(exc)
         return JSONResponse(added, status_code=201)
 
     def _add_dish_sync(self, user: str, photos: list[tuple[bytes, str]], name: str, food: str) -> dict:
@@ -384,10 +389,8 @@ class App:
     async def remove_my_dish(self, name: str, user: SignedInUser) -> JSONResponse:
         try:
             photos = await run_in_threadpool(dishes.remove_dish, user, name)
-        except NotFound as exc:
-            return error(404, str(exc))
         except FoodtagError as exc:
-            return error(422, str(exc))
+            return refusal(exc)
         return JSONResponse({"dish": name, "photos_removed": photos})
 
     def _analyze_sync(self, user: str, data: bytes, name: str, *, grams: str | None, serving: str | None,

@@ -10,7 +10,6 @@ from __future__ import annotations
 import shutil
 import tempfile
 import uuid
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
@@ -23,13 +22,12 @@ from app.analysis import Analyzer, find_foods, nutrition_card, photo_digest
 from app.dishes import learn_correction
 from app.auth import Identity
 from app.catalog import ModelCatalog
-from app.errors import user_error
+from app.errors import shown_errors
 from app.glucose.ui import GlucoseHandlers, build_entry_response, build_glucose_tab
+from app.photos_ui import PhotoHandlers
 from app.security import OwnedFiles, private_dir
-from db import households, personal, photos, service, validate
+from db import personal, photos, service, validate
 from db.cards import hit_portion_text
-from db.dishes import MAX_PHOTOS_PER_ADD
-from db.dishes import remove_dish as remove_stored_dish
 from db.checks import SETTING_RANGES
 from db.nutrition import (EXCHANGE_UNITS_G, NUTRIENT_LABELS, REGIONS, STORED_NUTRIENTS, carb_unit, exchanges,
                           region_unit)
@@ -168,15 +166,6 @@ def parse_day(text: str | None) -> date:
 def _day_bounds(day: date) -> tuple[datetime, datetime]:
     start = datetime.combine(day, time.min)
     return start, start + timedelta(days=1)
-
-
-@contextmanager
-def shown_errors():
-    """FoodtagError -> gr.Error: the page shows its one-line message, the log one line (app.errors)."""
-    try:
-        yield
-    except FoodtagError as exc:
-        raise user_error(str(exc)) from None
 
 
 def _entry_id(value: int | float | None) -> int:
@@ -640,51 +629,6 @@ class Handlers:
             service.update_settings(self._user(request), **{k: v for k, v in values.items() if v is not None})
         return "Settings saved."
 
-    def load_photo_settings(self, request: gr.Request):
-        """(keep-photos checkbox, household status)."""
-        with shown_errors():
-            user = self._user(request)
-            keep = service.get_settings(user)["keep_photos"]
-        return keep, self.household_view(request)
-
-    def set_keep_photos(self, keep: bool, request: gr.Request) -> str:
-        """Consent to keep meal photos, applied at once; withdrawn, the kept ones are deleted."""
-        with shown_errors():
-            user = self._user(request)
-            before = 0 if keep else len(photos.kept_photos(user))
-            service.update_settings(user, keep_photos=keep)  # only true or false: None is refused
-        if keep:
-            return "The photos of the meals you log from now on are kept, for you and your household only."
-        return f"No photo is kept from now on; {before} kept photo{'s' * (before != 1)} deleted."
-
-    def household_view(self, request: gr.Request) -> str:
-        with shown_errors():
-            group = households.household(self._user(request))
-        if group is None:
-            return "You are in no household: your kept photos are yours alone."
-        return f"Household **{validate.echo(group['name'])}**: {', '.join(group['members'])}."
-
-    def create_household(self, name: str | None, request: gr.Request):
-        with shown_errors():
-            households.create_household(self._user(request), name or "")
-        return self.household_view(request), ""
-
-    def join_household(self, code: str | None, request: gr.Request):
-        with shown_errors():
-            households.join_household(self._user(request), code or "")
-        return self.household_view(request), ""
-
-    def invite_to_household(self, request: gr.Request):
-        with shown_errors():
-            code = households.create_invite(self._user(request))
-        return (f"{self.household_view(request)}\n\nInvite code, for one person, valid "
-                f"{households.INVITE_TTL.days} days: `{code}`"), ""
-
-    def leave_household(self, request: gr.Request):
-        with shown_errors():
-            households.leave_household(self._user(request))
-        return self.household_view(request), ""
-
     @staticmethod
     def unit_for_region(region: str | None, unit: str | None) -> str | None:
         """The unit taught in the newly picked region (the current one if taught there too)."""
@@ -749,45 +693,6 @@ class Handlers:
         table, choices, note = self.list_models(request)
         return table, choices, f"Server default model: {info.name} ({info.classes} classes). {note}".strip()
 
-    # ---- My dishes (Models tab) ----------------------------------------------------------
-
-    def my_dishes(self, request: gr.Request):
-        """(the user's dishes table, the remove picker, held-out accuracy line)."""
-        with shown_errors():
-            user = self._user(request)
-            found = self.ctx.analyzer.dish_summaries(user, service.user_model(user))
-        table = pd.DataFrame([[d["dish"], d["food"], d["photos"]] for d in found], columns=["dish", "food", "photos"])
-        accuracy = found[0].get("held_out_accuracy") if found else None
-        line = ("" if accuracy is None else
-                f"Recognising each of your dish photos from your other photos: {accuracy:.0%} right (held out).")
-        return table, gr.update(choices=[d["dish"] for d in found], value=None), line
-
-    def add_dish(self, name: str | None, food: str | None, files, request: gr.Request):
-        """Teach the user a dish from 1-10 photos; it is recognised from the next photo on."""
-        with shown_errors():
-            user = self._user(request)
-            paths = [Path(f if isinstance(f, str) else f.name) for f in (files or [])]
-            if not 1 <= len(paths) <= MAX_PHOTOS_PER_ADD:  # counted before any photo is read
-                raise FoodtagError(f"Add 1 to {MAX_PHOTOS_PER_ADD} photos of the dish.")
-            for path in paths:
-                if path.stat().st_size > self.ctx.max_upload_bytes:
-                    raise FoodtagError(f"{path.name}: file is larger than the "
-                                       f"{self.ctx.max_upload_bytes / 2**20:.0f} MB limit")
-            model = service.user_model(user)
-            images = [self.ctx.analyzer.read(path.read_bytes(), path.name, model).image for path in paths]
-            added = self.ctx.analyzer.add_dish(user, (name or "").strip(), (food or "").strip(), images, model)
-        table, picker, line = self.my_dishes(request)
-        return (f"Saved **{added['dish']}** ({added['food']}), {added['photos']} photos: "
-                "recognised from your next photo on.", table, picker, line)
-
-    def remove_dish(self, name: str | None, request: gr.Request):
-        with shown_errors():
-            user = self._user(request)
-            if not name:
-                raise FoodtagError("Pick a dish first.")
-            photos = remove_stored_dish(user, name)
-        return (f"Removed {name} with the vectors of {photos} photos.", *self.my_dishes(request))
-
     # ---- Page ---------------------------------------------------------------------------
 
     def default_meal(self) -> str:
@@ -811,6 +716,7 @@ def _setting_number(label: str, setting: str) -> gr.Number:
 def build_ui(ctx: AppContext) -> gr.Blocks:
     h = Handlers(ctx)
     gh = GlucoseHandlers(h._user, h._owned_path)
+    ph = PhotoHandlers(h._user, ctx.analyzer, ctx.max_upload_bytes)
     with gr.Blocks(title="foodtag", delete_cache=(GRADIO_CACHE_S // 2, GRADIO_CACHE_S)) as demo:
         with gr.Row(equal_height=True):
             gr.Markdown("# foodtag · meal photo to carbohydrates", elem_id="page-title", min_width=300, scale=3)
@@ -1062,12 +968,12 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
             h.day_view, [day], day_outputs, api_name="day_view_after_settings", **quiet
         ).success(h.refresh_card, [state], [carb_head, card], api_name="card_after_settings", **quiet)
 
-        keep_photos.input(h.set_keep_photos, [keep_photos], [settings_status], api_name="set_keep_photos")
+        keep_photos.input(ph.set_keep_photos, [keep_photos], [settings_status], api_name="set_keep_photos")
         household_outputs = [household_status, household_text]
-        create_household_btn.click(h.create_household, [household_text], household_outputs, api_name="create_household")
-        join_household_btn.click(h.join_household, [household_text], household_outputs, api_name="join_household")
-        invite_btn.click(h.invite_to_household, None, household_outputs, api_name="invite_to_household")
-        leave_household_btn.click(h.leave_household, None, household_outputs, api_name="leave_household")
+        create_household_btn.click(ph.create_household, [household_text], household_outputs, api_name="create_household")
+        join_household_btn.click(ph.join_household, [household_text], household_outputs, api_name="join_household")
+        invite_btn.click(ph.invite_to_household, None, household_outputs, api_name="invite_to_household")
+        leave_household_btn.click(ph.leave_household, None, household_outputs, api_name="leave_household")
 
         use_btn.click(h.use_model, [model_pick], [models_table, model_pick, models_status], api_name="use_model")
         activate_btn.click(h.activate_model, [model_pick], [models_table, model_pick, models_status], api_name="activate_model")
@@ -1080,14 +986,14 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
         demo.load(h.recent_foods, None, [recent], api_name="recent_foods")
         demo.load(h.food_groups, None, [search_group], api_name="food_groups", **quiet)
         demo.load(h.load_settings, None, settings_fields, api_name="load_settings")
-        demo.load(h.load_photo_settings, None, [keep_photos, household_status], api_name="load_photo_settings")
+        demo.load(ph.load_photo_settings, None, [keep_photos, household_status], api_name="load_photo_settings")
         demo.load(h.my_foods, None, [my_table, my_pick], api_name="my_foods")
         demo.load(h.day_view, [day], day_outputs, api_name="day_view_on_load", **quiet)
         demo.load(h.list_models, None, [models_table, model_pick, models_status], api_name="list_models")
-        demo.load(h.my_dishes, None, [dishes_table, dish_pick, dishes_accuracy], api_name="my_dishes")
-        add_dish_btn.click(h.add_dish, [dish_name, dish_food, dish_photos],
+        demo.load(ph.my_dishes, None, [dishes_table, dish_pick, dishes_accuracy], api_name="my_dishes")
+        add_dish_btn.click(ph.add_dish, [dish_name, dish_food, dish_photos],
                            [dishes_status, dishes_table, dish_pick, dishes_accuracy], api_name="add_dish")
-        remove_dish_btn.click(h.remove_dish, [dish_pick],
+        remove_dish_btn.click(ph.remove_dish, [dish_pick],
                               [dishes_status, dishes_table, dish_pick, dishes_accuracy], api_name="remove_dish")
     # The tabs sit in the Tabs that gr.Tab opens by itself; on a phone they wrap onto a second
     # row instead of hiding behind a "..." menu (the Tabs component's own option).

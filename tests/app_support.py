@@ -3,18 +3,29 @@
 from __future__ import annotations
 
 import io
+import shutil
 import socket
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
 import uvicorn
 from PIL import Image
 
 from app.config import AppConfig
 from app.server import App
+
+CHROMIUM = "/usr/bin/chromium"
+# Where the browser tests leave their screenshots (the README's pictures come from there).
+ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
+# Headless, and no sandbox, GPU or background traffic: what works in a container without a display.
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+needs_chromium = pytest.mark.skipif(not Path(CHROMIUM).exists() and not shutil.which("chromium"),
+                                    reason="Chromium is not installed")
 
 
 @dataclass
@@ -73,6 +84,34 @@ def seeded_server(folder: Path, users: dict[str, str | None] = {}, admins: tuple
     finally:
         live.stop()
         configure(None)
+
+
+def module_server(folder_name: str):
+    """A module-scoped `server` fixture: a live app with the small test seed and the default
+    model, in a fresh folder named ``folder_name``. Use as ``server = module_server("...")``."""
+
+    @pytest.fixture(scope="module")
+    def server(tmp_path_factory, default_model_path):
+        with seeded_server(tmp_path_factory.mktemp(folder_name)) as live:
+            yield live
+
+    return server
+
+
+@contextmanager
+def chromium_page(url: str, *, flags: tuple[str, ...] = (), **context) -> Iterator:
+    """A page open on ``url`` in a fresh headless Chromium (CHROMIUM_ARGS and ``flags``), in a
+    browser context made with ``context`` (Playwright's new_context options: viewport,
+    permissions...); the browser closes after the block, whatever happens in it."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, *flags])
+        try:
+            page = browser.new_context(**context).new_page()
+            page.goto(url)
+            yield page
+        finally:
+            browser.close()
 
 
 def fresh_database(folder: Path, users: dict[str, str | None] = {}) -> str:

@@ -6,17 +6,15 @@ behind, the phone layout fits, and axe-core finds no serious accessibility probl
 from __future__ import annotations
 
 import re
-import shutil
 from datetime import date
 from pathlib import Path
 
 import pytest
-from app_support import jpeg_bytes, seeded_server
+from app_support import CHROMIUM, CHROMIUM_ARGS, jpeg_bytes, needs_chromium, seeded_server
 
 from app import views
 from db import service
 
-CHROMIUM = "/usr/bin/chromium"
 # Installed by .ci/run (npm); the version is pinned there.
 AXE = Path(__file__).resolve().parents[1] / ".ci" / "node" / "node_modules" / "axe-core" / "axe.min.js"
 PASSWORD = "correct horse battery"
@@ -24,8 +22,7 @@ DESKTOP = {"viewport": {"width": 1280, "height": 900}}
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
 VIEWPORTS = {"desktop": DESKTOP, "phone": PHONE}
 
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists() and not shutil.which("chromium"),
-                                reason="Chromium is not installed")
+pytestmark = needs_chromium
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
 
@@ -40,8 +37,7 @@ def server(tmp_path_factory, default_model_path):
 @pytest.fixture(scope="module")
 def browser():
     with sync_api.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
 

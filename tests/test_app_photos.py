@@ -18,6 +18,7 @@ from photo_support import files_in, photo_with_location, photos_dir  # noqa: F40
 from app.__main__ import main
 from app.analysis import Analysis, Suggestion, read_photo
 from app.auth import Identity
+from app.photos_ui import PhotoHandlers
 from app.security import OwnedFiles
 from app.ui import AppContext, Handlers
 from db import photos, service
@@ -52,9 +53,20 @@ def database(tmp_path: Path, seeded_template: Path):
 
 
 @pytest.fixture
-def handlers(database, photos_dir):
-    return Handlers(AppContext(catalog=None, analyzer=BananaAnalyzer(), identity=Identity(True),
-                               max_upload_bytes=2**20, files=OwnedFiles()))
+def context(database, photos_dir) -> AppContext:
+    return AppContext(catalog=None, analyzer=BananaAnalyzer(), identity=Identity(True),
+                      max_upload_bytes=2**20, files=OwnedFiles())
+
+
+@pytest.fixture
+def handlers(context):
+    return Handlers(context)
+
+
+@pytest.fixture
+def photo_handlers(context):
+    """The consent and household handlers, wired as app.ui.build_ui wires them."""
+    return PhotoHandlers(context.identity.ui_user, context.analyzer, context.max_upload_bytes)
 
 
 def analyse_and_log(handlers: Handlers, upload: Path, request, food: str | None = None) -> str:
@@ -72,17 +84,17 @@ def upload(tmp_path: Path) -> Path:
     return path
 
 
-def test_without_consent_the_analysed_photo_is_never_written(handlers, upload, photos_dir):
-    assert handlers.load_photo_settings(ALICE)[0] is False
+def test_without_consent_the_analysed_photo_is_never_written(handlers, photo_handlers, upload, photos_dir):
+    assert photo_handlers.load_photo_settings(ALICE)[0] is False
     state = handlers.analyze(str(upload), None, ALICE)[0]
     assert state["photo_jpeg"] is None and state["photo_sha256"]
     assert "Logged: Banana" in handlers.log_meal(state, state["serving"], "", "Lunch", "now", "", ALICE)
     assert photos.kept_photos("alice") == [] and files_in(photos_dir) == []
 
 
-def test_with_consent_the_logged_photo_is_kept_with_its_label(handlers, upload, photos_dir):
-    assert "are kept" in handlers.set_keep_photos(True, ALICE)
-    assert handlers.load_photo_settings(ALICE)[0] is True
+def test_with_consent_the_logged_photo_is_kept_with_its_label(handlers, photo_handlers, upload, photos_dir):
+    assert "are kept" in photo_handlers.set_keep_photos(True, ALICE)
+    assert photo_handlers.load_photo_settings(ALICE)[0] is True
     analyse_and_log(handlers, upload, ALICE)  # the model's answer accepted
     analyse_and_log(handlers, upload, ALICE, food="Espresso")  # corrected
     kept = photos.kept_photos("alice")
@@ -90,31 +102,31 @@ def test_with_consent_the_logged_photo_is_kept_with_its_label(handlers, upload, 
     assert files_in(photos_dir) == sorted(p["path"] for p in kept)
     assert photos.kept_photos("bob") == []
     with pytest.raises(gr.Error, match="keep_photos must be true or false"):
-        handlers.set_keep_photos(None, ALICE)  # an API call without a value withdraws nothing
+        photo_handlers.set_keep_photos(None, ALICE)  # an API call without a value withdraws nothing
     assert len(photos.kept_photos("alice")) == 2
     # Withdrawn: nothing kept from now on, and what was kept is gone.
-    assert handlers.set_keep_photos(False, ALICE).endswith("2 kept photos deleted.")
+    assert photo_handlers.set_keep_photos(False, ALICE).endswith("2 kept photos deleted.")
     analyse_and_log(handlers, upload, ALICE)
     assert photos.kept_photos("alice") == [] and files_in(photos_dir) == []
 
 
-def test_household_controls_need_an_invite_code(handlers):
-    assert "no household" in handlers.household_view(BOB)
-    status, typed = handlers.create_household("Home", ALICE)
+def test_household_controls_need_an_invite_code(photo_handlers):
+    assert "no household" in photo_handlers.household_view(BOB)
+    status, typed = photo_handlers.create_household("Home", ALICE)
     assert status == "Household **'Home'**: alice." and typed == ""
     with pytest.raises(gr.Error, match="not valid"):
-        handlers.join_household("Home", BOB)  # the name alone lets nobody in
-    invite, _ = handlers.invite_to_household(ALICE)
+        photo_handlers.join_household("Home", BOB)  # the name alone lets nobody in
+    invite, _ = photo_handlers.invite_to_household(ALICE)
     code = invite.rsplit("`", 2)[1]
-    assert handlers.join_household(code, BOB)[0] == "Household **'Home'**: alice, bob."
+    assert photo_handlers.join_household(code, BOB)[0] == "Household **'Home'**: alice, bob."
     assert service.household_members("bob") == ["alice", "bob"]
-    assert "no household" in handlers.leave_household(BOB)[0]
+    assert "no household" in photo_handlers.leave_household(BOB)[0]
     assert service.household_members("alice") == ["alice"]
 
 
-def test_export_command_writes_the_image_folder_and_says_what_is_wrong(handlers, upload, photos_dir,
-                                                                       database, tmp_path, capsys):
-    handlers.set_keep_photos(True, ALICE)
+def test_export_command_writes_the_image_folder_and_says_what_is_wrong(handlers, photo_handlers, upload,
+                                                                       photos_dir, database, tmp_path, capsys):
+    photo_handlers.set_keep_photos(True, ALICE)
     analyse_and_log(handlers, upload, ALICE, food="Espresso")
     analyse_and_log(handlers, upload, ALICE)
     out = tmp_path / "export"

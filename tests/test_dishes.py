@@ -218,6 +218,7 @@ def test_a_dish_added_through_the_ui_is_recognised_and_a_correction_teaches_it(t
     from app.analysis import Analyzer
     from app.auth import Identity
     from app.catalog import ModelCatalog
+    from app.photos_ui import PhotoHandlers
     from app.security import OwnedFiles
     from app.ui import AppContext, Handlers
     from db import service
@@ -225,16 +226,19 @@ def test_a_dish_added_through_the_ui_is_recognised_and_a_correction_teaches_it(t
     monkeypatch.setenv("FOODTAG_HOME", str(tmp_path / "home"))
     service.create_user("carol")
     catalog = ModelCatalog([tiny], default_path=lambda: tiny)
-    handlers = Handlers(AppContext(catalog=catalog, analyzer=Analyzer(catalog), identity=Identity(True),
-                                   max_upload_bytes=2**20, files=OwnedFiles()))
+    context = AppContext(catalog=catalog, analyzer=Analyzer(catalog), identity=Identity(True),
+                         max_upload_bytes=2**20, files=OwnedFiles())
+    handlers = Handlers(context)
+    # The My dishes handlers, wired as app.ui.build_ui wires them: the same analyser.
+    dish_handlers = PhotoHandlers(context.identity.ui_user, context.analyzer, context.max_upload_bytes)
     carol = SimpleNamespace(username="carol")
     files = {}
     for name, seed in (("pie.jpg", 20), ("coffee.jpg", 40), ("plate.jpg", 60)):
         files[name] = tmp_path / name
         picture(seed, size=64).save(files[name], "JPEG", quality=95)
-    status, table, picker, _line = handlers.add_dish("Pie", "banana", [str(files["pie.jpg"])], carol)
+    status, table, picker, _line = dish_handlers.add_dish("Pie", "banana", [str(files["pie.jpg"])], carol)
     assert "Saved **Pie** (Banana), 1 photos" in status and picker["choices"] == ["Pie"]
-    handlers.add_dish("Morning coffee", "espresso", [str(files["coffee.jpg"])], carol)
+    dish_handlers.add_dish("Morning coffee", "espresso", [str(files["coffee.jpg"])], carol)
     state = handlers.analyze(str(files["pie.jpg"]), None, carol)[0]
     top = state["analysis"]["predictions"][0]
     assert (top["label"], top["food"], top["dish"]) == ("Pie", "Banana", True)
@@ -246,11 +250,11 @@ def test_a_dish_added_through_the_ui_is_recognised_and_a_correction_teaches_it(t
     dish = {"Espresso": "Morning coffee", "Banana": "Pie"}[picked]
     assert f"Your dish {dish!r} learned this photo." in message
     assert {d["dish"]: d["photos"] for d in stored.list_dishes("carol")}[dish] == 2
-    status, table, picker, _line = handlers.remove_dish("Pie", carol)
+    status, table, picker, _line = dish_handlers.remove_dish("Pie", carol)
     assert status == "Removed Pie with the vectors of 1 photos." and picker["choices"] == ["Morning coffee"]
     for too_few_or_many in ([], [str(files["pie.jpg"])] * 11):
         with pytest.raises(Exception, match="Add 1 to 10 photos"):
-            handlers.add_dish("Soup", "banana", too_few_or_many, carol)
+            dish_handlers.add_dish("Soup", "banana", too_few_or_many, carol)
 
 
 def test_dishes_learned_with_another_model_are_not_mixed_in_and_the_user_is_told(analyzer, alice):

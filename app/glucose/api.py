@@ -57,6 +57,14 @@ def _days(request: Request) -> int | JSONResponse:
     return int(text)
 
 
+async def _report(request: Request, user: str) -> dict | Response:
+    """The user's report over the query's ``days`` and ``end``, or the error response."""
+    days = _days(request)
+    if isinstance(days, Response):
+        return days
+    return await _call(glucose.report, user, days=days, end=request.query_params.get("end"))
+
+
 def add_routes(api: FastAPI, signed_in_user: Any) -> None:
     """Add the glucose routes to ``api``; ``signed_in_user`` is the annotated dependency that
     names the caller (app.server.SignedInUser)."""
@@ -81,17 +89,11 @@ def add_routes(api: FastAPI, signed_in_user: Any) -> None:
         return result if isinstance(result, Response) else JSONResponse(result)
 
     async def report(request: Request, user: signed_in_user) -> Response:
-        days = _days(request)
-        if isinstance(days, Response):
-            return days
-        result = await _call(glucose.report, user, days=days, end=request.query_params.get("end"))
+        result = await _report(request, user)
         return result if isinstance(result, Response) else JSONResponse(result)
 
     async def report_png(request: Request, user: signed_in_user) -> Response:
-        days = _days(request)
-        if isinstance(days, Response):
-            return days
-        result = await _call(glucose.report, user, days=days, end=request.query_params.get("end"))
+        result = await _report(request, user)
         if isinstance(result, Response):
             return result
         image = await run_in_threadpool(lambda: chart.png(chart.agp_figure(result)))
