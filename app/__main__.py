@@ -229,12 +229,14 @@ def dishes_main(argv: list[str]) -> int:
         if args.json:
             print(json.dumps([{**d, "created_at": d["created_at"].isoformat()} for d in found], indent=2))
         else:
-            print(f"{'dish':<30} {'photos':>6}  food")
+            print(f"{'dish':<30} {'photos':>6} {'held out':>9}  food")
             for d in found:
-                print(f"{d['dish']:<30} {d['photos']:>6}  {d['food']}")
-            accuracy = found[0].get("held_out_accuracy") if found else None
-            if accuracy is not None:
-                print(f"held-out accuracy (each photo recognised from the others): {accuracy:.0%}")
+                tried = d.get("held_out_tried", 0)
+                held_out = f"{d['held_out_recognised']}/{tried}" if tried else "-"
+                print(f"{d['dish']:<30} {d['photos']:>6} {held_out:>9}  {d['food']}")
+            recognised, tried = dishes.overall_held_out(found)
+            if tried:
+                print(f"held out (each photo recognised from the others): {recognised} of {tried}, {recognised / tried:.0%}")
     elif args.action == "remove":
         photos = stored.remove_dish(args.user, args.name)
         print(f"dish {args.name!r} of {args.user!r} removed with the vectors of {photos} photos")

@@ -14,7 +14,7 @@ from PIL import Image
 
 from db import dishes as stored
 from db.dishes import PhotoVectors, recognition_owners
-from models.dishes import DishRecognizer, leave_one_out_accuracy, support_views
+from models.dishes import DishRecognizer, leave_one_out_hits, support_views
 from models.engine import Engine
 from models.errors import FoodtagError
 
@@ -74,14 +74,28 @@ def learn_correction(user: str, food: str, vectors: PhotoVectors | None, space: 
 
 
 def dish_summaries(user: str, engine: Engine | None = None) -> list[dict]:
-    """The user's dishes with photo counts and, given the engine, the held-out accuracy of
-    recognising each photo from the others (leave-one-out over their photos)."""
+    """The user's dishes with photo counts and, given the engine, how often each dish's photos are
+    recognised from the other photos (leave-one-out among the dishes): ``held_out_recognised`` of
+    ``held_out_tried`` photos and their share ``held_out_accuracy`` (None where nothing could be
+    tried: a dish of one photo, or only one dish)."""
     dishes = stored.list_dishes(user)
     if engine is None or not engine.has_embedding or not dishes:
         return dishes
     learned = stored.dish_vectors([user], space=embedding_space(engine))
-    accuracy = leave_one_out_accuracy([d["dish"] for d in learned], [[as_array(p) for p in d["photos"]] for d in learned])
-    return [{**d, "held_out_accuracy": accuracy} for d in dishes]
+    hits = leave_one_out_hits([d["dish"] for d in learned], [[as_array(p) for p in d["photos"]] for d in learned]) or []
+    by_dish = {d["dish"]: hit for d, hit in zip(learned, hits)}
+    summaries = []
+    for dish in dishes:
+        recognised, tried = by_dish.get(dish["dish"], (0, 0))
+        summaries.append({**dish, "held_out_recognised": recognised, "held_out_tried": tried,
+                          "held_out_accuracy": recognised / tried if tried else None})
+    return summaries
+
+
+def overall_held_out(summaries: list[dict]) -> tuple[int, int]:
+    """(photos recognised, photos tried) over all the dishes of dish_summaries."""
+    return (sum(d.get("held_out_recognised", 0) for d in summaries),
+            sum(d.get("held_out_tried", 0) for d in summaries))
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ import gradio as gr
 import pandas as pd
 
 from app.analysis import Analyzer
+from app.dishes import overall_held_out
 from app.errors import shown_errors
 from db import households, photos, service, validate
 from db.dishes import MAX_PHOTOS_PER_ADD
@@ -83,10 +84,12 @@ class PhotoHandlers:
         with shown_errors():
             user = self.user_of(request)
             found = self.analyzer.dish_summaries(user, service.user_model(user))
-        table = pd.DataFrame([[d["dish"], d["food"], d["photos"]] for d in found], columns=["dish", "food", "photos"])
-        accuracy = found[0].get("held_out_accuracy") if found else None
-        line = ("" if accuracy is None else
-                f"Recognising each of your dish photos from your other photos: {accuracy:.0%} right (held out).")
+        table = pd.DataFrame([[d["dish"], d["food"], d["photos"], held_out_cell(d)] for d in found],
+                             columns=["dish", "food", "photos", "recognised from your other photos"])
+        recognised, tried = overall_held_out(found)
+        line = ("" if not tried else
+                f"Recognising each of your dish photos from your other photos: {recognised} of {tried} right "
+                f"({recognised / tried:.0%}, held out).")
         return table, gr.update(choices=[d["dish"] for d in found], value=None), line
 
     def add_dish(self, name: str | None, food: str | None, files, request: gr.Request):
@@ -114,3 +117,9 @@ class PhotoHandlers:
                 raise FoodtagError("Pick a dish first.")
             removed = remove_stored_dish(user, name)
         return (f"Removed {name} with the vectors of {removed} photos.", *self.my_dishes(request))
+
+
+def held_out_cell(dish: dict) -> str:
+    """A dish's held-out recognition for the table: "4 of 5", or a dash where none was tried."""
+    tried = dish.get("held_out_tried", 0)
+    return f"{dish['held_out_recognised']} of {tried}" if tried else "-"

@@ -74,9 +74,10 @@ class DishRecognizer:
         return dishes[0], none[0] * np.asarray(global_probabilities, dtype=np.float64)
 
 
-def leave_one_out_accuracy(labels: Sequence[str], photos: Sequence[Sequence[np.ndarray]]) -> float | None:
-    """Top-1 accuracy of recognising each photo (its first view, as analysed) from all the other
-    photos, among the dishes only; None with fewer than two dishes or no dish of two photos.
+def leave_one_out_hits(labels: Sequence[str], photos: Sequence[Sequence[np.ndarray]]) -> list[tuple[int, int]] | None:
+    """Per dish, (photos recognised, photos tried) when each photo (its first view, as analysed)
+    is recognised among the dishes from all the other photos; None with fewer than two dishes. A
+    dish of one photo has nothing to learn from without it: (0, 0).
 
     A dish's prototype is the normalised sum of its normalised views, so leaving a photo out is
     subtracting its views' sum: one pass over the photos, not a recogniser per photo.
@@ -86,14 +87,22 @@ def leave_one_out_accuracy(labels: Sequence[str], photos: Sequence[Sequence[np.n
     view_sums = [[normalised(p).sum(axis=0) for p in dish_photos] for dish_photos in photos]
     totals = np.stack([np.sum(sums, axis=0) for sums in view_sums])
     prototypes = normalised(totals)
-    correct = total = 0
+    hits = []
     for dish, dish_photos in enumerate(photos):
-        if len(dish_photos) < 2:
-            continue
-        for held_out, photo in enumerate(dish_photos):
-            query = normalised(photo[:1])[0]
-            similarity = prototypes @ query
-            similarity[dish] = normalised(totals[dish] - view_sums[dish][held_out]) @ query
-            correct += int(similarity.argmax() == dish)
-            total += 1
-    return correct / total if total else None
+        correct = 0
+        if len(dish_photos) >= 2:
+            for held_out, photo in enumerate(dish_photos):
+                query = normalised(photo[:1])[0]
+                similarity = prototypes @ query
+                similarity[dish] = normalised(totals[dish] - view_sums[dish][held_out]) @ query
+                correct += int(similarity.argmax() == dish)
+        hits.append((correct, len(dish_photos) if len(dish_photos) >= 2 else 0))
+    return hits
+
+
+def leave_one_out_accuracy(labels: Sequence[str], photos: Sequence[Sequence[np.ndarray]]) -> float | None:
+    """Top-1 accuracy over all the dishes' held-out photos (leave_one_out_hits); None where no
+    photo could be tried."""
+    hits = leave_one_out_hits(labels, photos) or []
+    tried = sum(t for _, t in hits)
+    return sum(c for c, _ in hits) / tried if tried else None

@@ -18,7 +18,7 @@ from sqlalchemy import func, select
 from app.dishes import DishError, add_dish, as_photo_vectors, embedding_space, photo_vectors
 from db import dishes as stored
 from db.errors import InvalidValue, NotFound
-from models.dishes import DishRecognizer, leave_one_out_accuracy, support_views
+from models.dishes import DishRecognizer, leave_one_out_accuracy, leave_one_out_hits, support_views
 from models.engine import Engine
 from models.metadata import read_metadata
 
@@ -114,7 +114,12 @@ def test_leave_one_out_accuracy_is_measured_on_held_out_photos():
     # One photo of "a" that looks like "b": held out, it is recognised as "b".
     photos[0][0] = _around(axes[1], 0.05, 1, rng)[0]
     assert leave_one_out_accuracy(["a", "b"], photos) == pytest.approx(5 / 6)
+    assert leave_one_out_hits(["a", "b"], photos) == [(2, 3), (3, 3)]  # the miss is a's, per dish
     assert leave_one_out_accuracy(["a"], photos[:1]) is None
+    # A dish of one photo has nothing to be recognised from without it: not tried, not a miss.
+    photos.append(_around(axes[2], 0.05, 1, rng))
+    assert leave_one_out_hits(["a", "b", "c"], photos) == [(2, 3), (3, 3), (0, 0)]
+    assert leave_one_out_accuracy(["a", "b", "c"], photos) == pytest.approx(5 / 6)
 
 
 # --- stored vectors ------------------------------------------------------------------------------
@@ -250,6 +255,11 @@ def test_a_dish_added_through_the_ui_is_recognised_and_a_correction_teaches_it(t
     dish = {"Espresso": "Morning coffee", "Banana": "Pie"}[picked]
     assert f"Your dish {dish!r} learned this photo." in message
     assert {d["dish"]: d["photos"] for d in stored.list_dishes("carol")}[dish] == 2
+    # The Models tab: each dish's held-out recognition; the dish of one photo has none to show.
+    table, _picker, line = dish_handlers.my_dishes(carol)
+    held_out = dict(zip(table["dish"], table["recognised from your other photos"]))
+    assert held_out[dish] in ("0 of 2", "1 of 2", "2 of 2") and set(held_out.values()) - {held_out[dish]} == {"-"}
+    assert f"{held_out[dish]} right" in line
     status, table, picker, _line = dish_handlers.remove_dish("Pie", carol)
     assert status == "Removed Pie with the vectors of 1 photos." and picker["choices"] == ["Morning coffee"]
     for too_few_or_many in ([], [str(files["pie.jpg"])] * 11):

@@ -47,7 +47,9 @@ def test_dishes_add_list_remove_and_batch_names_the_dish(tmp_path, database, cap
     listed = {d["dish"]: d for d in json.loads(capsys.readouterr().out)}
     assert {name: (d["food"], d["photos"]) for name, d in listed.items()} == {
         "Coffee": ("Espresso", 1), "Sunday pie": ("Banana", 2)}
-    assert 0 <= listed["Coffee"]["held_out_accuracy"] <= 1  # each pie photo recognised from the rest
+    # Each pie photo is recognised from the rest; Coffee's one photo has nothing to be tried against.
+    assert listed["Sunday pie"]["held_out_tried"] == 2 and listed["Sunday pie"]["held_out_recognised"] == 2
+    assert listed["Coffee"]["held_out_tried"] == 0 and listed["Coffee"]["held_out_accuracy"] is None
 
     rows = write_csv(tmp_path / "meals.csv", ["image"], [[p.name] for p in plates])
     out = tmp_path / "results.csv"
