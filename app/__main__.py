@@ -231,9 +231,7 @@ def dishes_main(argv: list[str]) -> int:
         else:
             print(f"{'dish':<30} {'photos':>6} {'held out':>9}  food")
             for d in found:
-                tried = d.get("held_out_tried", 0)
-                held_out = f"{d['held_out_recognised']}/{tried}" if tried else "-"
-                print(f"{d['dish']:<30} {d['photos']:>6} {held_out:>9}  {d['food']}")
+                print(f"{d['dish']:<30} {d['photos']:>6} {dishes.held_out_text(d):>9}  {d['food']}")
             recognised, tried = dishes.overall_held_out(found)
             if tried:
                 print(f"held out (each photo recognised from the others): {recognised} of {tried}, {recognised / tried:.0%}")

@@ -92,6 +92,12 @@ def dish_summaries(user: str, engine: Engine | None = None) -> list[dict]:
     return summaries
 
 
+def held_out_text(dish: dict) -> str:
+    """One dish's held-out recognition from dish_summaries: "4 of 5", or a dash where none was tried."""
+    tried = dish.get("held_out_tried", 0)
+    return f"{dish['held_out_recognised']} of {tried}" if tried else "-"
+
+
 def overall_held_out(summaries: list[dict]) -> tuple[int, int]:
     """(photos recognised, photos tried) over all the dishes of dish_summaries."""
     return (sum(d.get("held_out_recognised", 0) for d in summaries),

@@ -13,7 +13,7 @@ import gradio as gr
 import pandas as pd
 
 from app.analysis import Analyzer
-from app.dishes import overall_held_out
+from app.dishes import held_out_text, overall_held_out
 from app.errors import shown_errors
 from db import households, photos, service, validate
 from db.dishes import MAX_PHOTOS_PER_ADD
@@ -84,7 +84,7 @@ class PhotoHandlers:
         with shown_errors():
             user = self.user_of(request)
             found = self.analyzer.dish_summaries(user, service.user_model(user))
-        table = pd.DataFrame([[d["dish"], d["food"], d["photos"], held_out_cell(d)] for d in found],
+        table = pd.DataFrame([[d["dish"], d["food"], d["photos"], held_out_text(d)] for d in found],
                              columns=["dish", "food", "photos", "recognised from your other photos"])
         recognised, tried = overall_held_out(found)
         line = ("" if not tried else
@@ -118,8 +118,3 @@ class PhotoHandlers:
             removed = remove_stored_dish(user, name)
         return (f"Removed {name} with the vectors of {removed} photos.", *self.my_dishes(request))
 
-
-def held_out_cell(dish: dict) -> str:
-    """A dish's held-out recognition for the table: "4 of 5", or a dash where none was tried."""
-    tried = dish.get("held_out_tried", 0)
-    return f"{dish['held_out_recognised']} of {tried}" if tried else "-"

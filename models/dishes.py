@@ -89,20 +89,15 @@ def leave_one_out_hits(labels: Sequence[str], photos: Sequence[Sequence[np.ndarr
     prototypes = normalised(totals)
     hits = []
     for dish, dish_photos in enumerate(photos):
+        if len(dish_photos) < 2:
+            hits.append((0, 0))
+            continue
         correct = 0
-        if len(dish_photos) >= 2:
-            for held_out, photo in enumerate(dish_photos):
-                query = normalised(photo[:1])[0]
-                similarity = prototypes @ query
-                similarity[dish] = normalised(totals[dish] - view_sums[dish][held_out]) @ query
-                correct += int(similarity.argmax() == dish)
-        hits.append((correct, len(dish_photos) if len(dish_photos) >= 2 else 0))
+        for held_out, photo in enumerate(dish_photos):
+            query = normalised(photo[:1])[0]
+            similarity = prototypes @ query
+            similarity[dish] = normalised(totals[dish] - view_sums[dish][held_out]) @ query
+            correct += int(similarity.argmax() == dish)
+        hits.append((correct, len(dish_photos)))
     return hits
 
-
-def leave_one_out_accuracy(labels: Sequence[str], photos: Sequence[Sequence[np.ndarray]]) -> float | None:
-    """Top-1 accuracy over all the dishes' held-out photos (leave_one_out_hits); None where no
-    photo could be tried."""
-    hits = leave_one_out_hits(labels, photos) or []
-    tried = sum(t for _, t in hits)
-    return sum(c for c, _ in hits) / tried if tried else None
