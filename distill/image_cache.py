@@ -1,8 +1,9 @@
 """Decoded-image cache (the idea behind FFCV's dataset files): decode every photo once.
 
-Each image is decoded, turned upright and RGB (models.images.load_image), and resized so its
+Each image is decoded, turned upright and RGB (models.images.load_image), and shrunk so its
 shorter side is `size` (the student's eval resize size, a little above the training
-resolution) with the longer side centre-cropped to at most 2 x size; the pixels go into one
+resolution; a smaller photo, e.g. Food-101's 64 px copy, is stored as it is, so 75,709 of them
+take 0.9 GB) with the longer side centre-cropped to at most 2 x size; the pixels go into one
 memory-mapped uint8 array, one fixed slot per image, filled only as far as the image needs
 (the rest of the file stays sparse). Random crops, flips and RandAugment then run on these
 small arrays instead of multi-megapixel JPEGs.
@@ -33,18 +34,21 @@ RESAMPLE = Image.Resampling.BICUBIC
 MAX_ASPECT = 2
 # The stored arrays' layout: bump it whenever they change shape or meaning, so a folder written by
 # an older version gets a new name and is never read with the new layout.
-LAYOUT = 2  # 2: shapes rows hold (height, width, label, skipped)
+LAYOUT = 3  # 2: shapes rows hold (height, width, label, skipped); 3: photos smaller than the size kept as they are
 
 
 def shrink(image: Image.Image, size: int) -> Image.Image:
-    """Shorter side -> size, longer side centre-cropped to at most MAX_ASPECT x size."""
+    """Shorter side -> size (never enlarged: a smaller photo is kept as it is, since the training
+    crop resizes it anyway), longer side centre-cropped to at most MAX_ASPECT x size."""
     w, h = image.size
-    scale = size / min(w, h)
-    new_w, new_h = max(size, round(w * scale)), max(size, round(h * scale))
-    image = image.resize((new_w, new_h), RESAMPLE, reducing_gap=3.0)
-    crop_w, crop_h = min(new_w, MAX_ASPECT * size), min(new_h, MAX_ASPECT * size)
-    left, top = (new_w - crop_w) // 2, (new_h - crop_h) // 2
-    return image.crop((left, top, left + crop_w, top + crop_h)) if (crop_w, crop_h) != (new_w, new_h) else image
+    if min(w, h) > size:
+        scale = size / min(w, h)
+        w, h = max(size, round(w * scale)), max(size, round(h * scale))
+        image = image.resize((w, h), RESAMPLE, reducing_gap=3.0)
+    short = min(w, h)
+    crop_w, crop_h = min(w, MAX_ASPECT * short), min(h, MAX_ASPECT * short)
+    left, top = (w - crop_w) // 2, (h - crop_h) // 2
+    return image.crop((left, top, left + crop_w, top + crop_h)) if (crop_w, crop_h) != (w, h) else image
 
 
 class ImageStore:
