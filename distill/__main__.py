@@ -2,6 +2,7 @@
 
     python -m distill pipeline --data DIR --out RUN_DIR [--preset cpu|gpu]   (all of it, resumable)
         [--unlabelled DIR]                                  (also photos without labels, taught by the teacher)
+    python -m distill prepare-food101 SRC DIR            (the 64 px Food-101 tars as an ImageFolder)
     python -m distill deploy RUN_DIR                        (the student into the app's model folder)
     python -m distill report RUN_DIR [--out FILE]           (report.md of a finished or partial run)
     python -m distill train --data DIR --teacher ckpt:teacher.pt --model vit_micro ...
@@ -30,7 +31,7 @@ from distill.errors import DistillError, LostPeerError  # noqa: E402
 from models.cli import unknown_command  # noqa: E402
 from models.errors import FoodtagError  # noqa: E402
 
-USAGE = ("usage: python -m distill {pipeline,deploy,report,train,eval,profile,tune-loader} [options]   "
+USAGE = ("usage: python -m distill {pipeline,prepare-food101,deploy,report,train,eval,profile,tune-loader} [options]   "
          "(--help after the command lists them)")
 
 
@@ -111,6 +112,12 @@ def pipeline(argv: list[str]) -> None:
     run_pipeline(argv)
 
 
+def prepare_food101(argv: list[str]) -> None:
+    from distill.food101 import main as run_prepare
+
+    run_prepare(argv)
+
+
 def deploy(argv: list[str]) -> None:
     from distill.deploy import main as run_deploy
     from models.paths import owner_only_files
@@ -151,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     if "SM_MODEL_DIR" in os.environ and (not argv or argv[0].startswith("--")) and argv[:1] != ["--help"]:
         argv.insert(0, "train")  # SageMaker passes hyperparameters only
     commands = {"train": train, "eval": evaluate, "profile": profile, "tune-loader": tune_loader,
-                "pipeline": pipeline, "deploy": deploy, "report": report}
+                "pipeline": pipeline, "prepare-food101": prepare_food101, "deploy": deploy, "report": report}
     if argv[:1] in (["-h"], ["--help"]):
         print(__doc__)
         return 0

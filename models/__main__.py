@@ -1,4 +1,4 @@
-"""`python -m models`: list, export, quantize, predict, bench."""
+"""`python -m models`: list, export, merge, quantize, predict, bench."""
 
 from __future__ import annotations
 
@@ -26,6 +26,16 @@ def _export(args) -> None:
 
     path = export_onnx(create_model(args.name), args.out, opset=args.opset, fuse=args.fuse)
     print(f"wrote {path}")
+
+
+def _merge(args) -> None:
+    from models.merge import imagenet_extras, merge_with_imagenet
+    from models.metadata import read_metadata
+    from models.preprocess import PreprocessConfig
+
+    path = merge_with_imagenet(args.model, args.out, **({"imagenet_size": args.imagenet_size} if args.imagenet_size else {}))
+    labels = PreprocessConfig.from_json(read_metadata(args.model)["preprocess"]).labels
+    print(f"wrote {path}: {len(labels)} labels of {args.model.name} and {len(imagenet_extras(labels))} ImageNet foods")
 
 
 def _quantize(args) -> None:
@@ -107,6 +117,13 @@ def main(argv: list[str] | None = None) -> int:
     export.add_argument("--fuse", action=argparse.BooleanOptionalAction, default=True,
                         help="ViTs: fused Attention, LayerNorm and GELU for ONNX Runtime (default: on)")
     export.set_defaults(run=_export)
+    merge = commands.add_parser("merge", help="one file answering over a food model's labels and ImageNet's "
+                                "foods it lacks (banana, espresso, broccoli...)")
+    merge.add_argument("model", type=Path, help="an exported food model .onnx file (e.g. the Food-101 student)")
+    merge.add_argument("--out", required=True, type=Path)
+    merge.add_argument("--imagenet-size", type=int, help="input size of the ImageNet EfficientNet-Lite0 branch "
+                       "and of the merged file (default: models.merge.IMAGENET_SIZE, 160)")
+    merge.set_defaults(run=_merge)
     quantize = commands.add_parser("quantize", help="int8 variant of an exported model, checked against fp32 on photos")
     quantize.add_argument("model", type=Path, help="an exported fp32 .onnx file")
     quantize.add_argument("--out", required=True, type=Path, help="where to write, e.g. MODEL.int8.onnx")

@@ -17,7 +17,7 @@ from PIL import Image
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
 IMAGENET_STD = (0.229, 0.224, 0.225)
 
-_PIL_FILTERS = {
+PIL_FILTERS = {
     "bicubic": Image.Resampling.BICUBIC,
     "bilinear": Image.Resampling.BILINEAR,
     "nearest": Image.Resampling.NEAREST,
@@ -38,8 +38,8 @@ class PreprocessConfig:
         self.mean = tuple(float(v) for v in self.mean)
         self.std = tuple(float(v) for v in self.std)
         self.labels = list(self.labels)
-        if self.interpolation not in _PIL_FILTERS:
-            raise ValueError(f"interpolation must be one of {sorted(_PIL_FILTERS)}, got {self.interpolation!r}")
+        if self.interpolation not in PIL_FILTERS:
+            raise ValueError(f"interpolation must be one of {sorted(PIL_FILTERS)}, got {self.interpolation!r}")
         if not 0 < self.crop_pct <= 1:
             raise ValueError(f"crop_pct must be in (0, 1], got {self.crop_pct}")
 
@@ -63,7 +63,7 @@ class PreprocessConfig:
         width, height = image.size
         scale = self.resize_size / min(width, height)
         new_size = (max(self.input_size, round(width * scale)), max(self.input_size, round(height * scale)))
-        image = image.resize(new_size, _PIL_FILTERS[self.interpolation])
+        image = image.resize(new_size, PIL_FILTERS[self.interpolation])
         left = (new_size[0] - self.input_size) // 2
         top = (new_size[1] - self.input_size) // 2
         image = image.crop((left, top, left + self.input_size, top + self.input_size))
