@@ -22,7 +22,7 @@ from models.bench import compare_engines
 from models.engine import Engine
 from models.export import export_onnx
 from models.machine import cpu_description
-from models.registry import create_model
+from models.registry import EnsembleModel, create_model
 
 
 def build(options: dict, labels: list[str]):
@@ -42,13 +42,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     preset = load_preset(args.preset)
     labels = [f"class_{i}" for i in range(args.classes)]
-    member = preset.teachers[0]
-    models = {"teacher": build({**(member.warmup or {}), **member.finetune}, labels),
+    # The teacher as the pipeline exports it: one member, or the ensemble of all of them.
+    members = [build({**(member.warmup or {}), **member.finetune}, labels) for member in preset.teachers]
+    models = {"teacher": members[0] if len(members) == 1 else EnsembleModel(members),
               "student": build(preset.student, labels)}
     with tempfile.TemporaryDirectory() as tmp:
         engines = {name: Engine(export_onnx(model, Path(tmp) / f"{name}.onnx")) for name, model in models.items()}
         result = compare_engines(engines, rounds=args.rounds)
-    print(f"preset {preset.name} ({len(preset.teachers)} teacher member(s); the first is timed), {cpu_description()}")
+    print(f"preset {preset.name} ({len(preset.teachers)} teacher member(s), timed as the pipeline exports them), "
+          f"{cpu_description()}")
     print(f"{'model':<10}{'params M':>10}{'GMACs':>8}{'px':>5}{'batch':>7}{'images/s':>10}{'vs teacher':>12}")
     for row in result["rows"]:
         model = models[row["model"]]

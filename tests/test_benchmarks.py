@@ -92,16 +92,19 @@ def test_preset_speed_times_a_presets_student_against_its_teacher(tmp_path, caps
                                                   "num_heads": 2}, "img_size": 16}
     preset = tmp_path / "tiny.yaml"
     preset.write_text(yaml.safe_dump({
-        "teacher": [{"name": "t", "finetune": {"model": "vit_micro", **tiny}}],
+        "teacher": [{"name": "t1", "finetune": {"model": "vit_micro", **tiny}},
+                    {"name": "t2", "finetune": {"model": "vit_micro", **tiny}}],
         "student": {"why": "a smoke test", "options": {"model": "vit_micro", **tiny}},
     }))
     assert preset_speed.main(["--preset", str(preset), "--classes", "2", "--rounds", "1"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("preset tiny (1 teacher member(s); the first is timed)")
+    assert lines[0].startswith("preset tiny (2 teacher member(s), timed as the pipeline exports them)")
     rows = [line.split() for line in lines[2:]]
     assert sorted((row[0], row[3], row[4]) for row in rows) == [
         ("student", "16", "1"), ("student", "16", "32"), ("teacher", "16", "1"), ("teacher", "16", "32")]
     assert {row[-1] for row in rows if row[0] == "teacher"} == {"1.00x"}  # the teacher against itself
+    gmacs = {row[0]: float(row[2]) for row in rows}
+    assert gmacs["teacher"] == pytest.approx(2 * gmacs["student"], rel=0.05)  # the ensemble: both members
 
 
 def test_pipeline_results_reports_a_run_against_the_projects_targets(tmp_path, capsys):
