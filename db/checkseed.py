@@ -1,8 +1,9 @@
 """python -m db check-seed: every problem in a seed folder, one per line.
 
 The curated CSVs (db.seed's strict checks), the SR Legacy catalog when the folder has one
-(it must read, its everyday aliases and GI rows must name catalog rows), the UK CoFID foods
-when it has them (each row a CoFID food code that build-cofid writes), and every default
+(it must read, its everyday aliases and GI rows must name catalog rows), the FNDDS, CoFID and
+Swiss tables when it has them (each row naming its entry once, its everyday aliases and cited
+portions naming its entries; db.composition), and every default
 serving against db.portions' rules for one portion as eaten (grams for the food group, energy,
 carbohydrate, the food's form), less the written exceptions (serving_exceptions.csv); the
 summary counts the defaults in each band of carbohydrate per portion.
@@ -11,8 +12,9 @@ summary counts the defaults in each band of carbohydrate per portion.
 import sys
 from pathlib import Path
 
-from db import catalog, cofid, portions, sr28
+from db import catalog, composition, portions, sr28
 from db.errors import SeedError
+from db.session import TABLES
 from db.seed import SR28_GI_FILE, SeedData, read_sr28_glycemic_index, seed_problems
 
 
@@ -43,14 +45,17 @@ def problems_in(folder: Path) -> tuple[list[str], str]:
             summary += f"; SR Legacy catalog: {len(known)} foods, {gi_count} GI values"
         except SeedError as exc:
             problems.append(str(exc))
-    if cofid.present(folder):
-        try:
-            cofid_defaults = cofid.default_servings(folder)
-            problems += cofid.source_problems(folder)
-            defaults += cofid_defaults
-            summary += f"; CoFID: {len(cofid_defaults)} foods"
-        except SeedError as exc:
-            problems.append(str(exc))
+    for table in TABLES:
+        if composition.has_compact(table, folder):
+            try:
+                table_defaults = composition.default_servings(table, folder)
+                problems += composition.source_problems(table, folder)
+                defaults += table_defaults
+                count = len(composition.read_compact(table, folder)[0])
+                summary += (f"; {table.dataset.name}: {count} foods, {len(table_defaults)} "
+                            "default portions")
+            except SeedError as exc:
+                problems.append(str(exc))
     problems += portions.default_problems(defaults, exceptions)
     bands = ", ".join(f"{band}: {count}" for band, count in
                       portions.carbohydrate_bands(defaults).items())

@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
-from db import cofid, fts, nutrition, search, validate, vocabulary
+from db import datasets, fts, nutrition, search, validate, vocabulary
 from db.errors import InvalidValue, NotFound, UnknownFood, UnknownUser
 from db.keys import name_key
 from db.models import (FavouriteFood, Food, FoodAlias, FoodLabel, MealEntry, ModelChange, OwnedFile,
@@ -93,14 +93,18 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
                               r.common_names, own=r.owner_id is not None,
                               recent=r.food_id in recent, favourite=r.food_id in favourite,
                               sugars_g=r.sugars_g,
-                              names_region=cofid.NAMES_REGION
-                              if r.dataset == cofid.DATASET_NAME else None)
+                              names_region=_names_region(r.dataset))
              for r in rows]
     # Rank with each word as the food names spell it (the first correction of a typo).
     query = search.make_query([([choices[0] for choices in words], handicap)
                                for words, (_, handicap) in zip(alternatives, readings)],
                               diet=diet, typed=len(wanted), region=region)
     return with_portions(session, search.rank(query, found, limit))
+
+
+def _names_region(dataset: str | None) -> str | None:
+    table = datasets.dataset(dataset or "")
+    return table.names_region if table else None
 
 
 def search_hit(found: search.Candidate, value: float | None = None) -> dict[str, Any]:

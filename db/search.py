@@ -443,14 +443,16 @@ def total(query: Query, item: Candidate) -> float:
 
 
 # Regions that name foods alike: Australia uses British names ("biscuit", "chips").
-_NAMING = {"US": "US", "UK": "UK", "AU": "UK"}
+_NAMING = {"US": "US", "UK": "UK", "AU": "UK", "DE": "DE"}
 FOREIGN_NAME_PENALTY = 1.5
 
 
 def region_handicap(query: Query, item: Candidate) -> float:
-    """A food named in another region's English ("Biscuits, semi-sweet" is a British biscuit)
-    ranks lower for a searcher whose region names foods otherwise (a US "biscuit" is a scone).
-    Unknown or German searchers: none."""
+    """A food named in another region's words ranks lower for a searcher whose region names
+    foods otherwise: "Biscuits, semi-sweet" is a British biscuit (a US "biscuit" is a scone),
+    "Fruchtsaft-Schorle" is what a German types, "Squash, acorn" is not a UK squash. So each
+    region's own table wins a tie: UK CoFID, DE the Swiss FCDB's German names, US FNDDS and
+    SR Legacy (db.datasets). Unknown searchers, and foods of no table: none."""
     mine, theirs = _NAMING.get(query.region or ""), _NAMING.get(item.names_region or "")
     return FOREIGN_NAME_PENALTY if mine and theirs and mine != theirs else 0.0
 

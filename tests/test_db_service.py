@@ -33,7 +33,11 @@ def test_card_shape_and_default_serving(db_url):
     assert set(card) == {"food", "food_id", "category", "source", "per_100g", "portion",
                          "servings", "glycemic_index", "glycemic_load", "exchanges"}
     assert card["source"] == {"dataset": "SR Legacy", "fdc_id": 173944, "code": "09040",
-                              "description": "Bananas, raw", "proxy_note": None}
+                              "description": "Bananas, raw", "proxy_note": None,
+                              "citation": "U.S. Department of Agriculture, Agricultural Research "
+                                          "Service. USDA National Nutrient Database for Standard "
+                                          "Reference, Release 28 (2016)",
+                              "attribution": None}
     assert list(card["per_100g"]) == list(NUTRIENTS)
     assert set(card["portion"]) == {"grams", "serving", *NUTRIENTS}
     # Default serving: one medium banana, 118 g (hand-computed from the per-100 g values).
