@@ -70,8 +70,10 @@ def main(argv: list[str] | None = None) -> int:
             results = service.search(" ".join(args.text), limit=args.limit, user=args.user,
                                      group=args.group)
             for hit in results:
-                print(f"{hit['score']:6.2f}  {hit['food']}  ({hit['category']})  "
-                      f"{cards.hit_portion_text(hit['portion'])}")
+                score = "" if hit["score"] is None else f"{hit['score']:6.2f}"
+                asks = f"  enter {hit['asks']}" if hit["asks"] else ""
+                print(f"{score:>6}  {hit['food']}  ({hit['category']})  "
+                      f"{cards.hit_portion_text(hit['portion'])}{asks}")
             if not results:
                 print("no matches", file=sys.stderr)
         elif args.command == "export-log":

@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
-from db import datasets, fts, nutrition, search, validate, vocabulary
+from db import datasets, fts, hypo, nutrition, search, validate, vocabulary
 from db.errors import InvalidValue, NotFound, UnknownFood, UnknownUser
 from db.keys import name_key
 from db.models import (FavouriteFood, Food, FoodAlias, FoodLabel, MealEntry, ModelChange, OwnedFile,
@@ -93,7 +93,8 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
                               r.common_names, own=r.owner_id is not None,
                               recent=r.food_id in recent, favourite=r.food_id in favourite,
                               sugars_g=r.sugars_g,
-                              names_region=_names_region(r.dataset))
+                              names_region=_names_region(r.dataset), dataset=r.dataset,
+                              values=r.values)
              for r in rows]
     # Rank with each word as the food names spell it (the first correction of a typo).
     query = search.make_query([([choices[0] for choices in words], handicap)
@@ -109,14 +110,21 @@ def _names_region(dataset: str | None) -> str | None:
 
 def search_hit(found: search.Candidate, value: float | None = None) -> dict[str, Any]:
     """A search result as every caller shows it: {"food", "food_id", "category", "score",
-    "own", "recent", "favourite", "portion": {"serving", "grams", "carbohydrate_g"}} (the
-    default serving and the carbohydrate in it; ``with_portions`` fills them). The search and
-    the list of recent foods give the same shape, so a client reads both alike."""
+    "own", "recent", "favourite", "portion": {"serving", "grams", "carbohydrate_g"},
+    "dataset", "duplicates": [{"food", "food_id", "dataset"}], "asks"} (the default serving
+    and the carbohydrate in it, ``with_portions`` fills them; the food's table; the same food
+    in other tables, ranked below it; for a hypo treatment, what to read from the pack,
+    db.hypo). The search and the list of recent foods give the same shape, so a client reads
+    both alike."""
     return {"food": found.food, "food_id": found.food_id, "category": found.category,
             "score": None if value is None else round(value, 2), "own": found.own,
             "recent": found.recent, "favourite": found.favourite,
             "portion": {"serving": found.portion.serving, "grams": found.portion.grams,
-                        "carbohydrate_g": found.portion.carbohydrate_g}}
+                        "carbohydrate_g": found.portion.carbohydrate_g},
+            "dataset": found.dataset,
+            "duplicates": [{"food": name, "food_id": food_id, "dataset": dataset}
+                           for food_id, name, dataset in found.duplicates],
+            "asks": None}
 
 
 MAX_READINGS = 4
@@ -177,13 +185,41 @@ def with_portions(session: Session, ranked: list[tuple[search.Candidate, float |
     """The hits with their default serving and the carbohydrate in it (looked up for the
     hits shown only; None where the food has no default or no carbohydrate value)."""
     found = _default_portions(session, [c.food_id for c, _ in ranked])
-    out = []
-    for hit, value in ranked:
-        serving, grams, per_100g = found.get(hit.food_id, (None, None, None))
-        carbohydrate = (None if grams is None else nutrition.rounded(nutrition.scale(
-            {"carbohydrate_g": per_100g}, grams / 100.0))["carbohydrate_g"])
-        out.append((replace(hit, portion=search.Portion(serving, grams, carbohydrate)), value))
-    return out
+    return [(replace(hit, portion=_portion(*found.get(hit.food_id, (None, None, None)))), value)
+            for hit, value in ranked]
+
+
+def _portion(serving: str | None, grams: float | None,
+             carbohydrate_per_100g: float | None) -> search.Portion:
+    carbohydrate = (None if grams is None else nutrition.rounded(nutrition.scale(
+        {"carbohydrate_g": carbohydrate_per_100g}, grams / 100.0))["carbohydrate_g"])
+    return search.Portion(serving, grams, carbohydrate)
+
+
+def hypo_hits(text_: str, *, session: Session, region: str | None) -> list[dict[str, Any]]:
+    """The answer to a search for a hypo treatment (db.hypo): the real food, with the
+    serving its row names, or an entry asking for the pack's figure (``food_id`` None); no
+    hits when the query is not one (or its food's table is not seeded)."""
+    hits = []
+    for treatment in hypo.treatments_for(text_, region):
+        if treatment.entry is None:
+            hits.append({**search_hit(search.candidate(0, treatment.pack_name,
+                                                       hypo.PACK_CATEGORY, 0.0, (), None)),
+                         "food_id": None, "asks": treatment.asks})
+            continue
+        food = session.scalar(select(Food).options(selectinload(Food.servings)).where(
+            Food.fdc_dataset == treatment.dataset, Food.source_code == treatment.entry,
+            Food.owner_id.is_(None)))
+        if food is None:
+            continue
+        serving = next((s for s in food.servings if s.name == treatment.serving),
+                       food.default_serving)
+        portion = (_portion(serving.name, serving.grams, food.carbohydrate_g) if serving
+                   else search.Portion(None, None, None))
+        found = search.candidate(food.id, food.name, food.category, food.search_weight, (),
+                                 None, portion=portion, dataset=food.fdc_dataset)
+        hits.append({**search_hit(found), "asks": treatment.asks})
+    return hits
 
 
 def _default_portions(session: Session, food_ids: list[int],

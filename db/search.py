@@ -12,7 +12,8 @@ How a result list is ordered, best first:
    query names that form; the plain food above dishes made with it (a sandwich, a soup, a
    tartare), above flavoured or coated kinds and above meat-free stand-ins, unless asked for.
 5. Diet words ("diet", "zero", "light", "sugar-free", "unsweetened"): a sugared row never
-   comes first; rows that say they are diet, sugar-free or unsweetened come first.
+   comes first; rows that say they are diet, sugar-free or unsweetened come first, the less
+   sugar the sooner.
 6. The food's prior (``prior``): everyday foods (USDA's dietary survey, the foods the photo
    models name, everyday aliases), and below them baby foods, branded and restaurant items. It
    is small: a curated dish never outranks the plain food on its prior alone.
@@ -30,7 +31,7 @@ counts.
 import math
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from difflib import get_close_matches
 from functools import lru_cache
 
@@ -65,6 +66,9 @@ _WORD_RE = re.compile(r"[a-z0-9]+")
 # "Beverages, carbonated, low calorie, other than cola or pepper": not a cola; such words
 # do not match the query.
 _OTHER_THAN_RE = re.compile(r"\bother than [^,(]*", re.IGNORECASE)
+# "Kartoffelsalat mit Essig-Öl-Sauce" is a salad, not a sauce: in a German name (the Swiss
+# FCDB's) what comes after "mit" is what the food is made with, not its kind.
+_MADE_WITH_RE = re.compile(r"\bmit\b.*", re.IGNORECASE)
 
 # --- the food as eaten (form_adjustment) ---
 # Forms that are not what a person eats. A query naming one (or its FORM_SYNONYMS) asks for it.
@@ -131,6 +135,10 @@ _DIET_MARKER_RE = re.compile(
 # unsweetened tea, coffee and water have none either).
 SUGARED_G = 1.5
 DIET_MATCH_BONUS = 3.0
+# A row marked diet may still be sugared ("Lemonade, fruit juice drink, light": 5 g per 100 g):
+# per gram of sugar per 100 g above SUGARED_G it loses this much of its bonus, so a diet row
+# with less sugar comes first; all of it, at most.
+DIET_SUGAR_PENALTY = 0.5
 # A row that does not say it is diet, sugar-free or unsweetened ("light beer" is not "beer").
 UNMARKED_PENALTY = 12.0
 # A query without diet words means the regular kind: "gatorade" is not Gatorade G2 (a third
@@ -239,16 +247,22 @@ class Candidate:
     sugars_g: float | None = None  # per 100 g
     portion: Portion = Portion(None, None, None)
     names_region: str | None = None  # whose words name the food ("UK" for CoFID's)
+    dataset: str | None = None  # the table it comes from (db.datasets)
+    # Energy, carbohydrate, protein and fat per 100 g: the same food in two tables has the same.
+    values: tuple[float | None, ...] = ()
+    # The same food in other tables, ranked below this one: (food id, name, dataset).
+    duplicates: tuple[tuple[int, str, str | None], ...] = ()
 
 
 def candidate(food_id: int, name: str, category: str, weight: float, aliases: Iterable[str],
               common_names: str | None, *, own: bool = False, recent: bool = False,
               favourite: bool = False, sugars_g: float | None = None,
               portion: Portion = Portion(None, None, None),
-              names_region: str | None = None) -> Candidate:
+              names_region: str | None = None, dataset: str | None = None,
+              values: tuple[float | None, ...] = ()) -> Candidate:
     return Candidate(food_id, name, category, weight, tuple(aliases), common_names or "",
                      own, recent, favourite, tuple(words(_OTHER_THAN_RE.sub("", name))),
-                     sugars_g, portion, names_region)
+                     sugars_g, portion, names_region, dataset, values)
 
 
 @dataclass(frozen=True)
@@ -383,7 +397,8 @@ class _Kind:
 def _kind(name: str, category: str) -> _Kind:
     """Cached: the same catalog names are ranked again and again."""
     text = _key(name)
-    found = tuple((w, singular(w) or w) for w in dict.fromkeys(_words(_OTHER_THAN_RE.sub("", name))))
+    kind = _MADE_WITH_RE.sub("", _OTHER_THAN_RE.sub("", name))
+    found = tuple((w, singular(w) or w) for w in dict.fromkeys(_words(kind)))
     forms = {w for pair in found for w in pair} & FORM_WORDS & set(_words(_NOT_A_FORM_RE.sub("", text)))
     if "raw" in forms and not (category in RAW_NOT_EATEN_GROUPS or _STARCHY_RE.match(text)):
         forms.discard("raw")
@@ -424,7 +439,10 @@ def diet_adjustment(query: Query, item: Candidate) -> float:
     left out by ``rank``); for another query, a little down for a calorie-reduced row."""
     if not query.diet:
         return -REDUCED_PENALTY if _kind(item.food, item.category).reduced else 0.0
-    return DIET_MATCH_BONUS if _says_diet(" ".join((item.food, *item.aliases))) else -UNMARKED_PENALTY
+    if not _says_diet(" ".join((item.food, *item.aliases))):
+        return -UNMARKED_PENALTY
+    sugar = max(0.0, (item.sugars_g or 0.0) - SUGARED_G)
+    return DIET_MATCH_BONUS - min(DIET_MATCH_BONUS, DIET_SUGAR_PENALTY * sugar)
 
 
 def sugared(item: Candidate) -> bool:
@@ -465,8 +483,40 @@ def tier(item: Candidate) -> int:
 def rank(query: Query, candidates: Iterable[Candidate],
          limit: int) -> list[tuple[Candidate, float]]:
     """The best ``limit`` candidates for the query with their scores, best first: by tier,
-    then score (ties: shorter name first, then alphabetical). A diet query gets no sugared
-    food: none rather than the wrong one."""
+    then score (ties: shorter name first, then alphabetical), each food once (``dedupe``). A
+    diet query gets no sugared food: none rather than the wrong one."""
     scored = [(c, total(query, c)) for c in candidates if not (query.diet and sugared(c))]
     scored.sort(key=lambda pair: (-tier(pair[0]), -pair[1], len(pair[0].food), pair[0].food))
-    return scored[:limit]
+    return dedupe(scored)[:limit]
+
+
+def duplicate_key(item: Candidate) -> tuple | None:
+    """What two tables' rows of the same food share: the first word of the name (singular)
+    and the same energy, carbohydrate, protein and fat per 100 g (FNDDS copies many SR Legacy
+    rows' values; "Bread, rye" is in both). None for a person's own food or a row missing a
+    value."""
+    first = _words(item.food.split(",")[0])[:1]
+    if item.own or item.dataset is None or not first or None in item.values or not item.values:
+        return None
+    return (singular(first[0]) or first[0], *(round(v, 1) for v in item.values))  # type: ignore[arg-type]
+
+
+def dedupe(scored: list[tuple[Candidate, float]]) -> list[tuple[Candidate, float]]:
+    """``scored`` (best first) with each food shown once: a row of another table with the
+    same ``duplicate_key`` as a better-ranked one is listed in that row's ``duplicates``
+    (reachable from it), not beside it. The better-ranked row is the best-sourced for the
+    searcher: region decides the tie (``region_handicap``)."""
+    kept: list[list] = []
+    first_of: dict[tuple, int] = {}
+    for item, value in scored:
+        key = duplicate_key(item)
+        at = first_of.get(key) if key is not None else None
+        if at is not None and kept[at][0].dataset != item.dataset:
+            best = kept[at][0]
+            kept[at][0] = replace(best, duplicates=(*best.duplicates,
+                                                    (item.food_id, item.food, item.dataset)))
+            continue
+        if key is not None and at is None:
+            first_of[key] = len(kept)
+        kept.append([item, value])
+    return [(item, value) for item, value in kept]

@@ -63,9 +63,12 @@ def search(text: str, limit: int = 10, *, user: str | None = None,
     without it, the user's own region (Settings), so the app, /api/foods and the CLI agree.
 
     Each hit: {"food", "food_id", "category", "score", "own", "recent", "favourite",
-    "portion": {"serving", "grams", "carbohydrate_g"}}: the default serving and the
-    carbohydrate in it, so 45 g cooked and 126 g dry are told apart before choosing. The app's
-    search box, GET /api/foods and ``python -m db search`` all call this."""
+    "portion": {"serving", "grams", "carbohydrate_g"}, "dataset", "duplicates", "asks"}: the
+    default serving and the carbohydrate in it, so 45 g cooked and 126 g dry are told apart
+    before choosing; the food's table and the same food in other tables. A hypo treatment is
+    answered by db.hypo alone: its food, or an entry (``food_id`` None) whose ``asks`` says
+    what to read from the pack. The app's search box, GET /api/foods and ``python -m db
+    search`` all call this."""
     if not isinstance(text, str):
         raise InvalidValue(f"search text must be text, got {validate.echo(text)}")
     if len(text) > repo.MAX_QUERY_LEN:
@@ -80,6 +83,9 @@ def search(text: str, limit: int = 10, *, user: str | None = None,
         owner = repo.get_user(user, session=session) if user is not None else None
         if region is None and owner is not None:
             region = owner.region
+        treatments = repo.hypo_hits(text, session=session, region=region) if not group else []
+        if treatments:  # never guessed (db.hypo)
+            return treatments[:limit]
         ranked = repo.search_foods(text, session=session, owner=owner, category=group or None,
                                    limit=limit, region=region)
     return [repo.search_hit(c, s) for c, s in ranked]

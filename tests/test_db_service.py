@@ -118,7 +118,8 @@ def test_sql_looking_text_is_just_text(db_url, text):
 def test_search_ranks_and_limits(db_url):
     results = service.search("piza")
     assert results[0]["food"] == "Cheese pizza" and set(results[0]) == {
-        "food", "food_id", "category", "score", "own", "recent", "favourite", "portion"}
+        "food", "food_id", "category", "score", "own", "recent", "favourite", "portion",
+        "dataset", "duplicates", "asks"}
     top = service.search("banana")[0]
     assert {k: top[k] for k in ("food", "food_id", "category", "own")} == {
         "food": "Banana", "food_id": 1, "category": "Fruit", "own": False}
