@@ -79,7 +79,8 @@ def portion_range(category: str) -> tuple[float, float]:
 # water, juice concentrate with three times as much, dry grains, pasta and pulses cook to two
 # to three times their weight. One portion of such a food is what makes one portion as eaten.
 _CONDENSED_RE = re.compile(r"\bcondensed\b")
-_CONCENTRATE_RE = re.compile(r"\bconcentrate\b")
+# Juice "from concentrate" is juice as drunk, not the concentrate.
+_CONCENTRATE_RE = re.compile(r"(?<!from )\bconcentrate\b")
 _PREPARED_RE = re.compile(r"\b(prepared|diluted|reconstituted|cooked|ready-to-serve|"
                           r"ready-to-drink|ready to serve)\b")
 _DRY_RE = re.compile(r"\b(raw|dry|uncooked)\b")

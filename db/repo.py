@@ -74,9 +74,15 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
     owner_id = owner.id if owner is not None else None
     known = fts.vocabulary(session, owner_id)
     readings = []
+    parts = [_split_compound(w, known) for w in wanted]
+    # A compound the catalog holds whole (a Swiss name, "apfelsaft") is read as the
+    # vocabulary's parts too ("apple juice").
+    vocabulary_parts = [_split_compound(w, ()) for w in wanted]
+    found = _readings(parts, known, region)
+    if vocabulary_parts != parts:
+        found += [r for r in _readings(vocabulary_parts, known, region) if r not in found]
     # A regional word may carry a diet wish ("pepsi max", "cola light" read as "diet cola").
-    for reading, handicap in _readings([_split_compound(w, known) for w in wanted], known,
-                                       region):
+    for reading, handicap in found[:MAX_READINGS]:
         kept, wish = search.split_diet(reading)
         readings.append((kept, handicap))
         diet = diet or wish
@@ -154,13 +160,20 @@ def _known(word: str, known: tuple[str, ...]) -> bool:
     return index < len(known) and known[index] == word
 
 
+def _starts_known(word: str, known: tuple[str, ...]) -> bool:
+    """Whether a catalog word starts with ``word`` ("flapjack" of "flapjacks"): a word being
+    typed, or a singular, is not two words."""
+    index = bisect_left(known, word)
+    return index < len(known) and known[index].startswith(word)
+
+
 def _split_compound(word: str, known: tuple[str, ...]) -> list[str]:
     """``word`` as the two catalog or vocabulary words it joins ("cornflakes" -> corn flakes,
     "apfelsaft" -> apfel saft, "orangensaft" -> orange saft with German's linking "n"), or
     ``[word]`` when it is a word itself or no such split exists. Of several splits, the most
     even one."""
     terms = vocabulary.single_word_terms()
-    if len(word) < 6 or _known(word, known) or word in terms:
+    if len(word) < 6 or _known(word, known) or word in terms or _starts_known(word, known):
         return [word]
 
     def part(text: str) -> bool:

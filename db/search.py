@@ -5,8 +5,9 @@ How a result list is ordered, best first:
 2. More query words found as whole words in the name ("rice" in "Rice, white, cooked" beats
    "rice" only as the start of "ricotta"), then in aliases and common names.
 3. A query word names the food itself: it is in the name's first part ("Rice, white, ..." for
-   "white rice", not "Oil, rice bran"), or its second ("Fish, tuna, ..."); and the name has
-   fewer words the query did not ask for.
+   "white rice", not "Oil, rice bran"), best as its last word ("Almonds, salted", not "Almond
+   paste"), or in its second ("Fish, tuna, ..."); and the name has fewer words the query did
+   not ask for.
 4. The food as eaten (``form_adjustment``): a cooked, prepared, ready-to-drink or
    ready-to-serve row above a raw, dry, condensed, powder, concentrate or mix row, unless the
    query names that form; the plain food above dishes made with it (a sandwich, a soup, a
@@ -43,6 +44,9 @@ STOPWORDS = frozenset({"a", "an", "and", "the", "of", "with", "in", "on", "or", 
 TYPO_CUTOFF = 0.75
 MAX_TYPO_CHOICES = 3
 PREFIX_INSIDE = 0.3
+# A query word in the name's first part that is not its last word names what the food is
+# made of ("almonds" in "Almond paste"), not the food: less than the 1.5 of its last word.
+HEAD_MISSED = 0.75
 # Per query word that neither the name nor an alias holds.
 MISSING_PENALTY = 2.0
 
@@ -85,9 +89,9 @@ RAW_NOT_EATEN_GROUPS = frozenset({
 })
 _STARCHY_RE = re.compile(r"^(potato|potatoes|sweet potato|yams?|cassava|taro|plantains?|peas|"
                          r"corn|parsnips?)\b")
-# "dry roasted" nuts, "dry curd" cottage cheese and juice "from concentrate" are eaten as
-# they are.
-_NOT_A_FORM_RE = re.compile(r"\bdry[- ](roasted|curd)\b|\bfrom concentrate\b")
+# "dry roasted" nuts, "dry curd" cottage cheese, "dry-fried" black pudding and juice "from
+# concentrate" are eaten as they are.
+_NOT_A_FORM_RE = re.compile(r"\bdry[- ](roasted|curd|fried)\b|\bfrom concentrate\b")
 # Words that say the row is the food made ready ("frozen concentrate, prepared with water").
 _PREPARED_RE = re.compile(
     r"\b(prepared|reconstituted|diluted|cooked|boiled|ready[- ]to[- ](drink|serve|eat|heat)|"
@@ -167,10 +171,18 @@ def words(text: str) -> list[str]:
     return list(_words(text))
 
 
+# "a cup of tea", "a glass of milk", "a bowl of porridge": the measure says how much, the
+# words after "of" what.
+MEASURE_WORDS = frozenset({"cup", "glass", "bowl", "mug", "plate", "slice", "piece", "portion",
+                           "serving", "can", "bottle", "handful", "spoonful"})
+
+
 def query_words(text: str) -> list[str]:
-    """The words a query searches for: stop words dropped unless nothing else is left."""
+    """The words a query searches for: a measure before "of" and stop words dropped, unless
+    nothing else is left."""
     found = words(text)
-    kept = [w for w in found if w not in STOPWORDS]
+    kept = [w for i, w in enumerate(found) if w not in STOPWORDS
+            and not (w in MEASURE_WORDS and found[i + 1:i + 2] == ["of"])]
     return list(dict.fromkeys(kept or found))
 
 
@@ -324,11 +336,13 @@ def _text_phrase(text: str) -> str:
 class _Texts:
     """A food's texts as score() compares them (cached per food)."""
 
-    name: str  # the name as a phrase of singulars
+    name: str  # the name as a phrase of singulars, in English word order
     aliases: frozenset[str]
     common: frozenset[str]
     other_words: tuple[str, ...]  # the words of its aliases and common names
     first: frozenset[str]  # _forms of the name's first part ("Rice" of "Rice, white")
+    head: frozenset[str]  # _forms of that part's last word: what the food is ("paste" of
+    # "Almond paste", "peas" of "Wasabi peas")
     second: frozenset[str]  # and of its second part
     name_forms: frozenset[str]
     other_forms: frozenset[str]
@@ -341,8 +355,13 @@ def _texts(name_words: tuple[str, ...], food: str, aliases: tuple[str, ...],
     common = frozenset(_text_phrase(c) for c in common_names.split(",") if c.strip())
     segments = food.split(",")
     other = tuple(w for n in (*alias_phrases, *common) for w in n.split())
-    return _Texts(_singular_phrase(name_words), alias_phrases, common, other,
-                  _forms(_words(segments[0])),
+    # "Chocolate, milk" is milk chocolate, not chocolate milk: a name of two parts reads as
+    # its second part before its first when it is compared with the query whole.
+    whole = (_singular_phrase((*_words(segments[1]), *_words(segments[0])))
+             if len(segments) == 2 else _singular_phrase(name_words))
+    first_words = _words(segments[0])
+    return _Texts(whole, alias_phrases, common, other,
+                  _forms(first_words), _forms(first_words[-1:]),
                   _forms(_words(segments[1])) if len(segments) > 1 else frozenset(),
                   _forms(name_words), _forms(other))
 
@@ -369,8 +388,10 @@ def score(query: Sequence[str], item: Candidate, typed: int | None = None) -> fl
     missing = len(query) - whole - math.ceil(prefix) - max(0, other_whole - whole)
     if missing > 0 and not other_prefix:
         value -= per_word * MISSING_PENALTY * missing
-    if any(w in texts.first or singular(w) in texts.first for w in query):
+    if any(w in texts.head or singular(w) in texts.head for w in query):
         value += 1.5
+    elif any(w in texts.first or singular(w) in texts.first for w in query):
+        value += HEAD_MISSED
     elif any(w in texts.second or singular(w) in texts.second for w in query):
         value += 1.0
     extra = max(0, len(item.name_words) - whole - math.ceil(prefix))
@@ -463,16 +484,28 @@ def total(query: Query, item: Candidate) -> float:
 # Regions that name foods alike: Australia uses British names ("biscuit", "chips").
 _NAMING = {"US": "US", "UK": "UK", "AU": "UK", "DE": "DE"}
 FOREIGN_NAME_PENALTY = 1.5
+GERMAN = "DE"
+# More than an exact name match and a first-word match are worth (``score``: 10 + 1.5).
+OTHER_LANGUAGE_PENALTY = 12.0
 
 
 def region_handicap(query: Query, item: Candidate) -> float:
     """A food named in another region's words ranks lower for a searcher whose region names
     foods otherwise: "Biscuits, semi-sweet" is a British biscuit (a US "biscuit" is a scone),
-    "Fruchtsaft-Schorle" is what a German types, "Squash, acorn" is not a UK squash. So each
-    region's own table wins a tie: UK CoFID, DE the Swiss FCDB's German names, US FNDDS and
-    SR Legacy (db.datasets). Unknown searchers, and foods of no table: none."""
+    "Squash, acorn" is not a UK squash. So each region's own table wins a tie: UK CoFID, DE
+    the Swiss FCDB's German names, US FNDDS and SR Legacy (db.datasets). For an English
+    speaker a food named in German (the Swiss FCDB's English names are translations) ranks
+    below every food named in English that matches at all, and is found when none does; a
+    German speaker reaches English rows through the vocabulary's readings of German words,
+    and they rank below German rows as another region's do. A searcher of unknown region
+    reads English (the app's language) but no region's English over another's; foods of no
+    table: none."""
     mine, theirs = _NAMING.get(query.region or ""), _NAMING.get(item.names_region or "")
-    return FOREIGN_NAME_PENALTY if mine and theirs and mine != theirs else 0.0
+    if theirs == GERMAN and mine != GERMAN:
+        return OTHER_LANGUAGE_PENALTY
+    if not mine or not theirs or mine == theirs:
+        return 0.0
+    return FOREIGN_NAME_PENALTY
 
 
 def tier(item: Candidate) -> int:

@@ -109,7 +109,7 @@ def test_swiss_rows_carry_their_german_names_and_synonyms():
 
 
 def test_rows_load_with_their_source_and_attribution(full_db):
-    digestive = service.lookup("Biscuits, digestive, plain")
+    digestive = service.lookup("Biscuits, digestive, plain", grams=100)
     assert digestive["source"] == {
         "dataset": "CoFID", "fdc_id": None, "code": "Biscuits, digestive, plain",
         "description": "Biscuits, digestive, plain", "proxy_note": None,
@@ -117,7 +117,7 @@ def test_rows_load_with_their_source_and_attribution(full_db):
         "attribution": "Contains public sector information licensed under the Open "
                        "Government Licence v3.0 (CoFID 2021)"}
     assert digestive["per_100g"]["available_carbohydrate_g"] == 60.394
-    glucose = service.lookup("Traubenzucker")
+    glucose = service.lookup("Traubenzucker", grams=10)
     assert glucose["source"]["code"] == "768"
     assert glucose["source"]["attribution"] == ("Swiss Food Composition Database V5.3, "
                                                 "Federal Food Safety and Veterinary Office FSVO")
