@@ -27,8 +27,9 @@ from db.nutrition import energy_consistent
 
 ALIASES_FILE = "sr28_aliases.csv"
 # The seed part (db.models.SeedVersion) of the catalog's servings as chosen by today's
-# db.portions rule: a database seeded under an older rule gets them once (db.session).
-SERVINGS_PART = "sr28_servings_as_eaten"
+# db.portions rule: a database seeded under an older rule gets them once (db.session). A new
+# rule gets a new name (2: juice "from concentrate" is not a concentrate).
+SERVINGS_PART = "sr28_servings_as_eaten_2"
 
 
 def read_aliases(seed_dir: Path) -> dict[str, tuple[str, ...]]:
