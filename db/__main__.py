@@ -71,9 +71,7 @@ def main(argv: list[str] | None = None) -> int:
                                      group=args.group)
             for hit in results:
                 score = "" if hit["score"] is None else f"{hit['score']:6.2f}"
-                asks = f"  enter {hit['asks']}" if hit["asks"] else ""
-                print(f"{score:>6}  {hit['food']}  ({hit['category']})  "
-                      f"{cards.hit_portion_text(hit['portion'])}{asks}")
+                print(f"{score:>6}  {hit['food']}  ({hit['category']})  {cards.hit_text(hit)}")
             if not results:
                 print("no matches", file=sys.stderr)
         elif args.command == "export-log":

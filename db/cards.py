@@ -185,6 +185,12 @@ def recipe_text(food: Food) -> str | None:
     return f"{food.recipe_servings:g} servings{cooked}: {items}"
 
 
+def hit_text(hit: dict[str, Any]) -> str:
+    """What a search hit shows beside its name: its default serving's carbohydrate, or for a
+    hypo treatment no table lists, what to read from the pack (db.hypo)."""
+    return f"enter {hit['asks']}" if hit["food_id"] is None else hit_portion_text(hit["portion"])
+
+
 def hit_portion_text(portion: dict[str, Any]) -> str:
     """A search hit's default serving and its carbohydrate, as the CLI and the app list it:
     "1 cup (164 g): 45 g carbohydrate"."""

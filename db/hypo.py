@@ -20,6 +20,7 @@ from pathlib import Path
 from db import search
 from db.datasets import DATASETS
 from db.errors import SeedError
+from db.keys import name_key
 
 TREATMENTS_FILE = "hypo_treatments.csv"
 COLUMNS = ["term", "region", "dataset", "entry", "serving", "asks", "source"]
@@ -89,3 +90,11 @@ def treatments_for(text: str, region: str | None) -> list[Treatment]:
     phrase = _phrase(text)
     found = [t for t in shipped() if t.phrase == phrase and t.region in (None, region)]
     return sorted(found, key=lambda t: t.region is None)
+
+
+def treatment_named(text: str) -> Treatment | None:
+    """The row a lookup by name means: its term ("glucose tablets") or the name of its pack
+    entry ("Glucose tablets: enter the carbohydrate from the pack"), any region's."""
+    phrase, key = _phrase(text), name_key(text)
+    return next((t for t in shipped() if t.phrase == phrase or name_key(t.pack_name) == key),
+                None)

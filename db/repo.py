@@ -44,6 +44,15 @@ def find_food(query: object, *, session: Session, owner: User | None = None) -> 
         food = session.scalar(statement.options(*loaded))
         if food is not None:
             return food
+    treatment = hypo.treatment_named(query)
+    if treatment is not None:  # a hypo treatment is never guessed (db.hypo)
+        food = session.scalar(select(Food).options(*loaded).where(
+            Food.fdc_dataset == treatment.dataset, Food.source_code == treatment.entry,
+            Food.owner_id.is_(None))) if treatment.entry else None
+        if food is None:
+            raise UnknownFood(f"{treatment.term}: no food table lists them; add yours as an own "
+                              f"food with {treatment.asks}")
+        return food
     close = [c.food for c, _ in search_foods(query, session=session, owner=owner, limit=3)]
     hint = f" (did you mean: {', '.join(close)}?)" if close else ""
     raise UnknownFood(f"unknown food {validate.echo(query.strip())}{hint}")

@@ -15,7 +15,8 @@ from typing import IO, Any
 from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 
-from db import cards, checks, households, nutrition, passwords, photos, repo, spreadsheet, validate
+from db import (cards, checks, households, hypo, nutrition, passwords, photos, repo, spreadsheet,
+                validate)
 from db.errors import InvalidPortion, InvalidValue, UserExists
 from db.keys import name_key
 from db.models import Food, MealEntry, ModelChange, OwnedFile, ServerSetting, SignInSession, User, utcnow
@@ -50,6 +51,9 @@ def lookup(query: str, grams: float | None = None, serving: str | None = None,
     with session_scope(write=False) as session:
         owner = repo.get_user(user, session=session) if user is not None else None
         food = repo.find_food(query, session=session, owner=owner)
+        if grams is None and serving is None:  # "juice box" means its juice box (db.hypo)
+            treatment = hypo.treatment_named(query)
+            serving = treatment.serving if treatment is not None else None
         portion_g, serving_name = _portion(food, grams, serving)
         return cards.nutrition_card(food, portion_g, serving_name, unit)
 

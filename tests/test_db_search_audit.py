@@ -285,3 +285,18 @@ def test_default_portions_are_one_portion_as_eaten(full_db, region, query, grams
     else:
         assert shown is not None and grams / 2 <= shown <= grams * 2, (
             f"{query!r}: {hit['food']} defaults to {shown} g, one portion is {grams} g ({why})")
+
+
+def test_a_hypo_treatment_looked_up_by_name_is_never_guessed(full_db):
+    from db.errors import UnknownFood
+
+    with pytest.raises(UnknownFood, match="glucose tablets: no food table lists them; add yours "
+                                          r"as an own food with the carbohydrate in one tablet"):
+        service.lookup("glucose tablets")
+    with pytest.raises(UnknownFood, match="glucose gel: no food table lists them"):
+        service.lookup("Glucose gel: enter the carbohydrate from the pack")
+    # The juice box of FNDDS 64104010: 209 g at 11.35 g carbohydrate per 100 g.
+    box = service.lookup("juice box")
+    assert (box["portion"]["serving"], box["portion"]["grams"]) == (
+        "1 juice box/pouch (6.75 fl oz)", 209.0)
+    assert box["portion"]["carbohydrate_g"] == round(209 * box["per_100g"]["carbohydrate_g"] / 100, 1)

@@ -231,3 +231,22 @@ def test_a_database_seeded_with_cofid_2015_keeps_its_rows_and_meals(tmp_path):
         assert count == len(names) == 2887 and len(set(names)) == 2887
     finally:
         configure(None)
+
+
+def test_a_hypo_row_without_a_food_must_say_what_to_read_from_the_pack(tmp_path):
+    from db import hypo
+    from db.errors import SeedError
+
+    (tmp_path / hypo.TREATMENTS_FILE).write_text(
+        "term,region,dataset,entry,serving,asks,source\n"
+        "glucose tablets,,,,,,no table lists them\n", encoding="utf-8")
+    with pytest.raises(SeedError, match=r"hypo_treatments.csv:2: without a food the row must "
+                                        r"say what to read from the pack"):
+        hypo.read(tmp_path)
+    (tmp_path / hypo.TREATMENTS_FILE).write_text(
+        "term,region,dataset,entry,serving,asks,source\n"
+        "dextrose,,Swiss FCDB,,,,glucose itself\n", encoding="utf-8")
+    with pytest.raises(SeedError, match="a known dataset with its entry, or neither"):
+        hypo.read(tmp_path)
+    rows = hypo.read(SEED_DIR)
+    assert {r.phrase for r in rows} >= {"glucose tablet", "glucose gel", "juice box", "dextrose"}
