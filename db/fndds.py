@@ -12,7 +12,7 @@ portion weights by db.portions' rule; a weight of 0 (no weight) is left out.
 import csv
 from pathlib import Path
 
-from db import composition, datasets
+from db import composition, datasets, search
 from db.errors import SeedError
 
 TABLE = composition.Table(datasets.FNDDS, "fndds", "fndds_2021_2023", "build-fndds")
@@ -67,3 +67,35 @@ def read_source(folder: Path) -> tuple[list[composition.TableFood],
         own = composition.unique_portions(food.code, sorted(by_code.get(food.code, [])))
         measures += composition.with_default(food, own, "FNDDS 2021-2023")
     return foods, measures
+
+
+def _values(nutrients: dict[str, float | None]) -> tuple[float | None, ...]:
+    return tuple(nutrients[k] for k in ("kcal", "carbohydrate_g", "protein_g", "fat_g"))
+
+
+def portions_of_the_same_foods(foods: list[tuple[str, str, dict[str, float | None]]],
+                               seed_dir: Path) -> dict[str, list[tuple[str, float, str]]]:
+    """FNDDS's portions of other tables' foods that FNDDS holds too: ``foods`` (entry, name,
+    nutrients per 100 g) -> for each entry with exactly one FNDDS food of the same
+    db.search.same_food_key (FNDDS built it from that row: the same values), that food's
+    portions as (name, grams, source). Empty without the FNDDS seed."""
+    if not composition.has_compact(TABLE, seed_dir):
+        return {}
+    table_foods, measures = composition.read_compact(TABLE, seed_dir)
+    by_key: dict[tuple, list[composition.TableFood]] = {}
+    for food in table_foods:
+        key = search.same_food_key(food.name, _values(food.nutrients))
+        if key is not None:
+            by_key.setdefault(key, []).append(food)
+    by_code: dict[str, list[composition.TablePortion]] = {}
+    for measure in measures:
+        if measure.seq:  # FNDDS's own rows, not a default derived from one
+            by_code.setdefault(measure.code, []).append(measure)
+    out = {}
+    for entry, name, nutrients in foods:
+        same = by_key.get(search.same_food_key(name, _values(nutrients)) or (), [])
+        if len(same) == 1:
+            out[entry] = [(m.name, m.grams, f"{m.source}: FNDDS's '{same[0].name}', the same "
+                                            "food (its values are this row's)")
+                          for m in by_code.get(same[0].code, [])]
+    return out

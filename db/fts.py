@@ -18,7 +18,7 @@ from sqlalchemy import (Integer, String, and_, bindparam, column, func, or_, sel
                         union_all)
 from sqlalchemy.orm import Session
 
-from db import search
+from db import datasets, search
 from db.keys import name_key
 from db.models import Food, FoodAlias, FoodLabel, SeedVersion
 
@@ -118,9 +118,12 @@ def _catalog_words(session: Session, visible) -> set[str]:
     """The words of the ``visible`` foods' names, descriptions, common names, aliases and
     labels, read in one query (a search with a user reads their own foods' words each time)."""
     found: set[str] = set()
+    # The Swiss FCDB's English names are translations with typos of their own ("Chicken
+    # brest"): a misspelt word is never corrected towards one of their words.
     texts = union_all(
         select(Food.name).where(visible), select(Food.fdc_description).where(visible),
-        select(Food.common_names).where(visible, Food.common_names.is_not(None)),
+        select(Food.common_names).where(visible, Food.common_names.is_not(None),
+                                        Food.fdc_dataset != datasets.SWISS_FCDB.name),
         select(FoodAlias.alias).join(Food, Food.id == FoodAlias.food_id).where(visible),
         select(FoodLabel.label).join(Food, Food.id == FoodLabel.food_id).where(visible))
     for text_ in session.scalars(texts):

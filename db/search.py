@@ -523,15 +523,19 @@ def rank(query: Query, candidates: Iterable[Candidate],
     return dedupe(scored)[:limit]
 
 
-def duplicate_key(item: Candidate) -> tuple | None:
+def same_food_key(name: str, values: Sequence[float | None]) -> tuple | None:
     """What two tables' rows of the same food share: the first word of the name (singular)
-    and the same energy, carbohydrate, protein and fat per 100 g (FNDDS copies many SR Legacy
-    rows' values; "Bread, rye" is in both). None for a person's own food or a row missing a
-    value."""
-    first = _words(item.food.split(",")[0])[:1]
-    if item.own or item.dataset is None or not first or None in item.values or not item.values:
+    and the same energy, carbohydrate, protein and fat per 100 g (``values``; FNDDS copies
+    many SR Legacy rows' values: "Bread, rye" is in both). None when a value is missing."""
+    first = _words(name.split(",")[0])[:1]
+    if not first or not values or None in values:
         return None
-    return (singular(first[0]) or first[0], *(round(v, 1) for v in item.values))  # type: ignore[arg-type]
+    return (singular(first[0]) or first[0], *(round(v, 1) for v in values))  # type: ignore[arg-type]
+
+
+def duplicate_key(item: Candidate) -> tuple | None:
+    """``same_food_key`` of a table's row; None for a person's own food."""
+    return None if item.own or item.dataset is None else same_food_key(item.food, item.values)
 
 
 def dedupe(scored: list[tuple[Candidate, float]]) -> list[tuple[Candidate, float]]:

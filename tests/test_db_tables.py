@@ -250,3 +250,18 @@ def test_a_hypo_row_without_a_food_must_say_what_to_read_from_the_pack(tmp_path)
         hypo.read(tmp_path)
     rows = hypo.read(SEED_DIR)
     assert {r.phrase for r in rows} >= {"glucose tablet", "glucose gel", "juice box", "dextrose"}
+
+
+def test_an_sr_legacy_food_fndds_holds_too_gets_fndds_portions():
+    """SR28 01006 'Cheese, brie' (334 kcal, 0.45 g carbohydrate, 20.75 g protein, 27.68 g fat)
+    is FNDDS 14103020 'Cheese, Brie' with the same values: FNDDS's portions of it apply."""
+    from db import sr28
+
+    brie = next(f for f in sr28.read_compact(SEED_DIR)[0] if f.ndb == "01006")
+    found = fndds.portions_of_the_same_foods([(brie.ndb, brie.description, brie.nutrients)],
+                                             SEED_DIR)
+    assert ("Quantity not specified", 21.0,
+            "FNDDS 2021-2023 portion, food code 14103020 seq 6: FNDDS's 'Cheese, Brie', the same "
+            "food (its values are this row's)") in found["01006"]
+    # A food FNDDS does not hold gets none.
+    assert fndds.portions_of_the_same_foods([("x", "Zorblax, raw", brie.nutrients)], SEED_DIR) == {}
