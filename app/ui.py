@@ -27,7 +27,7 @@ from app.glucose.ui import GlucoseHandlers, build_entry_response, build_glucose_
 from app.photos_ui import PhotoHandlers
 from app.security import OwnedFiles, private_dir
 from db import personal, photos, service, validate
-from db.cards import hit_portion_text
+from db.cards import hit_text
 from db.checks import SETTING_RANGES
 from db.nutrition import (EXCHANGE_UNITS_G, NUTRIENT_LABELS, REGIONS, STORED_NUTRIENTS, carb_unit, exchanges,
                           region_unit)
@@ -360,7 +360,7 @@ class Handlers:
             return gr.update(choices=[], value=None), f"No food matches {validate.echo(text)}."
         found = "1 food matches" if len(hits) == 1 else f"{len(hits)} foods match"
         # The label shows the default serving's carbohydrate (45 g cooked, 126 g dry).
-        choices = [(f"{h['food']} - {hit_portion_text(h['portion'])}", h["food"]) for h in hits]
+        choices = [(f"{h['food']} - {hit_text(h)}", h["food"]) for h in hits]
         return gr.update(choices=choices, value=None), f"{found} {validate.echo(text)}: pick one."
 
     def recent_foods(self, request: gr.Request):

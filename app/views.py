@@ -11,8 +11,7 @@ from datetime import date, datetime, timedelta
 import pandas as pd
 
 from app.analysis import DISCLAIMER, Analysis
-from db import cofid
-from db.cards import GI_UNKNOWN
+from db.cards import GI_UNKNOWN, source_text
 from db.nutrition import NUTRIENT_LABELS, NUTRIENTS, carb_unit
 
 # (key in NUTRIENTS, label, unit) in the order a dietitian reads a label.
@@ -57,22 +56,6 @@ def exchanges_text(exchanges: dict) -> str:
         taught, f"exact {fmt(value)}; ")
     return (f"{fmt(shown)} x {unit} "
             f"({exact}1 = {fmt(exchanges['unit_g'], 'g')}; counted from {basis})")
-
-
-def source_text(source: dict) -> str:
-    """Where the numbers come from, in one line: the dataset (USDA's or the UK's CoFID) and the
-    row's id."""
-    if source["dataset"] == "Own food":
-        return "your own food, from its label"
-    if source["dataset"] == "Recipe":
-        return "your recipe, summed from its ingredients"
-    if source["dataset"] == "Composite":
-        return "USDA rows summed by weight (see the description)"
-    if source["dataset"] == cofid.DATASET_NAME:
-        return f"UK {cofid.EDITION} (McCance and Widdowson), food code {source['code']}"
-    ids = [f"FDC ID {source['fdc_id']}" if source.get("fdc_id") else "",
-           f"NDB {source['code']}" if source["dataset"] == "SR Legacy" and source.get("code") else ""]
-    return f"USDA {source['dataset']}, " + ", ".join(i for i in ids if i)
 
 
 def exchange_count(exchanges: float | None, unit_g: float) -> str:

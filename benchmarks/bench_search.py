@@ -1,4 +1,5 @@
-"""Food search latency over the whole catalog (curated foods + USDA SR Legacy, ~8,900 foods).
+"""Food search latency over the whole catalog (curated foods, SR Legacy, FNDDS, CoFID and the
+Swiss FCDB: ~18,200 foods).
 
     python -m benchmarks.bench_search [--rounds 3] [--db PATH | --url URL]
 
@@ -12,6 +13,7 @@ runs db.service.search, the function behind the app's search box, /api/foods and
 - typos: misspelt words ("spagetti", "chiken brest", ...), which take the correction path
 - catalog: the first two words of 300 random catalog names (seeded, so the same each run)
 - personal: the common queries for a user with 30 logged foods and 5 favourites
+- regional: UK and German words and hypo treatments with the searcher's region set
 Prints count, p50, p95 and max in milliseconds per kind and overall; target p95 < 50 ms.
 """
 
@@ -34,6 +36,10 @@ COMMON = ["rice", "white rice", "brown rice", "pasta", "spaghetti", "bread", "to
           "coffee", "tea", "egg", "cheese", "chicken breast", "butter", "sugar", "honey",
           "peanut butter", "grapes", "tomato", "carrots", "lentils", "pizza", "french fries",
           "chips", "tortilla", "ice cream", "salmon"]
+REGIONAL = [("UK", "orange squash"), ("UK", "digestives"), ("UK", "shepherd's pie"),
+            ("UK", "baked beans"), ("DE", "Apfelschorle"), ("DE", "Kartoffelsalat"),
+            ("DE", "Brötchen"), ("DE", "Leberkäse"), ("DE", "Gummibärchen"),
+            ("US", "juice box"), ("US", "glucose tablets"), ("US", "diet lemonade")]
 TYPOS = ["spagetti", "chiken brest", "bananna", "yoghrt", "brocoli", "potatoe", "sandwhich",
          "oatmeel", "cappucino", "tomatos", "letuce", "avacado"]
 
@@ -73,20 +79,21 @@ def main(argv: list[str] | None = None) -> int:
         personal.add_favourite("bench", name)
 
     kinds = {
-        "common": [(q, None) for q in COMMON],
-        "typing": [(q, None) for q in typing],
-        "typos": [(q, None) for q in TYPOS],
-        "catalog": [(q, None) for q in catalog],
-        "personal": [(q, "bench") for q in COMMON],
+        "common": [(q, None, None) for q in COMMON],
+        "typing": [(q, None, None) for q in typing],
+        "typos": [(q, None, None) for q in TYPOS],
+        "catalog": [(q, None, None) for q in catalog],
+        "personal": [(q, "bench", None) for q in COMMON],
+        "regional": [(q, None, region) for region, q in REGIONAL],
     }
-    for query, user in kinds["common"][:5]:  # warm-up: caches, the FTS pages
-        service.search(query, user=user)
+    for query, user, region in kinds["common"][:5]:  # warm-up: caches, the FTS pages
+        service.search(query, user=user, region=region)
     timings: dict[str, list[float]] = {kind: [] for kind in kinds}
     for _ in range(args.rounds):
         for kind, queries in kinds.items():  # interleaved: each round runs every kind
-            for query, user in queries:
+            for query, user, region in queries:
                 start = time.perf_counter()
-                service.search(query, user=user)
+                service.search(query, user=user, region=region)
                 timings[kind].append((time.perf_counter() - start) * 1000)
 
     everything = [t for values in timings.values() for t in values]

@@ -6,6 +6,9 @@
     python -m db export-log --user alice --out alice.csv
     python -m db check-seed [DIR]     (every problem in db/seed/*.csv, one per line)
     python -m db build-sr28 ../shared/data/usda-sr28   (rebuild db/seed/sr28_*.csv.gz)
+    python -m db build-fndds ../shared/data/fndds-2021-2023   (db/seed/fndds_*.csv.gz)
+    python -m db build-cofid ../shared/data/cofid-2021   (db/seed/cofid_foods.csv.gz)
+    python -m db build-swiss ../shared/data/swiss-fcdb-5.3   (db/seed/swiss_foods.csv.gz)
     python -m db migrate-sqlite-to --url postgresql+psycopg://USER:PW@HOST/DB [--from FILE]
 
 Errors print one line ("error: ...") to stderr and exit with status 2.
@@ -52,12 +55,8 @@ def main(argv: list[str] | None = None) -> int:
             sr28.write_compact(foods, portions, out)
             print(f"wrote {len(foods)} foods and {len(portions)} portions to {out}")
             return 0
-        if args.command == "build-cofid":
-            from db import cofid
-
-            count = cofid.build(Path(args.source), Path(args.out or SEED_DIR))
-            print(f"wrote {count} CoFID foods to {Path(args.out or SEED_DIR) / cofid.FOODS_FILE}")
-            return 0
+        if args.command in TABLE_COMMANDS:
+            return _build_table(args.command, Path(args.source), Path(args.out or SEED_DIR))
         if args.command == "migrate-sqlite-to":
             return _migrate_sqlite_to(args.url, args.source or str(default_sqlite_file()))
         init_db()  # idempotent: every command works on a fresh install
@@ -71,8 +70,8 @@ def main(argv: list[str] | None = None) -> int:
             results = service.search(" ".join(args.text), limit=args.limit, user=args.user,
                                      group=args.group)
             for hit in results:
-                print(f"{hit['score']:6.2f}  {hit['food']}  ({hit['category']})  "
-                      f"{cards.hit_portion_text(hit['portion'])}")
+                score = "" if hit["score"] is None else f"{hit['score']:6.2f}"
+                print(f"{score:>6}  {hit['food']}  ({hit['category']})  {cards.hit_text(hit)}")
             if not results:
                 print("no matches", file=sys.stderr)
         elif args.command == "export-log":
@@ -112,10 +111,11 @@ def _parser() -> tuple[argparse.ArgumentParser, argparse.Action]:
     export.add_argument("--out", required=True, help="CSV file to write")
     check = commands.add_parser("check-seed", help="list every problem in the seed CSV files")
     check.add_argument("dir", nargs="?", help="folder with the three CSVs (default: db/seed)")
-    build_cofid = commands.add_parser(
-        "build-cofid", help="turn CoFID's proximates table into the UK foods shipped in db/seed")
-    build_cofid.add_argument("source", help="CoFID proximates as CSV (one row per food code)")
-    build_cofid.add_argument("--out", help="output folder (default: db/seed)")
+    for command, (module, what) in TABLE_COMMANDS.items():
+        build_table = commands.add_parser(
+            command, help=f"turn {what} into the compact seed shipped in db/seed")
+        build_table.add_argument("source", help=f"folder with {what}")
+        build_table.add_argument("--out", help="output folder (default: db/seed)")
     build = commands.add_parser("build-sr28", help="turn the USDA SR28 release files into the "
                                                    "compact seed shipped in db/seed")
     build.add_argument("release", help="folder with FOOD_DES.txt, ABBREV.txt, WEIGHT.txt, "
@@ -129,6 +129,27 @@ def _parser() -> tuple[argparse.ArgumentParser, argparse.Action]:
     move.add_argument("--from", dest="source",
                       help="SQLite file or sqlite:/// URL (default: $FOODTAG_HOME/foodtag.db)")
     return parser, commands
+
+
+# The tables beside SR Legacy (db.composition): command -> (module, what it reads).
+TABLE_COMMANDS = {
+    "build-fndds": ("fndds", "FNDDS 2021-2023's nutrient_values.csv and portions_weights.csv"),
+    "build-cofid": ("cofid", "CoFID 2021's cofid_2021.csv"),
+    "build-swiss": ("swiss", "the Swiss FCDB V5.3's swiss_fcdb_5.3.tsv"),
+}
+
+
+def _build_table(command: str, source: Path, out: Path) -> int:
+    import importlib
+
+    from db import composition
+
+    module = importlib.import_module(f"db.{TABLE_COMMANDS[command][0]}")
+    foods, measures = module.read_source(source)
+    composition.write_compact(module.TABLE, foods, measures, out)
+    print(f"wrote {len(foods)} {module.TABLE.dataset.name} foods and {len(measures)} portions "
+          f"to {out}")
+    return 0
 
 
 def _migrate_sqlite_to(target: str, source: str) -> int:
@@ -145,7 +166,7 @@ def _migrate_sqlite_to(target: str, source: str) -> int:
 
 
 def _card_text(card: dict[str, Any]) -> str:
-    from db import cofid
+    from db import cards
 
     p, src = card["portion"], card["source"]
 
@@ -171,13 +192,7 @@ def _card_text(card: dict[str, Any]) -> str:
         lines.append(f"  GI {gi['value']} ({gi['citation']}){load}; how chosen: {gi['source']}")
     else:
         lines.append(f"  GI: {GI_UNKNOWN}")
-    ids = [f"FDC {src['fdc_id']}" if src["fdc_id"] else "",
-           f"{'NDB' if src['dataset'] == 'SR Legacy' else 'code'} {src['code']}"
-           if src["code"] else ""]
-    origin = ("" if src["dataset"] in ("Composite", "Own food", "Recipe")
-              else f"UK {cofid.EDITION} food code {src['code']}: " if src["dataset"] == cofid.DATASET_NAME
-              else f"USDA {src['dataset']} {', '.join(i for i in ids if i)}: ")
-    lines.append(f"  source: {origin}{src['description']}")
+    lines.append(f"  source: {cards.source_text(src)}: {src['description']}")
     if src["proxy_note"]:
         lines.append(f"  stand-in: {src['proxy_note']}")
     servings = ", ".join(f"{s['name']} {s['grams']:g} g" + (" (default)" if s["default"] else "")

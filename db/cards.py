@@ -5,8 +5,8 @@ All arithmetic is delegated to db.nutrition; this module only picks, rounds and 
 import re
 from typing import Any
 
-from db import nutrition
-from db.models import Food, MealEntry
+from db import datasets, nutrition
+from db.models import COMPOSITE_DATASET, Food, MealEntry
 
 # What a card says of a food without a GI row: our table lacks it (a value may well be
 # published for a food we could not map to a table row).
@@ -30,6 +30,7 @@ def nutrition_card(food: Food, grams: float, serving: str | None, unit_g: float)
             "code": food.source_code,
             "description": food.fdc_description,
             "proxy_note": food.proxy_note,
+            **source_citation(food.fdc_dataset),
         },
         # USDA gives up to three decimals; keep them (and hide float noise in the derived value).
         "per_100g": nutrition.rounded(nutrition.with_available(food.per_100g), 3),
@@ -54,6 +55,34 @@ def nutrition_card(food: Food, grams: float, serving: str | None, unit_g: float)
             "basis": unit.basis,
         },
     }
+
+
+def source_citation(dataset: str) -> dict[str, str | None]:
+    """{"citation", "attribution"} of a food's table (db.datasets): the attribution is what
+    its licence requires wherever its rows are shown (CoFID's OGL, the FSVO's citation);
+    None for composites and own foods."""
+    table = datasets.dataset(dataset)
+    return {"citation": table.citation if table else None,
+            "attribution": table.attribution if table else None}
+
+
+def source_text(source: dict[str, Any]) -> str:
+    """Where a card's numbers come from, in one line: the table and the row's entry, then the
+    attribution its licence requires (the app and the CLI show this)."""
+    if source["dataset"] == "Own food":
+        return "your own food, from its label"
+    if source["dataset"] == "Recipe":
+        return "your recipe, summed from its ingredients"
+    if source["dataset"] == COMPOSITE_DATASET:
+        return "USDA rows summed by weight (see the description)"
+    table = datasets.dataset(source["dataset"])
+    title, entry = (table.title, table.entry) if table else (source["dataset"], "code")
+    code = source.get("code")
+    ids = [f"FDC ID {source['fdc_id']}" if source.get("fdc_id") else "",
+           "" if not code else f"{entry} {code!r}" if entry == "food name" else f"{entry} {code}"]
+    text = f"{title}, " + ", ".join(i for i in ids if i)
+    attribution = table.attribution if table else None
+    return f"{text}. {attribution}" if attribution and attribution not in text else text
 
 
 _CITATION_RE = re.compile(r"^(?P<author>[A-Z][\w'-]+)\b.*?\b(?P<year>(?:19|20)\d\d)\b", re.S)
@@ -154,6 +183,12 @@ def recipe_text(food: Food) -> str | None:
     items = "; ".join(f"{i.grams:g} g {i.food_name}" for i in food.ingredients)
     cooked = f" of {food.recipe_cooked_g:g} g cooked" if food.recipe_cooked_g else ""
     return f"{food.recipe_servings:g} servings{cooked}: {items}"
+
+
+def hit_text(hit: dict[str, Any]) -> str:
+    """What a search hit shows beside its name: its default serving's carbohydrate, or for a
+    hypo treatment no table lists, what to read from the pack (db.hypo)."""
+    return f"enter {hit['asks']}" if hit["food_id"] is None else hit_portion_text(hit["portion"])
 
 
 def hit_portion_text(portion: dict[str, Any]) -> str:

@@ -5,7 +5,8 @@ second).
 - A curated food with the same NDB number stays as it is (its name, labels, aliases and
   servings win; it gets USDA's common names); the catalog row is not added a second time.
 - Every other food gets its USDA long description as its name, its food group as category,
-  every household measure as a serving, and a default serving chosen by db.portions.
+  every household measure as a serving, and a default serving chosen by db.portions; a food
+  FNDDS holds too (its values copied there) also gets FNDDS's portions of it.
 - A database seeded under an older portion rule gets today's servings once
   (``refresh_servings``, run by db.session as its own seed part).
 - ``sr28_aliases.csv`` gives everyday names of everyday foods ("white rice" -> "Rice, white,
@@ -13,13 +14,13 @@ second).
 """
 
 import csv
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from sqlalchemy import delete, func, insert, select
 from sqlalchemy.orm import Session
 
-from db import portions, search, sequences, sr28
+from db import fndds, portions, search, sequences, sr28
 from db.errors import SeedError
 from db.keys import name_key
 from db.models import Food, FoodAlias, FoodLabel, Serving
@@ -27,8 +28,9 @@ from db.nutrition import energy_consistent
 
 ALIASES_FILE = "sr28_aliases.csv"
 # The seed part (db.models.SeedVersion) of the catalog's servings as chosen by today's
-# db.portions rule: a database seeded under an older rule gets them once (db.session).
-SERVINGS_PART = "sr28_servings_as_eaten"
+# db.portions rule: a database seeded under an older rule gets them once (db.session). A new
+# rule gets a new name (2: juice "from concentrate" is not a concentrate).
+SERVINGS_PART = "sr28_servings_as_eaten_2"
 
 
 def read_aliases(seed_dir: Path) -> dict[str, tuple[str, ...]]:
@@ -71,10 +73,12 @@ def portion_food(food: sr28.SrFood) -> portions.Food:
                          food.nutrients["carbohydrate_g"])
 
 
-def _servings(food: sr28.SrFood, measures: list[sr28.SrPortion]) -> list[dict]:
+def _servings(food: sr28.SrFood, measures: list[sr28.SrPortion],
+              fndds_measures: Sequence[tuple[str, float, str]] = ()) -> list[dict]:
     """Serving rows for one food: every household measure (first of any repeated name), and
     the default by db.portions' rule (a fraction or multiple of a measure is added as its
-    own serving, saying which measure it comes from)."""
+    own serving, saying which measure it comes from); then FNDDS's portions of the same food
+    (db.fndds.portions_of_the_same_foods) whose names SR Legacy's do not already have."""
     rows, seqs, seen = [], [], set()
     for portion in sorted(measures, key=lambda p: p.seq):
         key = name_key(portion.name)
@@ -100,6 +104,12 @@ def _servings(food: sr28.SrFood, measures: list[sr28.SrPortion]) -> list[dict]:
                      "source": f"{share} SR Legacy household measure {base['name']!r} "
                                f"({base['grams']:g} g), NDB {food.ndb} seq "
                                f"{seqs[choice.index]}: one portion as eaten"})
+    taken = {name_key(r["name"]) for r in rows}
+    for name, grams, source in fndds_measures:
+        if name_key(name[:80]) not in taken:
+            taken.add(name_key(name[:80]))
+            rows.append({"name": name[:80], "grams": grams, "is_default": False,
+                         "source": source})
     return rows
 
 
@@ -118,10 +128,16 @@ def default_servings(seed_dir: Path) -> list[portions.DefaultServing]:
     return out
 
 
+def _fndds_portions(foods: list[sr28.SrFood], seed_dir: Path) -> dict:
+    return fndds.portions_of_the_same_foods([(f.ndb, f.description, f.nutrients) for f in foods],
+                                            seed_dir)
+
+
 def load(session: Session, seed_dir: Path) -> int:
     """Add the catalog foods not yet present; returns how many were added. The caller owns
     the transaction (and reindexes search afterwards)."""
     foods, measures = sr28.read_compact(seed_dir)
+    same = _fndds_portions(foods, seed_dir)
     everyday = read_aliases(seed_dir)
     known_ndb = {f.ndb for f in foods}
     unknown = sorted(set(everyday) - known_ndb)
@@ -174,7 +190,7 @@ def load(session: Session, seed_dir: Path) -> int:
             "recipe_servings": None, "owner_id": None,
             **food.nutrients,
         })
-        for serving in _servings(food, by_ndb.get(food.ndb, [])):
+        for serving in _servings(food, by_ndb.get(food.ndb, []), same.get(food.ndb, [])):
             serving_rows.append({"food_id": next_id, **serving})
         next_id += 1
     _bulk(session, Food, food_rows)
@@ -190,6 +206,7 @@ def refresh_servings(session: Session, seed_dir: Path, curated_ndbs: set[str]) -
     (``curated_ndbs``) keep theirs. Returns how many foods were refreshed. Meal entries keep
     the serving name and grams they were logged with."""
     foods, measures = sr28.read_compact(seed_dir)
+    same = _fndds_portions(foods, seed_dir)
     by_ndb: dict[str, list[sr28.SrPortion]] = {}
     for portion in measures:
         by_ndb.setdefault(portion.ndb, []).append(portion)
@@ -199,7 +216,7 @@ def refresh_servings(session: Session, seed_dir: Path, curated_ndbs: set[str]) -
     session.execute(delete(Serving).where(Serving.food_id.in_(
         select(Food.id).where(*catalog_rows))), execution_options={"synchronize_session": False})
     rows = [{"food_id": ids[food.ndb], **serving} for food in foods if food.ndb in ids
-            for serving in _servings(food, by_ndb.get(food.ndb, []))]
+            for serving in _servings(food, by_ndb.get(food.ndb, []), same.get(food.ndb, []))]
     _bulk(session, Serving, rows)
     session.expire_all()
     return len(ids)

@@ -1,8 +1,10 @@
 """python -m db check-seed: every problem in a seed folder, one per line.
 
 The curated CSVs (db.seed's strict checks), the SR Legacy catalog when the folder has one
-(it must read, its everyday aliases and GI rows must name catalog rows), the UK CoFID foods
-when it has them (each row a CoFID food code that build-cofid writes), and every default
+(it must read, its everyday aliases and GI rows must name catalog rows), the FNDDS, CoFID and
+Swiss tables when it has them (each row naming its entry once, its everyday aliases and cited
+portions naming its entries; db.composition), the hypo treatments' foods (db.hypo), and every
+default
 serving against db.portions' rules for one portion as eaten (grams for the food group, energy,
 carbohydrate, the food's form), less the written exceptions (serving_exceptions.csv); the
 summary counts the defaults in each band of carbohydrate per portion.
@@ -11,8 +13,9 @@ summary counts the defaults in each band of carbohydrate per portion.
 import sys
 from pathlib import Path
 
-from db import catalog, cofid, portions, sr28
+from db import catalog, composition, hypo, portions, sr28
 from db.errors import SeedError
+from db.session import TABLES
 from db.seed import SR28_GI_FILE, SeedData, read_sr28_glycemic_index, seed_problems
 
 
@@ -43,20 +46,47 @@ def problems_in(folder: Path) -> tuple[list[str], str]:
             summary += f"; SR Legacy catalog: {len(known)} foods, {gi_count} GI values"
         except SeedError as exc:
             problems.append(str(exc))
-    if cofid.present(folder):
-        try:
-            cofid_defaults = cofid.default_servings(folder)
-            problems += cofid.source_problems(folder)
-            defaults += cofid_defaults
-            summary += f"; CoFID: {len(cofid_defaults)} foods"
-        except SeedError as exc:
-            problems.append(str(exc))
+    for table in TABLES:
+        if composition.has_compact(table, folder):
+            try:
+                table_defaults = composition.default_servings(table, folder)
+                problems += composition.source_problems(table, folder)
+                defaults += table_defaults
+                count = len(composition.read_compact(table, folder)[0])
+                summary += (f"; {table.dataset.name}: {count} foods, {len(table_defaults)} "
+                            "default portions")
+            except SeedError as exc:
+                problems.append(str(exc))
+    problems += _hypo_problems(folder)
     problems += portions.default_problems(defaults, exceptions)
     bands = ", ".join(f"{band}: {count}" for band, count in
                       portions.carbohydrate_bands(defaults).items())
     summary += (f"; {len(defaults)} default servings checked, {len(exceptions)} exceptions; "
                 f"carbohydrate per default serving: {bands}")
     return problems, summary
+
+
+def _hypo_problems(folder: Path) -> list[str]:
+    """hypo_treatments.csv: its own checks, and every food it names in its table (with the
+    serving it names) where the folder has that table."""
+    try:
+        treatments = hypo.read(folder)
+    except SeedError as exc:
+        return [str(exc)]
+    tables = {t.dataset.name: t for t in TABLES if composition.has_compact(t, folder)}
+    problems = []
+    for row in treatments:
+        table = tables.get(row.dataset or "")
+        if table is None:
+            continue
+        foods, measures = composition.read_compact(table, folder)
+        where = f"{folder / hypo.TREATMENTS_FILE}: {row.term!r}"
+        if row.entry not in {f.code for f in foods}:
+            problems.append(f"{where}: {table.dataset.entry} {row.entry!r} is not in "
+                            f"{table.foods_file}")
+        elif row.serving and row.serving not in {m.name for m in measures if m.code == row.entry}:
+            problems.append(f"{where}: {row.entry!r} has no serving {row.serving!r}")
+    return problems
 
 
 def _catalog_gi_problems(folder: Path, data: SeedData, known: set[str]) -> tuple[list[str], int]:

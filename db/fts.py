@@ -18,7 +18,7 @@ from sqlalchemy import (Integer, String, and_, bindparam, column, func, or_, sel
                         union_all)
 from sqlalchemy.orm import Session
 
-from db import search
+from db import datasets, search
 from db.keys import name_key
 from db.models import Food, FoodAlias, FoodLabel, SeedVersion
 
@@ -118,9 +118,12 @@ def _catalog_words(session: Session, visible) -> set[str]:
     """The words of the ``visible`` foods' names, descriptions, common names, aliases and
     labels, read in one query (a search with a user reads their own foods' words each time)."""
     found: set[str] = set()
+    # The Swiss FCDB's English names are translations with typos of their own ("Chicken
+    # brest"): a misspelt word is never corrected towards one of their words.
     texts = union_all(
         select(Food.name).where(visible), select(Food.fdc_description).where(visible),
-        select(Food.common_names).where(visible, Food.common_names.is_not(None)),
+        select(Food.common_names).where(visible, Food.common_names.is_not(None),
+                                        Food.fdc_dataset != datasets.SWISS_FCDB.name),
         select(FoodAlias.alias).join(Food, Food.id == FoodAlias.food_id).where(visible),
         select(FoodLabel.label).join(Food, Food.id == FoodLabel.food_id).where(visible))
     for text_ in session.scalars(texts):
@@ -140,6 +143,7 @@ class Row:
     owner_id: int | None
     sugars_g: float | None = None
     dataset: str | None = None
+    values: tuple[float | None, ...] = ()  # kcal, carbohydrate, protein, fat per 100 g
 
 
 # A query's readings (db.search.Query): each a list of words, each word a list of its
@@ -175,7 +179,8 @@ def candidates(session: Session, readings: Readings, *, owner_id: int | None,
     if not readings:
         return []
     columns = select(Food.id, Food.name, Food.category, Food.search_weight, Food.common_names,
-                     Food.owner_id, Food.sugars_g, Food.fdc_dataset)
+                     Food.owner_id, Food.sugars_g, Food.fdc_dataset, Food.kcal,
+                     Food.carbohydrate_g, Food.protein_g, Food.fat_g)
     if category is not None:
         columns = columns.where(Food.category == category)
     if not has_index(session):
@@ -217,7 +222,8 @@ def candidates(session: Session, readings: Readings, *, owner_id: int | None,
 
 def _row(result, aliases: tuple[str, ...]) -> Row:
     return Row(result.id, result.name, result.category, result.search_weight, aliases,
-               result.common_names, result.owner_id, result.sugars_g, result.fdc_dataset)
+               result.common_names, result.owner_id, result.sugars_g, result.fdc_dataset,
+               (result.kcal, result.carbohydrate_g, result.protein_g, result.fat_g))
 
 
 def _index_would_match(readings: Readings, all_words: bool, row: Row,

@@ -80,13 +80,14 @@ class Food(Base):
         ForeignKey("users.id", ondelete="CASCADE"), index=True
     )
 
-    # Where the numbers come from: the FoodData Central ID and/or the dataset's own code
-    # (SR Legacy NDB number, FNDDS food code, CoFID food code); at least one of the two.
+    # Where the numbers come from: the FoodData Central ID and/or the dataset's own entry
+    # (SR Legacy NDB number, FNDDS food code, CoFID food name, Swiss FCDB ID; db.datasets);
+    # at least one of the two.
     # proxy_note is set when the entry is a stand-in (e.g. a similar dish) rather than the
     # dish itself, or says what to check (a product reformulated since it was analysed).
     fdc_dataset: Mapped[str] = mapped_column(String(20))
     fdc_id: Mapped[Optional[int]]
-    source_code: Mapped[Optional[str]] = mapped_column(String(20))
+    source_code: Mapped[Optional[str]] = mapped_column(String(NAME_MAX))
     fdc_description: Mapped[str] = mapped_column(Text)
     proxy_note: Mapped[Optional[str]] = mapped_column(Text)
     # Why kcal is far from 4c + 4p + 9f (alcohol, polyols), when it is.
@@ -131,8 +132,8 @@ class Food(Base):
     __table_args__ = (
         CheckConstraint(
             "fdc_dataset IN ('SR Legacy', 'FNDDS', 'Foundation', 'Composite', 'Own food', "
-            "'Recipe', 'CoFID')",
-            name="fdc_dataset_v3",
+            "'Recipe', 'CoFID', 'Swiss FCDB')",
+            name="fdc_dataset_v4",
         ),
         CheckConstraint("fdc_id IS NULL OR fdc_id > 0", name="fdc_id_positive"),
         CheckConstraint("recipe_cooked_g IS NULL OR recipe_cooked_g > 0",

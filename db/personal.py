@@ -259,6 +259,7 @@ def recent_foods(user: str, limit: int = 10) -> list[dict[str, Any]]:
         foods = {f.id: f for f in session.scalars(select(Food).where(Food.id.in_(ids)))}
         listed = [(search.candidate(i, foods[i].name, foods[i].category, foods[i].search_weight,
                                     (), None, own=foods[i].owner_id is not None,
-                                    recent=i not in favourites, favourite=i in favourites), None)
+                                    recent=i not in favourites, favourite=i in favourites,
+                                    dataset=foods[i].fdc_dataset), None)
                   for i in ids if i in foods]
         return [repo.search_hit(c, s) for c, s in repo.with_portions(session, listed)]

@@ -79,7 +79,8 @@ def portion_range(category: str) -> tuple[float, float]:
 # water, juice concentrate with three times as much, dry grains, pasta and pulses cook to two
 # to three times their weight. One portion of such a food is what makes one portion as eaten.
 _CONDENSED_RE = re.compile(r"\bcondensed\b")
-_CONCENTRATE_RE = re.compile(r"\bconcentrate\b")
+# Juice "from concentrate" is juice as drunk, not the concentrate.
+_CONCENTRATE_RE = re.compile(r"(?<!from )\bconcentrate\b")
 _PREPARED_RE = re.compile(r"\b(prepared|diluted|reconstituted|cooked|ready-to-serve|"
                           r"ready-to-drink|ready to serve)\b")
 _DRY_RE = re.compile(r"\b(raw|dry|uncooked)\b")
@@ -164,6 +165,8 @@ _OUNCE_RE = re.compile(r"^1 oz\b")
 _GLASS_RE = re.compile(r"^([4-9]|1[0-9]|20) fl oz\b")  # a glass or a bottle, not 1 fl oz
 _ONE_CUP_RE = re.compile(r"^1 (cup|serving 1 cup)\b")
 _CHOCOLATE_RE = re.compile(r"^candies, .*\bchocolate\b")
+# FNDDS's weight for a report without a quantity (a survey mean): behind named measures.
+_UNSPECIFIED_RE = re.compile(r"^quantity not specified\b")
 
 
 def _preference(name: str, food: Food) -> int:
@@ -177,7 +180,7 @@ def _preference(name: str, food: Food) -> int:
         return 1
     if _SERVING_RE.search(text):
         return 2
-    if _GLASS_RE.search(text):
+    if _GLASS_RE.search(text) or _UNSPECIFIED_RE.search(text):
         return 4
     if _UNIT_RE.search(text):
         return 5

@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
-from db import cofid, fts, nutrition, search, validate, vocabulary
+from db import datasets, fts, hypo, nutrition, search, validate, vocabulary
 from db.errors import InvalidValue, NotFound, UnknownFood, UnknownUser
 from db.keys import name_key
 from db.models import (FavouriteFood, Food, FoodAlias, FoodLabel, MealEntry, ModelChange, OwnedFile,
@@ -44,6 +44,15 @@ def find_food(query: object, *, session: Session, owner: User | None = None) -> 
         food = session.scalar(statement.options(*loaded))
         if food is not None:
             return food
+    treatment = hypo.treatment_named(query)
+    if treatment is not None:  # a hypo treatment is never guessed (db.hypo)
+        food = session.scalar(select(Food).options(*loaded).where(
+            Food.fdc_dataset == treatment.dataset, Food.source_code == treatment.entry,
+            Food.owner_id.is_(None))) if treatment.entry else None
+        if food is None:
+            raise UnknownFood(f"{treatment.term}: no food table lists them; add yours as an own "
+                              f"food with {treatment.asks}")
+        return food
     close = [c.food for c, _ in search_foods(query, session=session, owner=owner, limit=3)]
     hint = f" (did you mean: {', '.join(close)}?)" if close else ""
     raise UnknownFood(f"unknown food {validate.echo(query.strip())}{hint}")
@@ -74,9 +83,15 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
     owner_id = owner.id if owner is not None else None
     known = fts.vocabulary(session, owner_id)
     readings = []
+    parts = [_split_compound(w, known) for w in wanted]
+    # A compound the catalog holds whole (a Swiss name, "apfelsaft") is read as the
+    # vocabulary's parts too ("apple juice").
+    vocabulary_parts = [_split_compound(w, ()) for w in wanted]
+    found = _readings(parts, known, region)
+    if vocabulary_parts != parts:
+        found += [r for r in _readings(vocabulary_parts, known, region) if r not in found]
     # A regional word may carry a diet wish ("pepsi max", "cola light" read as "diet cola").
-    for reading, handicap in _readings([_split_compound(w, known) for w in wanted], known,
-                                       region):
+    for reading, handicap in found[:MAX_READINGS]:
         kept, wish = search.split_diet(reading)
         readings.append((kept, handicap))
         diet = diet or wish
@@ -93,8 +108,8 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
                               r.common_names, own=r.owner_id is not None,
                               recent=r.food_id in recent, favourite=r.food_id in favourite,
                               sugars_g=r.sugars_g,
-                              names_region=cofid.NAMES_REGION
-                              if r.dataset == cofid.DATASET_NAME else None)
+                              names_region=_names_region(r.dataset), dataset=r.dataset,
+                              values=r.values)
              for r in rows]
     # Rank with each word as the food names spell it (the first correction of a typo).
     query = search.make_query([([choices[0] for choices in words], handicap)
@@ -103,16 +118,28 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
     return with_portions(session, search.rank(query, found, limit))
 
 
+def _names_region(dataset: str | None) -> str | None:
+    table = datasets.dataset(dataset or "")
+    return table.names_region if table else None
+
+
 def search_hit(found: search.Candidate, value: float | None = None) -> dict[str, Any]:
     """A search result as every caller shows it: {"food", "food_id", "category", "score",
-    "own", "recent", "favourite", "portion": {"serving", "grams", "carbohydrate_g"}} (the
-    default serving and the carbohydrate in it; ``with_portions`` fills them). The search and
-    the list of recent foods give the same shape, so a client reads both alike."""
+    "own", "recent", "favourite", "portion": {"serving", "grams", "carbohydrate_g"},
+    "dataset", "duplicates": [{"food", "food_id", "dataset"}], "asks"} (the default serving
+    and the carbohydrate in it, ``with_portions`` fills them; the food's table; the same food
+    in other tables, ranked below it; for a hypo treatment, what to read from the pack,
+    db.hypo). The search and the list of recent foods give the same shape, so a client reads
+    both alike."""
     return {"food": found.food, "food_id": found.food_id, "category": found.category,
             "score": None if value is None else round(value, 2), "own": found.own,
             "recent": found.recent, "favourite": found.favourite,
             "portion": {"serving": found.portion.serving, "grams": found.portion.grams,
-                        "carbohydrate_g": found.portion.carbohydrate_g}}
+                        "carbohydrate_g": found.portion.carbohydrate_g},
+            "dataset": found.dataset,
+            "duplicates": [{"food": name, "food_id": food_id, "dataset": dataset}
+                           for food_id, name, dataset in found.duplicates],
+            "asks": None}
 
 
 MAX_READINGS = 4
@@ -142,13 +169,20 @@ def _known(word: str, known: tuple[str, ...]) -> bool:
     return index < len(known) and known[index] == word
 
 
+def _starts_known(word: str, known: tuple[str, ...]) -> bool:
+    """Whether a catalog word starts with ``word`` ("flapjack" of "flapjacks"): a word being
+    typed, or a singular, is not two words."""
+    index = bisect_left(known, word)
+    return index < len(known) and known[index].startswith(word)
+
+
 def _split_compound(word: str, known: tuple[str, ...]) -> list[str]:
     """``word`` as the two catalog or vocabulary words it joins ("cornflakes" -> corn flakes,
     "apfelsaft" -> apfel saft, "orangensaft" -> orange saft with German's linking "n"), or
     ``[word]`` when it is a word itself or no such split exists. Of several splits, the most
     even one."""
     terms = vocabulary.single_word_terms()
-    if len(word) < 6 or _known(word, known) or word in terms:
+    if len(word) < 6 or _known(word, known) or word in terms or _starts_known(word, known):
         return [word]
 
     def part(text: str) -> bool:
@@ -173,13 +207,41 @@ def with_portions(session: Session, ranked: list[tuple[search.Candidate, float |
     """The hits with their default serving and the carbohydrate in it (looked up for the
     hits shown only; None where the food has no default or no carbohydrate value)."""
     found = _default_portions(session, [c.food_id for c, _ in ranked])
-    out = []
-    for hit, value in ranked:
-        serving, grams, per_100g = found.get(hit.food_id, (None, None, None))
-        carbohydrate = (None if grams is None else nutrition.rounded(nutrition.scale(
-            {"carbohydrate_g": per_100g}, grams / 100.0))["carbohydrate_g"])
-        out.append((replace(hit, portion=search.Portion(serving, grams, carbohydrate)), value))
-    return out
+    return [(replace(hit, portion=_portion(*found.get(hit.food_id, (None, None, None)))), value)
+            for hit, value in ranked]
+
+
+def _portion(serving: str | None, grams: float | None,
+             carbohydrate_per_100g: float | None) -> search.Portion:
+    carbohydrate = (None if grams is None else nutrition.rounded(nutrition.scale(
+        {"carbohydrate_g": carbohydrate_per_100g}, grams / 100.0))["carbohydrate_g"])
+    return search.Portion(serving, grams, carbohydrate)
+
+
+def hypo_hits(text_: str, *, session: Session, region: str | None) -> list[dict[str, Any]]:
+    """The answer to a search for a hypo treatment (db.hypo): the real food, with the
+    serving its row names, or an entry asking for the pack's figure (``food_id`` None); no
+    hits when the query is not one (or its food's table is not seeded)."""
+    hits = []
+    for treatment in hypo.treatments_for(text_, region):
+        if treatment.entry is None:
+            hits.append({**search_hit(search.candidate(0, treatment.pack_name,
+                                                       hypo.PACK_CATEGORY, 0.0, (), None)),
+                         "food_id": None, "asks": treatment.asks})
+            continue
+        food = session.scalar(select(Food).options(selectinload(Food.servings)).where(
+            Food.fdc_dataset == treatment.dataset, Food.source_code == treatment.entry,
+            Food.owner_id.is_(None)))
+        if food is None:
+            continue
+        serving = next((s for s in food.servings if s.name == treatment.serving),
+                       food.default_serving)
+        portion = (_portion(serving.name, serving.grams, food.carbohydrate_g) if serving
+                   else search.Portion(None, None, None))
+        found = search.candidate(food.id, food.name, food.category, food.search_weight, (),
+                                 None, portion=portion, dataset=food.fdc_dataset)
+        hits.append({**search_hit(found), "asks": treatment.asks})
+    return hits
 
 
 def _default_portions(session: Session, food_ids: list[int],

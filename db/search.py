@@ -5,14 +5,16 @@ How a result list is ordered, best first:
 2. More query words found as whole words in the name ("rice" in "Rice, white, cooked" beats
    "rice" only as the start of "ricotta"), then in aliases and common names.
 3. A query word names the food itself: it is in the name's first part ("Rice, white, ..." for
-   "white rice", not "Oil, rice bran"), or its second ("Fish, tuna, ..."); and the name has
-   fewer words the query did not ask for.
+   "white rice", not "Oil, rice bran"), best as its last word ("Almonds, salted", not "Almond
+   paste"), or in its second ("Fish, tuna, ..."); and the name has fewer words the query did
+   not ask for.
 4. The food as eaten (``form_adjustment``): a cooked, prepared, ready-to-drink or
    ready-to-serve row above a raw, dry, condensed, powder, concentrate or mix row, unless the
    query names that form; the plain food above dishes made with it (a sandwich, a soup, a
    tartare), above flavoured or coated kinds and above meat-free stand-ins, unless asked for.
 5. Diet words ("diet", "zero", "light", "sugar-free", "unsweetened"): a sugared row never
-   comes first; rows that say they are diet, sugar-free or unsweetened come first.
+   comes first; rows that say they are diet, sugar-free or unsweetened come first, the less
+   sugar the sooner.
 6. The food's prior (``prior``): everyday foods (USDA's dietary survey, the foods the photo
    models name, everyday aliases), and below them baby foods, branded and restaurant items. It
    is small: a curated dish never outranks the plain food on its prior alone.
@@ -30,7 +32,7 @@ counts.
 import math
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from difflib import get_close_matches
 from functools import lru_cache
 
@@ -42,6 +44,9 @@ STOPWORDS = frozenset({"a", "an", "and", "the", "of", "with", "in", "on", "or", 
 TYPO_CUTOFF = 0.75
 MAX_TYPO_CHOICES = 3
 PREFIX_INSIDE = 0.3
+# A query word in the name's first part that is not its last word names what the food is
+# made of ("almonds" in "Almond paste"), not the food: less than the 1.5 of its last word.
+HEAD_MISSED = 0.75
 # Per query word that neither the name nor an alias holds.
 MISSING_PENALTY = 2.0
 
@@ -65,6 +70,9 @@ _WORD_RE = re.compile(r"[a-z0-9]+")
 # "Beverages, carbonated, low calorie, other than cola or pepper": not a cola; such words
 # do not match the query.
 _OTHER_THAN_RE = re.compile(r"\bother than [^,(]*", re.IGNORECASE)
+# "Kartoffelsalat mit Essig-Öl-Sauce" is a salad, not a sauce: in a German name (the Swiss
+# FCDB's) what comes after "mit" is what the food is made with, not its kind.
+_MADE_WITH_RE = re.compile(r"\bmit\b.*", re.IGNORECASE)
 
 # --- the food as eaten (form_adjustment) ---
 # Forms that are not what a person eats. A query naming one (or its FORM_SYNONYMS) asks for it.
@@ -81,9 +89,9 @@ RAW_NOT_EATEN_GROUPS = frozenset({
 })
 _STARCHY_RE = re.compile(r"^(potato|potatoes|sweet potato|yams?|cassava|taro|plantains?|peas|"
                          r"corn|parsnips?)\b")
-# "dry roasted" nuts, "dry curd" cottage cheese and juice "from concentrate" are eaten as
-# they are.
-_NOT_A_FORM_RE = re.compile(r"\bdry[- ](roasted|curd)\b|\bfrom concentrate\b")
+# "dry roasted" nuts, "dry curd" cottage cheese, "dry-fried" black pudding and juice "from
+# concentrate" are eaten as they are.
+_NOT_A_FORM_RE = re.compile(r"\bdry[- ](roasted|curd|fried)\b|\bfrom concentrate\b")
 # Words that say the row is the food made ready ("frozen concentrate, prepared with water").
 _PREPARED_RE = re.compile(
     r"\b(prepared|reconstituted|diluted|cooked|boiled|ready[- ]to[- ](drink|serve|eat|heat)|"
@@ -131,6 +139,10 @@ _DIET_MARKER_RE = re.compile(
 # unsweetened tea, coffee and water have none either).
 SUGARED_G = 1.5
 DIET_MATCH_BONUS = 3.0
+# A row marked diet may still be sugared ("Lemonade, fruit juice drink, light": 5 g per 100 g):
+# per gram of sugar per 100 g above SUGARED_G it loses this much of its bonus, so a diet row
+# with less sugar comes first; all of it, at most.
+DIET_SUGAR_PENALTY = 0.5
 # A row that does not say it is diet, sugar-free or unsweetened ("light beer" is not "beer").
 UNMARKED_PENALTY = 12.0
 # A query without diet words means the regular kind: "gatorade" is not Gatorade G2 (a third
@@ -159,10 +171,18 @@ def words(text: str) -> list[str]:
     return list(_words(text))
 
 
+# "a cup of tea", "a glass of milk", "a bowl of porridge": the measure says how much, the
+# words after "of" what.
+MEASURE_WORDS = frozenset({"cup", "glass", "bowl", "mug", "plate", "slice", "piece", "portion",
+                           "serving", "can", "bottle", "handful", "spoonful"})
+
+
 def query_words(text: str) -> list[str]:
-    """The words a query searches for: stop words dropped unless nothing else is left."""
+    """The words a query searches for: a measure before "of" and stop words dropped, unless
+    nothing else is left."""
     found = words(text)
-    kept = [w for w in found if w not in STOPWORDS]
+    kept = [w for i, w in enumerate(found) if w not in STOPWORDS
+            and not (w in MEASURE_WORDS and found[i + 1:i + 2] == ["of"])]
     return list(dict.fromkeys(kept or found))
 
 
@@ -239,16 +259,22 @@ class Candidate:
     sugars_g: float | None = None  # per 100 g
     portion: Portion = Portion(None, None, None)
     names_region: str | None = None  # whose words name the food ("UK" for CoFID's)
+    dataset: str | None = None  # the table it comes from (db.datasets)
+    # Energy, carbohydrate, protein and fat per 100 g: the same food in two tables has the same.
+    values: tuple[float | None, ...] = ()
+    # The same food in other tables, ranked below this one: (food id, name, dataset).
+    duplicates: tuple[tuple[int, str, str | None], ...] = ()
 
 
 def candidate(food_id: int, name: str, category: str, weight: float, aliases: Iterable[str],
               common_names: str | None, *, own: bool = False, recent: bool = False,
               favourite: bool = False, sugars_g: float | None = None,
               portion: Portion = Portion(None, None, None),
-              names_region: str | None = None) -> Candidate:
+              names_region: str | None = None, dataset: str | None = None,
+              values: tuple[float | None, ...] = ()) -> Candidate:
     return Candidate(food_id, name, category, weight, tuple(aliases), common_names or "",
                      own, recent, favourite, tuple(words(_OTHER_THAN_RE.sub("", name))),
-                     sugars_g, portion, names_region)
+                     sugars_g, portion, names_region, dataset, values)
 
 
 @dataclass(frozen=True)
@@ -310,11 +336,13 @@ def _text_phrase(text: str) -> str:
 class _Texts:
     """A food's texts as score() compares them (cached per food)."""
 
-    name: str  # the name as a phrase of singulars
+    name: str  # the name as a phrase of singulars, in English word order
     aliases: frozenset[str]
     common: frozenset[str]
     other_words: tuple[str, ...]  # the words of its aliases and common names
     first: frozenset[str]  # _forms of the name's first part ("Rice" of "Rice, white")
+    head: frozenset[str]  # _forms of that part's last word: what the food is ("paste" of
+    # "Almond paste", "peas" of "Wasabi peas")
     second: frozenset[str]  # and of its second part
     name_forms: frozenset[str]
     other_forms: frozenset[str]
@@ -327,8 +355,13 @@ def _texts(name_words: tuple[str, ...], food: str, aliases: tuple[str, ...],
     common = frozenset(_text_phrase(c) for c in common_names.split(",") if c.strip())
     segments = food.split(",")
     other = tuple(w for n in (*alias_phrases, *common) for w in n.split())
-    return _Texts(_singular_phrase(name_words), alias_phrases, common, other,
-                  _forms(_words(segments[0])),
+    # "Chocolate, milk" is milk chocolate, not chocolate milk: a name of two parts reads as
+    # its second part before its first when it is compared with the query whole.
+    whole = (_singular_phrase((*_words(segments[1]), *_words(segments[0])))
+             if len(segments) == 2 else _singular_phrase(name_words))
+    first_words = _words(segments[0])
+    return _Texts(whole, alias_phrases, common, other,
+                  _forms(first_words), _forms(first_words[-1:]),
                   _forms(_words(segments[1])) if len(segments) > 1 else frozenset(),
                   _forms(name_words), _forms(other))
 
@@ -355,8 +388,10 @@ def score(query: Sequence[str], item: Candidate, typed: int | None = None) -> fl
     missing = len(query) - whole - math.ceil(prefix) - max(0, other_whole - whole)
     if missing > 0 and not other_prefix:
         value -= per_word * MISSING_PENALTY * missing
-    if any(w in texts.first or singular(w) in texts.first for w in query):
+    if any(w in texts.head or singular(w) in texts.head for w in query):
         value += 1.5
+    elif any(w in texts.first or singular(w) in texts.first for w in query):
+        value += HEAD_MISSED
     elif any(w in texts.second or singular(w) in texts.second for w in query):
         value += 1.0
     extra = max(0, len(item.name_words) - whole - math.ceil(prefix))
@@ -383,7 +418,8 @@ class _Kind:
 def _kind(name: str, category: str) -> _Kind:
     """Cached: the same catalog names are ranked again and again."""
     text = _key(name)
-    found = tuple((w, singular(w) or w) for w in dict.fromkeys(_words(_OTHER_THAN_RE.sub("", name))))
+    kind = _MADE_WITH_RE.sub("", _OTHER_THAN_RE.sub("", name))
+    found = tuple((w, singular(w) or w) for w in dict.fromkeys(_words(kind)))
     forms = {w for pair in found for w in pair} & FORM_WORDS & set(_words(_NOT_A_FORM_RE.sub("", text)))
     if "raw" in forms and not (category in RAW_NOT_EATEN_GROUPS or _STARCHY_RE.match(text)):
         forms.discard("raw")
@@ -424,7 +460,10 @@ def diet_adjustment(query: Query, item: Candidate) -> float:
     left out by ``rank``); for another query, a little down for a calorie-reduced row."""
     if not query.diet:
         return -REDUCED_PENALTY if _kind(item.food, item.category).reduced else 0.0
-    return DIET_MATCH_BONUS if _says_diet(" ".join((item.food, *item.aliases))) else -UNMARKED_PENALTY
+    if not _says_diet(" ".join((item.food, *item.aliases))):
+        return -UNMARKED_PENALTY
+    sugar = max(0.0, (item.sugars_g or 0.0) - SUGARED_G)
+    return DIET_MATCH_BONUS - min(DIET_MATCH_BONUS, DIET_SUGAR_PENALTY * sugar)
 
 
 def sugared(item: Candidate) -> bool:
@@ -443,16 +482,30 @@ def total(query: Query, item: Candidate) -> float:
 
 
 # Regions that name foods alike: Australia uses British names ("biscuit", "chips").
-_NAMING = {"US": "US", "UK": "UK", "AU": "UK"}
+_NAMING = {"US": "US", "UK": "UK", "AU": "UK", "DE": "DE"}
 FOREIGN_NAME_PENALTY = 1.5
+GERMAN = "DE"
+# More than an exact name match and a first-word match are worth (``score``: 10 + 1.5).
+OTHER_LANGUAGE_PENALTY = 12.0
 
 
 def region_handicap(query: Query, item: Candidate) -> float:
-    """A food named in another region's English ("Biscuits, semi-sweet" is a British biscuit)
-    ranks lower for a searcher whose region names foods otherwise (a US "biscuit" is a scone).
-    Unknown or German searchers: none."""
+    """A food named in another region's words ranks lower for a searcher whose region names
+    foods otherwise: "Biscuits, semi-sweet" is a British biscuit (a US "biscuit" is a scone),
+    "Squash, acorn" is not a UK squash. So each region's own table wins a tie: UK CoFID, DE
+    the Swiss FCDB's German names, US FNDDS and SR Legacy (db.datasets). For an English
+    speaker a food named in German (the Swiss FCDB's English names are translations) ranks
+    below every food named in English that matches at all, and is found when none does; a
+    German speaker reaches English rows through the vocabulary's readings of German words,
+    and they rank below German rows as another region's do. A searcher of unknown region
+    reads English (the app's language) but no region's English over another's; foods of no
+    table: none."""
     mine, theirs = _NAMING.get(query.region or ""), _NAMING.get(item.names_region or "")
-    return FOREIGN_NAME_PENALTY if mine and theirs and mine != theirs else 0.0
+    if theirs == GERMAN and mine != GERMAN:
+        return OTHER_LANGUAGE_PENALTY
+    if not mine or not theirs or mine == theirs:
+        return 0.0
+    return FOREIGN_NAME_PENALTY
 
 
 def tier(item: Candidate) -> int:
@@ -463,8 +516,44 @@ def tier(item: Candidate) -> int:
 def rank(query: Query, candidates: Iterable[Candidate],
          limit: int) -> list[tuple[Candidate, float]]:
     """The best ``limit`` candidates for the query with their scores, best first: by tier,
-    then score (ties: shorter name first, then alphabetical). A diet query gets no sugared
-    food: none rather than the wrong one."""
+    then score (ties: shorter name first, then alphabetical), each food once (``dedupe``). A
+    diet query gets no sugared food: none rather than the wrong one."""
     scored = [(c, total(query, c)) for c in candidates if not (query.diet and sugared(c))]
     scored.sort(key=lambda pair: (-tier(pair[0]), -pair[1], len(pair[0].food), pair[0].food))
-    return scored[:limit]
+    return dedupe(scored)[:limit]
+
+
+def same_food_key(name: str, values: Sequence[float | None]) -> tuple | None:
+    """What two tables' rows of the same food share: the first word of the name (singular)
+    and the same energy, carbohydrate, protein and fat per 100 g (``values``; FNDDS copies
+    many SR Legacy rows' values: "Bread, rye" is in both). None when a value is missing."""
+    first = _words(name.split(",")[0])[:1]
+    if not first or not values or None in values:
+        return None
+    return (singular(first[0]) or first[0], *(round(v, 1) for v in values))  # type: ignore[arg-type]
+
+
+def duplicate_key(item: Candidate) -> tuple | None:
+    """``same_food_key`` of a table's row; None for a person's own food."""
+    return None if item.own or item.dataset is None else same_food_key(item.food, item.values)
+
+
+def dedupe(scored: list[tuple[Candidate, float]]) -> list[tuple[Candidate, float]]:
+    """``scored`` (best first) with each food shown once: a row of another table with the
+    same ``duplicate_key`` as a better-ranked one is listed in that row's ``duplicates``
+    (reachable from it), not beside it. The better-ranked row is the best-sourced for the
+    searcher: region decides the tie (``region_handicap``)."""
+    kept: list[list] = []
+    first_of: dict[tuple, int] = {}
+    for item, value in scored:
+        key = duplicate_key(item)
+        at = first_of.get(key) if key is not None else None
+        if at is not None and kept[at][0].dataset != item.dataset:
+            best = kept[at][0]
+            kept[at][0] = replace(best, duplicates=(*best.duplicates,
+                                                    (item.food_id, item.food, item.dataset)))
+            continue
+        if key is not None and at is None:
+            first_of[key] = len(kept)
+        kept.append([item, value])
+    return [(item, value) for item, value in kept]

@@ -15,7 +15,8 @@ from typing import IO, Any
 from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 
-from db import cards, checks, households, nutrition, passwords, photos, repo, spreadsheet, validate
+from db import (cards, checks, households, hypo, nutrition, passwords, photos, repo, spreadsheet,
+                validate)
 from db.errors import InvalidPortion, InvalidValue, UserExists
 from db.keys import name_key
 from db.models import Food, MealEntry, ModelChange, OwnedFile, ServerSetting, SignInSession, User, utcnow
@@ -50,6 +51,9 @@ def lookup(query: str, grams: float | None = None, serving: str | None = None,
     with session_scope(write=False) as session:
         owner = repo.get_user(user, session=session) if user is not None else None
         food = repo.find_food(query, session=session, owner=owner)
+        if grams is None and serving is None:  # "juice box" means its juice box (db.hypo)
+            treatment = hypo.treatment_named(query)
+            serving = treatment.serving if treatment is not None else None
         portion_g, serving_name = _portion(food, grams, serving)
         return cards.nutrition_card(food, portion_g, serving_name, unit)
 
@@ -63,9 +67,12 @@ def search(text: str, limit: int = 10, *, user: str | None = None,
     without it, the user's own region (Settings), so the app, /api/foods and the CLI agree.
 
     Each hit: {"food", "food_id", "category", "score", "own", "recent", "favourite",
-    "portion": {"serving", "grams", "carbohydrate_g"}}: the default serving and the
-    carbohydrate in it, so 45 g cooked and 126 g dry are told apart before choosing. The app's
-    search box, GET /api/foods and ``python -m db search`` all call this."""
+    "portion": {"serving", "grams", "carbohydrate_g"}, "dataset", "duplicates", "asks"}: the
+    default serving and the carbohydrate in it, so 45 g cooked and 126 g dry are told apart
+    before choosing; the food's table and the same food in other tables. A hypo treatment is
+    answered by db.hypo alone: its food, or an entry (``food_id`` None) whose ``asks`` says
+    what to read from the pack. The app's search box, GET /api/foods and ``python -m db
+    search`` all call this."""
     if not isinstance(text, str):
         raise InvalidValue(f"search text must be text, got {validate.echo(text)}")
     if len(text) > repo.MAX_QUERY_LEN:
@@ -80,6 +87,9 @@ def search(text: str, limit: int = 10, *, user: str | None = None,
         owner = repo.get_user(user, session=session) if user is not None else None
         if region is None and owner is not None:
             region = owner.region
+        treatments = repo.hypo_hits(text, session=session, region=region) if not group else []
+        if treatments:  # never guessed (db.hypo)
+            return treatments[:limit]
         ranked = repo.search_foods(text, session=session, owner=owner, category=group or None,
                                    limit=limit, region=region)
     return [repo.search_hit(c, s) for c, s in ranked]

@@ -26,7 +26,8 @@ from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
-from db import catalog, cofid, composites, fts, glycemic, migrate, seed, sr28
+from db import (catalog, cofid, composites, composition, fndds, fts, glycemic, migrate, seed,
+                sr28, swiss)
 from db.errors import InvalidValue
 from db.models import Food, SeedVersion
 from models.paths import data_home
@@ -36,6 +37,9 @@ BUSY_TIMEOUT_S = 30.0
 _IMMEDIATE = "foodtag_begin_immediate"
 # Postgres advisory-lock key serialising concurrent init_db() calls (any fixed bigint).
 _PG_INIT_LOCK = 0x666F6F64746167
+
+# The food tables beside SR Legacy, in loading order (db.composition).
+TABLES = (fndds.TABLE, cofid.TABLE, swiss.TABLE)
 
 _lock = threading.RLock()
 # Alembic keeps its migration context in module globals: one migration per process at a time.
@@ -196,12 +200,17 @@ def _load_seed(session: Session, folder: Path) -> None:
     if glycemic.PART not in loaded and "curated" in loaded:
         session.add(SeedVersion(part=glycemic.PART, foods=glycemic.load(session, folder)))
         session.flush()
-    # The UK foods complete the catalog: a small seed without it stays without them too.
+    # The other food tables complete the catalog: a small seed without it stays without them.
     catalog_foods = session.scalar(select(SeedVersion.foods).where(SeedVersion.part == "sr28"))
-    if "cofid" not in loaded and catalog_foods and cofid.present(folder):
-        session.add(SeedVersion(part="cofid", foods=cofid.load(session, folder)))
-        session.flush()
-        changed = True
+    for table in TABLES:
+        if table.part not in loaded and catalog_foods and composition.has_compact(table, folder):
+            # A database seeded with CoFID 2015's rows keeps them (and the meals logged with
+            # them) as the 2021 rows of the same foods.
+            present = cofid.supersede_2015(session, folder) if table is cofid.TABLE else {}
+            added = composition.load(session, table, folder, present=present)
+            session.add(SeedVersion(part=table.part, foods=added + len(present)))
+            session.flush()
+            changed = True
     if changed:
         fts.reindex(session)
         session.flush()

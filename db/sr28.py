@@ -14,21 +14,17 @@ release files:
 Nothing is computed here: every number is the release's text, copied.
 """
 
-import csv
-import gzip
-import io
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from db import composition, datasets
 from db.errors import SeedError
 from db.nutrition import STORED_NUTRIENTS
 
 FOODS_FILE = "sr28_foods.csv.gz"
 PORTIONS_FILE = "sr28_portions.csv.gz"
-DATASET_NAME = "SR Legacy"
-CITATION = ("U.S. Department of Agriculture, Agricultural Research Service. USDA National "
-            "Nutrient Database for Standard Reference, Release 28 (2016)")
+DATASET_NAME = datasets.SR_LEGACY.name
 
 # ABBREV.txt column (0-based) of each stored nutrient; order per the SR28 documentation.
 _ABBREV_COLUMNS: dict[str, int] = {
@@ -146,44 +142,18 @@ def _text(value: float | None) -> str:
     return "" if value is None else f"{value:g}"
 
 
-def _write_gzip_csv(path: Path, header: tuple[str, ...], rows: Iterator[list[str]]) -> None:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows(rows)
-    # mtime=0: the same release always gives the same bytes (a reviewable, stable diff).
-    path.write_bytes(gzip.compress(buffer.getvalue().encode("utf-8"), 9, mtime=0))
-
-
 def write_compact(foods: list[SrFood], portions: list[SrPortion], out_dir: Path) -> None:
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    _write_gzip_csv(out_dir / FOODS_FILE, FOOD_COLUMNS, (
+    composition.write_gzip_csv(out_dir / FOODS_FILE, FOOD_COLUMNS, (
         [f.ndb, f.food_group, f.description, f.common_names, "Y" if f.survey else "",
          *(_text(f.nutrients[n]) for n in STORED_NUTRIENTS),
          *(_text(x) for x in (f.energy_factors or (None, None, None)))]
         for f in foods
     ))
-    _write_gzip_csv(out_dir / PORTIONS_FILE, PORTION_COLUMNS, (
+    composition.write_gzip_csv(out_dir / PORTIONS_FILE, PORTION_COLUMNS, (
         [p.ndb, str(p.seq), _text(p.amount), p.measure, _text(p.grams)] for p in portions
     ))
-
-
-def _read_gzip_csv(path: Path, header: tuple[str, ...]) -> Iterator[tuple[int, dict[str, str]]]:
-    try:
-        with gzip.open(path, "rt", encoding="utf-8", newline="") as handle:
-            reader = csv.reader(handle, strict=True)
-            found = tuple(next(reader, ()))
-            if found != header:
-                raise SeedError(f"{path}:1: header {','.join(found)!r}, expected "
-                                f"{','.join(header)!r} (rebuild with python -m db build-sr28)")
-            for cells in reader:
-                if len(cells) != len(header):
-                    raise SeedError(f"{path}:{reader.line_num}: {len(cells)} cells, "
-                                    f"expected {len(header)}")
-                yield reader.line_num, dict(zip(header, cells))
-    except (OSError, EOFError, csv.Error, UnicodeDecodeError) as exc:
-        raise SeedError(f"{path}: unreadable ({exc})") from None
 
 
 def has_compact(seed_dir: Path) -> bool:
@@ -194,7 +164,7 @@ def read_compact(seed_dir: Path) -> tuple[list[SrFood], list[SrPortion]]:
     """The foods and portions of the compact seed in ``seed_dir``."""
     folder = Path(seed_dir)
     foods = []
-    for line, row in _read_gzip_csv(folder / FOODS_FILE, FOOD_COLUMNS):
+    for line, row in composition.read_gzip_csv(folder / FOODS_FILE, FOOD_COLUMNS, "build-sr28"):
         where = f"{folder / FOODS_FILE}:{line}"
         factors = tuple(_number(row[k], where) for k in FOOD_COLUMNS[-3:])
         foods.append(SrFood(
@@ -204,7 +174,8 @@ def read_compact(seed_dir: Path) -> tuple[list[SrFood], list[SrPortion]]:
             energy_factors=None if None in factors else factors,  # type: ignore[arg-type]
         ))
     portions = []
-    for line, row in _read_gzip_csv(folder / PORTIONS_FILE, PORTION_COLUMNS):
+    for line, row in composition.read_gzip_csv(folder / PORTIONS_FILE, PORTION_COLUMNS,
+                                           "build-sr28"):
         where = f"{folder / PORTIONS_FILE}:{line}"
         amount, grams = _number(row["amount"], where), _number(row["grams"], where)
         if amount is None or grams is None or grams <= 0:

@@ -226,7 +226,7 @@ def test_api_foods_is_the_search_box(server):
     body = found.json()
     assert body["query"] == "banan" and body["results"][0]["food"] == "Banana"
     assert set(body["results"][0]) == {"food", "food_id", "category", "score", "own", "recent",
-                                       "favourite", "portion"}
+                                       "favourite", "portion", "dataset", "duplicates", "asks"}
     # The default serving and its carbohydrate: 118 g x 22.84 g/100 g = 26.95 g.
     assert body["results"][0]["portion"] == {
         "serving": '1 medium (7" to 7-7/8" long)', "grams": 118.0, "carbohydrate_g": 27.0}

@@ -147,7 +147,7 @@ def test_card_markdown_shows_every_part():
     # US choices to the nearest half, as taught, the exact value beside them.
     for needle in ("Cheese pizza", "1 slice (107 g)", "2 x US carbohydrate choice (exact 2.2; 1 = 15 g",
                    "counted from total carbohydrate, minus half the fiber", "Available carbohydrate",
-                   "32.8 g", "Sodium | n/a", "26.3 (high)", "FNDDS, FDC ID 2705433",
+                   "32.8 g", "Sodium | n/a", "26.3 (high)", "USDA FNDDS 2021-2023, FDC ID 2705433, food code 58106230",
                    "Pizza, cheese, from restaurant"):
         assert needle in text, needle
     # A short citation on the card; the full provenance behind a click.

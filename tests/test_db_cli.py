@@ -26,7 +26,8 @@ def test_lookup_json_shape(db_url, capsys):
     card = json.loads(out)
     assert set(card) == {"food", "food_id", "category", "source", "per_100g", "portion",
                          "servings", "glycemic_index", "glycemic_load", "exchanges"}
-    assert set(card["source"]) == {"dataset", "fdc_id", "code", "description", "proxy_note"}
+    assert set(card["source"]) == {"dataset", "fdc_id", "code", "description", "proxy_note",
+                                   "citation", "attribution"}
     assert set(card["portion"]) == {"grams", "serving", *NUTRIENTS}
     assert set(card["per_100g"]) == set(NUTRIENTS)
     assert set(card["glycemic_load"]) == {"value", "band"}
@@ -39,7 +40,7 @@ def test_lookup_text_multiword_name_and_units(db_url, capsys):
     assert main(["lookup", "red", "wine", "--serving", "1 glass (5 fl oz)", "--unit", "12"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("Red wine [Beverage], 1 glass (5 fl oz) (147 g)")
-    assert "x BE (Broteinheit) (12 g" in out and "GI: not in our GI table" in out and "FDC 173190" in out
+    assert "x BE (Broteinheit) (12 g" in out and "GI: not in our GI table" in out and "FDC ID 173190, NDB 14096" in out
 
 
 @pytest.mark.parametrize("argv, message", [

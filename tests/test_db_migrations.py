@@ -364,3 +364,43 @@ def test_postgresql_search_can_use_the_trigram_indexes(db_url):
                                      compile_kwargs={"literal_binds": True})
         plan = "\n".join(row[0] for row in session.execute(text(f"EXPLAIN {compiled}")))
     assert "trgm_foods_name_key" in plan and "trgm_food_aliases_alias_key" in plan, plan
+
+
+def test_0014_holds_the_swiss_foods_and_cofid_names_and_its_downgrade_takes_them_out(empty_db_url):
+    """0014 lets a food come from the Swiss FCDB and name a CoFID food (up to 200 characters)
+    as its entry; going back below it removes exactly those rows (FNDDS rows and CoFID 2015's
+    coded rows fit the older schema and stay) and their seed parts."""
+    def food(conn, food_id, dataset, code):
+        conn.execute(text(
+            "INSERT INTO foods (id, name, name_key, category, fdc_dataset, source_code, "
+            "fdc_description, kcal, carbohydrate_g, protein_g, fat_g, search_weight) VALUES "
+            "(:id, :name, :key, 'Test', :dataset, :code, :description, 100, 10, 1, 1, 0)"),
+            {"id": food_id, "name": f"food {food_id}", "key": f"food {food_id}",
+             "description": f"food {food_id}", "dataset": dataset, "code": code})
+
+    engine = create_engine(empty_db_url)
+    with engine.begin() as conn:
+        migrate.upgrade(conn, "0013")
+        food(conn, 1, "CoFID", "11-989")
+        food(conn, 2, "FNDDS", "27311510")
+        try:
+            with conn.begin_nested():
+                food(conn, 3, "Swiss FCDB", "768")
+        except IntegrityError as exc:
+            assert "fdc_dataset" in str(exc)
+        else:
+            raise AssertionError("0013 took a Swiss FCDB food")
+        migrate.upgrade(conn)
+        food(conn, 3, "Swiss FCDB", "768")
+        food(conn, 4, "CoFID", "Biscuits, digestive, half coated in chocolate")
+        conn.execute(text("INSERT INTO seed_versions (part, foods, loaded_at) VALUES "
+                          "('swiss_fcdb_5_3', 1, '2026-01-01 00:00:00'), "
+                          "('cofid_2021', 1, '2026-01-01 00:00:00')"))
+        if conn.dialect.name == "postgresql":
+            width = next(c["type"].length for c in inspect(conn).get_columns("foods")
+                         if c["name"] == "source_code")
+            assert width == 200
+        migrate.downgrade(conn, "0013")
+        assert sorted(conn.scalars(text("SELECT id FROM foods"))) == [1, 2]
+        assert list(conn.scalars(text("SELECT part FROM seed_versions"))) == []
+    engine.dispose()

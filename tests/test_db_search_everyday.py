@@ -11,40 +11,41 @@ from db_support import full_db, full_db_url  # noqa: F401 (fixtures)
 from db import search, service
 
 # (query, the searcher's region, the foods a dietitian accepts for it: a pattern over names).
-# Each set is every row that is that food as it is eaten; a kind the query did not name (a
-# dish with the food in it, a dry or raw form, a diet or flavoured kind) is not in it.
-# Crumpet, quark, schnitzel, digestive biscuit and Lucozade are UK CoFID rows (db/cofid.py).
+# Each set is every row that is that food as it is eaten, in any table (SR Legacy, FNDDS,
+# CoFID, the Swiss FCDB's German names); a kind the query did not name (a dish with the food
+# in it, a dry or raw form, a diet or flavoured kind) is not in it. Crumpet, quark, schnitzel,
+# digestive biscuit and Lucozade are UK CoFID rows (db/cofid.py).
 EVERYDAY = [
     ("crumpet", "UK", r"^Crumpets"),
     ("quark", "DE", r"^Cheese, [Qq]uark"),
     ("schnitzel", "DE", r"[Ss]chnitzel"),
     ("digestive biscuit", "UK", r"^Biscuits, digestive"),
     ("lucozade", "UK", r"^Lucozade"),
-    ('diet coke', None, r'^Beverages, carbonated, low calorie, cola'),
-    ('diet cola', None, r'^Beverages, carbonated, low calorie, cola'),
-    ('coke zero', None, r'^Beverages, carbonated, low calorie, cola'),
-    ('chickpeas', None, r'^Chickpeas .*(cooked|canned)'),
+    ('diet coke', None, r'^Beverages, carbonated, low calorie, cola|^Cola, diet|^Soft drink, cola, diet'),
+    ('diet cola', None, r'^Beverages, carbonated, low calorie, cola|^Cola, diet|^Soft drink, cola, diet'),
+    ('coke zero', None, r'^Beverages, carbonated, low calorie, cola|^Cola, diet|^Soft drink, cola, diet'),
+    ('chickpeas', None, r'^Chickpeas .*(cooked|canned)|^Chickpeas, from (dried|canned)'),
     ('black beans', None, r'^Beans, black(?! turtle).*(cooked|canned)|^Beans, black turtle.*(cooked|canned)'),
     ('spaghetti', None, r'^Pasta, .*cooked|^Spaghetti, .*cooked'),
     ('hot chocolate', None, r'hot cocoa|^Beverages, (C|c)ocoa mix.*prepared|chocolate.*beverage mix.*prepared'),
-    ('chicken noodle soup', None, r'^Soup, (chunky )?chicken noodle.*(ready-to-serve|prepared)'),
-    ('granola', None, r'^Cereals ready-to-eat, granola'),
+    ('chicken noodle soup', None, r'^Soup, (chunky )?chicken noodle.*(ready-to-serve|prepared)|^Soup, chicken noodle$'),
+    ('granola', None, r'^Cereals ready-to-eat, granola|^Cereal, granola'),
     ('bacon', None, r'^Pork, cured, bacon.*cooked'),
-    ('sausage', None, r'sausage.*(cooked|smoked|pre-cooked)|^Sausage, (Italian|Polish|smoked)|Polish sausage|Smoked link sausage'),
-    ('tuna', None, r'^Fish, tuna, (light|white), canned'),
-    ('wholemeal toast', 'UK', r'^Bread, whole-wheat.*toasted'),
+    ('sausage', None, r'sausage.*(cooked|smoked|pre-cooked)|^Sausage, (Italian|Polish|smoked)|Polish sausage|Smoked link sausage|^Sausages, .*(grilled|fried)'),
+    ('tuna', None, r'^Fish, tuna, (light|white), canned|^Tuna, (canned|flesh only)'),
+    ('wholemeal toast', 'UK', r'^Bread, whole-wheat.*toasted|^Bread, wholemeal, toasted'),
     ('basmati rice', None, r'^Rice, white, long-grain.*cooked'),
-    ('avocado', None, r'^Avocados, raw'),
-    ('popcorn', None, r'^Snacks, popcorn, (air-popped|oil-popped|microwave)'),
+    ('avocado', None, r'^Avocados?, raw'),
+    ('popcorn', None, r'^Snacks, popcorn, (air-popped|oil-popped|microwave)|^Popcorn, ready-to-eat, plain'),
     ('ham sandwich', None, r'[Hh]am sandwich|submarine sandwich, ham on'),
-    ('sweet potato fries', None, r'^Sweet Potatoes, french fried, frozen as packaged'),
+    ('sweet potato fries', None, r'^Sweet Potatoes, french fried, frozen as packaged|^Sweet potato fries'),
     ('apfelkuchen', 'DE', r'^Apple pie|^Pie, apple'),
     ('cornflakes', None, r'Corn Flakes$|cornflakes'),
-    ('soy milk', None, r'^Soymilk, original|^Soymilk \\(all flavors\\)|^SILK Plain'),
+    ('soy milk', None, r'^Soymilk, original|^Soymilk \\(all flavors\\)|^SILK Plain|^Soy milk, unsweetened'),
     ('jelly beans', None, r'^Candies, jellybeans'),
     ('fish fingers', 'UK', r'^Fish, fish sticks|^Fish fingers'),
-    ('beef mince', 'UK', r'^Beef, ground.*cooked'),
-    ('gatorade', None, r'Gatorade, G performance|POWERADE, lemon-lime'),
+    ('beef mince', 'UK', r'^Beef, ground.*cooked|^Beef, ground$|^Beef, mince, .*(stewed|microwaved|fried)'),
+    ('gatorade', None, r'Gatorade, G performance|POWERADE, lemon-lime|^Sports drink \(Gatorade G\)'),
     ('rice', 'US', r'^Rice, white, long-grain.*cooked'),
     ('brown rice', 'US', r'^Rice, brown.*cooked'),
     ('pasta', 'US', r'^Pasta, .*cooked'),
@@ -60,18 +61,18 @@ EVERYDAY = [
     ('banana', 'US', r'^Banana'),
     ('grapes', 'US', r'^Grapes'),
     ('strawberries', 'US', r'^Strawberries(, raw)?$'),
-    ('blueberries', 'US', r'^Blueberries, raw'),
+    ('blueberries', 'US', r'^Blueberries(, raw)?$'),
     ('milk', 'US', r'^Milk, (reduced fat|whole|lowfat|nonfat)'),
     ('yogurt', 'US', r'^Yogurt, (plain|Greek)'),
     ('cheddar cheese', 'US', r'^Cheese, cheddar'),
     ('eggs', 'US', r'^Egg, whole, cooked|^Egg, whole, raw'),
     ('scrambled eggs', 'US', r'^Egg, whole, cooked, scrambled|^Omelette'),
     ('chicken breast', 'US', r'^Chicken, broilers or fryers, breast.*(roasted|cooked|grilled)'),
-    ('ground beef', 'US', r'^Beef, ground.*cooked'),
+    ('ground beef', 'US', r'^Beef, ground.*cooked|^Beef, ground$'),
     ('hamburger bun', 'US', r'^Rolls, hamburger|Hamburger Buns?$'),
     ('french fries', 'US', r'^French fries|^Potatoes, french fried'),
     ('chips', 'US', r'^Snacks, potato chips'),
-    ('baked beans', 'US', r'^Beans, baked'),
+    ('baked beans', 'US', r'^Beans, baked|^Baked beans$'),
     ('sweet potato', 'US', r'^Sweet potato.*(cooked|baked|boiled)'),
     ('mashed potatoes', 'US', r'^Potatoes, mashed|Mashed potato'),
     ('corn', 'US', r'^Corn, sweet.*(cooked|canned)|^Sweet corn, cooked'),
@@ -80,64 +81,64 @@ EVERYDAY = [
     ('kidney beans', 'US', r'^Beans, kidney.*(cooked|canned)'),
     ('oreo', 'US', r'^Cookies, chocolate sandwich|OREO'),
     ('peanut butter', 'US', r'^Peanut butter'),
-    ('almonds', 'US', r'^Nuts, almonds'),
+    ('almonds', 'US', r'^Nuts, almonds|^Almonds, (salted|unsalted)'),
     ('ice cream', 'US', r'^Ice creams?, (vanilla|chocolate)|^(Vanilla|Chocolate) ice cream'),
     ('honey', 'US', r'^Honey'),
     ('maple syrup', 'US', r'^Syrups, maple'),
     ('sprite', 'US', r'lemon-lime'),
-    ('light beer', 'US', r'beer, light'),
-    ('beer', 'US', r'^Alcoholic beverage, beer, regular'),
+    ('light beer', 'US', r'(?i)beer, light'),
+    ('beer', 'US', r'^Alcoholic beverage, beer, regular|^Beer$'),
     ('sugar-free jello', 'US', r'[Gg]elatin desserts?.*(reduced calorie|sugar free|low calorie|aspartame)'),
-    ('unsweetened almond milk', 'US', r'almond milk, unsweetened'),
+    ('unsweetened almond milk', 'US', r'(?i)almond milk, unsweetened'),
     ('tortilla', 'US', r'^Tortillas'),
     ('pizza', 'US', r'[Pp]izza'),
     ('hot dog', 'US', r'[Hh]ot ?dog|^Frankfurter'),
-    ('english muffin', 'US', r'^English muffins?, (plain|wheat|whole-wheat)'),
+    ('english muffin', 'US', r'^English muffins?, (plain|wheat|whole-wheat)|^Muffin, English$'),
     ('cottage cheese', 'US', r'^Cheese, cottage'),
     ('raisins', 'US', r'^Raisins'),
-    ('powerade', 'US', r'POWERADE, lemon-lime'),
+    ('powerade', 'US', r'POWERADE, lemon-lime|^Sports drink \(Powerade\)'),
     ('porridge', 'UK', r'^Cereals, oats.*cooked|^Porridge, made'),
     ('jacket potato', 'UK', r'^Potatoes, baked'),
     ('crisps', 'UK', r'^Snacks, potato chips|^Potato crisps'),
     ('chips', 'UK', r'^French fries|^Potatoes, french fried'),
     ('biscuits', 'UK', r'^Cookies|^Biscuits, (digestive|semi-sweet|plain)'),
-    ('wholemeal bread', 'UK', r'^Bread, whole-wheat|^Bread, wholemeal'),
+    ('wholemeal bread', 'UK', r'^Bread, whole-wheat|^Bread, wholemeal|^Bread, whole wheat'),
     ('semi-skimmed milk', 'UK', r'^Milk, reduced fat'),
     ('skimmed milk', 'UK', r'^Milk, nonfat'),
     ('courgette', 'UK', r'^Squash, summer, zucchini|^Zucchini, cooked|^Squash, zucchini'),
-    ('aubergine', 'UK', r'^Eggplant'),
-    ('prawns', 'UK', r'^Crustaceans, shrimp'),
+    ('aubergine', 'UK', r'^Eggplant|^Aubergine, '),
+    ('prawns', 'UK', r'^Crustaceans, shrimp|^Shrimps?, (boiled|cooked)|^Prawns, '),
     ('baked potato', 'UK', r'^Potatoes, baked'),
     ('yoghurt', 'UK', r'^Yogurt, plain'),
-    ('sultanas', 'UK', r'^Raisins, golden|^Raisins'),
-    ('tinned tomatoes', 'UK', r'^Tomatoes, red, ripe, canned'),
+    ('sultanas', 'UK', r'^Raisins, golden|^Raisins|^Sultanas$'),
+    ('tinned tomatoes', 'UK', r'^Tomatoes, red, ripe, canned|^Tomatoes, canned'),
     ('weetabix', 'UK', r'[Ww]eetabix|WEETABIX|wheat biscuits'),
-    ('mince', 'UK', r'^Beef, ground.*cooked'),
+    ('mince', 'UK', r'^Beef, ground.*cooked|^Beef, ground$'),
     ('hot chips', 'AU', r'^French fries|^Potatoes, french fried'),
     ('capsicum', 'AU', r'^Peppers, sweet|bell pepper'),
-    ('brötchen', 'DE', r'^Rolls, hard|^Bread rolls'),
-    ('vollkornbrot', 'DE', r'^Bread, whole-wheat'),
-    ('apfelsaft', 'DE', r'^Apple juice'),
-    ('orangensaft', 'DE', r'^Orange juice'),
+    ('brötchen', 'DE', r'^Rolls, hard|^Bread rolls|^Roll, .*hard'),
+    ('vollkornbrot', 'DE', r'^Bread, whole-wheat|^Bread, whole wheat|Vollkornbrot'),
+    ('apfelsaft', 'DE', r'^Apple juice|^Apfelsaft$'),
+    ('orangensaft', 'DE', r'^Orange juice|^Orangensaft$'),
     ('kartoffeln', 'DE', r'^Potatoes, (boiled|baked)'),
     ('nudeln', 'DE', r'^Pasta, .*cooked'),
     ('reis', 'DE', r'^Rice, white, long-grain.*cooked'),
     ('milch', 'DE', r'^Milk, (reduced fat|whole|lowfat|nonfat)'),
     ('joghurt', 'DE', r'^Yogurt, plain'),
-    ('haferflocken', 'DE', r'^Cereals, oats'),
+    ('haferflocken', 'DE', r'^Cereals, oats|^Haferflocken$'),
     ('bratwurst', 'DE', r'^Bratwurst|^Pork, bratwurst'),
     ('brezel', 'DE', r'^Pretzels, soft|^Soft pretzel'),
     ('apfel', 'DE', r'^Apples, raw'),
     ('banane', 'DE', r'^Banana'),
-    ('cola light', 'DE', r'^Beverages, carbonated, low calorie, cola'),
-    ('fischstäbchen', 'DE', r'^Fish, fish sticks|^Fish fingers'),
-    ('kichererbsen', 'DE', r'^Chickpeas .*(cooked|canned)'),
+    ('cola light', 'DE', r'^Beverages, carbonated, low calorie, cola|^Cola, diet|^Soft drink, cola, diet'),
+    ('fischstäbchen', 'DE', r'^Fish, fish sticks|^Fish fingers|^Fischstäbchen'),
+    ('kichererbsen', 'DE', r'^Chickpeas .*(cooked|canned)|^Chickpeas, from (dried|canned)'),
     ('linsen', 'DE', r'^Lentils.*cooked'),
-    ('schinken', 'DE', r'^Ham,|^Pork, cured, ham'),
+    ('schinken', 'DE', r'^Ham,|^Pork, cured, ham|^Ham$|^Schinken'),
     ('käse', 'DE', r'^Cheese'),
     ('spagetti', None, r'^Pasta, .*cooked|^Spaghetti'),
     ('bananna', None, r'^Banana'),
-    ('chiken brest', None, r'^Chicken, broilers or fryers, breast'),
+    ('chiken brest', None, r'^Chicken, broilers or fryers, breast|^Poulet, Brust'),
 ]
 FIRST_TARGET = 0.90
 TOP3_TARGET = 0.98
@@ -214,10 +215,12 @@ def test_diet_queries_never_put_a_sugared_food_first(full_db, query):
 
 
 def test_diet_cola_is_the_sugar_free_one_and_plain_cola_the_regular(full_db):
-    assert _names("diet coke")[0].startswith("Beverages, carbonated, low calorie, cola")
-    assert _names("cola")[0] == "Beverages, carbonated, cola, regular"
+    assert re.match(r"Beverages, carbonated, low calorie, cola|Cola, diet$|Soft drink, cola, diet$",
+                    _names("diet coke")[0])
+    assert re.match(r"Beverages, carbonated, cola, regular$|Cola$|Soft drink, cola$",
+                    _names("cola")[0])
     # Without a diet word a sports drink is the sugared kind a hypo needs, not G2.
-    assert _names("gatorade")[0].startswith("Beverages, PEPSICO QUAKER, Gatorade, G performance")
+    assert _names("gatorade")[0] == "Sports drink (Gatorade G)"
 
 
 @pytest.mark.parametrize("query", FORM_QUERIES)
@@ -236,7 +239,7 @@ def _form(name: str, category: str) -> bool:
         return False
     raw = (re.search(r"\braw\b", name) is not None
            and category in search.RAW_NOT_EATEN_GROUPS)
-    return raw or _FORM_RE.search(re.sub(r"dry roasted|from concentrate", "", name)) is not None
+    return raw or _FORM_RE.search(re.sub(r"dry roasted|dry-fried|from concentrate", "", name)) is not None
 
 
 def test_each_hit_shows_its_default_servings_carbohydrate(full_db):
@@ -273,8 +276,8 @@ def test_unknown_region_is_refused(full_db):
 
 
 @pytest.mark.parametrize("query, expected", [
-    ("cornflakes", "corn flakes"), ("jellybeans", "jellybeans"), ("jelly beans", "jellybeans"),
-    ("soymilk", "soymilk"), ("soy milk", "soymilk"), ("apfelsaft", "apple juice"),
+    ("cornflakes", "corn ?flakes"), ("jellybeans", "jellybeans"), ("jelly beans", "jellybeans"),
+    ("soymilk", "soymilk"), ("soy milk", "soy ?milk"), ("apfelsaft", "apple juice"),
 ])
 def test_compounds_are_split_and_joined(full_db, query, expected):
-    assert expected in _names(query)[0].lower()
+    assert re.search(expected, _names(query)[0].lower())

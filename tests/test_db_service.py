@@ -33,7 +33,11 @@ def test_card_shape_and_default_serving(db_url):
     assert set(card) == {"food", "food_id", "category", "source", "per_100g", "portion",
                          "servings", "glycemic_index", "glycemic_load", "exchanges"}
     assert card["source"] == {"dataset": "SR Legacy", "fdc_id": 173944, "code": "09040",
-                              "description": "Bananas, raw", "proxy_note": None}
+                              "description": "Bananas, raw", "proxy_note": None,
+                              "citation": "U.S. Department of Agriculture, Agricultural Research "
+                                          "Service. USDA National Nutrient Database for Standard "
+                                          "Reference, Release 28 (2016)",
+                              "attribution": None}
     assert list(card["per_100g"]) == list(NUTRIENTS)
     assert set(card["portion"]) == {"grams", "serving", *NUTRIENTS}
     # Default serving: one medium banana, 118 g (hand-computed from the per-100 g values).
@@ -114,7 +118,8 @@ def test_sql_looking_text_is_just_text(db_url, text):
 def test_search_ranks_and_limits(db_url):
     results = service.search("piza")
     assert results[0]["food"] == "Cheese pizza" and set(results[0]) == {
-        "food", "food_id", "category", "score", "own", "recent", "favourite", "portion"}
+        "food", "food_id", "category", "score", "own", "recent", "favourite", "portion",
+        "dataset", "duplicates", "asks"}
     top = service.search("banana")[0]
     assert {k: top[k] for k in ("food", "food_id", "category", "own")} == {
         "food": "Banana", "food_id": 1, "category": "Fruit", "own": False}

@@ -1,0 +1,405 @@
+"""The food composition tables beside SR Legacy (FNDDS 2021-2023, CoFID 2021, the Swiss FCDB
+V5.3): one compact seed format, shipped in the package, and one loader.
+
+Each table's module (db.fndds, db.cofid, db.swiss) reads its source files into ``TableFood``
+and ``TablePortion`` rows; ``python -m db build-<table> DIR`` writes them as
+``<prefix>_foods.csv.gz`` and ``<prefix>_portions.csv.gz`` (rebuilding gives the same bytes)
+and ``load`` adds them to the database as public foods of the table's dataset, each with its
+source entry as ``source_code``.
+
+Every table's carbohydrate lands in the same fields (db.nutrition's basis): ``carbohydrate_g``
+is total carbohydrate as USDA counts it (fibre included), ``fiber_g`` the dietary fibre, so that
+available carbohydrate (carbohydrate - fibre) is the table's available carbohydrate in grams.
+Each module converts its table to that basis and says how.
+
+Names: a row's name is the table's own. Where another public food already has that name, the
+row is named with its table after it ("Custard (CoFID)"); where another food already answers
+to one of the table's synonyms as an alias, that synonym stays with the other food. A name may
+be another table's alias (and an everyday alias another table's name): both foods then match
+the words exactly, and the searcher's region decides which comes first (db.search).
+"""
+
+import csv
+import gzip
+import io
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy import func, insert, select
+from sqlalchemy.orm import Session
+
+from db import portions, search, sequences
+from db.datasets import Dataset
+from db.errors import SeedError
+from db.keys import name_key
+from db.models import Food, FoodAlias, FoodLabel, Serving
+from db.nutrition import STORED_NUTRIENTS, energy_consistent
+
+FOOD_COLUMNS: tuple[str, ...] = ("code", "name", "description", "category", "aliases",
+                                 "common_names", "note", *STORED_NUTRIENTS, "energy_note")
+PORTION_COLUMNS: tuple[str, ...] = ("code", "seq", "name", "grams", "is_default", "source")
+ALIAS_COLUMNS = ["entry", "aliases"]
+# Portions of foods whose table has none (CoFID, the Swiss FCDB), each citing its source.
+CITED_PORTIONS_FILE = "table_portions.csv"
+CITED_PORTION_COLUMNS = ["dataset", "entry", "serving", "grams", "is_default", "source"]
+# ';' separates a row's synonyms in the compact file (no table's names contain one).
+SEPARATOR = ";"
+
+
+@dataclass(frozen=True)
+class TableFood:
+    """One food of a table: its entry (``code``: FNDDS food code, CoFID food name, Swiss
+    ID), the name shown, the table's description verbatim, its category, the table's own
+    synonyms, other names it is searched by (``common_names``), a note to read before using
+    it, its nutrients per 100 g on db.nutrition's basis and, where energy is not 4/9/4, why."""
+
+    code: str
+    name: str
+    description: str
+    category: str
+    aliases: tuple[str, ...]
+    common_names: str
+    note: str | None
+    nutrients: dict[str, float | None]
+    energy_note: str | None
+
+
+@dataclass(frozen=True)
+class TablePortion:
+    """A named portion of a table food, where it comes from, and whether it is the default."""
+
+    code: str
+    seq: int
+    name: str
+    grams: float
+    is_default: bool
+    source: str
+
+
+@dataclass(frozen=True)
+class Table:
+    """How one table is shipped and loaded: its dataset, file prefix, seed part, and the
+    command that rebuilds it."""
+
+    dataset: Dataset
+    prefix: str
+    part: str  # db.models.SeedVersion
+    command: str
+    # False: the table has no portions of its own; they come from db/seed/table_portions.csv
+    # (``cited_portions``), read with the table.
+    shipped_portions: bool = True
+
+    @property
+    def foods_file(self) -> str:
+        return f"{self.prefix}_foods.csv.gz"
+
+    @property
+    def portions_file(self) -> str:
+        return f"{self.prefix}_portions.csv.gz"
+
+    @property
+    def aliases_file(self) -> str:
+        return f"{self.prefix}_aliases.csv"
+
+
+def number(text: str | None, where: str, *, missing: tuple[str, ...] = ("",)) -> float | None:
+    """A source cell as a number; a cell in ``missing`` (empty, "N": not measured) is None,
+    never 0."""
+    value = (text or "").strip()
+    if value in missing:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        raise SeedError(f"{where}: {value!r} is not a number") from None
+
+
+def energy_note(nutrients: dict[str, float | None], why: str) -> str | None:
+    """``why`` when energy differs more than 15 % from 4/9/4 (db.nutrition), else None."""
+    kcal, carb, protein, fat = (nutrients[k] for k in ("kcal", "carbohydrate_g", "protein_g",
+                                                       "fat_g"))
+    if None in (kcal, carb, protein, fat) or energy_consistent(kcal, carb, protein, fat):  # type: ignore[arg-type]
+        return None
+    return why
+
+
+def portion_food(food: TableFood) -> portions.Food:
+    return portions.Food(food.category, food.description, food.nutrients["kcal"],
+                         food.nutrients["carbohydrate_g"])
+
+
+# --- the compact seed ------------------------------------------------------------------
+
+def _text(value: float | None) -> str:
+    return "" if value is None else f"{value:g}"
+
+
+def write_gzip_csv(path: Path, header: tuple[str, ...], rows: Iterable[list[str]]) -> None:
+    """A compact seed file (SR Legacy's too): gzip'd CSV, the same bytes for the same rows."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    # mtime=0: the same source always gives the same bytes (a reviewable, stable diff).
+    path.write_bytes(gzip.compress(buffer.getvalue().encode("utf-8"), 9, mtime=0))
+
+
+def write_compact(table: Table, foods: list[TableFood], measures: list[TablePortion],
+                  out_dir: Path) -> None:
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    write_gzip_csv(out_dir / table.foods_file, FOOD_COLUMNS, (
+        [f.code, f.name, f.description, f.category, SEPARATOR.join(f.aliases), f.common_names,
+         f.note or "", *(_text(f.nutrients[n]) for n in STORED_NUTRIENTS), f.energy_note or ""]
+        for f in foods))
+    if table.shipped_portions:
+        write_gzip_csv(out_dir / table.portions_file, PORTION_COLUMNS, (
+            [p.code, str(p.seq), p.name, _text(p.grams), "Y" if p.is_default else "", p.source]
+            for p in measures))
+
+
+def read_gzip_csv(path: Path, header: tuple[str, ...],
+                   command: str) -> Iterator[tuple[int, dict[str, str]]]:
+    try:
+        with gzip.open(path, "rt", encoding="utf-8", newline="") as handle:
+            reader = csv.reader(handle, strict=True)
+            found = tuple(next(reader, ()))
+            if found != header:
+                raise SeedError(f"{path}:1: header {','.join(found)!r}, expected "
+                                f"{','.join(header)!r} (rebuild with python -m db {command})")
+            for cells in reader:
+                if len(cells) != len(header):
+                    raise SeedError(f"{path}:{reader.line_num}: {len(cells)} cells, "
+                                    f"expected {len(header)}")
+                yield reader.line_num, dict(zip(header, cells))
+    except (OSError, EOFError, csv.Error, UnicodeDecodeError) as exc:
+        raise SeedError(f"{path}: unreadable ({exc})") from None
+
+
+def has_compact(table: Table, seed_dir: Path) -> bool:
+    return (Path(seed_dir) / table.foods_file).is_file()
+
+
+def read_compact(table: Table, seed_dir: Path) -> tuple[list[TableFood], list[TablePortion]]:
+    """The table's shipped foods and portions, checked: an entry and a name on every row,
+    each entry once, numbers where given, an energy note exactly where energy is not 4/9/4
+    within 15 %, portions of known entries with positive grams and at most one default."""
+    folder = Path(seed_dir)
+    foods, seen = [], set()
+    path = folder / table.foods_file
+    for line, row in read_gzip_csv(path, FOOD_COLUMNS, table.command):
+        where = f"{path}:{line}"
+        if not row["code"] or not row["name"] or not row["category"]:
+            raise SeedError(f"{where}: every row names its {table.dataset.entry}, a name and "
+                            "a category")
+        if row["code"] in seen:
+            raise SeedError(f"{where}: {table.dataset.entry} {row['code']!r} is listed twice")
+        seen.add(row["code"])
+        nutrients = {n: number(row[n], f"{where} {n}") for n in STORED_NUTRIENTS}
+        if bool(row["energy_note"]) != (energy_note(nutrients, "x") is not None):
+            raise SeedError(f"{where}: energy_note must be given exactly when energy differs "
+                            "more than 15 % from 4/9/4")
+        foods.append(TableFood(row["code"], row["name"], row["description"], row["category"],
+                               tuple(a for a in row["aliases"].split(SEPARATOR) if a),
+                               row["common_names"], row["note"] or None, nutrients,
+                               row["energy_note"] or None))
+    if not table.shipped_portions:
+        return foods, cited_portions(table, foods, folder)
+    measures, defaults = [], set()
+    path = folder / table.portions_file
+    for line, row in read_gzip_csv(path, PORTION_COLUMNS, table.command):
+        where = f"{path}:{line}"
+        grams = number(row["grams"], where)
+        if row["code"] not in seen or grams is None or grams <= 0 or not row["source"]:
+            raise SeedError(f"{where}: a portion of a listed entry, with positive grams and "
+                            "its source")
+        if row["is_default"] == "Y":
+            if row["code"] in defaults:
+                raise SeedError(f"{where}: {row['code']!r} has a second default portion")
+            defaults.add(row["code"])
+        measures.append(TablePortion(row["code"], int(row["seq"]), row["name"], grams,
+                                     row["is_default"] == "Y", row["source"]))
+    return foods, measures
+
+
+def read_aliases(table: Table, seed_dir: Path) -> dict[str, tuple[str, ...]]:
+    """Entry -> everyday names people type for it ("jelly babies"), from
+    ``<prefix>_aliases.csv`` (``entry,aliases``; ``;`` separates names). Missing file: none."""
+    path = Path(seed_dir) / table.aliases_file
+    if not path.is_file():
+        return {}
+    out: dict[str, tuple[str, ...]] = {}
+    with path.open(encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle)
+        if reader.fieldnames != ALIAS_COLUMNS:
+            raise SeedError(f"{path}:1: header must be {','.join(ALIAS_COLUMNS)}")
+        for row in reader:
+            names = tuple(a.strip() for a in (row["aliases"] or "").split(";") if a.strip())
+            if None in row or not names or row["entry"] in out:
+                raise SeedError(f"{path}:{reader.line_num}: {row['entry']!r} has no aliases, "
+                                "more cells than two, or is listed twice")
+            out[row["entry"]] = names
+    return out
+
+
+def cited_portions(table: Table, foods: list[TableFood], seed_dir: Path) -> list[TablePortion]:
+    """The table's rows of ``table_portions.csv`` (``dataset,entry,serving,grams,is_default,
+    source``): a portion of one of ``foods``, its grams, whether it is the food's default
+    (``true``: at most one each) and where the weight comes from (a portion of the same food
+    in another table, a label, a published portion size). Missing file: none."""
+    path = Path(seed_dir) / CITED_PORTIONS_FILE
+    if not path.is_file():
+        return []
+    known = {food.code for food in foods}
+    out, defaults = [], set()
+    with path.open(encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle)
+        if reader.fieldnames != CITED_PORTION_COLUMNS:
+            raise SeedError(f"{path}:1: header must be {','.join(CITED_PORTION_COLUMNS)}")
+        for row in reader:
+            if row["dataset"] != table.dataset.name:
+                continue
+            where = f"{path}:{reader.line_num}"
+            grams = number(row["grams"], where)
+            if row["entry"] not in known:
+                raise SeedError(f"{where}: {table.dataset.entry} {row['entry']!r} is not in "
+                                f"{table.foods_file}")
+            if grams is None or grams <= 0 or not row["serving"] or not row["source"]:
+                raise SeedError(f"{where}: a serving, positive grams and a source are required")
+            if row["is_default"] not in ("true", "false"):
+                raise SeedError(f"{where}: is_default must be true or false")
+            is_default = row["is_default"] == "true"
+            if is_default and row["entry"] in defaults:
+                raise SeedError(f"{where}: {row['entry']!r} has a second default")
+            if is_default:
+                defaults.add(row["entry"])
+            out.append(TablePortion(row["entry"], reader.line_num, row["serving"], grams,
+                                    is_default, row["source"]))
+    return out
+
+
+def default_servings(table: Table, seed_dir: Path) -> list[portions.DefaultServing]:
+    """Every default portion of the table, for python -m db check-seed."""
+    foods, measures = read_compact(table, seed_dir)
+    by_code = {food.code: food for food in foods}
+    return [portions.DefaultServing(f"{table.portions_file} {table.dataset.entry} {p.code}",
+                                    by_code[p.code].name, portion_food(by_code[p.code]),
+                                    p.name, p.grams)
+            for p in measures if p.is_default]
+
+
+def source_problems(table: Table, seed_dir: Path) -> list[str]:
+    """Everyday aliases that name no entry of the table."""
+    foods, _ = read_compact(table, seed_dir)
+    known = {food.code for food in foods}
+    return [f"{Path(seed_dir) / table.aliases_file}: {table.dataset.entry} {entry!r} is not in "
+            f"{table.foods_file}" for entry in read_aliases(table, seed_dir) if entry not in known]
+
+
+# --- loading ----------------------------------------------------------------------------
+
+def load(session: Session, table: Table, seed_dir: Path, *,
+         present: dict[str, int] | None = None) -> int:
+    """Add the table's foods not yet in the database; returns how many were added.
+    ``present``: entry -> id of rows already there (a database upgraded from an older
+    edition keeps those rows and their ids). The caller owns the transaction and reindexes
+    search afterwards."""
+    foods, measures = read_compact(table, seed_dir)
+    everyday = read_aliases(table, seed_dir)
+    unknown = sorted(set(everyday) - {f.code for f in foods})
+    if unknown:
+        raise SeedError(f"{Path(seed_dir) / table.aliases_file}: {unknown} are not entries "
+                        f"of {table.foods_file}")
+    present = present or {}
+    by_code: dict[str, list[TablePortion]] = {}
+    for measure in measures:
+        by_code.setdefault(measure.code, []).append(measure)
+    names = set(session.scalars(select(Food.name_key).where(Food.owner_id.is_(None))))
+    aliases = set(session.scalars(select(FoodAlias.alias_key)))
+    aliases |= {label.replace("_", " ") for label in session.scalars(select(FoodLabel.label))}
+    next_id = (session.scalar(select(func.max(Food.id))) or 0) + 1
+    food_rows, serving_rows, alias_rows = [], [], []
+    for food in foods:
+        if food.code in present:
+            continue
+        name = food.name
+        if name_key(name) in names:
+            name = f"{food.name} ({table.dataset.name})"
+            if name_key(name) in names:
+                raise SeedError(f"{table.foods_file} {food.code!r}: the names {food.name!r} and "
+                                f"{name!r} are both taken")
+        names.add(name_key(name))
+        for alias in everyday.get(food.code, ()):
+            if name_key(alias) in aliases:
+                raise SeedError(f"{table.aliases_file}: alias {alias!r} ({food.code}) is already "
+                                "an alias of another food")
+            aliases.add(name_key(alias))
+            alias_rows.append({"food_id": next_id, "alias": alias, "alias_key": name_key(alias)})
+        for synonym in food.aliases:
+            key = name_key(synonym)
+            if key and key not in aliases:
+                aliases.add(key)
+                alias_rows.append({"food_id": next_id, "alias": synonym[:120],
+                                   "alias_key": key[:120]})
+        food_rows.append({
+            "id": next_id, "name": name, "name_key": name_key(name), "category": food.category,
+            "fdc_dataset": table.dataset.name, "fdc_id": None, "source_code": food.code,
+            "fdc_description": food.description, "proxy_note": food.note,
+            "energy_note": food.energy_note, "common_names": food.common_names or None,
+            # Each table lists foods as eaten in its country: the everyday share of
+            # SR Legacy's survey foods; region decides between tables (db.search).
+            "search_weight": search.prior(curated=food.code in everyday, survey=True,
+                                          food_group=food.category,
+                                          description=food.description),
+            "recipe_servings": None, "owner_id": None, **food.nutrients,
+        })
+        serving_rows += [{"food_id": next_id, **_serving(p)} for p in by_code.get(food.code, ())]
+        next_id += 1
+    for model, rows in ((Food, food_rows), (Serving, serving_rows), (FoodAlias, alias_rows)):
+        if rows:
+            # Core executemany: no ORM objects for thousands of rows.
+            session.execute(insert(model.__table__), rows)  # type: ignore[attr-defined]
+    sequences.sync(session)  # the ids above were chosen here, not by the database
+    return len(food_rows)
+
+
+def _serving(measure: TablePortion) -> dict:
+    return {"name": measure.name[:80], "grams": measure.grams, "is_default": measure.is_default,
+            "source": measure.source}
+
+
+def unique_portions(code: str, named: Iterable[tuple[int, str, float, str]]
+                    ) -> list[TablePortion]:
+    """A food's portions (seq, name, grams, source) without a repeated name (the first
+    counts: a serving's name is unique per food), none a default yet."""
+    out, seen = [], set()
+    for seq, name, grams, source in named:
+        key = name_key(name[:80])
+        if key not in seen:
+            seen.add(key)
+            out.append(TablePortion(code, seq, name, grams, False, source))
+    return out
+
+
+def with_default(food: TableFood, measures: list[TablePortion],
+                 describe: str) -> list[TablePortion]:
+    """``measures`` with the default chosen by db.portions' rule among them (a fraction or
+    multiple of a measure added as its own portion, ``describe`` naming the source of the
+    measure); no default when none is one portion as eaten: never 100 g for want of one
+    (the card then asks for grams)."""
+    choice = portions.choose_default(portion_food(food), [(m.name, m.grams) for m in measures])
+    if choice.index is None:
+        return measures
+    base = measures[choice.index]
+    if portions.portion_problems(portion_food(food), base.grams * choice.factor,
+                                 choice.name or base.name):
+        return measures  # no measure is one portion: no default rather than a wrong one
+    if choice.name is None:
+        return [TablePortion(m.code, m.seq, m.name, m.grams, i == choice.index, m.source)
+                for i, m in enumerate(measures)]
+    share = (f"{choice.factor:g} x" if choice.factor > 1 else
+             f"{choice.name.split(' ', 1)[0]} of")
+    return [*measures, TablePortion(
+        food.code, 0, choice.name, round(base.grams * choice.factor, 1), True,
+        f"{share} {describe} portion {base.name!r} ({base.grams:g} g): one portion as eaten")]

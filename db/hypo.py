@@ -1,0 +1,100 @@
+"""Hypo treatments are never guessed: a search for one (glucose tablets, gel, dextrose,
+Traubenzucker, jelly babies, a juice box, a sports drink) answers with the real food of a
+food table, or, where no table lists it (tablets and gels differ by brand), with an entry
+that asks for the carbohydrate from the pack; never with the closest-sounding food (a rennin
+tablet of 2 g, lime juice). Under-counting a hypo treatment is the most dangerous error this
+app could make.
+
+db/seed/hypo_treatments.csv (``term,region,dataset,entry,serving,asks,source``): what is
+typed (as db.search reads words: lower case, no accents, singular or plural alike), the region
+whose word it is (empty: everywhere), the food (a table and its entry; empty: none lists it),
+the serving whose carbohydrate the hit shows (empty: the default), what to read from the pack
+(required without a food) and why this is the food.
+"""
+
+import csv
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from db import search
+from db.datasets import DATASETS
+from db.errors import SeedError
+from db.keys import name_key
+
+TREATMENTS_FILE = "hypo_treatments.csv"
+COLUMNS = ["term", "region", "dataset", "entry", "serving", "asks", "source"]
+# The category of an entry that asks for the pack's figure.
+PACK_CATEGORY = "Hypo treatment: carbohydrate from the pack"
+
+
+@dataclass(frozen=True)
+class Treatment:
+    term: str  # as typed in the file
+    phrase: str  # as matched (db.search's words, singular)
+    region: str | None
+    dataset: str | None
+    entry: str | None
+    serving: str | None
+    asks: str | None
+    source: str
+
+    @property
+    def pack_name(self) -> str:
+        """The name of the entry that asks for the pack's figure ("Glucose tablets: enter the
+        carbohydrate from the pack")."""
+        return f"{self.term[:1].upper()}{self.term[1:]}: enter the carbohydrate from the pack"
+
+
+def _phrase(text: str) -> str:
+    return " ".join(search.singular(w) or w for w in search.query_words(text))
+
+
+def read(seed_dir: Path) -> tuple[Treatment, ...]:
+    """The rows, checked: a term, a source, a known table with an entry or none, and for an
+    entry without a food what it asks for. Missing file: none."""
+    path = Path(seed_dir) / TREATMENTS_FILE
+    if not path.is_file():
+        return ()
+    rows = []
+    with path.open(encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle)
+        if reader.fieldnames != COLUMNS:
+            raise SeedError(f"{path}:1: header must be {','.join(COLUMNS)}")
+        for row in reader:
+            where = f"{path}:{reader.line_num}"
+            cells = {k: (v or "").strip() or None for k, v in row.items()}
+            if not cells["term"] or not cells["source"]:
+                raise SeedError(f"{where}: term and source are required")
+            if bool(cells["dataset"]) != bool(cells["entry"]) or (
+                    cells["dataset"] and cells["dataset"] not in DATASETS):
+                raise SeedError(f"{where}: a known dataset with its entry, or neither")
+            if not cells["entry"] and not cells["asks"]:
+                raise SeedError(f"{where}: without a food the row must say what to read "
+                                "from the pack (asks)")
+            rows.append(Treatment(cells["term"], _phrase(cells["term"]), cells["region"], cells["dataset"],
+                                  cells["entry"], cells["serving"], cells["asks"],
+                                  cells["source"]))
+    return tuple(rows)
+
+
+@lru_cache(maxsize=1)
+def shipped() -> tuple[Treatment, ...]:
+    from db.seed import SEED_DIR
+
+    return read(SEED_DIR)
+
+
+def treatments_for(text: str, region: str | None) -> list[Treatment]:
+    """The rows whose term is the query (every region's, the searcher's region's first)."""
+    phrase = _phrase(text)
+    found = [t for t in shipped() if t.phrase == phrase and t.region in (None, region)]
+    return sorted(found, key=lambda t: t.region is None)
+
+
+def treatment_named(text: str) -> Treatment | None:
+    """The row a lookup by name means: its term ("glucose tablets") or the name of its pack
+    entry ("Glucose tablets: enter the carbohydrate from the pack"), any region's."""
+    phrase, key = _phrase(text), name_key(text)
+    return next((t for t in shipped() if t.phrase == phrase or name_key(t.pack_name) == key),
+                None)

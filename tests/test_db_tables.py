@@ -1,0 +1,267 @@
+"""The food tables beside SR Legacy (db.composition): FNDDS 2021-2023, CoFID 2021 and the
+Swiss FCDB. The shipped files are what the build commands make of the shared source files
+(skipped without them); each table's carbohydrate lands on one basis, checked by hand on three
+foods each; the rows load with their source and attribution; check-seed reads them; a database
+seeded with CoFID 2015's rows keeps them and their meals as the 2021 rows."""
+
+import csv
+import gzip
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from db_support import full_db, full_db_url, write_seed  # noqa: F401 (fixtures)
+from sqlalchemy import select, text
+
+from db import cofid, composition, fndds, service, swiss
+from db.seed import SEED_DIR
+
+REPO = Path(__file__).resolve().parents[1]
+# ../shared from a checkout, ../../shared from a worktree.
+DATA = next((folder / "shared" / "data" for folder in REPO.parents[:2]
+             if (folder / "shared" / "data").is_dir()), None)
+SOURCES = {fndds: "fndds-2021-2023", cofid: "cofid-2021", swiss: "swiss-fcdb-5.3"}
+
+
+@pytest.mark.parametrize("module", SOURCES, ids=lambda m: m.__name__)
+def test_shipped_files_are_exactly_what_the_build_writes(module, tmp_path):
+    source = DATA / SOURCES[module] if DATA else None
+    if source is None or not source.is_dir():
+        pytest.skip(f"{SOURCES[module]} not present")
+    foods, measures = module.read_source(source)
+    composition.write_compact(module.TABLE, foods, measures, tmp_path)
+    files = [module.TABLE.foods_file] + ([module.TABLE.portions_file]
+                                         if module.TABLE.shipped_portions else [])
+    for name in files:
+        assert (tmp_path / name).read_bytes() == (SEED_DIR / name).read_bytes(), name
+
+
+def test_every_source_entry_is_shipped():
+    counts = {m.TABLE.dataset.name: len(composition.read_compact(m.TABLE, SEED_DIR)[0])
+              for m in SOURCES}
+    assert counts == {"FNDDS": 5431, "CoFID": 2887, "Swiss FCDB": 999}
+
+
+def _food(module, code):
+    return next(f for f in composition.read_compact(module.TABLE, SEED_DIR)[0] if f.code == code)
+
+
+@pytest.mark.parametrize("code, carbohydrate, fiber", [
+    # FNDDS states carbohydrate by difference (fibre included): copied as it is.
+    ("61210000", 10.17, 0.3),   # Orange juice, 100%, NFS
+    ("95320200", 6.43, 0.0),    # Sports drink (Gatorade G)
+    ("27311510", 8.72, 1.5),    # Shepherd's pie
+])
+def test_fndds_carbohydrate_is_copied(code, carbohydrate, fiber):
+    food = _food(fndds, code)
+    assert (food.nutrients["carbohydrate_g"], food.nutrients["fiber_g"]) == (carbohydrate, fiber)
+
+
+@pytest.mark.parametrize("entry, available, fiber, sugars", [
+    # CHO 45.4 (monosaccharide equivalents), starch 42.3, maltose 1.7, no other disaccharide:
+    # 45.4 - 42.3 x 0.1/1.1 - 1.7 x 0.05/1.05 = 41.4736 g available; AOAC fibre 3.1;
+    # sugars 3.1 - 1.7 x 0.05/1.05 = 3.019.
+    ("Crumpets, toasted", 41.474, 3.1, 3.019),
+    # CHO 65.6, starch 48.1, sucrose 17.5: 65.6 - 4.3727 - 0.8333 = 60.394; fibre 3.8;
+    # sugars 17.5 - 0.8333 = 16.667.
+    ("Biscuits, digestive, plain", 60.394, 3.8, 16.667),
+    # CHO 69.3, starch 16.3 + oligosaccharides 1.4, sucrose 35.1 + maltose 6.0 + lactose
+    # 0.2: 69.3 - 17.7 x 0.1/1.1 - 41.3 x 0.05/1.05 = 65.724; fibre 1.5; sugars 51.6 - 1.967.
+    ("Jaffa cakes", 65.724, 1.5, 49.633),
+])
+def test_cofid_monosaccharide_equivalents_become_grams(entry, available, fiber, sugars):
+    food = _food(cofid, entry)
+    assert food.nutrients["fiber_g"] == fiber
+    assert food.nutrients["carbohydrate_g"] == round(available + fiber, 3)
+    assert food.nutrients["sugars_g"] == sugars
+
+
+def test_cofid_without_the_sugars_split_keeps_its_figure_and_n_is_no_value():
+    # Lucozade: CHO 16.0, starch 0, oligosaccharides 4.9, sugars 11.1 with sucrose "N":
+    # 16.0 - 4.9 x 0.1/1.1 = 15.555 g (sugars as stated); AOAC fibre 0.0.
+    lucozade = _food(cofid, "Lucozade")
+    assert lucozade.nutrients["carbohydrate_g"] == 15.555
+    assert lucozade.nutrients["sugars_g"] == 11.1
+    assert "less sugar since 2017" in lucozade.note
+    # "N" AOAC fibre: no fibre value, and carbohydrate is the available carbohydrate.
+    no_fibre = [f for f in composition.read_compact(cofid.TABLE, SEED_DIR)[0]
+                if f.nutrients["fiber_g"] is None]
+    assert len(no_fibre) == 471  # the README's CoFID rows without an AOAC value
+
+
+@pytest.mark.parametrize("entry, carbohydrate, fiber, kcal", [
+    ("768", 99.8, 0.0, 399.0),   # Traubenzucker: available 99.8 g + fibre 0
+    ("829", 48.4, 4.1, 234.0),   # Ruchbrot: available 44.3 g + fibre 4.1 g
+    # Karottensaft, per 100 ml at specific gravity 1.1: available 6.8 / 1.1 = 6.182 g, fibre
+    # 0.9 / 1.1 = 0.818 g, energy 33 / 1.1 = 30 kcal per 100 g.
+    ("566", 7.0, 0.818, 30.0),
+])
+def test_swiss_available_carbohydrate_plus_fibre(entry, carbohydrate, fiber, kcal):
+    food = _food(swiss, entry)
+    assert (food.nutrients["carbohydrate_g"], food.nutrients["fiber_g"],
+            food.nutrients["kcal"]) == (carbohydrate, fiber, kcal)
+
+
+def test_swiss_rows_carry_their_german_names_and_synonyms():
+    glucose = _food(swiss, "768")
+    assert (glucose.name, glucose.aliases, glucose.common_names) == (
+        "Traubenzucker", ("Glukose", "Dextrose"), "Glucose")
+
+
+def test_rows_load_with_their_source_and_attribution(full_db):
+    digestive = service.lookup("Biscuits, digestive, plain", grams=100)
+    assert digestive["source"] == {
+        "dataset": "CoFID", "fdc_id": None, "code": "Biscuits, digestive, plain",
+        "description": "Biscuits, digestive, plain", "proxy_note": None,
+        "citation": cofid.TABLE.dataset.citation,
+        "attribution": "Contains public sector information licensed under the Open "
+                       "Government Licence v3.0 (CoFID 2021)"}
+    assert digestive["per_100g"]["available_carbohydrate_g"] == 60.394
+    glucose = service.lookup("Traubenzucker", grams=10)
+    assert glucose["source"]["code"] == "768"
+    assert glucose["source"]["attribution"] == ("Swiss Food Composition Database V5.3, "
+                                                "Federal Food Safety and Veterinary Office FSVO")
+    pie = service.lookup("Shepherd's pie")
+    assert (pie["source"]["dataset"], pie["source"]["code"]) == ("FNDDS", "27311510")
+    assert pie["source"]["attribution"] is None
+    assert pie["portion"]["serving"] == "1 slice, any size" and pie["portion"]["grams"] == 210
+
+
+def test_card_text_names_the_entry_and_the_licence():
+    from db.cards import source_text
+
+    assert source_text({"dataset": "CoFID", "code": "Lucozade", "fdc_id": None}) == (
+        "UK CoFID 2021 (McCance and Widdowson), food name 'Lucozade'. Contains public sector "
+        "information licensed under the Open Government Licence v3.0 (CoFID 2021)")
+    assert source_text({"dataset": "Swiss FCDB", "code": "768", "fdc_id": None}) == (
+        "Swiss Food Composition Database V5.3, ID 768. Swiss Food Composition Database V5.3, "
+        "Federal Food Safety and Veterinary Office FSVO")
+    assert source_text({"dataset": "FNDDS", "code": "27311510", "fdc_id": None}) == (
+        "USDA FNDDS 2021-2023, food code 27311510")
+
+
+def _seed_with_tables(folder: Path) -> Path:
+    """The small test seed (db_support) with the shipped tables and a two-food catalog."""
+    from db import sr28
+
+    seed = write_seed(folder)
+    foods, portions = sr28.read_compact(SEED_DIR)
+    sr28.write_compact([f for f in foods if f.ndb == "09003"],
+                       [p for p in portions if p.ndb == "09003"], seed)
+    for module in SOURCES:
+        for name in (module.TABLE.foods_file, module.TABLE.portions_file,
+                     module.TABLE.aliases_file, composition.CITED_PORTIONS_FILE):
+            if (SEED_DIR / name).is_file():
+                (seed / name).write_bytes((SEED_DIR / name).read_bytes())
+    return seed
+
+
+def test_check_seed_reports_aliases_and_portions_of_unknown_entries(tmp_path):
+    from db.checkseed import problems_in
+
+    seed = _seed_with_tables(tmp_path)
+    problems, summary = problems_in(seed)
+    assert problems == [] and "CoFID: 2887 foods" in summary and "Swiss FCDB: 999" in summary
+    with (seed / cofid.TABLE.aliases_file).open("a", encoding="utf-8") as handle:
+        handle.write('"Biscuits, imaginary",imaginary biscuit\n')
+    problems, _ = problems_in(seed)
+    assert problems == [f"{seed / cofid.TABLE.aliases_file}: food name 'Biscuits, imaginary' "
+                        "is not in cofid_foods.csv.gz"]
+    with (seed / composition.CITED_PORTIONS_FILE).open("a", encoding="utf-8") as handle:
+        handle.write('Swiss FCDB,99999,1 piece,5,true,"a label"\n')
+    problems, _ = problems_in(seed)
+    lines = sum(1 for _ in (seed / composition.CITED_PORTIONS_FILE).open(encoding="utf-8"))
+    assert problems[-1] == (f"{seed / composition.CITED_PORTIONS_FILE}:{lines}: ID '99999' is "
+                            "not in swiss_foods.csv.gz")
+
+
+def test_check_seed_refuses_an_edited_row(tmp_path):
+    from db.checkseed import problems_in
+
+    seed = _seed_with_tables(tmp_path)
+    path = seed / swiss.TABLE.foods_file
+    rows = list(csv.reader(gzip.open(path, "rt", encoding="utf-8")))
+    rows[1][composition.FOOD_COLUMNS.index("kcal")] = "lots"
+    with gzip.open(path, "wt", encoding="utf-8", newline="") as handle:
+        csv.writer(handle, lineterminator="\n").writerows(rows)
+    problems, _ = problems_in(seed)
+    assert problems == [f"{path}:2 kcal: 'lots' is not a number"]
+
+
+def test_a_database_seeded_with_cofid_2015_keeps_its_rows_and_meals(tmp_path):
+    """The 16 CoFID 2015 rows an older foodtag seeded become the 2021 rows of the same names
+    (same ids, so a logged meal keeps its food and its frozen values); the other 2,871 CoFID
+    foods are added, and nothing twice."""
+    from db.models import Food, SeedVersion
+    from db.session import configure, get_engine, init_db, session_scope
+
+    seed = _seed_with_tables(tmp_path / "seed")
+    configure(f"sqlite:///{tmp_path / 'foodtag.db'}")
+    try:
+        init_db(seed_dir=write_seed(tmp_path / "small"))  # curated foods only
+        with get_engine().begin() as conn:
+            # What CoFID 2015's loader wrote for crumpets, and a meal logged with it.
+            conn.execute(text(
+                "INSERT INTO foods (id, name, name_key, category, fdc_dataset, source_code, "
+                "fdc_description, kcal, carbohydrate_g, fiber_g, protein_g, fat_g, "
+                "search_weight) VALUES (50, 'Crumpets, toasted', 'crumpets, toasted', "
+                "'Baked Products', 'CoFID', '11-989', 'Crumpets, toasted', 207, 48.5, 3.1, "
+                "6.9, 1.0, 1.0)"))
+            conn.execute(text("INSERT INTO food_aliases (food_id, alias, alias_key) VALUES "
+                              "(50, 'crumpet', 'crumpet')"))
+            conn.execute(text("INSERT INTO servings (food_id, name, grams, is_default, source) "
+                              "VALUES (50, '100 g', 100, true, 'CoFID 2015: per 100 g')"))
+            conn.execute(text("INSERT INTO seed_versions (part, foods, loaded_at) VALUES "
+                              "('cofid', 1, '2026-01-01 00:00:00')"))
+            conn.execute(text("DELETE FROM seed_versions WHERE part IN ('sr28', 'composites')"))
+        service.create_user("ann")
+        meal = service.log_meal("ann", "crumpet", eaten_at=datetime(2026, 1, 2, 8, 0))
+        assert meal["carbohydrate_g"] == 48.5
+        init_db(seed_dir=seed)
+        crumpet = service.lookup("crumpet", grams=100)
+        assert crumpet["servings"] == []  # CoFID gives none, and no other source is cited
+        assert crumpet["food_id"] == 50 and crumpet["source"]["code"] == "Crumpets, toasted"
+        assert crumpet["per_100g"]["carbohydrate_g"] == 44.574  # 41.474 available + 3.1
+        entries = service.list_meals("ann", datetime(2026, 1, 2), datetime(2026, 1, 3))
+        assert [(e["food_id"], e["carbohydrate_g"]) for e in entries] == [(50, 48.5)]
+        with session_scope(write=False) as session:
+            count = session.scalar(select(SeedVersion.foods).where(
+                SeedVersion.part == cofid.TABLE.part))
+            names = session.scalars(select(Food.name).where(Food.fdc_dataset == "CoFID")).all()
+        assert count == len(names) == 2887 and len(set(names)) == 2887
+    finally:
+        configure(None)
+
+
+def test_a_hypo_row_without_a_food_must_say_what_to_read_from_the_pack(tmp_path):
+    from db import hypo
+    from db.errors import SeedError
+
+    (tmp_path / hypo.TREATMENTS_FILE).write_text(
+        "term,region,dataset,entry,serving,asks,source\n"
+        "glucose tablets,,,,,,no table lists them\n", encoding="utf-8")
+    with pytest.raises(SeedError, match=r"hypo_treatments.csv:2: without a food the row must "
+                                        r"say what to read from the pack"):
+        hypo.read(tmp_path)
+    (tmp_path / hypo.TREATMENTS_FILE).write_text(
+        "term,region,dataset,entry,serving,asks,source\n"
+        "dextrose,,Swiss FCDB,,,,glucose itself\n", encoding="utf-8")
+    with pytest.raises(SeedError, match="a known dataset with its entry, or neither"):
+        hypo.read(tmp_path)
+    rows = hypo.read(SEED_DIR)
+    assert {r.phrase for r in rows} >= {"glucose tablet", "glucose gel", "juice box", "dextrose"}
+
+
+def test_an_sr_legacy_food_fndds_holds_too_gets_fndds_portions():
+    """SR28 01006 'Cheese, brie' (334 kcal, 0.45 g carbohydrate, 20.75 g protein, 27.68 g fat)
+    is FNDDS 14103020 'Cheese, Brie' with the same values: FNDDS's portions of it apply."""
+    from db import sr28
+
+    brie = next(f for f in sr28.read_compact(SEED_DIR)[0] if f.ndb == "01006")
+    found = fndds.portions_of_the_same_foods([(brie.ndb, brie.description, brie.nutrients)],
+                                             SEED_DIR)
+    assert ("Quantity not specified", 21.0,
+            "FNDDS 2021-2023 portion, food code 14103020 seq 6: FNDDS's 'Cheese, Brie', the same "
+            "food (its values are this row's)") in found["01006"]
+    # A food FNDDS does not hold gets none.
+    assert fndds.portions_of_the_same_foods([("x", "Zorblax, raw", brie.nutrients)], SEED_DIR) == {}
