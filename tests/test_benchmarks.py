@@ -51,8 +51,9 @@ def test_bench_search_prints_every_kind_of_query(tmp_path, capsys):
     status = bench_search.main(["--rounds", "1", "--db", str(tmp_path / "search.db")])
     out = capsys.readouterr().out
     kinds = {line.split()[0]: line.split()[1] for line in out.splitlines()
-             if line.split()[:1] and line.split()[0] in ("common", "typing", "typos", "catalog", "personal", "all")}
-    assert kinds == {"common": "40", "typing": "29", "typos": "12", "catalog": "300", "personal": "40", "all": "421"}
+             if line.split()[:1] and line.split()[0] in ("common", "typing", "typos", "catalog", "personal", "regional", "all")}
+    assert kinds == {"common": "40", "typing": "29", "typos": "12", "catalog": "300", "personal": "40", "regional": "12",
+                     "all": "433"}
     verdict = re.search(r"p95 over all queries: [\d.]+ ms \(target < 50 ms\): (met|NOT met)", out)
     assert verdict and status == (0 if verdict.group(1) == "met" else 1)
 
