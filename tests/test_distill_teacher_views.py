@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 import torch
 import torch.nn.functional as F
-from distill_support import image_folder, run_cli, run_subprocess, save_teacher, tiny_args
+from distill_support import image_folder, run_cli, run_subprocess, save_teacher, tiny_args, write_image
 
 from distill import config, data
 from distill.mixing import BatchMixer
@@ -144,8 +144,12 @@ def test_an_equal_size_teacher_takes_the_old_path(tmp_path, photos):
     assert seen.shape[-1] == 16
 
 
-def test_image_cache_is_kept_at_the_live_teachers_size(tmp_path, photos):
-    trainer = trainer_for(tmp_path, photos, 32, image_cache=tmp_path / "cache")
+def test_image_cache_is_kept_at_the_live_teachers_size(tmp_path):
+    # Photos larger than both sizes, so the cache shrinks them (a smaller one is kept as it is).
+    for label, name in enumerate(CLASSES):
+        for i in range(4):
+            write_image(tmp_path / "large" / name / f"{i:03d}.png", label, i, size=64)
+    trainer = trainer_for(tmp_path, tmp_path / "large", 32, image_cache=tmp_path / "cache")
     teacher_resize = trainer.teacher.model.preprocess.resize_size
     assert teacher_resize > trainer.student.preprocess.resize_size
     image, _, _ = trainer.train_set.base.load(0)
