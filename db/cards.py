@@ -30,7 +30,8 @@ def nutrition_card(food: Food, grams: float, serving: str | None, unit_g: float)
             "code": food.source_code,
             "description": food.fdc_description,
             "proxy_note": food.proxy_note,
-            **source_citation(food.fdc_dataset),
+            **(composite_citation(food) if food.fdc_dataset == COMPOSITE_DATASET
+               else source_citation(food.fdc_dataset)),
         },
         # USDA gives up to three decimals; keep them (and hide float noise in the derived value).
         "per_100g": nutrition.rounded(nutrition.with_available(food.per_100g), 3),
@@ -66,6 +67,17 @@ def source_citation(dataset: str) -> dict[str, str | None]:
             "attribution": table.attribution if table else None}
 
 
+def composite_citation(food: Food) -> dict[str, str | None]:
+    """A composite shows the attributions its ingredients' tables require (fish and chips is
+    made of CoFID rows: the OGL statement comes with it)."""
+    tables = {link.food.fdc_dataset: datasets.dataset(link.food.fdc_dataset)
+              for link in food.ingredients}
+    cited = [t for t in tables.values() if t is not None]
+    return {"citation": "; ".join(dict.fromkeys(t.citation for t in cited if t.citation)) or None,
+            "attribution": " ".join(dict.fromkeys(t.attribution for t in cited if t.attribution))
+            or None}
+
+
 def source_text(source: dict[str, Any]) -> str:
     """Where a card's numbers come from, in one line: the table and the row's entry, then the
     attribution its licence requires (the app and the CLI show this)."""
@@ -74,7 +86,8 @@ def source_text(source: dict[str, Any]) -> str:
     if source["dataset"] == "Recipe":
         return "your recipe, summed from its ingredients"
     if source["dataset"] == COMPOSITE_DATASET:
-        return "USDA rows summed by weight (see the description)"
+        text = "food-table rows summed by weight (see the description)"
+        return f"{text}. {source['attribution']}" if source.get("attribution") else text
     table = datasets.dataset(source["dataset"])
     title, entry = (table.title, table.entry) if table else (source["dataset"], "code")
     code = source.get("code")

@@ -1,13 +1,13 @@
-"""Composite foods: dishes USDA has no single row for, summed from USDA rows by weight (a lobster
-roll = FNDDS lobster salad + an SR Legacy hot-dog roll), so a sandwich's carbohydrate includes
-its bread. Each lists its ingredients (shown on the card and in exports) and a note saying how
-it is made.
+"""Composite foods: dishes no food table has one row for, summed from table rows by weight (a
+lobster roll = FNDDS lobster salad + an SR Legacy hot-dog roll; fish and chips = CoFID's
+takeaway cod in batter + its chip-shop chips), so a sandwich's carbohydrate includes its bread.
+Each lists its ingredients (shown on the card and in exports) and a note saying how it is made.
 
 Files (db/seed/): ``composites.csv`` (food, labels, aliases, category, serving, note) and
 ``composite_ingredients.csv`` (food, ingredient, grams), the ingredient being the exact name
-of a curated or SR Legacy food. Loaded after the catalog; nutrients per 100 g are the
-ingredients' weighted sum (unknown if any ingredient's value is unknown), and the one serving
-is the whole composite.
+of a public food (curated, SR Legacy, FNDDS, CoFID or Swiss). Loaded after every food table;
+nutrients per 100 g are the ingredients' weighted sum (unknown if any ingredient's value is
+unknown), and the one serving is the whole composite.
 """
 
 import csv
@@ -16,12 +16,17 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from db import nutrition, search, validate
+from db import datasets, nutrition, search, validate
 from db.errors import InvalidValue, SeedError
 from db.keys import name_key
 from db.models import (
     COMPOSITE_DATASET, Food, FoodAlias, FoodLabel, RecipeIngredient, Serving,
 )
+
+# Seed part of a database whose composites were loaded before they could use the other tables'
+# rows: it gets the new composites once, each taking its labels and aliases over from the
+# stand-in row it replaces (the fish-only "Fish and chips"), whose logged meals stay as they are.
+UPGRADE_PART = "composites-any-table"
 
 FOODS_FILE = "composites.csv"
 INGREDIENTS_FILE = "composite_ingredients.csv"
@@ -58,8 +63,10 @@ def labels(seed_dir: Path) -> dict[str, tuple[str, ...]]:
             for _line, row in _read(folder / FOODS_FILE, _FOOD_COLUMNS)}
 
 
-def load(session: Session, seed_dir: Path) -> int:
-    """Add the composites; every ingredient must be a public food already in the database."""
+def load(session: Session, seed_dir: Path, *, take_over: bool = False) -> int:
+    """Add the composites; every ingredient must be a public food already in the database.
+    ``take_over``: a composite missing here takes its labels and aliases from the public rows
+    that hold them (an older database's stand-in for the dish) instead of being skipped."""
     folder = Path(seed_dir)
     foods = _read(folder / FOODS_FILE, _FOOD_COLUMNS)
     ingredients: dict[str, list[tuple[int, str, float]]] = {}
@@ -76,9 +83,13 @@ def load(session: Session, seed_dir: Path) -> int:
         if not parts:
             raise SeedError(f"{where}: {row['food']!r} has no rows in {INGREDIENTS_FILE}")
         labels = [x for x in row["labels"].split(";") if x]
+        aliases = [a for a in row["aliases"].split(";") if a]
         if session.scalar(select(Food.id).where(Food.name_key == name_key(row["food"]),
-                                                Food.owner_id.is_(None))) is not None or (
-                session.scalar(select(FoodLabel.id).where(FoodLabel.label.in_(labels)))):
+                                                Food.owner_id.is_(None))) is not None:
+            continue
+        if take_over:
+            _release(session, labels, aliases)
+        elif session.scalar(select(FoodLabel.id).where(FoodLabel.label.in_(labels))):
             # A database seeded before composites existed keeps its own row for this dish.
             continue
         sums: dict[str, float | None] = dict.fromkeys(nutrition.STORED_NUTRIENTS, 0.0)
@@ -94,17 +105,16 @@ def load(session: Session, seed_dir: Path) -> int:
                 sums[field] = None if value is None or total is None else total + value * grams / 100
             links.append(RecipeIngredient(food_id=food.id, position=position, grams=grams,
                                           food_name=food.name))
-            source = (f"FDC {food.fdc_id}" if food.fdc_id else f"NDB {food.source_code}")
-            described.append(f"{grams:g} g {food.name} ({food.fdc_dataset} {source})")
+            described.append(f"{grams:g} g {food.name} ({_entry(food)})")
         total_g = sum(grams for _, _, grams in parts)
         session.add(Food(
             name=row["food"], category=row["category"], fdc_dataset=COMPOSITE_DATASET,
-            fdc_description="Composite of USDA rows: " + "; ".join(described),
+            fdc_description="Composite of food-table rows: " + "; ".join(described),
             proxy_note=row["note"], recipe_servings=1.0,
             search_weight=search.prior(curated=True, survey=False, food_group=row["category"],
                                        description=row["food"]),
             labels=[FoodLabel(label=label) for label in labels],
-            aliases=[FoodAlias(alias=a) for a in row["aliases"].split(";") if a],
+            aliases=[FoodAlias(alias=a) for a in aliases],
             servings=[Serving(name=row["serving"], grams=total_g, is_default=True,
                               source="the whole composite: " + " + ".join(
                                   f"{g:g} g" for _, _, g in parts))],
@@ -117,3 +127,24 @@ def load(session: Session, seed_dir: Path) -> int:
                         f"{sorted(ingredients)}")
     session.flush()
     return added
+
+
+def _entry(food: Food) -> str:
+    """Which table row an ingredient is: "SR Legacy NDB 18350", "CoFID 'Cod, in batter, ...'"."""
+    if food.fdc_id:
+        return f"{food.fdc_dataset} FDC {food.fdc_id}"
+    table = datasets.dataset(food.fdc_dataset)
+    entry = table.entry if table else "NDB"
+    return (f"{food.fdc_dataset} {food.source_code!r}" if entry == "food name"
+            else f"{food.fdc_dataset} {entry} {food.source_code}")
+
+
+def _release(session: Session, labels: list[str], aliases: list[str]) -> None:
+    """Take a dish's labels and aliases off the public rows that hold them now."""
+    for label in session.scalars(select(FoodLabel).join(Food).where(
+            FoodLabel.label.in_(labels), Food.owner_id.is_(None))):
+        session.delete(label)
+    for alias in session.scalars(select(FoodAlias).join(Food).where(
+            FoodAlias.alias_key.in_([name_key(a) for a in aliases]), Food.owner_id.is_(None))):
+        session.delete(alias)
+    session.flush()

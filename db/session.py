@@ -173,6 +173,7 @@ def _load_seed(session: Session, folder: Path) -> None:
         if not sr28.has_compact(folder):
             session.add(SeedVersion(part="sr28", foods=0))
             session.add(SeedVersion(part="composites", foods=0))
+            session.add(SeedVersion(part=composites.UPGRADE_PART, foods=0))
         session.flush()
         changed = True
         loaded = set(session.scalars(select(SeedVersion.part)))
@@ -182,11 +183,6 @@ def _load_seed(session: Session, folder: Path) -> None:
         session.flush()
         changed = True
         loaded.add("sr28")
-    # Composites are made of catalog rows, so they come with the catalog.
-    if "composites" not in loaded and "sr28" in loaded and composites.present(folder):
-        session.add(SeedVersion(part="composites", foods=composites.load(session, folder)))
-        session.flush()
-        changed = True
     # A catalog seeded under an older portion rule gets today's servings once; one loaded
     # just now already has them.
     if catalog.SERVINGS_PART not in loaded and "sr28" in loaded and sr28.has_compact(folder):
@@ -211,6 +207,18 @@ def _load_seed(session: Session, folder: Path) -> None:
             session.add(SeedVersion(part=table.part, foods=added + len(present)))
             session.flush()
             changed = True
+    # Composites are made of rows of every table (fish and chips of CoFID's), so they come last;
+    # a database whose composites came before the other tables gets the new ones once.
+    if "sr28" in loaded and composites.present(folder):
+        if "composites" not in loaded:
+            session.add(SeedVersion(part="composites", foods=composites.load(session, folder)))
+            session.add(SeedVersion(part=composites.UPGRADE_PART, foods=0))
+            changed = True
+        elif composites.UPGRADE_PART not in loaded:
+            added = composites.load(session, folder, take_over=True)
+            session.add(SeedVersion(part=composites.UPGRADE_PART, foods=added))
+            changed = changed or bool(added)
+        session.flush()
     if changed:
         fts.reindex(session)
         session.flush()

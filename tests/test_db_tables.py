@@ -265,3 +265,50 @@ def test_an_sr_legacy_food_fndds_holds_too_gets_fndds_portions():
             "food (its values are this row's)") in found["01006"]
     # A food FNDDS does not hold gets none.
     assert fndds.portions_of_the_same_foods([("x", "Zorblax, raw", brie.nutrients)], SEED_DIR) == {}
+
+
+def test_fish_and_chips_is_the_fish_with_its_chips_and_an_older_database_gets_it(tmp_path):
+    """The dish is a composite of CoFID's two chip-shop rows (140 g of battered cod and 145 g of chips),
+    so its carbohydrate includes the chips' and the card carries CoFID's OGL attribution. A
+    database seeded when the label named a fish-only stand-in row gets the composite on its next
+    start; the stand-in keeps the meal logged with it, and loses the label and the alias."""
+    from db.models import Food, FoodAlias, FoodLabel, SeedVersion
+    from db.session import configure, init_db, session_scope
+
+    configure(f"sqlite:///{tmp_path / 'foodtag.db'}")
+    try:
+        init_db(seed_dir=SEED_DIR)
+        card = service.lookup("fish and chips")
+        assert card["food"] == "Fish and chips" and card["portion"]["grams"] == 285
+        cod = service.lookup("Cod, in batter, fried, takeaway", grams=140)["portion"]
+        chips = service.lookup("Potato chips, fried in commercial oil, from takeaway fish and "
+                               "chip shops", grams=145)["portion"]
+        for nutrient in ("carbohydrate_g", "kcal", "fat_g"):
+            assert card["portion"][nutrient] == pytest.approx(cod[nutrient] + chips[nutrient],
+                                                              abs=0.11), nutrient
+        assert card["portion"]["carbohydrate_g"] > 55  # 14.4 g in the fish, 48.4 in the chips
+        assert "Open Government Licence" in card["source"]["attribution"]
+        assert "CoFID" in card["source"]["description"]
+        assert service.lookup("fish_and_chips")["food"] == "Fish and chips"
+
+        # The older database: the label and the alias on FNDDS's fried cod, no composite.
+        with session_scope() as session:
+            session.delete(session.scalar(select(Food).where(Food.name == "Fish and chips")))
+            session.flush()
+            stand_in = session.scalar(select(Food).where(Food.source_code == "26109140"))
+            stand_in.labels.append(FoodLabel(label="fish_and_chips"))
+            stand_in.aliases.append(FoodAlias(alias="fish & chips"))
+            session.delete(session.get(SeedVersion, "composites-any-table"))
+            stand_in_id = stand_in.id
+        service.create_user("ann")
+        meal = service.log_meal("ann", "fish_and_chips", eaten_at=datetime(2026, 1, 2, 19, 0))
+        assert meal["food_id"] == stand_in_id
+        init_db(seed_dir=SEED_DIR)
+        assert service.lookup("fish_and_chips")["food"] == "Fish and chips"
+        assert service.lookup("fish & chips")["food"] == "Fish and chips"
+        entries = service.list_meals("ann", datetime(2026, 1, 2), datetime(2026, 1, 3))
+        assert [e["food_id"] for e in entries] == [stand_in_id]
+        with session_scope(write=False) as session:
+            assert session.get(Food, stand_in_id).labels == []
+    finally:
+        configure(None)
