@@ -100,10 +100,12 @@ def evaluate(argv: list[str]) -> None:
                                  "Top-1/top-5, per-class accuracy and teacher agreement of a checkpoint.")
     cfg = config.build(config.EvalConfig, explicit)
     dist.init(cfg.device, cfg.backend)
+    finished = False
     try:
         run(cfg)
+        finished = True
     finally:
-        dist.destroy()
+        dist.destroy(finished)
 
 
 def pipeline(argv: list[str]) -> None:

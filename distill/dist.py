@@ -115,9 +115,20 @@ def is_lost_peer(exc: BaseException) -> bool:
     return isinstance(exc, tdist.DistError) or (isinstance(exc, RuntimeError) and "gloo" in str(exc))
 
 
-def destroy() -> None:
+def destroy(finished: bool = False) -> None:
+    """Leave the process group. finished: this rank's run ended normally (no exception).
+
+    After the last collective the ranks part at different times (rank 0 still writes the checkpoint),
+    and a rank that tore down gloo and exited while its peer was still tearing down made that peer
+    abort at exit ("terminate called without an active exception"). So a finished rank first waits
+    at a barrier for the others. Never on failure: the peer may be gone or stuck, and a barrier there
+    would wait out the timeout. A barrier that fails (a peer failed after all) only skips the wait.
+    """
     global _env
     if tdist.is_available() and tdist.is_initialized():
+        if finished:
+            with contextlib.suppress(RuntimeError):  # DistError is a RuntimeError too
+                barrier()
         tdist.destroy_process_group()
     _env = DistEnv(device=_env.device)
 

@@ -476,12 +476,13 @@ def run(cfg: TrainConfig, resume: dict | None = None, then=None) -> Trainer:
     """One whole training run: join the process group, build, fit, then(trainer), close (also on
     failure)."""
     dist.init(cfg.run.device, cfg.run.backend, cfg.run.dist_timeout)
-    trainer = None
+    trainer, finished = None, False
     try:
         trainer = Trainer(cfg, resume)
         trainer.fit()
         if then is not None:
             then(trainer)
+        finished = True
     except RuntimeError as exc:
         if dist.is_lost_peer(exc):  # within --dist-timeout: a lost node ends the run instead of hanging it
             raise LostPeerError(str(exc)) from exc
@@ -489,7 +490,7 @@ def run(cfg: TrainConfig, resume: dict | None = None, then=None) -> Trainer:
     finally:
         if trainer is not None:
             trainer.close()
-        dist.destroy()
+        dist.destroy(finished)  # a barrier first only on a normal finish (see dist.destroy)
     return trainer
 
 
