@@ -12,8 +12,11 @@ photos per dish alone (UNLABELLED_TARGETS). The split is links under RUN_DIR-spl
 
 Runs `python -m distill pipeline --preset cpu` (resumable: rerun to continue) and writes the
 run's report, without pictures, under a header naming the command, the commit and the machine.
-The run is judged by this project's targets for the food10 recipe (PROJECT_TARGETS), given on the
-pipeline's command line; a user's own run states its own, or none.
+The run is judged by this project's targets for its preset (RECIPES: food10's cpu recipe for any
+preset but food101), given on the pipeline's command line; a user's own run states its own, or none.
+
+    python -m distill prepare-food101 ../shared/data/food101-64 data/food101-64 --hold-out ../shared/data/food10/val
+    python -m benchmarks.pipeline_results --data data/food101-64 --out runs/food101 --preset food101
 """
 
 from __future__ import annotations
@@ -33,6 +36,17 @@ PROJECT_TARGETS = {"teacher_top1": 0.85, "student_fraction": 0.90, "speedup": 2.
 # What issue 31 asks of the household simulation: the student from both >= 5 points above the
 # student trained on the labelled photos alone (the pipeline's no-teacher baseline, same steps).
 UNLABELLED_TARGETS = {"kd_gain": 0.05}
+# What the food101 issue asks of the food101 preset on all 101 dishes (12 h on 2 cores).
+FOOD101_TARGETS = {"teacher_top1": 0.75, "student_fraction": 0.93, "speedup": 3.0, "hours": 12.0}
+# Per preset: (its targets, the reproduce block's commands, the last one this script's own up to its
+# --out, the page it writes by default). Any other preset is judged and reproduced as "cpu" on food10.
+RECIPES = {
+    "cpu": (PROJECT_TARGETS, ["python -m benchmarks.pipeline_results --data ../shared/data/food10"], "docs/results.md"),
+    "food101": (FOOD101_TARGETS, ["python -m distill prepare-food101 ../shared/data/food101-64 data/food101-64 "
+                                  "--hold-out ../shared/data/food10/val",
+                                  "python -m benchmarks.pipeline_results --data data/food101-64"],
+                "docs/results-food101.md"),
+}
 
 
 def household_split(data: Path, per_class: int, out: Path, seed: int = 0) -> tuple[Path, Path]:
@@ -76,12 +90,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--preset", default="cpu")
     parser.add_argument("--seeds", type=int, default=1, help="the pipeline's --seeds: the student and the baseline "
                         "trained with this many seeds, the KD gain averaged over them")
-    parser.add_argument("--results", type=Path, default=ROOT / "docs" / "results.md")
+    parser.add_argument("--results", type=Path, help="the page to write (default: docs/results.md, for the "
+                        "food101 preset docs/results-food101.md)")
     parser.add_argument("--labelled-per-class", type=int, default=0, metavar="K", help="simulate a household: K "
                         "labelled photos per dish, the rest of train/ unlabelled (see above)")
     parser.add_argument("--report-only", action="store_true", help="do not train; report what the run holds")
     args = parser.parse_args(argv)
-    targets = UNLABELLED_TARGETS if args.labelled_per_class else PROJECT_TARGETS
+    recipe_targets, reproduce, page = RECIPES.get(args.preset, RECIPES["cpu"])
+    targets = UNLABELLED_TARGETS if args.labelled_per_class else recipe_targets
+    args.results = args.results or ROOT / page
     if not args.report_only:
         if not args.data:
             parser.error("--data is needed unless --report-only")
@@ -106,7 +123,8 @@ def main(argv: list[str] | None = None) -> int:
         "Reproduce (resumable; rerun to continue a stopped run):",
         "",
         "```bash",
-        f".venv/bin/python -m benchmarks.pipeline_results --data ../shared/data/food10 --out runs/{args.out.name}"
+        *(f".venv/bin/{line}" for line in reproduce[:-1]),
+        f".venv/bin/{reproduce[-1]} --out runs/{args.out.name}"
         f" --preset {args.preset}" + (f" --seeds {args.seeds}" if args.seeds > 1 else "") + household
         + (f" --results {args.results.relative_to(ROOT)}" if args.results.is_relative_to(ROOT)
            and args.results != ROOT / "docs" / "results.md" else ""),

@@ -239,6 +239,15 @@ def seed_table(info: dict) -> list[str]:
     return lines
 
 
+def most_confused(metrics: dict, top: int = 10) -> list[tuple[str, str, int, float]]:
+    """(true class, predicted class, validation photos, share of the true class's photos) of the `top`
+    largest off-diagonal entries of the confusion matrix (rows: true class), largest first, ties by name."""
+    classes, matrix = metrics["classes"], metrics["confusion"]
+    pairs = [(classes[i], classes[j], count, count / sum(row))
+             for i, row in enumerate(matrix) for j, count in enumerate(row) if i != j and count]
+    return sorted(pairs, key=lambda pair: (-pair[2], pair[0], pair[1]))[:top]
+
+
 def _stage_line(record: dict) -> str:
     details = record.get("details") or {}
     notes = []
@@ -356,6 +365,15 @@ def markdown(info: dict, images: bool = True) -> str:
         for c in classes:
             count = evals[present[0]]["per_class_images"].get(c, 0)
             lines.append(f"| {c} | {count} | " + " | ".join(_pct(evals[m]["per_class"].get(c)) for m in present) + " |")
+        lines += ["", "## The 10 most confused pairs (off-diagonal entries of the confusion matrix)"]
+        for m in present:
+            confused = most_confused(evals[m])
+            lines += ["", f"{m}:" if confused else f"{m}: no photo predicted as another class."]
+            if confused:
+                lines += ["", "| true class | predicted | photos | share of the true class's photos |",
+                          "|---|---|---|---|"]
+                lines += [f"| {true} | {predicted} | {count} | {_pct(share)} |"
+                          for true, predicted, count, share in confused]
     lines += ["", "## Stages (wall time; a resumed training stage projected from its last attempt's pace)", "",
               "| stage | minutes | result |",
               "|---|---|---|"]

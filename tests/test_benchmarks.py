@@ -121,6 +121,23 @@ def test_pipeline_results_reports_a_run_against_the_projects_targets(tmp_path, c
     assert "| whole pipeline under 3 h | 0.00 h so far | not measured yet |" in text
 
 
+def test_pipeline_results_of_the_food101_preset_judge_its_targets_and_reproduce_its_data(tmp_path):
+    run = tmp_path / "food101"
+    run.mkdir()
+    (run / "pipeline.json").write_text(json.dumps({"data": "data/food101-64", "preset": {"description": "101"}}))
+    results = tmp_path / "results.md"
+    assert pipeline_results.main(["--out", str(run), "--report-only", "--preset", "food101",
+                                  "--results", str(results)]) == 0
+    text = results.read_text()
+    assert ("```bash\n.venv/bin/python -m distill prepare-food101 ../shared/data/food101-64 data/food101-64 "
+            "--hold-out ../shared/data/food10/val\n.venv/bin/python -m benchmarks.pipeline_results "
+            "--data data/food101-64 --out runs/food101 --preset food101\n```") in text
+    judged = [row.split(" | ")[0] for row in text.split("## Targets", 1)[1].split("\n\n")[1].splitlines()[2:]]
+    assert judged == ["| teacher top-1 >= 75%", "| student top-1 >= 93% of the teacher's",
+                      "| student >= 3x the teacher's images/s", "| student >= 3x the teacher's images/s",
+                      "| whole pipeline under 12 h"]
+
+
 def test_household_split_links_k_labelled_photos_per_dish_and_the_rest_unlabelled(tmp_path):
     data = tmp_path / "food"
     image_folder(data / "train", ["pho", "ramen"], 5)

@@ -321,6 +321,43 @@ def test_the_mean_gain_over_seeds_averages_each_photos_differences_before_resamp
     assert mean_gain_interval([(better, same), (same, {"targets": targets[::-1], "predictions": targets})]) is None
 
 
+def synthetic_eval(classes: list[str], counts: dict[tuple[str, str], int]) -> dict:
+    """An eval/*.json of `counts` photos per (true class, predicted class), classes in the given order."""
+    pairs = sorted((classes.index(true), classes.index(predicted)) for (true, predicted), n in counts.items()
+                   for _ in range(n))  # by true class: two evals of the same photos list them alike
+    targets, predictions = [t for t, _ in pairs], [p for _, p in pairs]
+    confusion = [[counts.get((true, predicted), 0) for predicted in classes] for true in classes]
+    totals = {c: sum(row) for c, row in zip(classes, confusion)}
+    return {"model": "m.onnx", "top1": sum(t == p for t, p in pairs) / len(pairs), "top5": 1.0,
+            "per_class": {c: confusion[i][i] / totals[c] for i, c in enumerate(classes)}, "per_class_images": totals,
+            "classes": classes, "confusion": confusion, "targets": targets, "predictions": predictions}
+
+
+def test_the_report_lists_each_models_most_confused_pairs_largest_first_ties_by_name(tmp_path):
+    from distill.report import collect, markdown, most_confused
+
+    classes = ["dates", "cake", "bread", "apple"]  # not in name order: ties are broken by name, not index
+    teacher = synthetic_eval(classes, {
+        ("apple", "apple"): 5, ("apple", "bread"): 3, ("apple", "dates"): 3, ("bread", "bread"): 4,
+        ("bread", "apple"): 2, ("bread", "cake"): 3, ("cake", "cake"): 6, ("cake", "bread"): 1,
+        ("dates", "dates"): 2, ("dates", "apple"): 3})
+    assert most_confused(teacher) == [
+        ("apple", "bread", 3, 3 / 11), ("apple", "dates", 3, 3 / 11), ("bread", "cake", 3, 3 / 9),
+        ("dates", "apple", 3, 3 / 5), ("bread", "apple", 2, 2 / 9), ("cake", "bread", 1, 1 / 7)]
+    assert [pair[:2] for pair in most_confused(teacher, top=3)] == [("apple", "bread"), ("apple", "dates"),
+                                                                    ("bread", "cake")]
+    student = synthetic_eval(classes, {(c, c): n for c, n in teacher["per_class_images"].items()})  # all right
+    (tmp_path / "eval").mkdir()
+    for name, metrics in (("teacher", teacher), ("student", student)):
+        (tmp_path / "eval" / f"{name}.json").write_text(json.dumps(metrics))
+    text = markdown(collect(tmp_path), images=False)
+    assert ("## The 10 most confused pairs (off-diagonal entries of the confusion matrix)\n\nteacher:\n\n"
+            "| true class | predicted | photos | share of the true class's photos |\n|---|---|---|---|\n"
+            "| apple | bread | 3 | 27.3% |\n| apple | dates | 3 | 27.3% |\n| bread | cake | 3 | 33.3% |\n"
+            "| dates | apple | 3 | 60.0% |\n| bread | apple | 2 | 22.2% |\n| cake | bread | 1 | 14.3% |\n\n"
+            "student: no photo predicted as another class.\n\n## Stages") in text
+
+
 def test_an_ensemble_teacher_trains_each_member_and_exports_their_average(run, tmp_path):
     from distill.pipeline import Pipeline, PipelineConfig
     from models.export import export_onnx
