@@ -1,4 +1,4 @@
-"""`python -m models`: list, export, merge, quantize, predict, bench."""
+"""`python -m models`: list, export, merge, ship, quantize, predict, bench."""
 
 from __future__ import annotations
 
@@ -36,6 +36,13 @@ def _merge(args) -> None:
     path = merge_with_imagenet(args.model, args.out, **({"imagenet_size": args.imagenet_size} if args.imagenet_size else {}))
     labels = PreprocessConfig.from_json(read_metadata(args.model)["preprocess"]).labels
     print(f"wrote {path}: {len(labels)} labels of {args.model.name} and {len(imagenet_extras(labels))} ImageNet foods")
+
+
+def _ship(args) -> None:
+    from models.shipped import ship
+
+    path = ship(args.model, args.eval, args.run_dir, **({"out": args.out} if args.out else {}))
+    print(f"wrote {path} ({path.stat().st_size / 2**20:.1f} MB) and its model card {path.with_suffix('.md')}")
 
 
 def _quantize(args) -> None:
@@ -124,6 +131,13 @@ def main(argv: list[str] | None = None) -> int:
     merge.add_argument("--imagenet-size", type=int, help="input size of the ImageNet EfficientNet-Lite0 branch "
                        "and of the merged file (default: models.merge.IMAGENET_SIZE, 160)")
     merge.set_defaults(run=_merge)
+    ship = commands.add_parser("ship", help="a pipeline's exported model as the repository's shipped default, "
+                               "with its model card (models/shipped/)")
+    ship.add_argument("model", type=Path, help="the run's exported model, e.g. RUN_DIR/student.onnx")
+    ship.add_argument("--eval", required=True, type=Path, help="its val scores, e.g. RUN_DIR/eval/student.json")
+    ship.add_argument("--run-dir", required=True, type=Path, help="the pipeline's run folder (its pipeline.json)")
+    ship.add_argument("--out", type=Path, help="default: models/shipped/food101.onnx")
+    ship.set_defaults(run=_ship)
     quantize = commands.add_parser("quantize", help="int8 variant of an exported model, checked against fp32 on photos")
     quantize.add_argument("model", type=Path, help="an exported fp32 .onnx file")
     quantize.add_argument("--out", required=True, type=Path, help="where to write, e.g. MODEL.int8.onnx")

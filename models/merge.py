@@ -5,7 +5,8 @@ merged file runs both on the same photo and answers over the union of their labe
 
     p = softmax(food model)                  over its own dishes
     q = softmax(ImageNet EfficientNet-Lite0) over all 1,000 ImageNet classes
-    E = ImageNet's food classes the food model lacks (models.labels.IMAGENET_FOOD_CLASSES)
+    E = ImageNet's food classes the food model lacks (models.labels.IMAGENET_FOOD_CLASSES), less its
+        prepared dishes (models.labels.IMAGENET_DISHES: they fire on any dish photo)
     merged[dish] = p[dish] * (1 - sum(q[E]))     merged[e] = q[e] for e in E
 
 ImageNet's probability that the photo shows one of its extra foods takes that share; the food model
@@ -56,9 +57,9 @@ def resize_matrix(source: int, target: int, interpolation: str) -> np.ndarray:
 
 def imagenet_extras(food_labels: list[str]) -> list[tuple[int, str]]:
     """(ImageNet class index, label) of ImageNet's foods that the food model does not know."""
-    from models.labels import IMAGENET_FOOD_CLASSES
+    from models.labels import IMAGENET_DISHES, IMAGENET_FOOD_CLASSES
 
-    known = set(food_labels)
+    known = set(food_labels) | IMAGENET_DISHES
     return [(index, label) for index, label in IMAGENET_FOOD_CLASSES.items() if label not in known]
 
 

@@ -133,7 +133,7 @@ def test_python_m_app_serves(tmp_path, default_model_path):
             except httpx.HTTPError:
                 assert time.monotonic() < deadline, "server did not start"
                 time.sleep(0.5)
-        assert response.status_code == 200 and response.json()["model"]["name"] == "food_default"
+        assert response.status_code == 200 and response.json()["model"]["name"] == "food101"
         assert "foodtag" in httpx.get(f"http://127.0.0.1:{port}/").text
     finally:
         proc.terminate()

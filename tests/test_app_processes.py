@@ -217,7 +217,7 @@ def test_default_model_change_on_one_is_served_by_the_other_and_by_later_servers
         servers, models, database, coffee_image):
     one, other = servers
     photo = jpeg_bytes(coffee_image)
-    assert analyze_as(other.url, "bob", photo)["model"]["name"] == "food_default"
+    assert analyze_as(other.url, "bob", photo)["model"]["name"] == "food101"
     admin = Client(one.url, auth=("alice", PASSWORDS["alice"]), verbose=False)
     admin.predict(api_name="/list_models")
     *_, status = admin.predict("tiny-0", api_name="/activate_model")
@@ -238,6 +238,6 @@ def test_default_model_change_on_one_is_served_by_the_other_and_by_later_servers
     fresh = App(AppConfig(port=0, db_url=database, accounts=True, models=models))
     fresh.startup()
     try:
-        assert models[0].stem == "food_default" and fresh.ctx.catalog.active_info.name == "tiny-0"
+        assert models[0].stem == "food101" and fresh.ctx.catalog.active_info.name == "tiny-0"
     finally:
         fresh.shutdown()

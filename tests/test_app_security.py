@@ -270,14 +270,14 @@ def test_only_admins_change_the_default_model_and_each_user_may_pick_their_own(s
     assert "Only an admin" in note
     with pytest.raises(AppError, match="Only an admin can change the server's default model"):
         bob.predict("tiny-0", api_name="/activate_model")
-    assert server.app.ctx.catalog.active_info.name == "food_default"
-    assert basic_analyze(server, "bob", photo)["model"] == {"name": "food_default", "version": server.app.ctx.catalog.active()[0].version}
+    assert server.app.ctx.catalog.active_info.name == "food101"
+    assert basic_analyze(server, "bob", photo)["model"] == {"name": "food101", "version": server.app.ctx.catalog.active()[0].version}
 
     # Bob's own choice changes his predictions only.
     bob.predict("tiny-0", api_name="/use_model")
     as_bob, as_alice = basic_analyze(server, "bob", photo), basic_analyze(server, "alice", photo)
     assert as_bob["model"]["name"] == "tiny-0" and as_bob["predictions"][0]["label"] in KNOWN_LABELS
-    assert as_alice["model"]["name"] == "food_default" and as_alice["predictions"][0]["label"] == "espresso"
+    assert as_alice["model"]["name"] == "food101" and as_alice["predictions"][0]["label"] == "espresso"
 
     # The admin changes the default: recorded with who, when, from and to.
     alice.predict(api_name="/list_models")  # the page load that fills her model picker
@@ -287,9 +287,9 @@ def test_only_admins_change_the_default_model_and_each_user_may_pick_their_own(s
         assert basic_analyze(server, "alice", photo)["model"]["name"] == "tiny-0"
         changes = service.model_changes()
         assert [(c["changed_by"], c["scope"], c["from_model"], c["to_model"]) for c in changes[:2]] == [
-            ("alice", "server", "food_default", "tiny-0"), ("bob", "user", None, "tiny-0")]
+            ("alice", "server", "food101", "tiny-0"), ("bob", "user", None, "tiny-0")]
     finally:
-        alice.predict("food_default", api_name="/activate_model")
+        alice.predict("food101", api_name="/activate_model")
         bob.predict("", api_name="/use_model")
 
 

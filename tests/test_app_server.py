@@ -61,7 +61,7 @@ def table_rows(value) -> list[list]:
 def test_healthz(server):
     body = httpx.get(f"{server.url}/healthz").json()
     assert body["status"] == "ok"
-    assert body["model"]["ok"] and body["model"]["name"] == "food_default" and body["model"]["classes"] == 46
+    assert body["model"]["ok"] and body["model"]["name"] == "food101" and body["model"]["classes"] == 132
     assert body["database"] == {"ok": True, "backend": "sqlite"}
 
 
@@ -103,7 +103,7 @@ def test_api_analyze_photo_and_portions(server, coffee_image):
         (e.label, pytest.approx(e.probability, abs=1e-6)) for e in expected]
     assert body["food"] == "Espresso" and body["card"]["portion"]["serving"] == "1 shot (1 fl oz)"
     assert body["card"]["source"]["fdc_id"] == 171891 and "insulin" in body["disclaimer"]
-    assert body["model"]["name"] == "food_default"
+    assert body["model"]["name"] == "food101"
 
     assert post_photo(server, "cup.jpg", photo, grams="60").json()["card"]["portion"]["grams"] == 60
     banana = post_photo(server, "cup.jpg", photo, food="banana", serving="1 cup sliced").json()
@@ -300,12 +300,12 @@ def test_models_tab_lists_and_switches(client):
     table, choice, _note = client.predict(api_name="/list_models")
     rows = table_rows(table)
     # Single-user mode: the local user runs the server, so it is the admin and sees file paths.
-    assert rows[0][:3] == ["●", "", "food_default"] and rows[0][4] == 46 and rows[0][7].endswith("food_default.onnx")
-    _table, choice, status = client.predict("food_default", api_name="/activate_model")
-    assert "Server default model: food_default" in status
+    assert rows[0][:3] == ["●", "", "food101"] and rows[0][4] == 132 and rows[0][7].endswith("food101.onnx")
+    _table, choice, status = client.predict("food101", api_name="/activate_model")
+    assert "Server default model: food101" in status
     assert service.model_changes()[0] | {"changed_at": None} == {
         "changed_at": None, "changed_by": LOCAL_USER, "scope": "server",
-        "from_model": "food_default", "to_model": "food_default"}
+        "from_model": "food101", "to_model": "food101"}
     with pytest.raises(Exception, match="not in the list of choices"):
         client.predict("nope", api_name="/activate_model")
 
