@@ -87,8 +87,8 @@ def test_onnx_without_metadata_is_refused(tmp_path, micro):
 
 def test_default_model_recognises_espresso_and_is_reused(default_model_path, coffee_image):
     engine = Engine(default_model_path)
-    assert engine.model_name == "food_default"
-    assert len(engine.labels) == 46
+    assert engine.model_name == "food101+imagenet_foods"  # the shipped Food-101 model and ImageNet's foods
+    assert len(engine.labels) == 101 + 31
     top = engine.predict([coffee_image])[0]
     assert top[0].label == "espresso" and top[0].probability > 0.5
     from models.default import default_model_path as again
@@ -108,9 +108,9 @@ def test_a_default_model_of_an_older_export_is_exported_again(default_model_path
         if prop.key == META_PREFIX + "export_version":
             prop.value = str(EXPORT_VERSION - 1)
     (tmp_path / "models").mkdir(mode=0o700)
-    onnx.save(proto, str(tmp_path / "models" / "food_default.onnx"))
+    onnx.save(proto, str(tmp_path / "models" / "food101.onnx"))
     path = ensure_default()
-    assert path == tmp_path / "models" / "food_default.onnx"
+    assert path == tmp_path / "models" / "food101.onnx"
     assert read_metadata(path)["export_version"] == str(EXPORT_VERSION)
 
 
@@ -122,8 +122,8 @@ def test_concurrent_first_runs_produce_one_valid_file(tmp_path):
     assert [p.returncode for p in procs] == [0, 0]
     assert outputs[0] == outputs[1]
     onnx.checker.check_model(outputs[0])
-    assert Engine(outputs[0]).model_name == "food_default"
-    assert sorted(p.name for p in (tmp_path / "models").iterdir()) == ["food_default.onnx"]
+    assert Engine(outputs[0]).model_name == "food101+imagenet_foods"
+    assert sorted(p.name for p in (tmp_path / "models").iterdir()) == ["food101.onnx", "food101.report.json"]
 
 
 def test_inference_does_not_load_torch():
