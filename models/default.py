@@ -17,9 +17,6 @@ from models.errors import ModelError
 from models.paths import data_home
 from models.shipped import SHIPPED_MODEL, SHIPPED_NAME
 
-DEFAULT_MODEL = SHIPPED_NAME
-IMAGENET_FOODS_MODEL = "food_default"  # registry name of the ImageNet model (46 foods)
-
 
 def _is_current(path: Path, shipped: dict) -> bool:
     """Whether ``path`` is this code's merge of the shipped model (and not stale or foreign)."""
@@ -38,7 +35,7 @@ def _is_current(path: Path, shipped: dict) -> bool:
 
 
 def default_model_path() -> Path:
-    """Path of the default food model's ONNX file, merging it on the first call (about 10 s)."""
+    """Path of the default food model's ONNX file, merging it on the first call (a few seconds)."""
     from models.merge import merge_with_imagenet
     from models.metadata import read_metadata
 
@@ -48,7 +45,7 @@ def default_model_path() -> Path:
     shipped = read_metadata(SHIPPED_MODEL)
     folder = data_home() / "models"
     folder.mkdir(mode=0o700, exist_ok=True)  # private, like the data folder around it
-    path = folder / f"{DEFAULT_MODEL}.onnx"
+    path = folder / f"{SHIPPED_NAME}.onnx"
     if not _is_current(path, shipped):
         # merge_with_imagenet writes to a temp file and renames: concurrent first runs cannot corrupt it.
         merge_with_imagenet(SHIPPED_MODEL, path)
