@@ -326,6 +326,13 @@ class Handlers:
             return (gr.skip(),) * 9 + (_log_button(state), gr.skip())
         with shown_errors():
             user = self._user(request)
+            entry = service.pack_entry(food, user=user)
+            if entry is not None:  # glucose tablets: the pack's figure, never a guess (db.hypo)
+                state = _portion_state(state.get("analysis"), state.get("photo_sha256"), None,
+                                       state.get("photo_jpeg"), state.get("learn"))
+                return (state, views.pack_entry_markdown(entry), gr.skip(), gr.skip(), gr.skip(),
+                        gr.update(choices=[], value=None), gr.update(value=""), "", "",
+                        _log_button(state), gr.skip())
             settings = service.get_settings(user)
             (head, card), servings, state = self._card_for(
                 _portion_state(state.get("analysis"), state.get("photo_sha256"), food, state.get("photo_jpeg"),
@@ -346,6 +353,16 @@ class Handlers:
 
     def choose_recent(self, state: dict, food: str | None, request: gr.Request):
         return self._choose(state, food, request, "recent")
+
+    def open_pack_form(self, food: str | None, request: gr.Request):
+        """A search entry for glucose tablets or gel was picked: the My foods tab, its label form
+        filled in with the name and the serving, waiting for the pack's figures."""
+        with shown_errors():
+            entry = service.pack_entry(food, user=self._user(request)) if food else None
+        if entry is None:
+            return (gr.skip(),) * 5
+        return (gr.Tabs(selected="my-foods"), entry["food"], PER_SERVING, entry["serving"],
+                f"Enter {entry['asks']}, and the weight of one, then Save food.")
 
     def search_foods(self, text: str, group: str | None, request: gr.Request):
         """Food names matching what was typed, for when the model is wrong or unsure: the same
@@ -726,166 +743,168 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
         state = gr.State(_portion_state(None, None, None))
         nothing = gr.State(None)  # stands in for the photo source an event does not use
 
-        with gr.Tab("Analyse", id="analyse"):
-            with gr.Row(equal_height=False):
-                with gr.Column(scale=1, min_width=300):
-                    upload = gr.File(label="Meal photo", file_types=["image"], type="filepath",
-                                     elem_id="photo-upload", height=80)
-                    with gr.Row():
-                        analyze_btn = gr.Button("Analyse", variant="primary", min_width=100)
-                        with gr.Column(scale=2, min_width=180):
-                            with gr.Accordion("Use the webcam", open=False):
-                                webcam = gr.Image(sources=["webcam"], type="filepath", label="Webcam")
-                    preview = gr.Image(label="Analysed photo", interactive=False, height=160)
-                with gr.Column(scale=2, min_width=300):
-                    headline = gr.Markdown(elem_id="analysis-headline")
-                    suggestions = gr.Radio(label="Top suggestions (pick the right one)", choices=[],
-                                           elem_id="suggestions")
-                    carb_head = gr.Markdown(elem_id="carb-headline")
-                    with gr.Row():
-                        serving = gr.Dropdown(label="Serving", choices=[], interactive=True, elem_id="portion-serving",
-                                              min_width=200)
-                        # A textbox, not gr.Number: empty must mean "use the serving", and a
-                        # Number shows 0 when empty (the page script asks phones for a number pad).
-                        grams = gr.Textbox(label="or grams", placeholder="e.g. 150", elem_id="portion-grams",
-                                           min_width=120)
-                    with gr.Row():
-                        meal_type = gr.Dropdown(label="Meal", choices=list(views.MEAL_TYPES), min_width=110)
-                        eaten_at = gr.DateTime(label="Eaten at", value="now", include_time=True, type="string",
-                                               min_width=180, scale=2)
-                    with gr.Row():
-                        log_btn = gr.Button("Log this meal", variant="primary", elem_id="log-meal", interactive=False)
-                        favourite_btn = gr.Button("☆ Favourite / unfavourite this food", scale=0, min_width=160)
-                    log_status = gr.Markdown(elem_id="log-status")
-                    note = gr.Textbox(label="Note (optional, saved with the meal)")
-                    with gr.Row():
-                        search_text = gr.Textbox(label="Wrong? Search foods by name", scale=3,
-                                                 elem_id="food-search", min_width=160)
-                        search_group = gr.Dropdown(label="Food group", choices=[ALL_GROUPS],
-                                                   value=ALL_GROUPS, scale=2, min_width=160)
-                        search_btn = gr.Button("Search", scale=1, min_width=80)
-                    search_hits = gr.Dropdown(label="Search results", choices=[], interactive=True,
-                                              elem_id="search-hits")
-                    search_status = gr.Markdown()
-                    recent = gr.Radio(label="Your favourite and recent foods (one click)", choices=[],
-                                      elem_id="recent-foods")
-                    card = gr.Markdown(elem_id="nutrition-card")
+        # On a phone the tabs wrap onto a second row instead of hiding behind a "..." menu.
+        with gr.Tabs(overflow_behavior="wrap") as tabs:
+            with gr.Tab("Analyse", id="analyse"):
+                with gr.Row(equal_height=False):
+                    with gr.Column(scale=1, min_width=300):
+                        upload = gr.File(label="Meal photo", file_types=["image"], type="filepath",
+                                         elem_id="photo-upload", height=80)
+                        with gr.Row():
+                            analyze_btn = gr.Button("Analyse", variant="primary", min_width=100)
+                            with gr.Column(scale=2, min_width=180):
+                                with gr.Accordion("Use the webcam", open=False):
+                                    webcam = gr.Image(sources=["webcam"], type="filepath", label="Webcam")
+                        preview = gr.Image(label="Analysed photo", interactive=False, height=160)
+                    with gr.Column(scale=2, min_width=300):
+                        headline = gr.Markdown(elem_id="analysis-headline")
+                        suggestions = gr.Radio(label="Top suggestions (pick the right one)", choices=[],
+                                               elem_id="suggestions")
+                        carb_head = gr.Markdown(elem_id="carb-headline")
+                        with gr.Row():
+                            serving = gr.Dropdown(label="Serving", choices=[], interactive=True, elem_id="portion-serving",
+                                                  min_width=200)
+                            # A textbox, not gr.Number: empty must mean "use the serving", and a
+                            # Number shows 0 when empty (the page script asks phones for a number pad).
+                            grams = gr.Textbox(label="or grams", placeholder="e.g. 150", elem_id="portion-grams",
+                                               min_width=120)
+                        with gr.Row():
+                            meal_type = gr.Dropdown(label="Meal", choices=list(views.MEAL_TYPES), min_width=110)
+                            eaten_at = gr.DateTime(label="Eaten at", value="now", include_time=True, type="string",
+                                                   min_width=180, scale=2)
+                        with gr.Row():
+                            log_btn = gr.Button("Log this meal", variant="primary", elem_id="log-meal", interactive=False)
+                            favourite_btn = gr.Button("☆ Favourite / unfavourite this food", scale=0, min_width=160)
+                        log_status = gr.Markdown(elem_id="log-status")
+                        note = gr.Textbox(label="Note (optional, saved with the meal)")
+                        with gr.Row():
+                            search_text = gr.Textbox(label="Wrong? Search foods by name", scale=3,
+                                                     elem_id="food-search", min_width=160)
+                            search_group = gr.Dropdown(label="Food group", choices=[ALL_GROUPS],
+                                                       value=ALL_GROUPS, scale=2, min_width=160)
+                            search_btn = gr.Button("Search", scale=1, min_width=80)
+                        search_hits = gr.Dropdown(label="Search results", choices=[], interactive=True,
+                                                  elem_id="search-hits")
+                        search_status = gr.Markdown()
+                        recent = gr.Radio(label="Your favourite and recent foods (one click)", choices=[],
+                                          elem_id="recent-foods")
+                        card = gr.Markdown(elem_id="nutrition-card")
 
-        with gr.Tab("Today", id="today"):
-            with gr.Row():
-                day = gr.DateTime(label="Day", value="now", include_time=False, type="string", min_width=200,
-                                  elem_id="today-day")
-                refresh_btn = gr.Button("Show", scale=0, min_width=80)
-            day_heading = gr.Markdown(elem_id="day-heading")
-            # Widths in percent: a phone's 390 px show every column, none cut off on the right.
-            entries = gr.Dataframe(label="Meals (click a row to edit or delete it)", interactive=False,
-                                   elem_id="day-entries", wrap=True,
-                                   column_widths=["15%", "27%", "13%", "13%", "14%", "10%", "8%"])
-            totals = gr.Dataframe(label="Totals vs your daily targets", interactive=False, elem_id="day-totals",
-                                  wrap=True, column_widths=["40%", "22%", "22%", "16%"])
-            with gr.Row():
-                meals_plot = gr.BarPlot(x="day", y="carbohydrate (g)", color="meal", title=f"Carbohydrate per meal, last {HISTORY_DAYS} days", elem_id="meals-plot",
-                                        x_label_angle=-45, tooltip=["day", "meal", "food", "carbohydrate (g)"])
-                daily_plot = gr.LinePlot(x="day", y="carbohydrate (g)", color="series", title="Carbohydrate per day vs target", elem_id="daily-plot",
-                                         x_label_angle=-45)
-            with gr.Accordion("Edit or delete an entry", open=False) as edit_box:
-                entry_pick = gr.Dropdown(label="Entry", choices=[], interactive=True, elem_id="entry-pick")
+            with gr.Tab("Today", id="today"):
                 with gr.Row():
-                    edit_grams = gr.Number(label="Grams", minimum=validate.MIN_PORTION_G, maximum=validate.MAX_PORTION_G)
-                    edit_meal = gr.Dropdown(label="Meal", choices=list(views.MEAL_TYPES))
-                    edit_when = gr.Textbox(label="Eaten at (YYYY-MM-DD HH:MM)")
-                    edit_note = gr.Textbox(label="Note")
+                    day = gr.DateTime(label="Day", value="now", include_time=False, type="string", min_width=200,
+                                      elem_id="today-day")
+                    refresh_btn = gr.Button("Show", scale=0, min_width=80)
+                day_heading = gr.Markdown(elem_id="day-heading")
+                # Widths in percent: a phone's 390 px show every column, none cut off on the right.
+                entries = gr.Dataframe(label="Meals (click a row to edit or delete it)", interactive=False,
+                                       elem_id="day-entries", wrap=True,
+                                       column_widths=["15%", "27%", "13%", "13%", "14%", "10%", "8%"])
+                totals = gr.Dataframe(label="Totals vs your daily targets", interactive=False, elem_id="day-totals",
+                                      wrap=True, column_widths=["40%", "22%", "22%", "16%"])
                 with gr.Row():
-                    save_entry_btn = gr.Button("Save changes")
-                    delete_btn = gr.Button("Delete entry", variant="stop", elem_id="delete-entry")
-                with gr.Group(visible=False) as confirm_box:
-                    confirm_text = gr.Markdown(elem_id="delete-question")
+                    meals_plot = gr.BarPlot(x="day", y="carbohydrate (g)", color="meal", title=f"Carbohydrate per meal, last {HISTORY_DAYS} days", elem_id="meals-plot",
+                                            x_label_angle=-45, tooltip=["day", "meal", "food", "carbohydrate (g)"])
+                    daily_plot = gr.LinePlot(x="day", y="carbohydrate (g)", color="series", title="Carbohydrate per day vs target", elem_id="daily-plot",
+                                             x_label_angle=-45)
+                with gr.Accordion("Edit or delete an entry", open=False) as edit_box:
+                    entry_pick = gr.Dropdown(label="Entry", choices=[], interactive=True, elem_id="entry-pick")
                     with gr.Row():
-                        confirm_delete_btn = gr.Button("Yes, delete it", variant="stop", elem_id="confirm-delete")
-                        keep_btn = gr.Button("No, keep it")
-                entry_status = gr.Markdown(elem_id="entry-status")
-                entry_glucose = build_entry_response()
-            with gr.Row():
-                export_btn = gr.Button("Export my log as CSV (for your dietitian)")
-                export_file = gr.File(label="CSV", interactive=False)
+                        edit_grams = gr.Number(label="Grams", minimum=validate.MIN_PORTION_G, maximum=validate.MAX_PORTION_G)
+                        edit_meal = gr.Dropdown(label="Meal", choices=list(views.MEAL_TYPES))
+                        edit_when = gr.Textbox(label="Eaten at (YYYY-MM-DD HH:MM)")
+                        edit_note = gr.Textbox(label="Note")
+                    with gr.Row():
+                        save_entry_btn = gr.Button("Save changes")
+                        delete_btn = gr.Button("Delete entry", variant="stop", elem_id="delete-entry")
+                    with gr.Group(visible=False) as confirm_box:
+                        confirm_text = gr.Markdown(elem_id="delete-question")
+                        with gr.Row():
+                            confirm_delete_btn = gr.Button("Yes, delete it", variant="stop", elem_id="confirm-delete")
+                            keep_btn = gr.Button("No, keep it")
+                    entry_status = gr.Markdown(elem_id="entry-status")
+                    entry_glucose = build_entry_response()
+                with gr.Row():
+                    export_btn = gr.Button("Export my log as CSV (for your dietitian)")
+                    export_file = gr.File(label="CSV", interactive=False)
 
-        with gr.Tab("My foods", id="my-foods"):
-            with gr.Accordion("Add a food from its label", open=True):
+            with gr.Tab("My foods", id="my-foods"):
+                with gr.Accordion("Add a food from its label", open=True):
+                    with gr.Row():
+                        own_name = gr.Textbox(label="Name", scale=2)
+                        own_basis = gr.Radio(label="The label's values are", choices=[PER_100G, PER_SERVING],
+                                             value=PER_100G, scale=2)
+                        own_serving_name = gr.Textbox(label="Serving name", placeholder="1 bar")
+                        own_serving_grams = gr.Number(label="Serving grams", minimum=validate.MIN_PORTION_G,
+                                                      maximum=validate.MAX_PORTION_G)
+                    with gr.Row():
+                        own_values = [gr.Number(label=f"{label} ({unit})", minimum=0)
+                                      for label, unit in map(NUTRIENT_LABELS.get, STORED_NUTRIENTS)]
+                    add_food_btn = gr.Button("Save food", variant="primary")
+                with gr.Accordion("Build a recipe", open=True):
+                    with gr.Row():
+                        recipe_name = gr.Textbox(label="Recipe name", scale=2)
+                        recipe_servings = gr.Number(label="Servings it makes", value=1, minimum=0)
+                    recipe_cooked = gr.Number(label="Weight after cooking (g), if weighed: portions "
+                                                    "weighed off the plate then count right", minimum=0)
+                    recipe_rows = gr.Dataframe(label="Ingredients: a food's name (as found by search) and grams",
+                                               headers=["food", "grams"], datatype=["str", "number"],
+                                               column_count=(2, "fixed"), row_count=(3, "dynamic"),
+                                               type="array", interactive=True)
+                    add_recipe_btn = gr.Button("Save recipe", variant="primary")
+                my_status = gr.Markdown(elem_id="my-foods-status")
+                my_table = gr.Dataframe(label="Your foods and recipes", interactive=False)
                 with gr.Row():
-                    own_name = gr.Textbox(label="Name", scale=2)
-                    own_basis = gr.Radio(label="The label's values are", choices=[PER_100G, PER_SERVING],
-                                         value=PER_100G, scale=2)
-                    own_serving_name = gr.Textbox(label="Serving name", placeholder="1 bar")
-                    own_serving_grams = gr.Number(label="Serving grams", minimum=validate.MIN_PORTION_G,
-                                                  maximum=validate.MAX_PORTION_G)
-                with gr.Row():
-                    own_values = [gr.Number(label=f"{label} ({unit})", minimum=0)
-                                  for label, unit in map(NUTRIENT_LABELS.get, STORED_NUTRIENTS)]
-                add_food_btn = gr.Button("Save food", variant="primary")
-            with gr.Accordion("Build a recipe", open=True):
-                with gr.Row():
-                    recipe_name = gr.Textbox(label="Recipe name", scale=2)
-                    recipe_servings = gr.Number(label="Servings it makes", value=1, minimum=0)
-                recipe_cooked = gr.Number(label="Weight after cooking (g), if weighed: portions "
-                                                "weighed off the plate then count right", minimum=0)
-                recipe_rows = gr.Dataframe(label="Ingredients: a food's name (as found by search) and grams",
-                                           headers=["food", "grams"], datatype=["str", "number"],
-                                           column_count=(2, "fixed"), row_count=(3, "dynamic"),
-                                           type="array", interactive=True)
-                add_recipe_btn = gr.Button("Save recipe", variant="primary")
-            my_status = gr.Markdown(elem_id="my-foods-status")
-            my_table = gr.Dataframe(label="Your foods and recipes", interactive=False)
-            with gr.Row():
-                my_pick = gr.Dropdown(label="Food or recipe", choices=[], interactive=True)
-                delete_food_btn = gr.Button("Delete it", variant="stop")
+                    my_pick = gr.Dropdown(label="Food or recipe", choices=[], interactive=True)
+                    delete_food_btn = gr.Button("Delete it", variant="stop")
 
-        with gr.Tab("Settings", id="settings"):
-            region = gr.Dropdown(label="Region: sets your carbohydrate unit and the food names search prefers",
-                                 choices=[(f"{r.name} ({code})", code) for code, r in REGIONS.items()])
-            kcal_target = _setting_number("Daily energy target (kcal)", "daily_kcal_target")
-            carb_target = _setting_number("Daily carbohydrate target (g)", "daily_carb_target_g")
-            unit = gr.Radio(label="Carbohydrate unit", choices=[
-                (f"{grams:g} g {name}: {carb_unit(grams).basis}", f"{grams:g}")
-                for grams, name in EXCHANGE_UNITS_G.items()])
-            threshold = gr.Slider(label="Confidence threshold: below it the app says the model is unsure",
-                                  minimum=0.05, maximum=0.95, step=0.05)
-            save_settings_btn = gr.Button("Save settings", variant="primary")
-            settings_status = gr.Markdown()
-            keep_photos = gr.Checkbox(
-                label="Keep my meal photos to learn my dishes", elem_id="keep-photos",
-                info="Applies at once. On: the photo of each meal you log is kept (512 px, no location "
-                     "data), for you and your household only. Off: none is kept, and those kept are deleted.")
-            with gr.Accordion("Household: share kept photos with the people you live with", open=False):
-                household_status = gr.Markdown(elem_id="household-status")
-                household_text = gr.Textbox(label="A new household's name, or an invite code from a member")
-                with gr.Row():
-                    create_household_btn = gr.Button("Create household")
-                    join_household_btn = gr.Button("Join with invite code")
-                    invite_btn = gr.Button("Make an invite code")
-                    leave_household_btn = gr.Button("Leave household", variant="stop")
+            with gr.Tab("Settings", id="settings"):
+                region = gr.Dropdown(label="Region: sets your carbohydrate unit and the food names search prefers",
+                                     choices=[(f"{r.name} ({code})", code) for code, r in REGIONS.items()])
+                kcal_target = _setting_number("Daily energy target (kcal)", "daily_kcal_target")
+                carb_target = _setting_number("Daily carbohydrate target (g)", "daily_carb_target_g")
+                unit = gr.Radio(label="Carbohydrate unit", choices=[
+                    (f"{grams:g} g {name}: {carb_unit(grams).basis}", f"{grams:g}")
+                    for grams, name in EXCHANGE_UNITS_G.items()])
+                threshold = gr.Slider(label="Confidence threshold: below it the app says the model is unsure",
+                                      minimum=0.05, maximum=0.95, step=0.05)
+                save_settings_btn = gr.Button("Save settings", variant="primary")
+                settings_status = gr.Markdown()
+                keep_photos = gr.Checkbox(
+                    label="Keep my meal photos to learn my dishes", elem_id="keep-photos",
+                    info="Applies at once. On: the photo of each meal you log is kept (512 px, no location "
+                         "data), for you and your household only. Off: none is kept, and those kept are deleted.")
+                with gr.Accordion("Household: share kept photos with the people you live with", open=False):
+                    household_status = gr.Markdown(elem_id="household-status")
+                    household_text = gr.Textbox(label="A new household's name, or an invite code from a member")
+                    with gr.Row():
+                        create_household_btn = gr.Button("Create household")
+                        join_household_btn = gr.Button("Join with invite code")
+                        invite_btn = gr.Button("Make an invite code")
+                        leave_household_btn = gr.Button("Leave household", variant="stop")
 
-        with gr.Tab("Models", id="models"):
-            models_table = gr.Dataframe(interactive=False)
-            with gr.Row():
-                model_pick = gr.Dropdown(label="Model", choices=[], interactive=True)
-                use_btn = gr.Button("Use this model for me")
-                activate_btn = gr.Button("Make it the server default (admins)")
-            models_status = gr.Markdown()
-            with gr.Accordion("My dishes: recognised from a few of your photos", open=False):
-                dishes_table = gr.Dataframe(interactive=False)
-                dishes_accuracy = gr.Markdown()
+            with gr.Tab("Models", id="models"):
+                models_table = gr.Dataframe(interactive=False)
                 with gr.Row():
-                    dish_name = gr.Textbox(label="Dish name", placeholder="Grandma's lasagne", max_length=200)
-                    dish_food = gr.Textbox(label="The food or your own recipe it is", max_length=200)
-                dish_photos = gr.File(label="1 to 10 photos of it", file_count="multiple", file_types=["image"])
-                with gr.Row():
-                    add_dish_btn = gr.Button("Add the dish", variant="primary")
-                    dish_pick = gr.Dropdown(label="Dish", choices=[], interactive=True)
-                    remove_dish_btn = gr.Button("Remove the dish")
-                dishes_status = gr.Markdown()
+                    model_pick = gr.Dropdown(label="Model", choices=[], interactive=True)
+                    use_btn = gr.Button("Use this model for me")
+                    activate_btn = gr.Button("Make it the server default (admins)")
+                models_status = gr.Markdown()
+                with gr.Accordion("My dishes: recognised from a few of your photos", open=False):
+                    dishes_table = gr.Dataframe(interactive=False)
+                    dishes_accuracy = gr.Markdown()
+                    with gr.Row():
+                        dish_name = gr.Textbox(label="Dish name", placeholder="Grandma's lasagne", max_length=200)
+                        dish_food = gr.Textbox(label="The food or your own recipe it is", max_length=200)
+                    dish_photos = gr.File(label="1 to 10 photos of it", file_count="multiple", file_types=["image"])
+                    with gr.Row():
+                        add_dish_btn = gr.Button("Add the dish", variant="primary")
+                        dish_pick = gr.Dropdown(label="Dish", choices=[], interactive=True)
+                        remove_dish_btn = gr.Button("Remove the dish")
+                    dishes_status = gr.Markdown()
 
-        build_glucose_tab(gh)
-        _batch_tab(ctx)
+            build_glucose_tab(gh)
+            _batch_tab(ctx)
 
         # ---- wiring ----
         # Events that repeat another one (same handler, other trigger) are callable but
@@ -913,6 +932,8 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
                                       (recent, h.choose_recent, "choose_recent")):
             picker.input(**hold_log)
             picker.input(handler, [state, picker], pick_outputs, api_name=name, trigger_mode="always_last")
+        search_hits.input(h.open_pack_form, [search_hits], [tabs, own_name, own_basis, own_serving_name, my_status],
+                          api_name="open_pack_form", **quiet)
         favourite_btn.click(h.toggle_favourite, [state], [log_status, recent], api_name="toggle_favourite")
         search_inputs = [search_text, search_group]
         search_btn.click(h.search_foods, search_inputs, [search_hits, search_status], api_name="search_foods")
@@ -995,11 +1016,6 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
                            [dishes_status, dishes_table, dish_pick, dishes_accuracy], api_name="add_dish")
         remove_dish_btn.click(ph.remove_dish, [dish_pick],
                               [dishes_status, dishes_table, dish_pick, dishes_accuracy], api_name="remove_dish")
-    # The tabs sit in the Tabs that gr.Tab opens by itself; on a phone they wrap onto a second
-    # row instead of hiding behind a "..." menu (the Tabs component's own option).
-    for block in demo.blocks.values():
-        if isinstance(block, gr.Tabs):
-            block.overflow_behavior = "wrap"
     return demo
 
 

@@ -134,6 +134,14 @@ def picked_markdown(analysis: dict | None, food: str) -> str:
     return f"**You picked {food}** (the model guessed {top['name']}, {top['probability']:.0%})."
 
 
+def pack_entry_markdown(entry: dict[str, str]) -> str:
+    """A hypo treatment no food table lists was picked (service.pack_entry): never a guessed
+    figure, but where to enter the pack's."""
+    return (f"**{entry['food']}: no food table lists them**, and brands differ. In **My foods > Add a "
+            f"food from its label** (filled in for you), enter {entry['asks']}, then Save food; "
+            f"search for it here again to log it.")
+
+
 def suggestion_choices(analysis: Analysis) -> list[tuple[str, str]]:
     """Radio choices (shown text, food name); labels without nutrition data are left out."""
     choices = []

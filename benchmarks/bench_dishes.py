@@ -136,9 +136,10 @@ def embedding_cost(engine, photo: Path, rounds: int = 60) -> dict[str, float]:
     return medians
 
 
-def add_to_prediction(engine, photos: list[Path], query: Path) -> float:
+def add_to_prediction(engine, photos: list[Path], query: Path) -> float | None:
     """Seconds from adding a dish of these photos (embedding, database) to the next analysis that
-    recognises it (the analyser notices the change and rebuilds the user's recogniser)."""
+    recognises it (the analyser notices the change and rebuilds the user's recogniser); None when
+    that analysis does not suggest the dish."""
     from app.analysis import Analyzer, Photo
     from db import service
     from models.images import load_image
@@ -156,9 +157,7 @@ def add_to_prediction(engine, photos: list[Path], query: Path) -> float:
     analyzer.add_dish("bench", "Bench dish", "banana", images)
     analysis = analyzer.analyze(photo, 0.5, user="bench")
     seconds = time.perf_counter() - start
-    if not any(s.dish for s in analysis.suggestions):
-        raise SystemExit("the added dish is not among the next prediction's suggestions")
-    return seconds
+    return seconds if any(s.dish for s in analysis.suggestions) else None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -221,7 +220,9 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as folder:
         use_scratch_database(Path(folder))
         results["add_to_prediction_s"] = add_to_prediction(engine, train[labels[0]][-10:], val[labels[0]][1])
-    rows.append(("add a dish of 10 photos -> next prediction using it", f"{results['add_to_prediction_s']:.2f} s"))
+    added_s = results["add_to_prediction_s"]
+    rows.append(("add a dish of 10 photos -> next prediction using it",
+                 "not among that prediction's suggestions" if added_s is None else f"{added_s:.2f} s"))
 
     print(f"# Personal dishes: {engine.model_name} ({engine.version}), {args.data.name}, commit {commit()}")
     print(f"{len(labels)} dishes, {len(queries)} val photos, {args.episodes} episodes per k, "
@@ -231,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {name} | {value} |")
     if args.targets:
         failed = [key for key, bound in TARGETS.items() if key in results and (
-            results[key] > bound if key in ("open_claims", "embedding_cost", "add_to_prediction_s") else results[key] < bound)]
+            results[key] is None or results[key] > bound if key in ("open_claims", "embedding_cost", "add_to_prediction_s") else results[key] < bound)]
         print(f"\ntargets ({', '.join(f'{k} {v}' for k, v in TARGETS.items())}): "
               + ("all met" if not failed else "missed " + ", ".join(failed)))
     return 0

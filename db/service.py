@@ -6,6 +6,7 @@ are converted to local time), entry dicts give it as ISO text, and days are loca
 """
 
 import csv
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date, datetime, time, timedelta
@@ -58,6 +59,24 @@ def lookup(query: str, grams: float | None = None, serving: str | None = None,
         return cards.nutrition_card(food, portion_g, serving_name, unit)
 
 
+def pack_entry(name: str, *, user: str | None = None) -> dict[str, str] | None:
+    """What to enter for a hypo treatment that no table lists (db.hypo), when ``name`` is its
+    search entry or its term and not a food (the user's own included): {"food": the name to
+    save it under ("Glucose tablets"), "asks": "the carbohydrate in one tablet (g), from the
+    pack", "serving": "1 tablet"}; None otherwise."""
+    treatment = hypo.treatment_named(name)
+    if treatment is None or treatment.entry is not None:
+        return None
+    with session_scope(write=False) as session:
+        owner = repo.get_user(user, session=session) if user is not None else None
+        if owner is not None and session.scalar(select(Food.id).where(
+                Food.owner_id == owner.id, Food.name_key == name_key(treatment.term))) is not None:
+            return None
+    unit = re.search(r"\bin one (\w+)", treatment.asks or "")
+    return {"food": treatment.term[:1].upper() + treatment.term[1:], "asks": treatment.asks,
+            "serving": f"1 {unit.group(1)}" if unit else ""}
+
+
 def search(text: str, limit: int = 10, *, user: str | None = None,
            group: str | None = None, region: str | None = None) -> list[dict[str, Any]]:
     """Foods for a search box, best first (ranking: db.search). With ``user``: their own foods
@@ -70,8 +89,9 @@ def search(text: str, limit: int = 10, *, user: str | None = None,
     "portion": {"serving", "grams", "carbohydrate_g"}, "dataset", "duplicates", "asks"}: the
     default serving and the carbohydrate in it, so 45 g cooked and 126 g dry are told apart
     before choosing; the food's table and the same food in other tables. A hypo treatment is
-    answered by db.hypo alone: its food, or an entry (``food_id`` None) whose ``asks`` says
-    what to read from the pack. The app's search box, GET /api/foods and ``python -m db
+    answered by db.hypo alone (after the user's own foods that match, such as their tablets
+    added from the pack): its food, or an entry (``food_id`` None) whose ``asks`` says what to
+    read from the pack. The app's search box, GET /api/foods and ``python -m db
     search`` all call this."""
     if not isinstance(text, str):
         raise InvalidValue(f"search text must be text, got {validate.echo(text)}")
@@ -88,10 +108,11 @@ def search(text: str, limit: int = 10, *, user: str | None = None,
         if region is None and owner is not None:
             region = owner.region
         treatments = repo.hypo_hits(text, session=session, region=region) if not group else []
-        if treatments:  # never guessed (db.hypo)
-            return treatments[:limit]
         ranked = repo.search_foods(text, session=session, owner=owner, category=group or None,
                                    limit=limit, region=region)
+    if treatments:  # never guessed (db.hypo): the person's own tablets (from the pack) first
+        own = [repo.search_hit(c, s) for c, s in ranked if c.own]
+        return (own + treatments)[:limit]
     return [repo.search_hit(c, s) for c, s in ranked]
 
 

@@ -31,6 +31,7 @@ def _is_current(path: Path, shipped: dict) -> bool:
     extras = [index for index, _ in imagenet_extras(json.loads(shipped["labels"]))]
     return (merged_from.get("food_model", {}).get("version") == shipped["version"]
             and merged_from.get("imagenet", {}).get("extra_classes") == extras
+            and merged_from.get("embedding") == "imagenet"
             and meta.get("export_version") == str(EXPORT_VERSION))
 
 

@@ -16,7 +16,7 @@ an extra food). The merged output is log(merged), so the engine's softmax gives 
 Why a merge and not one student distilled from both teachers: a student learns a class from photos
 of it, and no photos of ImageNet's extra foods are here (its teacher would only ever say "not a
 banana" on Food-101 photos). Why at the graph level: the one file keeps everything the app and the
-batch tool read (labels, preprocessing, the food model's embedding output for personal dishes).
+batch tool read (labels, preprocessing, an embedding output for personal dishes: ImageNet's).
 
 The file's input is the ImageNet branch's size (`imagenet_size`); the food branch gets it scaled
 down inside the graph by two matrix products that apply exactly the resampling weights PIL uses
@@ -95,8 +95,12 @@ def merge_with_imagenet(food_path: Path, out_path: Path, imagenet_size: int = IM
         # The resize below commutes with normalisation only when both branches normalise alike.
         if (food_pre.mean, food_pre.std, food_pre.crop_pct) != (imagenet_pre.mean, imagenet_pre.std, imagenet_pre.crop_pct):
             raise ModelError("merge: the two models normalise or crop photos differently; they cannot share one input")
-        proto = _merged_graph(onnx.load(str(food_path)), onnx.load(str(imagenet_path)), food_meta, food_pre,
-                              imagenet_size, extras)
+        # Personal dishes (models.dishes) use ImageNet's embedding when it has one: on dishes neither
+        # model was trained on it separates them better than a 64 px Food-101 student's (docs/dishes.md).
+        branch, embedding_meta = next(((name, meta) for name, meta in (("imagenet", imagenet_meta), ("food", food_meta))
+                                       if "embedding_output" in meta), (None, None))
+        proto = _merged_graph(onnx.load(str(food_path)), onnx.load(str(imagenet_path)), food_pre,
+                              imagenet_size, extras, branch, embedding_meta and embedding_meta["embedding_output"])
         labels = food_pre.labels + [label for _, label in extras]
         preprocess = dataclasses.replace(food_pre, input_size=imagenet_size, labels=labels)
         set_metadata(proto, {
@@ -106,10 +110,11 @@ def merge_with_imagenet(food_path: Path, out_path: Path, imagenet_size: int = IM
             "merged_from": json.dumps({"food_model": {"file": food_path.name, "version": food_meta["version"],
                                                       "input_size": food_pre.input_size},
                                        "imagenet": {"version": imagenet_meta["version"], "input_size": imagenet_size,
-                                                    "extra_classes": [index for index, _ in extras]}}),
+                                                    "extra_classes": [index for index, _ in extras]},
+                                       "embedding": branch}),
             "export_version": str(EXPORT_VERSION),
             "precision": "fp32",
-            **({"embedding_output": food_meta["embedding_output"]} if "embedding_output" in food_meta else {}),
+            **({"embedding_output": embedding_meta["embedding_output"]} if embedding_meta else {}),
         })
         staged = Path(tmp) / "merged.onnx"
         onnx.save(proto, str(staged))
@@ -120,8 +125,8 @@ def merge_with_imagenet(food_path: Path, out_path: Path, imagenet_size: int = IM
     return out_path
 
 
-def _merged_graph(food: onnx.ModelProto, imagenet: onnx.ModelProto, food_meta: dict, food_pre: PreprocessConfig,
-                  size: int, extras: list[tuple[int, str]]) -> onnx.ModelProto:
+def _merged_graph(food: onnx.ModelProto, imagenet: onnx.ModelProto, food_pre: PreprocessConfig, size: int,
+                  extras: list[tuple[int, str]], branch: str | None, embedding: str | None) -> onnx.ModelProto:
     food = onnx.compose.add_prefix(food, "food/")
     imagenet = onnx.compose.add_prefix(imagenet, "imagenet/")
     rows = resize_matrix(size, food_pre.input_size, food_pre.interpolation)
@@ -133,7 +138,6 @@ def _merged_graph(food: onnx.ModelProto, imagenet: onnx.ModelProto, food_meta: d
         numpy_helper.from_array(np.array(1.0, dtype=np.float32), "merge/one"),
         numpy_helper.from_array(np.array(1e-12, dtype=np.float32), "merge/tiny"),
     ]
-    embedding = food_meta.get("embedding_output")
     nodes = [
         # images (N, 3, size, size) -> the food model's input: columns first, then rows.
         helper.make_node("MatMul", ["images", "merge/columns"], ["merge/narrow"]),
@@ -153,7 +157,7 @@ def _merged_graph(food: onnx.ModelProto, imagenet: onnx.ModelProto, food_meta: d
     ]
     outputs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", len(food_pre.labels) + len(extras)])]
     if embedding:
-        nodes.append(helper.make_node("Identity", [f"food/{embedding}"], [embedding]))
+        nodes.append(helper.make_node("Identity", [f"{branch}/{embedding}"], [embedding]))
         outputs.append(helper.make_tensor_value_info(embedding, TensorProto.FLOAT, ["batch", None]))
     graph = helper.make_graph(
         nodes, "food_and_imagenet_foods",

@@ -50,6 +50,9 @@ REVIEWED_ENDPOINTS = {
     "food_groups": "food_groups",  # public food groups only: no user data
     "unit_for_region": "unit_for_region",  # a region's unit: reads no user data
     "toggle_favourite": "toggle_favourite",
+    # A glucose-tablet search entry picked: the label form filled in; reads whether the request's
+    # user already has that own food (db.service.pack_entry), nothing else.
+    "open_pack_form": "open_pack_form",
     # My foods tab: db.personal scoped by the request's user (test_own_foods_... below,
     # tests/test_app_myfoods.py).
     "my_foods": "my_foods", "add_own_food": "add_own_food", "add_recipe": "add_recipe",

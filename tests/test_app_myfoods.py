@@ -151,3 +151,27 @@ def test_single_user_mode_uses_the_local_user(tmp_path_factory, default_model_pa
         table, picker = handlers.my_foods(local)
         assert picker["choices"] == ["Rye crisp"]
         assert [f["food"] for f in personal.own_foods(LOCAL_USER)] == ["Rye crisp"]
+
+
+def test_glucose_tablets_are_entered_from_the_pack_never_guessed(handlers):
+    # The search answers with an entry that asks for the pack's figure (db.hypo); picking it
+    # shows where to enter it, with no card and Log off, and fills in the label form.
+    [entry] = handlers.search_foods("glucose tablets", None, CAROL)[0]["choices"]
+    picked = handlers.choose_food({}, entry[1], CAROL)
+    state, headline, card, log = picked[0], picked[1], picked[8], picked[9]
+    assert state["food"] is None and card == "" and log["interactive"] is False
+    assert "no food table lists them" in headline and "one tablet (g), from the pack" in headline
+    tab, name, basis, serving, status = handlers.open_pack_form(entry[1], CAROL)
+    assert (tab.selected, name, basis, serving) == ("my-foods", "Glucose tablets", PER_SERVING, "1 tablet")
+    assert "carbohydrate in one tablet" in status
+    assert handlers.open_pack_form("Banana", CAROL) == (gr.skip(),) * 5
+    # Saved from the pack (4 g carbohydrate in a 4.2 g tablet), the search finds carol's own
+    # tablets first, and they are logged at her figure; dave still gets the pack entry alone.
+    handlers.add_own_food(name, basis, serving, 4.2, 15, 4, 4, 0, 0, 0, 0, 0, CAROL)
+    hits = service.search("glucose tablets", user="carol")
+    assert [h["food"] for h in hits] == ["Glucose tablets", entry[1]] and hits[0]["own"]
+    assert hits[0]["portion"] == {"serving": "1 tablet", "grams": 4.2, "carbohydrate_g": 4.0}
+    assert handlers.open_pack_form("glucose tablets", CAROL) == (gr.skip(),) * 5
+    assert handlers.choose_food({}, "Glucose tablets", CAROL)[8] != ""
+    assert [h["food_id"] for h in service.search("glucose tablets", user="dave")] == [None]
+    handlers.delete_own_food("Glucose tablets", CAROL)

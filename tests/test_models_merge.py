@@ -62,13 +62,15 @@ def test_merged_answers_are_the_rule_applied_to_both_networks(files):
     logits, embedding = _run(files / "merged.onnx", batch)
     a = resize_matrix(128, 64, "bicubic")
     food_logits, food_embedding = _run(files / "food.onnx", (a @ batch @ a.T).astype(np.float32))
-    (imagenet_logits,) = _run(files / "imagenet.onnx", batch)[:1]
+    imagenet_logits, imagenet_embedding = _run(files / "imagenet.onnx", batch)
     extras = [i for i, label in IMAGENET_FOOD_CLASSES.items()
               if label not in FOOD101_CLASSES and label not in IMAGENET_DISHES]
     q = _softmax(imagenet_logits.astype(np.float64))[:, extras]
     expected = np.concatenate([_softmax(food_logits.astype(np.float64)) * (1 - q.sum(1, keepdims=True)), q], axis=1)
     np.testing.assert_allclose(np.exp(logits), expected, atol=1e-5)
-    np.testing.assert_allclose(embedding, food_embedding, atol=1e-5)  # personal dishes read the food model's
+    # Personal dishes read ImageNet's features: they separate dishes neither model trained on better.
+    np.testing.assert_allclose(embedding, imagenet_embedding, atol=1e-5)
+    assert food_embedding.shape == (3, 32) and embedding.shape == (3, 1280)
     assert logits.shape == (3, 101 + len(extras)) and len(extras) == 31  # banana, espresso, broccoli...
 
 
@@ -86,6 +88,7 @@ def test_the_engine_serves_the_merged_file(files, coffee_image):
     assert len(top) == 5
     meta = read_metadata(files / "merged.onnx")
     assert json.loads(meta["merged_from"])["food_model"]["input_size"] == 64
+    assert json.loads(meta["merged_from"])["embedding"] == "imagenet" and meta["embedding_output"] == "embedding"
     assert engine.embed([coffee_image]).shape[0] == 1
 
 
