@@ -364,6 +364,38 @@ def load(session: Session, table: Table, seed_dir: Path, *,
     return len(food_rows)
 
 
+# The seed part that gives a database seeded before today's table_portions.csv its new rows.
+CITED_PORTIONS_PART = "table-portions-2"
+
+
+def add_cited_portions(session: Session, table: Table, seed_dir: Path) -> int:
+    """The cited portions (table_portions.csv) the table's rows in the database lack, added;
+    a new one is the default only where its food has none (a default the person already saw
+    stays). Returns how many were added."""
+    foods, _ = read_compact(table, seed_dir)
+    cited = cited_portions(table, foods, seed_dir)
+    if not cited:
+        return 0
+    ids = dict(session.execute(select(Food.source_code, Food.id).where(
+        Food.fdc_dataset == table.dataset.name, Food.owner_id.is_(None),
+        Food.source_code.in_({p.code for p in cited}))).all())
+    shown = session.execute(select(Serving.food_id, Serving.name, Serving.is_default).where(
+        Serving.food_id.in_(ids.values()))).all()
+    named = {(food_id, name_key(name)) for food_id, name, _ in shown}
+    with_default = {food_id for food_id, _, is_default in shown if is_default}
+    rows = []
+    for portion in cited:
+        food_id = ids.get(portion.code)
+        if food_id is None or (food_id, name_key(portion.name[:80])) in named:
+            continue
+        row = {"food_id": food_id, **_serving(portion)}
+        row["is_default"] = portion.is_default and food_id not in with_default
+        rows.append(row)
+    if rows:
+        session.execute(insert(Serving.__table__), rows)  # type: ignore[attr-defined]
+    return len(rows)
+
+
 def _serving(measure: TablePortion) -> dict:
     return {"name": measure.name[:80], "grams": measure.grams, "is_default": measure.is_default,
             "source": measure.source}

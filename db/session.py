@@ -207,6 +207,12 @@ def _load_seed(session: Session, folder: Path) -> None:
             session.add(SeedVersion(part=table.part, foods=added + len(present)))
             session.flush()
             changed = True
+    # A table loaded before today's cited portions (table_portions.csv) gets the new ones once.
+    if composition.CITED_PORTIONS_PART not in loaded and catalog_foods:
+        added = sum(composition.add_cited_portions(session, table, folder) for table in TABLES
+                    if composition.has_compact(table, folder))
+        session.add(SeedVersion(part=composition.CITED_PORTIONS_PART, foods=added))
+        session.flush()
     # Composites are made of rows of every table (fish and chips of CoFID's), so they come last;
     # a database whose composites came before the other tables gets the new ones once.
     if "sr28" in loaded and composites.present(folder):

@@ -142,17 +142,6 @@ def test_my_foods_through_gradio_client(server):
     assert status == "Deleted Bar and banana." and [r[0] for r in table["data"]] == ["Muesli bar"]
 
 
-def test_single_user_mode_uses_the_local_user(tmp_path_factory, default_model_path):
-    from app.config import LOCAL_USER
-
-    with seeded_server(tmp_path_factory.mktemp("app-myfoods-local")) as live:
-        handlers, local = Handlers(live.app.ctx), SimpleNamespace(username=None)
-        handlers.add_own_food("Rye crisp", PER_100G, "", None, 370, 70, 2, 16, 10, 2, None, None, local)
-        table, picker = handlers.my_foods(local)
-        assert picker["choices"] == ["Rye crisp"]
-        assert [f["food"] for f in personal.own_foods(LOCAL_USER)] == ["Rye crisp"]
-
-
 def test_glucose_tablets_are_entered_from_the_pack_never_guessed(handlers):
     # The search answers with an entry that asks for the pack's figure (db.hypo); picking it
     # shows where to enter it, with no card and Log off, and fills in the label form.
@@ -175,3 +164,16 @@ def test_glucose_tablets_are_entered_from_the_pack_never_guessed(handlers):
     assert handlers.choose_food({}, "Glucose tablets", CAROL)[8] != ""
     assert [h["food_id"] for h in service.search("glucose tablets", user="dave")] == [None]
     handlers.delete_own_food("Glucose tablets", CAROL)
+
+
+# Last in this file: seeded_server points the process's database at a fresh file, so the
+# module's server (carol, dave) is no longer the one the handlers above read.
+def test_single_user_mode_uses_the_local_user(tmp_path_factory, default_model_path):
+    from app.config import LOCAL_USER
+
+    with seeded_server(tmp_path_factory.mktemp("app-myfoods-local")) as live:
+        handlers, local = Handlers(live.app.ctx), SimpleNamespace(username=None)
+        handlers.add_own_food("Rye crisp", PER_100G, "", None, 370, 70, 2, 16, 10, 2, None, None, local)
+        table, picker = handlers.my_foods(local)
+        assert picker["choices"] == ["Rye crisp"]
+        assert [f["food"] for f in personal.own_foods(LOCAL_USER)] == ["Rye crisp"]

@@ -5,6 +5,7 @@ foods each; the rows load with their source and attribution; check-seed reads th
 seeded with CoFID 2015's rows keeps them and their meals as the 2021 rows."""
 
 import csv
+import re
 import gzip
 from datetime import datetime
 from pathlib import Path
@@ -310,5 +311,62 @@ def test_fish_and_chips_is_the_fish_with_its_chips_and_an_older_database_gets_it
         assert [e["food_id"] for e in entries] == [stand_in_id]
         with session_scope(write=False) as session:
             assert session.get(Food, stand_in_id).labels == []
+    finally:
+        configure(None)
+
+
+def test_every_portion_cited_from_fndds_is_that_fndds_portion():
+    # table_portions.csv gives CoFID and Swiss rows a portion of the same food in FNDDS: the
+    # cited code, name, portion and grams are FNDDS's own, and the row's grams are those grams
+    # (or half of them where the row says "half of").
+    cited = re.compile(r"^(half of )?FNDDS 2021-2023 portion of the same food: (\d+) '(.+?)', '(.+?)' "
+                       r"\((\d+(?:\.\d+)?) g[;)]")
+    names = {r["code"]: r["name"] for r in csv.DictReader(gzip.open(SEED_DIR / "fndds_foods.csv.gz", "rt"))}
+    grams = {(r["code"], r["name"]): float(r["grams"])
+             for r in csv.DictReader(gzip.open(SEED_DIR / "fndds_portions.csv.gz", "rt"))}
+    rows = list(csv.DictReader((SEED_DIR / "table_portions.csv").open(encoding="utf-8")))
+    assert len(rows) >= 30
+    for row in rows:
+        found = cited.match(row["source"])
+        assert found, row
+        half, code, name, portion, weight = found.groups()
+        assert names[code] == name and grams[(code, portion)] == float(weight), row
+        assert float(row["grams"]) == float(weight) / (2 if half else 1), row
+    defaults = {row["entry"] for row in rows if row["is_default"] == "true"}
+    assert {"Croissants", "Orange juice, chilled", "Fish fingers, cod, grilled/baked",
+            "Potato crisps, fried in sunflower oil", "Bread, naan, retail"} <= defaults
+
+
+def test_a_database_seeded_before_todays_cited_portions_gets_them_once(tmp_path):
+    from db.models import SeedVersion
+    from db.session import configure, get_engine, init_db
+
+    seed = _seed_with_tables(tmp_path / "seed")
+    configure(f"sqlite:///{tmp_path / 'foodtag.db'}")
+    try:
+        init_db(seed_dir=seed)
+        assert service.lookup("Croissants")["portion"]["grams"] == 57.0
+        # As seeded before the rows existed: croissants without servings, bagels with a
+        # default the person has seen (their 100 g), the part not yet loaded.
+        with get_engine().begin() as conn:
+            conn.execute(text("DELETE FROM servings WHERE food_id IN (SELECT id FROM foods WHERE "
+                              "fdc_dataset = 'CoFID' AND source_code IN ('Croissants', 'Bagels, plain'))"))
+            conn.execute(text("INSERT INTO servings (food_id, name, grams, is_default, source) SELECT id, "
+                              "'100 g', 100, true, 'per 100 g' FROM foods WHERE source_code = 'Bagels, plain'"))
+            conn.execute(text(f"DELETE FROM seed_versions WHERE part = '{composition.CITED_PORTIONS_PART}'"))
+        from db.errors import InvalidPortion
+
+        with pytest.raises(InvalidPortion, match="no default serving"):
+            service.lookup("Croissants")
+        init_db(seed_dir=seed)
+        croissant, bagel = service.lookup("Croissants"), service.lookup("Bagels, plain")
+        assert (croissant["portion"]["serving"], croissant["portion"]["grams"]) == ("1 medium croissant", 57.0)
+        assert bagel["portion"]["grams"] == 100.0  # the default already shown stays
+        assert [s["name"] for s in bagel["servings"]] == ["100 g", "1 regular bagel", "1 small bagel"]
+        init_db(seed_dir=seed)  # once: nothing added twice
+        assert len(service.lookup("Bagels, plain")["servings"]) == 3
+        with get_engine().begin() as conn:
+            assert conn.execute(select(SeedVersion.foods).where(
+                SeedVersion.part == composition.CITED_PORTIONS_PART)).scalar() == 4
     finally:
         configure(None)
