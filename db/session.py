@@ -207,10 +207,11 @@ def _load_seed(session: Session, folder: Path) -> None:
             session.add(SeedVersion(part=table.part, foods=added + len(present)))
             session.flush()
             changed = True
-    # A table loaded before today's cited portions (table_portions.csv) gets the new ones once.
+    # A table loaded before today's cited portions (table_portions.csv) gets the new ones once;
+    # one loaded just now already has them.
     if composition.CITED_PORTIONS_PART not in loaded and catalog_foods:
         added = sum(composition.add_cited_portions(session, table, folder) for table in TABLES
-                    if composition.has_compact(table, folder))
+                    if table.part in loaded and composition.has_compact(table, folder))
         session.add(SeedVersion(part=composition.CITED_PORTIONS_PART, foods=added))
         session.flush()
     # Composites are made of rows of every table (fish and chips of CoFID's), so they come last;
