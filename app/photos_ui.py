@@ -12,7 +12,7 @@ from pathlib import Path
 import gradio as gr
 import pandas as pd
 
-from app.analysis import Analyzer
+from app.meals import Analyzer
 from app.dishes import held_out_text, overall_held_out
 from app.errors import shown_errors
 from db import households, photos, service, validate

@@ -28,7 +28,7 @@ from sqlalchemy import text
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
-from app.analysis import DISCLAIMER, Analyzer, PortionError, find_foods, nutrition_card
+from app.meals import DISCLAIMER, Analyzer, PortionError, find_foods, nutrition_card
 from app.auth import Identity, NotSignedIn
 from app.catalog import DefaultFollower, ModelCatalog
 from app.glucose.api import add_routes as add_glucose_routes

@@ -1,4 +1,4 @@
-"""The web UI: thin Gradio handlers over app.analysis and db.service, then the layout.
+"""The web UI: thin Gradio handlers over app.meals and db.service, then the layout.
 
 Every handler that touches a meal log takes `request: gr.Request` and asks `Identity` for
 the user; no handler accepts a user name from the page. Every event has an api_name, so the
@@ -18,7 +18,7 @@ import gradio as gr
 import pandas as pd
 
 from app import views
-from app.analysis import Analyzer, find_foods, nutrition_card, photo_digest
+from app.meals import Analyzer, find_foods, nutrition_card, photo_digest
 from app.dishes import learn_correction
 from app.auth import Identity
 from app.catalog import ModelCatalog

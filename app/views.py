@@ -10,7 +10,7 @@ from datetime import date, datetime, timedelta
 
 import pandas as pd
 
-from app.analysis import DISCLAIMER, Analysis
+from app.meals import DISCLAIMER, Analysis
 from db.cards import GI_UNKNOWN, source_text
 from db.nutrition import NUTRIENT_LABELS, NUTRIENTS, carb_unit
 

@@ -140,7 +140,7 @@ def add_to_prediction(engine, photos: list[Path], query: Path) -> float | None:
     """Seconds from adding a dish of these photos (embedding, database) to the next analysis that
     recognises it (the analyser notices the change and rebuilds the user's recogniser); None when
     that analysis does not suggest the dish."""
-    from app.analysis import Analyzer, Photo
+    from app.meals import Analyzer, Photo
     from db import service
     from models.images import load_image
 

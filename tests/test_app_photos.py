@@ -16,7 +16,7 @@ from gradio_client import Client, handle_file
 from photo_support import files_in, photo_with_location, photos_dir  # noqa: F401  (fixture)
 
 from app.__main__ import main
-from app.analysis import Analysis, Suggestion, read_photo
+from app.meals import Analysis, Suggestion, read_photo
 from app.auth import Identity
 from app.photos_ui import PhotoHandlers
 from app.security import OwnedFiles

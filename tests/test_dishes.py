@@ -193,14 +193,14 @@ def test_a_dish_keeps_its_newest_photos(alice, monkeypatch):
 
 @pytest.fixture
 def analyzer(tiny, db_url):
-    from app.analysis import Analyzer
+    from app.meals import Analyzer
     from app.catalog import ModelCatalog
 
     return Analyzer(ModelCatalog([tiny], default_path=lambda: tiny))
 
 
 def test_a_dish_added_through_the_service_is_recognised_in_the_next_request(analyzer, engine, alice, bob):
-    from app.analysis import Photo
+    from app.meals import Photo
 
     plate, other = picture(10), picture(11)
     assert not analyzer.analyze(Photo(plate), 0.5, user=alice).top.dish
@@ -220,7 +220,7 @@ def test_a_dish_added_through_the_service_is_recognised_in_the_next_request(anal
 
 
 def test_a_dish_added_through_the_ui_is_recognised_and_a_correction_teaches_it(tiny, db_url, tmp_path, monkeypatch):
-    from app.analysis import Analyzer
+    from app.meals import Analyzer
     from app.auth import Identity
     from app.catalog import ModelCatalog
     from app.photos_ui import PhotoHandlers
@@ -268,7 +268,7 @@ def test_a_dish_added_through_the_ui_is_recognised_and_a_correction_teaches_it(t
 
 
 def test_dishes_learned_with_another_model_are_not_mixed_in_and_the_user_is_told(analyzer, alice):
-    from app.analysis import Photo
+    from app.meals import Photo
 
     stored.add_dish(alice, "Old pie", "banana", [as_photo_vectors(np.ones((2, 32), np.float32))], space="another model")
     analysis = analyzer.analyze(Photo(picture(3)), 0.5, user=alice)
