@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from dataclasses import asdict, dataclass, field
+from typing import NamedTuple
 
 from PIL import Image
 
@@ -27,6 +28,17 @@ DISCLAIMER = (
     "Carbohydrate information only, not medical advice: this app never suggests an insulin "
     "dose. Photo estimates can be wrong; check portions and ask your diabetes team."
 )
+
+def is_confident(probability: float, threshold: float) -> bool:
+    """The one confidence rule: under the user's threshold the app chooses no food (the page,
+    POST /api/analyze and batch rows alike) and the person names it."""
+    return probability >= threshold
+
+
+def unsure_message(name: str, probability: float, threshold: float) -> str:
+    return (f"The model is not sure: its best guess, {name}, has only {probability:.0%} confidence "
+            f"(your threshold is {threshold:.0%}).")
+
 
 class PortionError(FoodtagError):
     """A portion the app refuses before asking the database (grams and a serving at once)."""
@@ -64,17 +76,20 @@ class Analysis:
 
     @property
     def confident(self) -> bool:
-        return self.top.probability >= self.threshold
+        return is_confident(self.top.probability, self.threshold)
+
+    @property
+    def chosen(self) -> str | None:
+        """The food the card is for until the person picks one: the top guess's food when the
+        model is confident, else None (the one confidence rule for every front end)."""
+        return self.top.food if self.confident else None
 
     @property
     def unsure_message(self) -> str | None:
         if self.confident:
             return None
-        return (
-            f"The model is not sure: its best guess, {self.top.name}, has only "
-            f"{self.top.probability:.0%} confidence (your threshold is {self.threshold:.0%}). "
-            "Pick the right food from the suggestions or search by name."
-        )
+        return (unsure_message(self.top.name, self.top.probability, self.threshold)
+                + " Pick the right food from the suggestions or search by name.")
 
     def to_dict(self) -> dict:
         return {
@@ -85,6 +100,14 @@ class Analysis:
             "message": self.unsure_message,
             "notes": list(self.notes),
         }
+
+
+class Analyzed(NamedTuple):
+    """One upload analysed for a user: the decoded photo, what the model saw in it, and the
+    user's settings read once for the whole request."""
+    photo: Photo
+    analysis: Analysis
+    settings: dict
 
 
 def read_photo(data: bytes, name: str = "photo", min_side: int | None = None) -> Photo:
@@ -108,6 +131,15 @@ class Analyzer:
         # runs only oversubscribe the CPU and raise every request's latency.
         self._inference = threading.Lock()
         self.dishes = PersonalDishes()
+
+    def analyse_upload(self, user: str, data: bytes, name: str) -> Analyzed:
+        """An upload -> the user's model's suggestions (their dishes among them) under their
+        confidence threshold: what the page, POST /api/analyze and batch rows all start from."""
+        model = service.user_model(user)
+        settings = service.get_settings(user)
+        photo = self.read(data, name, model)
+        analysis = self.analyze(photo, settings["confidence_threshold"], model, user=user)
+        return Analyzed(photo, analysis, settings)
 
     def read(self, data: bytes, name: str, model: str | None = None) -> Photo:
         """An upload decoded only as large as the model's preprocessing needs."""

@@ -395,11 +395,10 @@ class App:
 
     def _analyze_sync(self, user: str, data: bytes, name: str, *, grams: str | None, serving: str | None,
                       food: str | None) -> dict:
-        model = service.user_model(user)
-        photo = self.ctx.analyzer.read(data, name, model)
-        settings = service.get_settings(user)
-        analysis = self.ctx.analyzer.analyze(photo, settings["confidence_threshold"], model, user=user)
-        chosen = food or analysis.top.food
+        """The page's rule: below the user's confidence threshold no food is chosen (food and
+        card are null) until the client names one with `food`."""
+        _, analysis, settings = self.ctx.analyzer.analyse_upload(user, data, name)
+        chosen = food or analysis.chosen
         card = (
             nutrition_card(chosen, grams=grams, serving=serving, exchange_unit_g=settings["exchange_unit_g"],
                            user=user)

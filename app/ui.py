@@ -252,11 +252,8 @@ class Handlers:
                 raise ImageError(f"{name}: file is {size / 2**20:.1f} MB; the limit is "
                                  f"{self.ctx.max_upload_bytes / 2**20:.0f} MB")
             data = path.read_bytes()
-            model = service.user_model(user)
-            photo = self.ctx.analyzer.read(data, name, model)
-            settings = service.get_settings(user)
-            analysis = self.ctx.analyzer.analyze(photo, settings["confidence_threshold"], model, user=user)
-            food = analysis.top.food if analysis.confident else None
+            photo, analysis, settings = self.ctx.analyzer.analyse_upload(user, data, name)
+            food = analysis.chosen
             kept = keepable_jpeg(data, name, short_side=photos.MAX_SIDE) if settings["keep_photos"] else None
             state = _portion_state(analysis.to_dict(), photo_digest(data), food, kept,
                                    (analysis.vectors, analysis.space))

@@ -16,7 +16,7 @@ from gradio_client import Client, handle_file
 from photo_support import files_in, photo_with_location, photos_dir  # noqa: F401  (fixture)
 
 from app.__main__ import main
-from app.meals import Analysis, Suggestion, read_photo
+from app.meals import Analyzer, Analysis, Suggestion, read_photo
 from app.auth import Identity
 from app.photos_ui import PhotoHandlers
 from app.security import OwnedFiles
@@ -27,8 +27,12 @@ from db.session import configure
 ALICE, BOB = SimpleNamespace(username="alice"), SimpleNamespace(username="bob")
 
 
-class BananaAnalyzer:
-    """Reads photos as the app does, and is sure every one is a banana."""
+class BananaAnalyzer(Analyzer):
+    """The app's Analyzer without a model: reads photos as the app does, and is sure every one
+    is a banana."""
+
+    def __init__(self) -> None:
+        pass
 
     def read(self, data: bytes, name: str, model: str | None = None):
         return read_photo(data, name, min_side=224)

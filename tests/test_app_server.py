@@ -110,6 +110,19 @@ def test_api_analyze_photo_and_portions(server, coffee_image):
     assert banana["food"] == "Banana" and banana["card"]["portion"]["grams"] == 150
 
 
+def test_api_unsure_photo_chooses_no_food(server, coffee_image):
+    """The page's confidence rule on the API too: below the threshold no food and no card,
+    until the client names the food."""
+    service.update_settings(LOCAL_USER, confidence_threshold=1.0)
+    photo = jpeg_bytes(coffee_image)
+    body = post_photo(server, "cup.jpg", photo).json()
+    assert body["confident"] is False and "not sure" in body["message"]
+    assert body["food"] is None and body["card"] is None
+    assert body["predictions"][0]["label"] == "espresso"  # the guesses are still there to pick from
+    named = post_photo(server, "cup.jpg", photo, food="espresso").json()
+    assert named["food"] == "Espresso" and named["card"]["source"]["fdc_id"] == 171891
+
+
 @pytest.mark.parametrize("fields, status, words", [
     # The issue's list, refused as the UI, the batch tool and the CLI refuse them (db.validate).
     *(({"grams": bad}, 422, "grams must be") for bad in ("5e-324", "-1", "nan", "inf", "1e308", "abc")),

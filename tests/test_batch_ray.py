@@ -37,7 +37,7 @@ def ray_instance(tmp_path_factory):
 
 def run(csv: Path, out: Path, model: Path, engine: str, *extra) -> int:
     return main([str(csv), "--out", str(out), "--model", str(model), "--workers", "2", "--batch-size", "4",
-                 "--engine", engine, *map(str, extra)])
+                 "--engine", engine, "--confidence-threshold", "0", *map(str, extra)])
 
 
 def awkward_input(folder: Path) -> Path:
@@ -102,7 +102,8 @@ def test_resume_with_ray_equals_an_uninterrupted_run(tmp_path, model):
     assert run(csv, reference, model, "local") == 1
     whole = reference.read_bytes()
     out = tmp_path / "out.csv"
-    plan = plan_batch(BatchConfig(input=csv, out=out, model=model, batch_size=4, workers=2, engine="ray"))
+    plan = plan_batch(BatchConfig(input=csv, out=out, model=model, batch_size=4, workers=2, engine="ray",
+                                  confidence_threshold=0))
     with pytest.raises(KeyboardInterrupt):
         run_batch(plan, Engine(model), progress=interrupt_after(8))  # two chunks
     assert len(read_rows(out)) == 9
@@ -148,7 +149,7 @@ def test_address_auto_joins_the_running_cluster(tmp_path, model):
     csv = awkward_input(tmp_path)
     assert run(csv, tmp_path / "local.csv", model, "local") == 1
     done = batch_process(str(csv), "--out", str(tmp_path / "ray.csv"), "--model", str(model), "--batch-size", "4",
-                         "--engine", "ray", "--address", "auto")
+                         "--engine", "ray", "--address", "auto", "--confidence-threshold", "0")
     assert done.returncode == 1, done.stderr
     assert (tmp_path / "ray.csv").read_bytes() == (tmp_path / "local.csv").read_bytes()
 

@@ -20,8 +20,11 @@ from batch_support import (  # batch_database, model: fixtures
 REPO = Path(__file__).resolve().parents[1]
 
 
-def run(csv: Path, out: Path, model: Path, *extra) -> int:
-    return main([str(csv), "--out", str(out), "--model", str(model), "--workers", "2", *map(str, extra)])
+def run(csv: Path, out: Path, model: Path, *extra, threshold: float | None = 0) -> int:
+    """The batch command line; the tiny model is never sure, so its rows get cards only under
+    threshold 0 (None: the --log-user's own threshold)."""
+    chosen = [] if threshold is None else ["--confidence-threshold", threshold]
+    return main([str(csv), "--out", str(out), "--model", str(model), "--workers", "2", *map(str, [*chosen, *extra])])
 
 
 def meals_csv(folder: Path, count: int = 10) -> tuple[Path, list[str], list[list[str]]]:
@@ -44,7 +47,7 @@ def test_every_row_once_in_order_with_pass_through_and_summary(tmp_path, model):
     out = tmp_path / "results.csv"
     assert run(csv, out, model, "--top-k", 3, "--batch-size", 4) == 0
     written = read_rows(out)
-    # A new user's unit (15 g US choices), named in the column; no --log-user, so the default threshold.
+    # A new user's unit (15 g US choices), named in the column; --confidence-threshold 0.
     assert written[0] == header + list(result_columns(15.0)) and "exchanges_15g" in written[0]
     assert len(written) == len(rows) + 1
     version = Engine(model).version
@@ -54,7 +57,7 @@ def test_every_row_once_in_order_with_pass_through_and_summary(tmp_path, model):
         assert result["status"] == "ok" and result["error"] == ""
         assert result["predicted_label"] in KNOWN_LABELS
         assert 0 < float(result["probability"]) <= 1
-        assert result["low_confidence"] == ("true" if float(result["probability"]) < 0.5 else "false")
+        assert result["low_confidence"] == "false"
         assert len(result["top_k"].split("; ")) == 3
         assert result["model_version"] == version
         assert result["fdc_id"].isdigit() and float(result["kcal"]) > 0
@@ -70,28 +73,44 @@ def test_every_row_once_in_order_with_pass_through_and_summary(tmp_path, model):
     assert float(summary[0]["kcal"]) == pytest.approx(ann_kcal, abs=0.05)
 
 
-def test_exchanges_in_the_log_users_unit_and_low_confidence_under_their_threshold(tmp_path, model):
+def test_exchanges_in_the_log_users_unit_and_no_food_under_their_threshold(tmp_path, model):
+    """The app's confidence rule: an unsure row gets no guessed card and is not logged; a row
+    whose `food` cell names the food gets that food's card and is logged as a correction."""
     from db import service
     from db.session import configure, init_db
 
+    photo(tmp_path / "a.jpg", seed=1)
+    csv = write_csv(tmp_path / "meals.csv", ["image", "Food", "grams"], [["a.jpg", "", "100"], ["a.jpg", "banana", "100"]])
+    out = tmp_path / "results.csv"
     configure(f"sqlite:///{tmp_path / 'foodtag.db'}")
     try:
         init_db()
         service.ensure_user("ann")
         service.update_settings("ann", exchange_unit_g=12.0, confidence_threshold=0.999)
-        csv, header, rows = meals_csv(tmp_path, count=2)
-        out = tmp_path / "results.csv"
-        assert run(csv, out, model, "--log-user", "ann") == 0
+        assert run(csv, out, model, "--log-user", "ann", threshold=None) == 1
+        [logged] = service.day_summary("ann", datetime.now().date())["entries"]
     finally:
         configure(None)
     written = read_rows(out)
-    result = dict(zip(written[0], written[1]))
+    unsure, named = (dict(zip(written[0], row)) for row in written[1:])
+    assert unsure["low_confidence"] == "true" and unsure["status"] == "error"
+    assert "not sure" in unsure["error"] and "'food' column" in unsure["error"]
+    assert unsure["predicted_food"] == unsure["log_entry_id"] == ""
+    assert named["low_confidence"] == "true" and named["status"] == "ok" and named["predicted_food"] == "Banana"
+    assert logged["food"] == "Banana" and str(logged["id"]) == named["log_entry_id"]
     assert "exchanges_12g" in written[0] and "exchanges_15g" not in written[0]
     # BE count available carbohydrate in 12 g units.
-    available = float(result["available_carbohydrate_g"])
-    assert float(result["exchanges_12g"]) == pytest.approx(available / 12, abs=0.06)  # shown to 0.1
-    assert result["low_confidence"] == "true" and result["status"] == "ok"
+    available = float(named["available_carbohydrate_g"])
+    assert float(named["exchanges_12g"]) == pytest.approx(available / 12, abs=0.06)  # shown to 0.1
     assert "exchanges_12g" in read_rows(tmp_path / "results.summary.csv")[0]
+
+
+def test_confidence_threshold_outside_0_to_1_is_refused(tmp_path, model):
+    photo(tmp_path / "a.jpg")
+    csv = write_csv(tmp_path / "meals.csv", ["image"], [["a.jpg"]])
+    for bad in ("1.5", "-0.1", "nan"):
+        assert run(csv, tmp_path / "out.csv", model, threshold=bad) == 2
+    assert not (tmp_path / "out.csv").exists()
 
 
 def test_bad_rows_fail_alone(tmp_path, model):
@@ -198,7 +217,7 @@ def test_resume_after_interrupt_equals_an_uninterrupted_run(tmp_path, model):
 
     # 1. Interrupted (Ctrl-C) after two chunks, then resumed.
     out = tmp_path / "interrupted.csv"
-    plan = plan_batch(BatchConfig(input=csv, out=out, model=model, batch_size=4, workers=2))
+    plan = plan_batch(BatchConfig(input=csv, out=out, model=model, batch_size=4, workers=2, confidence_threshold=0))
     with pytest.raises(KeyboardInterrupt):
         run_batch(plan, Engine(model), progress=interrupt_after(8))  # two chunks
     assert len(read_rows(out)) == 9
@@ -262,7 +281,7 @@ def test_nutrition_lookups_are_cached(tmp_path, model):
 
     photo(tmp_path / "a.jpg")
     csv = write_csv(tmp_path / "m.csv", ["image", "grams"], [["a.jpg", "100"]] * 30)
-    plan = plan_batch(BatchConfig(input=csv, out=tmp_path / "out.csv", batch_size=8, workers=2))
+    plan = plan_batch(BatchConfig(input=csv, out=tmp_path / "out.csv", batch_size=8, workers=2, confidence_threshold=0))
     result = run_batch(plan, Engine(model))
     assert result.rows == 30 and result.errors == 0
     assert result.lookups == 1 and result.cache_hits == 29

@@ -21,6 +21,9 @@ def engine(tmp_path_factory):
     return Engine(tiny_model(tmp_path_factory.getbasetemp()))
 
 
+SURE = {"confidence_threshold": 0.0}  # the tiny model is never sure: every row gets its guess's card
+
+
 def upload(folder: Path, entries: dict[str, bytes], rows: list[list[str]]) -> tuple[Path, Path]:
     archive = folder / "photos.zip"
     with zipfile.ZipFile(archive, "w") as zf:
@@ -39,7 +42,8 @@ def test_upload_runs_and_leaves_no_photos_behind(tmp_path, engine):
     work = tmp_path / "work"
     work.mkdir()
     seen = []
-    result = run_upload(csv, archive, 3, engine, work, lambda done, total: seen.append((done, total)))
+    result = run_upload(csv, archive, 3, engine, work, lambda done, total: seen.append((done, total)),
+                        settings=SURE)
     assert result.rows == 4 and result.errors == 2
     assert seen[0] == (0, 4) and seen[-1] == (4, 4)
     rows = read_csv(result.out)
@@ -58,7 +62,7 @@ def test_upload_uses_the_uploaders_unit_and_threshold(tmp_path, engine):
                         settings={"exchange_unit_g": 10.0, "confidence_threshold": 1.0})
     [row] = read_csv(result.out)
     assert "exchanges_10g" in row and "exchanges_15g" not in row
-    assert row["low_confidence"] == "true" and row["status"] == "ok"
+    assert row["low_confidence"] == "true" and row["status"] == "error" and "not sure" in row["error"]
 
 
 def test_upload_refuses_zip_slip(tmp_path, engine):
@@ -74,7 +78,7 @@ def test_batch_tab_over_gradio_client(tmp_path, engine):
     csv, archive = upload(tmp_path, {"a.jpg": jpeg_bytes(1)}, [["a.jpg", "100", "x"], ["missing.jpg", "", ""]])
     with gr.Blocks() as demo:
         with gr.Tab("Batch"):
-            build_batch_tab(lambda: engine)
+            build_batch_tab(lambda: engine, user_settings=lambda _request: SURE)
     demo.queue().launch(prevent_thread_lock=True, quiet=True)
     try:
         client = Client(demo.local_url, verbose=False)

@@ -420,14 +420,16 @@ def test_deploy_with_a_label_map_installs_where_the_app_lists_it(run, tmp_path, 
     infos, _ = ModelCatalog(default_path=lambda: installed).list()
     assert any(info.name == "tiny" and info.accuracy == report["top1"] for info in infos)
 
-    # `python -m app batch --model` on the installed file: every row gets a food and its card.
+    # `python -m app batch --model` on the installed file: every row gets a food and its card
+    # (threshold 0: a two-epoch tiny student is never sure).
     from app.batch.runner import main as batch_main
     from batch_support import photo, read_csv, write_csv
 
     photo(tmp_path / "a.jpg", seed=1)
     photo(tmp_path / "b.jpg", seed=2)
     csv = write_csv(tmp_path / "meals.csv", ["image"], [["a.jpg"], ["b.jpg"]])
-    assert batch_main([str(csv), "--out", str(tmp_path / "out.csv"), "--model", str(installed), "--workers", "1"]) == 0
+    assert batch_main([str(csv), "--out", str(tmp_path / "out.csv"), "--model", str(installed), "--workers", "1",
+                       "--confidence-threshold", "0"]) == 0
     rows = read_csv(tmp_path / "out.csv")
     assert [r["status"] for r in rows] == ["ok", "ok"]
     assert {r["predicted_label"] for r in rows} <= {"pizza", "banana", "hot_dog", "espresso"}

@@ -18,7 +18,7 @@ from app.batch.errors import BatchInputError
 from db.spreadsheet import neutralise
 
 # Columns the tool reads; matched after strip() and lower(), so "Image " works too.
-RECOGNISED_COLUMNS = ("image", "grams", "serving", "eaten_at", "user", "meal", "note")
+RECOGNISED_COLUMNS = ("image", "food", "grams", "serving", "eaten_at", "user", "meal", "note")
 
 _OTHER_DELIMITERS = {";": "semicolon", "\t": "tab", "|": "pipe"}
 _FOREIGN_MAGIC = {

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from app.batch.csvfile import InputSpec
 from app.batch.errors import RowError
 from app.batch.rows import RowRequest
+from models.engine import Prediction
 from models.errors import FoodtagError
 
 KEY_COLUMNS = ("image", "eaten_at", "user", "meal")
@@ -58,13 +59,15 @@ class MealLog:
         """Rows naming another user in their `user` cell stay out of this user's log."""
         return not request.user or _name_key(request.user) == self._user_key
 
-    def add(self, request: RowRequest, label: str, probability: float, model_version: str, external_id: str) -> str:
+    def add(self, request: RowRequest, food: str, best: Prediction, model_version: str, external_id: str) -> str:
+        """Log ``food`` for the row; a food the person named in place of the model's guess is
+        a correction, as in the app."""
         try:
             entry = self._log_meal(
-                self.user, label, grams=request.grams, serving=request.serving,
+                self.user, food, grams=request.grams, serving=request.serving,
                 eaten_at=request.eaten_at, meal_type=request.meal, note=request.note,
-                predicted_label=label, confidence=probability, model_version=model_version,
-                external_id=external_id,
+                predicted_label=best.label, confidence=best.probability, model_version=model_version,
+                external_id=external_id, is_correction=request.food is not None and food != (best.food or best.label),
             )
         except FoodtagError as exc:
             raise RowError(f"not added to the meal log: {exc}") from None

@@ -7,6 +7,7 @@ from datetime import datetime
 
 from app.batch.csvfile import InputSpec
 from app.batch.errors import RowError
+from app.meals import is_confident, unsure_message
 from db import validate
 from db.errors import InvalidValue
 from db.nutrition import NUTRIENTS
@@ -23,6 +24,7 @@ RESULT_COLUMNS = (
 
 @dataclass(frozen=True)
 class RowRequest:
+    food: str | None  # the food the person named; None: the model's confident guess
     grams: float | None
     serving: str | None
     eaten_at: datetime | None
@@ -54,6 +56,7 @@ def parse_request(spec: InputSpec, cells: list[str]) -> RowRequest:
         if serving:
             raise RowError("give grams or serving, not both")
     return RowRequest(
+        food=spec.value(cells, "food") or None,
         grams=grams,
         serving=serving,
         eaten_at=parse_eaten_at(spec.value(cells, "eaten_at")),
@@ -87,9 +90,20 @@ def prediction_cells(predictions: list[Prediction], threshold: float) -> dict[st
     return {
         "predicted_label": best.label,
         "probability": number(best.probability, 4),
-        "low_confidence": "true" if best.probability < threshold else "false",
+        "low_confidence": "false" if is_confident(best.probability, threshold) else "true",
         "top_k": "; ".join(f"{p.label}:{p.probability:.4f}" for p in predictions),
     }
+
+
+def chosen_food(request: RowRequest, best: Prediction, threshold: float) -> str:
+    """The food a row's card is for: the one its `food` cell names, else the model's guess when
+    it is confident (the app's rule); an unsure photo without one is an error row, not a guess."""
+    if request.food:
+        return request.food
+    if not is_confident(best.probability, threshold):
+        raise RowError(f"{unsure_message(best.label, best.probability, threshold)} "
+                       "Name the food in a 'food' column (or lower --confidence-threshold)")
+    return best.food or best.label
 
 
 def nutrition_cells(card: dict) -> dict[str, str]:

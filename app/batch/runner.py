@@ -1,13 +1,15 @@
 """`python -m app batch`: recognise every photo listed in a CSV and add its nutrition.
 
     python -m app batch meals.csv --out results.csv [--model M.onnx] [--images-root DIR]
-        [--top-k K] [--log-user USER] [--user USER] [--resume] [--allow-outside-root]
+        [--top-k K] [--log-user USER] [--user USER] [--confidence-threshold T] [--resume]
+        [--allow-outside-root]
         [--workers N] [--batch-size B]
         [--engine local|ray] [--address ray://HOST:PORT|auto] [--actors N] [--actor-cpus C]
 
 Input: a UTF-8, comma-separated CSV with an `image` column (a path; relative paths resolve
-against --images-root, else the CSV's folder) and optionally `grams` or `serving`,
-`eaten_at`, `user`, `meal` and `note`. Every other column passes through unchanged.
+against --images-root, else the CSV's folder) and optionally `food` (the food in the photo,
+when you know it better than the model), `grams` or `serving`, `eaten_at`, `user`, `meal` and
+`note`. Every other column passes through unchanged.
 
 Output: every input row once, in input order: its own cells, then RESULT_COLUMNS
 (prediction, low_confidence, portion, nutrients, GI/GL, exchanges, FDC id, model version,
@@ -15,7 +17,10 @@ status, error), plus RESULTS.summary.csv with per-user, per-day totals. Cells th
 as a formula (starting with = + - @, tab or CR) get a leading ' - pass-through cells too,
 so an input cell "-5" comes out as "'-5". Exchanges are in the --log-user's unit (else 15 g
 US choices), in a column named with it (exchanges_15g, exchanges_12g, exchanges_10g);
-low_confidence is true when the best guess is under their confidence threshold (else 0.5).
+low_confidence is true when the best guess is under --confidence-threshold (else the
+--log-user's setting, else 0.5). As in the app, such a row gets no guessed food: without a
+`food` cell it has status=error (and is not logged), so no card is ever built on a guess the
+model itself doubts.
 
 Engines: `local` (the default) decodes in a thread pool of this process; `ray` sends the
 decoding and the model to Ray Data actors (app.batch.rayengine), on a private Ray instance or
@@ -45,7 +50,7 @@ from app.batch.nutrition import NutritionCache
 from app.batch.paths import ImageResolver
 from app.batch.pipeline import Item, predicted_chunks
 from app.batch.resume import ResumePoint, find_resume_point
-from app.batch.rows import RESULT_COLUMNS, nutrition_cells, parse_request, prediction_cells, result_columns, result_row
+from app.batch.rows import RESULT_COLUMNS, chosen_food, nutrition_cells, parse_request, prediction_cells, result_columns, result_row
 from app.batch.summary import summary_path, write_summary
 from db.nutrition import DEFAULT_EXCHANGE_UNIT_G, EXCHANGE_UNITS_G
 from models.errors import FoodtagError
@@ -106,6 +111,8 @@ class BatchConfig:
             raise BatchInputError("--address, --actors and --actor-cpus are options of --engine ray")
         if self.address is not None and not (self.address == "auto" or self.address.startswith("ray://")):
             raise BatchInputError(f"--address must be ray://HOST:PORT or auto, got {self.address!r}")
+        if self.confidence_threshold is not None and not 0 <= self.confidence_threshold <= 1:
+            raise BatchInputError(f"--confidence-threshold must be from 0 to 1, got {self.confidence_threshold:g}")
         if any(n is not None and n < 1 for n in (self.actors, self.actor_cpus)):
             raise BatchInputError("--actors and --actor-cpus must be at least 1")
 
@@ -220,11 +227,10 @@ class _Runner:
         if not error:
             best, request = item.predictions[0], item.request
             try:
-                values.update(nutrition_cells(self.nutrition.card(best.food or best.label, request.grams, request.serving)))
+                food = chosen_food(request, best, self.confidence_threshold)
+                values.update(nutrition_cells(self.nutrition.card(food, request.grams, request.serving)))
                 if self.meal_log is not None and self.meal_log.belongs(request):
-                    values["log_entry_id"] = self.meal_log.add(
-                        request, best.food or best.label, best.probability, self.engine.version, external_id
-                    )
+                    values["log_entry_id"] = self.meal_log.add(request, food, best, self.engine.version, external_id)
             except RowError as exc:
                 error = str(exc)
         values["status"] = "error" if error else "ok"
@@ -340,6 +346,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--top-k", type=int, default=5, metavar="K", help="alternatives listed per photo (default 5; at most the model's labels)")
     parser.add_argument("--log-user", metavar="USER", help="also add the rows to USER's meal log (once, however often you rerun)")
     parser.add_argument("--user", metavar="USER", help="include USER's own dishes in the predictions (predicted_label names the dish)")
+    parser.add_argument("--confidence-threshold", type=float, metavar="T",
+                        help="from 0 to 1: a photo the model is less sure of gets no food unless its row names one "
+                             "in a 'food' column (default: the --log-user's setting, else 0.5)")
     parser.add_argument("--resume", action="store_true", help="continue a half-written RESULTS.csv")
     parser.add_argument("--allow-outside-root", action="store_true", help="let image paths leave the images folder")
     parser.add_argument("--workers", type=int, default=default_workers(), metavar="N", help="local: decoding threads (default: cores, at most 8)")
@@ -378,6 +387,7 @@ def main(argv: list[str] | None = None) -> int:
             top_k=args.top_k, log_user=args.log_user, user=args.user, resume=args.resume,
             allow_outside_root=args.allow_outside_root, workers=args.workers, batch_size=args.batch_size,
             engine=args.engine, address=args.address, actors=args.actors, actor_cpus=args.actor_cpus,
+            confidence_threshold=args.confidence_threshold,
         ))
         from db.session import init_db
         from models.default import default_model_path

@@ -117,8 +117,9 @@ def build_batch_tab(get_engine: Callable[[], object], work_root: Path | None = N
 
     gr.Markdown(
         "Analyse many meals at once. The **CSV** needs an `image` column with each photo's path "
-        "inside the **zip**; optional columns `grams` or `serving`, `eaten_at`, `user`, `meal`, "
-        "`note`, and any others, which are copied to the results unchanged."
+        "inside the **zip**; optional columns `food` (needed where the model is not sure: such "
+        "rows get no guessed food), `grams` or `serving`, `eaten_at`, `user`, `meal`, `note`, and "
+        "any others, which are copied to the results unchanged."
     )
     with gr.Row():
         csv_in = gr.File(label="Meals CSV", file_types=[".csv"], type="filepath")
