@@ -181,7 +181,8 @@ def dishes_parser() -> tuple[argparse.ArgumentParser, argparse.Action]:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--db-url", help="SQLAlchemy database URL (default as for serving)")
     common.add_argument("--model", type=Path, metavar="FILE.onnx",
-                        help="the model whose embeddings the dish is learned in (default: the built-in default model)")
+                        help="the model whose embeddings the dish is learned in (default: the one the app "
+                             "analyses USER's photos with: their own pick, else the server's default)")
     sub = parser.add_subparsers(dest="action", required=True)
     add = sub.add_parser("add", parents=[common], help="teach USER the dish NAME from 1-10 photos "
                                                        "(to an existing dish, the photos are added)")
@@ -202,10 +203,9 @@ def dishes_main(argv: list[str]) -> int:
     import json
 
     from app import dishes
+    from app.meals import command_line_engine
     from db import dishes as stored
     from db import session
-    from models.default import default_model_path
-    from models.engine import Engine
     from models.images import load_image
 
     parser, actions = dishes_parser()
@@ -220,11 +220,11 @@ def dishes_main(argv: list[str]) -> int:
         session.configure(args.db_url)
     session.init_db()
     if args.action == "add":
-        engine = Engine(args.model or default_model_path())
+        engine = command_line_engine(args.model, args.user)
         added = dishes.add_dish(engine, args.user, args.name, args.food, images)
         print(f"dish {added['dish']!r} ({added['food']}) of {args.user!r}: {added['photos']} photos")
     elif args.action == "list":
-        engine = Engine(args.model or default_model_path())
+        engine = command_line_engine(args.model, args.user)
         found = dishes.dish_summaries(args.user, engine)
         if args.json:
             print(json.dumps([{**d, "created_at": d["created_at"].isoformat()} for d in found], indent=2))

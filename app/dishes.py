@@ -162,6 +162,18 @@ class Ranked:
     dish_food: str | None  # set for a personal dish
 
 
+def ranked_with_dishes(engine: Engine, personal: PersonalModel | None, batch: np.ndarray,
+                       top_k: int) -> tuple[list[list[Ranked]], np.ndarray | None]:
+    """One model call over a preprocessed ``batch``: each photo's top ``top_k`` among the model's
+    classes and, with ``personal``, the person's dishes (how the page, the API and batch rank),
+    and the photos' embeddings (None for a model file without them)."""
+    logits, embeddings = engine.run_with_embedding(batch)
+    probabilities = engine.probabilities(logits)
+    rows = [None] * len(probabilities) if embeddings is None else embeddings
+    return [merged_top(personal, embedding, row, engine.labels, top_k)
+            for embedding, row in zip(rows, probabilities)], embeddings
+
+
 def merged_top(personal: PersonalModel | None, embedding: np.ndarray | None, global_probabilities: np.ndarray,
                labels: Sequence[str], top_k: int) -> list[Ranked]:
     """The top ``top_k`` of the user's dishes and the model's classes, as one distribution."""

@@ -7,17 +7,21 @@ what a photo is, which food gets the card or which portions are allowed.
 from __future__ import annotations
 
 import hashlib
+import sys
 import threading
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import NamedTuple
 
 from PIL import Image
 
-from app.dishes import PersonalDishes, add_dish, as_photo_vectors, dish_summaries, embedding_space, merged_top
+from app.catalog import ModelCatalog
+from app.dishes import PersonalDishes, add_dish, as_photo_vectors, dish_summaries, embedding_space, ranked_with_dishes
 from db import personal, service, validate
 from db.dishes import PhotoVectors
 from db.errors import UnknownFood
 from db.nutrition import DEFAULT_EXCHANGE_UNIT_G
+from models.engine import Engine
 from models.errors import FoodtagError, ModelError
 from models.images import load_image
 from models.labels import human_name
@@ -141,6 +145,11 @@ class Analyzer:
         analysis = self.analyze(photo, settings["confidence_threshold"], model, user=user)
         return Analyzed(photo, analysis, settings)
 
+    def engine_for(self, user: str | None):
+        """(engine, info, note) of the model that analyses ``user``'s photos: their own pick,
+        else the server's default; the note says when their pick is no longer installed."""
+        return self._model(None if user is None else service.user_model(user))
+
     def read(self, data: bytes, name: str, model: str | None = None) -> Photo:
         """An upload decoded only as large as the model's preprocessing needs."""
         engine, _, _ = self._model(model)
@@ -150,17 +159,13 @@ class Analyzer:
         """Top-k foods by `model` (a user's own pick; None: the server's default), with
         ``user``'s personal dishes among them when the model gives embeddings."""
         engine, info, note = self._model(model)
-        batch = engine.preprocess_image(photo.image)[None]
-        with self._inference:
-            logits, embeddings = engine.run_with_embedding(batch)
         notes = [*photo.notes, *([note] if note else [])]
-        personal, space, vectors = None, None, None
-        if user is not None:
-            personal = self._personal(engine, user, notes)
-            if embeddings is not None:
-                space, vectors = embedding_space(engine), as_photo_vectors(embeddings[0])
-        ranked = merged_top(personal, None if embeddings is None else embeddings[0],
-                            engine.probabilities(logits)[0], engine.labels, TOP_K)
+        personal = None if user is None else self._personal(engine, user, notes)
+        with self._inference:
+            [ranked], embeddings = ranked_with_dishes(engine, personal, engine.preprocess_image(photo.image)[None], TOP_K)
+        space, vectors = None, None
+        if user is not None and embeddings is not None:
+            space, vectors = embedding_space(engine), as_photo_vectors(embeddings[0])
         suggestions = [
             Suggestion(r.label, r.label, r.probability, r.dish_food, dish=True) if r.dish_food is not None
             else Suggestion(r.label, human_name(r.label), r.probability, food_for_label(r.label))
@@ -202,6 +207,20 @@ class Analyzer:
         except ModelError:
             engine, info = self.catalog.active()
             return engine, info, f"Your model {validate.echo(name)} is no longer installed; the server's default {info.name} was used."
+
+
+def command_line_engine(model: Path | None, user: str | None):
+    """The engine a command (batch, dishes) uses: the --model file when one is given, else the
+    model the server would use for ``user`` (their own pick, else the stored server default,
+    else the built-in one), so vectors and predictions belong to the model that serves them."""
+    if model is not None:
+        return Engine(model)
+    catalog = ModelCatalog()
+    catalog.start(service.default_model())
+    engine, _, note = Analyzer(catalog).engine_for(user)
+    if note:
+        print(note, file=sys.stderr)
+    return engine
 
 
 def food_for_label(label: str) -> str | None:

@@ -207,7 +207,7 @@ class Engine:
         """The ``top_k`` labels of each row of logits, by softmax probability."""
         probabilities = self.probabilities(logits)
         k = max(1, min(top_k, len(self.labels)))
-        order = np.argsort(-probabilities, axis=1)[:, :k]
+        order = np.argsort(-probabilities, axis=1, kind="stable")[:, :k]  # ties: label order, as app.dishes.merged_top
         return [[Prediction(self.labels[i], float(row[i])) for i in indices] for row, indices in zip(probabilities, order)]
 
     def probabilities(self, logits: np.ndarray) -> np.ndarray:

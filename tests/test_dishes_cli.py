@@ -81,3 +81,41 @@ def test_dishes_bad_inputs_say_what_to_do(tmp_path, database, capsys):
     assert main(["dishes", "remove", "dave", "Pie"]) == 1
     assert "you have no dish 'Pie'" in capsys.readouterr().err
     assert main(["batch", str(tmp_path / "x.csv"), "--out", str(tmp_path / "y.csv"), "--user", " "]) == 2
+
+
+def test_without_model_the_cli_and_batch_use_the_users_model_and_rank_as_the_page(tmp_path, database,
+                                                                                   default_model_path):
+    """Carol picked an installed model in the app: `dishes add` embeds with it (not the built-in
+    default), and `batch --user carol` gives each photo the page's top-5, her dish among them."""
+    import shutil
+
+    from app.catalog import ModelCatalog
+    from app.dishes import embedding_space
+    from app.meals import Analyzer
+    from db import dishes as stored
+    from db import service
+    from models.paths import data_home
+
+    picked = data_home() / "models" / "carols-pick.onnx"
+    shutil.copyfile(tiny_model(tmp_path, seed=0), picked)
+    try:
+        service.set_user_model("carol", "carols-pick")
+        plates = [plain(tmp_path / f"plate{i}.jpg", colour) for i, colour in
+                  enumerate([(200, 40, 30), (190, 50, 40), (20, 40, 200)])]
+        assert main(["dishes", "add", "carol", "Sunday pie", "--food", "banana", *map(str, plates[:2])]) == 0
+        analyzer = Analyzer(ModelCatalog())
+        engine, info, _note = analyzer.engine_for("carol")
+        assert info.name == "carols-pick"
+        [dish] = stored.dish_vectors(["carol"], space=embedding_space(engine))
+        assert dish["dish"] == "Sunday pie" and len(dish["photos"]) == 2
+
+        rows = write_csv(tmp_path / "meals.csv", ["image"], [[p.name] for p in plates])
+        out = tmp_path / "results.csv"
+        assert main(["batch", str(rows), "--out", str(out), "--user", "carol", "--confidence-threshold", "0"]) == 0
+        for plate, row in zip(plates, read_csv(out)):
+            page = analyzer.analyze(analyzer.read(plate.read_bytes(), plate.name, "carols-pick"), 0.0,
+                                    "carols-pick", user="carol")
+            assert row["top_k"] == "; ".join(f"{s.label}:{s.probability:.4f}" for s in page.suggestions)
+        assert read_csv(out)[0]["predicted_label"] == "Sunday pie"
+    finally:
+        picked.unlink()

@@ -52,7 +52,9 @@ from app.batch.pipeline import Item, predicted_chunks
 from app.batch.resume import ResumePoint, find_resume_point
 from app.batch.rows import RESULT_COLUMNS, chosen_food, nutrition_cells, parse_request, prediction_cells, result_columns, result_row
 from app.batch.summary import summary_path, write_summary
+from app.dishes import PersonalDishes, embedding_space, ranked_with_dishes
 from db.nutrition import DEFAULT_EXCHANGE_UNIT_G, EXCHANGE_UNITS_G
+from models.engine import Prediction
 from models.errors import FoodtagError
 
 Progress = Callable[[int, int], None]  # (rows done, rows in the file)
@@ -195,10 +197,9 @@ class _Runner:
         self.nutrition = NutritionCache(lookup, exchange_unit_g=self.exchange_unit_g)
         self.personal = None
         if config.user:
-            from app.dishes import PersonalDishes, embedding_space
-
             service.get_settings(config.user)  # an unknown user is refused before any photo
-            self.personal = PersonalDishes().for_user(config.user, embedding_space(engine))[0] if getattr(engine, "has_embedding", False) else None
+            if engine.has_embedding:
+                self.personal = PersonalDishes().for_user(config.user, embedding_space(engine))[0]
 
     def already_written(self, row: InputRow) -> None:
         if self.meal_log is not None:
@@ -253,17 +254,8 @@ class _Runner:
 
     def _predict(self, batch):
         """The top-k of each photo: the model's classes, with the --user's dishes when given."""
-        top_k = self.plan.config.top_k
-        if self.personal is None:
-            return self.engine.predict_arrays(batch, top_k=top_k)
-        from app.dishes import merged_top
-        from models.engine import Prediction
-
-        logits, embeddings = self.engine.run_with_embedding(batch)
-        probabilities = self.engine.probabilities(logits)
-        return [[Prediction(r.label, r.probability, r.dish_food)
-                 for r in merged_top(self.personal, embedding, row, self.engine.labels, top_k)]
-                for embedding, row in zip(embeddings, probabilities)]
+        ranked, _ = ranked_with_dishes(self.engine, self.personal, batch, self.plan.config.top_k)
+        return [[Prediction(r.label, r.probability, r.dish_food) for r in row] for row in ranked]
 
 
 def run_batch(plan: BatchPlan, engine, *, progress: Progress | None = None, service=None) -> BatchResult:
@@ -341,7 +333,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("input", type=Path, metavar="INPUT.csv", help="CSV with an 'image' column")
     parser.add_argument("--out", type=Path, required=True, metavar="RESULTS.csv", help="results CSV to write")
-    parser.add_argument("--model", type=Path, metavar="M.onnx", help="ONNX model (default: the embedded food model)")
+    parser.add_argument("--model", type=Path, metavar="M.onnx", help="ONNX model (default: the app's model for --user, else --log-user: their own pick, else the server's default)")
     parser.add_argument("--images-root", type=Path, metavar="DIR", help="folder relative image paths start from (default: the CSV's folder)")
     parser.add_argument("--top-k", type=int, default=5, metavar="K", help="alternatives listed per photo (default 5; at most the model's labels)")
     parser.add_argument("--log-user", metavar="USER", help="also add the rows to USER's meal log (once, however often you rerun)")
@@ -389,12 +381,11 @@ def main(argv: list[str] | None = None) -> int:
             engine=args.engine, address=args.address, actors=args.actors, actor_cpus=args.actor_cpus,
             confidence_threshold=args.confidence_threshold,
         ))
+        from app.meals import command_line_engine
         from db.session import init_db
-        from models.default import default_model_path
-        from models.engine import Engine
 
-        engine = Engine(plan.config.model or default_model_path())
         init_db()
+        engine = command_line_engine(plan.config.model, plan.config.user or plan.config.log_user)
         result = run_batch(plan, engine, progress=progress)
     except KeyboardInterrupt:
         close_bar()
