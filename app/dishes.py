@@ -65,14 +65,6 @@ def add_dish(engine: Engine, user: str, name: str, food: str, images: Sequence[I
     return stored.add_dish(user, name, food, photos, space=embedding_space(engine))
 
 
-def learn_correction(user: str, food: str, vectors: PhotoVectors | None, space: str | None) -> str | None:
-    """The person logged an analysed photo as ``food``, not the model's answer: its vectors join
-    their dish of that food at once. Returns the dish's name, or None (no such dish)."""
-    if vectors is None or space is None:
-        return None
-    return stored.add_correction(user, food, vectors, space=space)
-
-
 def dish_summaries(user: str, engine: Engine | None = None) -> list[dict]:
     """The user's dishes with photo counts and, given the engine, how often each dish's photos are
     recognised from the other photos (leave-one-out among the dishes): ``held_out_recognised`` of

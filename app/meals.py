@@ -10,6 +10,7 @@ import hashlib
 import sys
 import threading
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import NamedTuple
 
@@ -240,6 +241,47 @@ def nutrition_card(food: str, *, grams: float | str | None = None, serving: str 
         raise PortionError("give a portion in grams or a serving, not both")
     return service.lookup(food, grams=grams, serving=serving or None,
                           exchange_unit_g=exchange_unit_g, user=user)
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A meal about to be logged: the food and portion on the card and, from a photo, what the
+    model said about it."""
+    food: str
+    grams: float | None = None
+    serving: str | None = None  # only without grams
+    eaten_at: datetime | None = None  # None: now
+    meal_type: str = ""
+    note: str = ""
+    external_id: str | None = None  # the same id logs once (a double click, a rerun batch)
+    # From a photo (all None without one):
+    predicted_label: str | None = None  # the model's top answer
+    predicted_food: str | None = None  # the food that answer maps to
+    confidence: float | None = None
+    model_version: str | None = None
+    photo_sha256: str | None = None
+    photo_jpeg: bytes | None = None  # kept only when the user's keep_photos setting is on
+    vectors: PhotoVectors | None = None  # the photo's embedding, and its model space
+    space: str | None = None
+
+    @property
+    def is_correction(self) -> bool | None:
+        """The person chose another food than the model's answer (None: no photo)."""
+        if self.predicted_label is None:
+            return None
+        return self.predicted_food is None or self.food.casefold() != self.predicted_food.casefold()
+
+
+def log(user: str, draft: Draft) -> dict:
+    """Store the meal; a correction of an analysed photo also teaches the person's dish of that
+    food the photo, in the same transaction (db.service.log_meal: both or neither)."""
+    return service.log_meal(
+        user, draft.food, grams=draft.grams, serving=None if draft.grams is not None else draft.serving,
+        eaten_at=draft.eaten_at, meal_type=draft.meal_type, note=draft.note,
+        predicted_label=draft.predicted_label, confidence=draft.confidence, model_version=draft.model_version,
+        external_id=draft.external_id, photo_sha256=draft.photo_sha256, photo=draft.photo_jpeg,
+        is_correction=draft.is_correction, photo_vectors=draft.vectors, vector_space=draft.space,
+    )
 
 
 def find_foods(user: str, text: str, *, limit: int = 10, group: str | None = None) -> list[dict]:

@@ -17,9 +17,8 @@ from pathlib import Path
 import gradio as gr
 import pandas as pd
 
-from app import views
+from app import meals, views
 from app.meals import Analyzer, find_foods, nutrition_card, photo_digest
-from app.dishes import learn_correction
 from app.auth import Identity
 from app.catalog import ModelCatalog
 from app.errors import shown_errors
@@ -172,6 +171,18 @@ def _entry_id(value: int | float | None) -> int:
     if value is None:
         raise FoodtagError("Pick an entry first.")
     return int(value)
+
+
+def _from_photo(state: dict) -> dict:
+    """The Draft fields that say what the model made of the analysed photo (none without one)."""
+    analysis = state.get("analysis")
+    if not analysis:
+        return {}
+    top = analysis["predictions"][0]
+    vectors, space = state.get("learn") or (None, None)
+    return dict(predicted_label=top["label"], predicted_food=top["food"], confidence=top["probability"],
+                model_version=analysis["model"]["version"], photo_sha256=state.get("photo_sha256"),
+                photo_jpeg=state.get("photo_jpeg"), vectors=vectors, space=space)
 
 
 def _portion_state(analysis: dict | None, photo_sha256: str | None, food: str | None,
@@ -454,35 +465,18 @@ class Handlers:
                 return ("⚠️ Not logged: the card was not yet showing the portion you typed. "
                         "Check the card, then press Log again.")
             user = self._user(request)
-            analysis = state.get("analysis")
-            top = analysis["predictions"][0] if analysis else None
-            entry = service.log_meal(
-                user,
-                food,
-                grams=state["grams"],
-                serving=state["serving"] if state["grams"] is None else None,
-                eaten_at=parse_when(eaten_at),
-                meal_type=meal_type or "",
-                note=(note or "").strip(),
-                predicted_label=top["label"] if top else None,
-                confidence=top["probability"] if top else None,
-                model_version=analysis["model"]["version"] if analysis else None,
-                external_id=state.get("external_id"),
-                photo_sha256=state.get("photo_sha256") if analysis else None,
-                photo=state.get("photo_jpeg") if analysis else None,
-                # The person chose another food than the model's answer: a correction to learn from.
-                is_correction=None if top is None else food != top["food"],
-            )
-            # A correction teaches the person's dish of that food this photo, at once.
-            learned = (learn_correction(user, food, *state["learn"])
-                       if entry["created"] and top is not None and food != top["food"] and state.get("learn") else None)
+            entry = meals.log(user, meals.Draft(
+                food, grams=state["grams"], serving=state["serving"], eaten_at=parse_when(eaten_at),
+                meal_type=meal_type or "", note=(note or "").strip(), external_id=state.get("external_id"),
+                **_from_photo(state),
+            ))
             unit_g = service.get_settings(user)["exchange_unit_g"]
         when = entry["eaten_at"][:16].replace("T", " ")
         if not entry["created"]:
             return f"Already logged: {entry['food']} at {when} (entry #{entry['id']})."
         # The confirmation reads what was stored, so it can only show the figure that was logged.
         count = exchanges(entry["carbohydrate_g"], entry["fiber_g"], unit_g)
-        taught = f" Your dish {learned!r} learned this photo." if learned else ""
+        taught = f" Your dish {entry['dish_learned']!r} learned this photo." if entry["dish_learned"] else ""
         return (f"✅ Logged: {entry['food']}, {views.portion_text(entry['grams'], entry.get('serving'))}, "
                 f"{views.fmt(entry['carbohydrate_g'], 'g')} carbohydrate, "
                 f"{views.exchange_count(None if count is None else round(count, 1), unit_g)} "

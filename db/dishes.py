@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session, selectinload
 from db import households, repo, validate
 from db.errors import InvalidValue, NotFound
 from db.keys import name_key
-from db.models import DISH_SPACE_LEN, NAME_MAX, DishExample, PersonalDish, User
+from db.models import DISH_SPACE_LEN, NAME_MAX, DishExample, Food, PersonalDish, User
 from db.session import session_scope
 
 MAX_DISHES_PER_USER = 50
@@ -105,20 +105,18 @@ def add_dish(user: str, name: str, food: str, photos: Sequence[PhotoVectors], *,
         return {"dish": dish.name, "food": row.name, "photos": len(dish.examples)}
 
 
-def add_correction(user: str, food: str, photo: PhotoVectors, *, space: str) -> str | None:
-    """The person said this photo is ``food``: its vectors join their dish of that food, if
-    they have one. Returns the dish's name, or None (no dish for that food: nothing stored)."""
+def learn_in(session: Session, owner: User, food: Food, photo: PhotoVectors, *, space: str) -> str | None:
+    """Inside the caller's transaction (db.service.log_meal): the person said this photo is
+    ``food``, so its vectors join their dish of that food, if they have one. Returns the dish's
+    name, or None (no dish for that food: nothing stored)."""
     space = _checked_space(space)
-    with session_scope() as session:
-        owner = repo.get_user(user, session=session)
-        row = repo.find_food(food, session=session, owner=owner)
-        dish = session.scalar(select(PersonalDish).where(PersonalDish.owner_id == owner.id,
-                                                         PersonalDish.food_id == row.id)
-                              .order_by(PersonalDish.id))
-        if dish is None:
-            return None
-        _add_photos(session, dish, [photo], space)
-        return dish.name
+    dish = session.scalar(select(PersonalDish).where(PersonalDish.owner_id == owner.id,
+                                                     PersonalDish.food_id == food.id)
+                          .order_by(PersonalDish.id))
+    if dish is None:
+        return None
+    _add_photos(session, dish, [photo], space)
+    return dish.name
 
 
 def list_dishes(user: str) -> list[dict[str, Any]]:

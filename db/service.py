@@ -16,7 +16,7 @@ from typing import IO, Any
 from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 
-from db import (cards, checks, households, hypo, nutrition, passwords, photos, repo, spreadsheet,
+from db import (cards, checks, dishes, households, hypo, nutrition, passwords, photos, repo, spreadsheet,
                 validate)
 from db.errors import InvalidPortion, InvalidValue, UserExists
 from db.keys import name_key
@@ -388,13 +388,17 @@ def log_meal(user: str, query: str, *, grams: float | None = None, serving: str 
              predicted_label: str | None = None, confidence: float | None = None,
              model_version: str | None = None, external_id: str | None = None,
              photo_sha256: str | None = None, is_correction: bool | None = None,
-             photo: bytes | None = None) -> dict[str, Any]:
+             photo: bytes | None = None, photo_vectors: dishes.PhotoVectors | None = None,
+             vector_space: str | None = None) -> dict[str, Any]:
     """Log a portion of a food (public, or the user's own); the entry keeps the nutrient
     values as of now. From a photo: ``predicted_label`` and ``confidence`` are the model's top
     answer, ``photo_sha256`` names the photo, and ``is_correction`` says the person chose
     another food than the model's, so (photo, predicted_label, food) can train a better model.
     ``photo``: the photo as kept (models.images.keepable_jpeg), kept with the entry only when
     the user's keep_photos setting is on (db.photos); otherwise not a byte of it is written.
+    ``photo_vectors`` (the photo's embedding in the model space ``vector_space``) with
+    ``is_correction``: the person's dish of this food learns the photo in the same transaction
+    as the entry (both stored or neither); ``dish_learned`` names that dish, else None.
 
     With ``external_id`` the call is idempotent per user: if the user already has an entry
     with that id, it is returned unchanged with ``created`` False.
@@ -416,7 +420,7 @@ def log_meal(user: str, query: str, *, grams: float | None = None, serving: str 
         if external is not None:
             existing = repo.entry_by_external_id(owner, external, session=session)
             if existing is not None:
-                return cards.entry_dict(existing) | {"created": False}
+                return cards.entry_dict(existing) | {"created": False, "dish_learned": None}
         food = repo.find_food(query, session=session, owner=owner)
         portion_g, serving_name = _portion(food, grams, serving)
         entry = MealEntry(
@@ -435,9 +439,11 @@ def log_meal(user: str, query: str, *, grams: float | None = None, serving: str 
             existing = repo.entry_by_external_id(owner, external, session=session)
             if existing is None:
                 raise
-            return cards.entry_dict(existing) | {"created": False}
+            return cards.entry_dict(existing) | {"created": False, "dish_learned": None}
         kept.append(photos.keep(session, owner, entry, jpeg))
-        return cards.entry_dict(entry) | {"created": True}
+        learned = (dishes.learn_in(session, owner, food, photo_vectors, space=vector_space)
+                   if is_correction and photo_vectors is not None and vector_space else None)
+        return cards.entry_dict(entry) | {"created": True, "dish_learned": learned}
 
 
 def list_meals(user: str, start: datetime, end: datetime) -> list[dict[str, Any]]:

@@ -278,7 +278,7 @@ def test_log_and_read_back(alice):
         "pizza", 0.91, "food_default@1")
     listed = service.list_meals(alice, NOON - timedelta(hours=1), NOON + timedelta(hours=1))
     assert [e["id"] for e in listed] == [entry["id"]]
-    assert set(listed[0]) == set(entry) - {"created"}
+    assert set(listed[0]) == set(entry) - {"created", "dish_learned"}
 
 
 def test_day_summary_and_daily_totals(alice):

@@ -5,6 +5,7 @@ the analyser and the UI handler recognised in the very next request."""
 from __future__ import annotations
 
 import json
+from datetime import date
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -17,6 +18,7 @@ from sqlalchemy import func, select
 
 from app.dishes import DishError, add_dish, as_photo_vectors, embedding_space, photo_vectors
 from db import dishes as stored
+from db import service
 from db.errors import InvalidValue, NotFound
 from models.dishes import DishRecognizer, leave_one_out_hits, support_views
 from models.engine import Engine
@@ -175,9 +177,31 @@ def test_dishes_are_isolated_between_users(alice, bob):
     with pytest.raises(NotFound):
         stored.remove_dish(bob, "Pie")
     # Bob's correction to banana finds no dish of his: alice's dish is not touched.
-    assert stored.add_correction(bob, "banana", _vectors(5), space="v1") is None
-    assert stored.add_correction(alice, "banana", _vectors(5), space="v1") == "Pie"
+    correction = dict(is_correction=True, photo_vectors=_vectors(5), vector_space="v1")
+    assert service.log_meal(bob, "banana", **correction)["dish_learned"] is None
+    assert service.log_meal(alice, "banana", **correction)["dish_learned"] == "Pie"
     assert [d["photos"] for d in stored.list_dishes(alice)] == [2]
+
+
+def test_a_correction_and_its_dish_photo_are_one_transaction(alice, monkeypatch):
+    """A meal logged as a correction and the photo its dish learns are stored together or not
+    at all: a failure while keeping the photo leaves neither."""
+    stored.add_dish(alice, "Pie", "banana", [_vectors(0)], space="v1")
+    before = service.day_summary(alice, date.today())["entries"]
+
+    def broken(*_args, **_kwargs):
+        raise InvalidValue("disk full")
+
+    monkeypatch.setattr(stored, "_add_photos", broken)
+    with pytest.raises(InvalidValue, match="disk full"):
+        service.log_meal(alice, "banana", is_correction=True, photo_vectors=_vectors(5), vector_space="v1")
+    assert service.day_summary(alice, date.today())["entries"] == before
+    assert [d["photos"] for d in stored.list_dishes(alice)] == [1]
+    # Not a correction (the model was right): the dish learns nothing, the meal is logged.
+    monkeypatch.undo()
+    entry = service.log_meal(alice, "banana", is_correction=False, photo_vectors=_vectors(5), vector_space="v1")
+    assert entry["created"] and entry["dish_learned"] is None
+    assert [d["photos"] for d in stored.list_dishes(alice)] == [1]
 
 
 def test_a_dish_keeps_its_newest_photos(alice, monkeypatch):

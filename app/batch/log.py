@@ -25,6 +25,7 @@ from collections.abc import Callable
 from app.batch.csvfile import InputSpec
 from app.batch.errors import RowError
 from app.batch.rows import RowRequest
+from app.meals import Draft
 from models.engine import Prediction
 from models.errors import FoodtagError
 
@@ -38,12 +39,12 @@ def _name_key(name: str) -> str:
 
 
 class MealLog:
-    def __init__(self, user: str, spec: InputSpec, log_meal: Callable[..., dict]):
+    def __init__(self, user: str, spec: InputSpec, log: Callable[[str, Draft], dict]):
         self.user = user
         self._user_key = _name_key(user)
         self._spec = spec
         self._identity = str(spec.path.resolve())
-        self._log_meal = log_meal
+        self._log = log
         self._seen: dict[bytes, int] = {}  # 16-byte digest per distinct key: ~100 B a row
 
     def external_id(self, cells: list[str]) -> str:
@@ -60,15 +61,15 @@ class MealLog:
         return not request.user or _name_key(request.user) == self._user_key
 
     def add(self, request: RowRequest, food: str, best: Prediction, model_version: str, external_id: str) -> str:
-        """Log ``food`` for the row; a food the person named in place of the model's guess is
-        a correction, as in the app."""
+        """Log ``food`` for the row (app.meals.log, as the app logs); a food the row names in
+        place of the model's answer is a correction."""
         try:
-            entry = self._log_meal(
-                self.user, food, grams=request.grams, serving=request.serving,
-                eaten_at=request.eaten_at, meal_type=request.meal, note=request.note,
-                predicted_label=best.label, confidence=best.probability, model_version=model_version,
-                external_id=external_id, is_correction=request.food is not None and food != (best.food or best.label),
-            )
+            entry = self._log(self.user, Draft(
+                food, grams=request.grams, serving=request.serving, eaten_at=request.eaten_at,
+                meal_type=request.meal, note=request.note, external_id=external_id,
+                predicted_label=best.label, predicted_food=best.food or best.label,
+                confidence=best.probability, model_version=model_version,
+            ))
         except FoodtagError as exc:
             raise RowError(f"not added to the meal log: {exc}") from None
         return str(entry["id"])

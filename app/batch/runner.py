@@ -52,7 +52,10 @@ from app.batch.pipeline import Item, predicted_chunks
 from app.batch.resume import ResumePoint, find_resume_point
 from app.batch.rows import RESULT_COLUMNS, chosen_food, nutrition_cells, parse_request, prediction_cells, result_columns, result_row
 from app.batch.summary import summary_path, write_summary
+from app import meals
 from app.dishes import PersonalDishes, embedding_space, ranked_with_dishes
+from db import service
+from db.models import DEFAULT_CONFIDENCE_THRESHOLD
 from db.nutrition import DEFAULT_EXCHANGE_UNIT_G, EXCHANGE_UNITS_G
 from models.engine import Prediction
 from models.errors import FoodtagError
@@ -176,11 +179,9 @@ def _chunked(items: Iterable[Item], size: int) -> Iterator[list[Item]]:
 class _Runner:
     """Turns input rows into result rows; one per run_batch call."""
 
-    def __init__(self, plan: BatchPlan, engine, service, ray_engine=None):
+    def __init__(self, plan: BatchPlan, engine, ray_engine=None):
         self.plan, self.engine, self.ray_engine = plan, engine, ray_engine
         config = plan.config
-        from db.models import DEFAULT_CONFIDENCE_THRESHOLD
-
         self.meal_log = None
         # Exchanges in this unit, rows under this confidence flagged: the config's, else the
         # log user's settings, else a new user's defaults.
@@ -188,7 +189,7 @@ class _Runner:
         if config.log_user:
             service.ensure_user(config.log_user)
             settings = service.get_settings(config.log_user)
-            self.meal_log = MealLog(config.log_user, plan.spec, service.log_meal)
+            self.meal_log = MealLog(config.log_user, plan.spec, meals.log)
         self.exchange_unit_g = float(config.exchange_unit_g or settings["exchange_unit_g"])
         self.confidence_threshold = float(settings["confidence_threshold"] if config.confidence_threshold is None
                                           else config.confidence_threshold)
@@ -258,19 +259,16 @@ class _Runner:
         return [[Prediction(r.label, r.probability, r.dish_food) for r in row] for row in ranked]
 
 
-def run_batch(plan: BatchPlan, engine, *, progress: Progress | None = None, service=None) -> BatchResult:
+def run_batch(plan: BatchPlan, engine, *, progress: Progress | None = None) -> BatchResult:
     """Process the plan's input into its output and summary (see the module docstring).
 
-    `engine` is a models.engine.Engine (or anything with its labels, version,
-    preprocess_image and predict_arrays; the ray engine loads its file, `engine.path`, in
-    each actor); `service` defaults to `db.service`.
+    `engine` is a models.engine.Engine (the ray engine loads its file, `engine.path`, in each
+    actor).
     """
     config = plan.config
-    if service is None:
-        from db import service
     ray_engine = _connect_ray(config, engine) if config.engine == "ray" else None
     try:
-        return _run(plan, _Runner(plan, engine, service, ray_engine), progress)
+        return _run(plan, _Runner(plan, engine, ray_engine), progress)
     finally:
         if ray_engine is not None:
             ray_engine.close()
