@@ -23,7 +23,7 @@ from db.dishes import PhotoVectors
 from db.errors import UnknownFood
 from db.nutrition import DEFAULT_EXCHANGE_UNIT_G
 from models.engine import Engine
-from models.errors import FoodtagError, ModelError
+from models.errors import ModelError
 from models.images import load_image
 from models.labels import human_name
 
@@ -43,10 +43,6 @@ def is_confident(probability: float, threshold: float) -> bool:
 def unsure_message(name: str, probability: float, threshold: float) -> str:
     return (f"The model is not sure: its best guess, {name}, has only {probability:.0%} confidence "
             f"(your threshold is {threshold:.0%}).")
-
-
-class PortionError(FoodtagError):
-    """A portion the app refuses before asking the database (grams and a serving at once)."""
 
 
 @dataclass(frozen=True)
@@ -236,10 +232,8 @@ def nutrition_card(food: str, *, grams: float | str | None = None, serving: str 
                    exchange_unit_g: float = DEFAULT_EXCHANGE_UNIT_G, user: str | None = None) -> dict:
     """The database's nutrition card for a portion (default serving when none is given);
     with ``user``, their own foods and recipes are found too."""
-    grams = validate.optional_grams(grams)
-    if grams is not None and serving:
-        raise PortionError("give a portion in grams or a serving, not both")
-    return service.lookup(food, grams=grams, serving=serving or None,
+    grams, serving = validate.portion(grams, serving)
+    return service.lookup(food, grams=grams, serving=serving,
                           exchange_unit_g=exchange_unit_g, user=user)
 
 

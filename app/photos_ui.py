@@ -14,7 +14,7 @@ import pandas as pd
 
 from app.meals import Analyzer
 from app.dishes import held_out_text, overall_held_out
-from app.errors import shown_errors
+from app.errors import check_upload_size, shown_errors
 from db import households, photos, service, validate
 from db.dishes import MAX_PHOTOS_PER_ADD
 from db.dishes import remove_dish as remove_stored_dish
@@ -100,9 +100,7 @@ class PhotoHandlers:
             if not 1 <= len(paths) <= MAX_PHOTOS_PER_ADD:  # counted before any photo is read
                 raise FoodtagError(f"Add 1 to {MAX_PHOTOS_PER_ADD} photos of the dish.")
             for path in paths:
-                if path.stat().st_size > self.max_upload_bytes:
-                    raise FoodtagError(f"{path.name}: file is larger than the "
-                                       f"{self.max_upload_bytes / 2**20:.0f} MB limit")
+                check_upload_size(path.stat().st_size, self.max_upload_bytes, path.name)
             model = service.user_model(user)
             images = [self.analyzer.read(path.read_bytes(), path.name, model).image for path in paths]
             added = self.analyzer.add_dish(user, (name or "").strip(), (food or "").strip(), images, model)

@@ -28,8 +28,9 @@ from sqlalchemy import text
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
-from app.meals import DISCLAIMER, Analyzer, PortionError, find_foods, nutrition_card
+from app.meals import DISCLAIMER, Analyzer, find_foods, nutrition_card
 from app.auth import Identity, NotSignedIn
+from app.errors import check_upload_size, error, error_response
 from app.catalog import DefaultFollower, ModelCatalog
 from app.glucose.api import add_routes as add_glucose_routes
 from app.config import LOCAL_USER, AppConfig
@@ -37,9 +38,9 @@ from app.security import BodyTooLarge, Guard, OwnedFiles, Sessions, limited_body
 from app.signin import add_routes as add_sign_in_routes
 from app.ui import PAGE_ASSETS, AppContext, build_ui
 from db import dishes, personal, photos, service, session, validate
-from db.errors import InvalidValue, NotFound, UnknownFood
+from db.errors import InvalidValue
 from db.session import get_engine, session_scope
-from models.errors import FoodtagError, ImageError, ModelError
+from models.errors import FoodtagError
 from models.paths import data_home, owner_only_files
 
 log = logging.getLogger("foodtag.app")
@@ -55,21 +56,6 @@ _MAX_JSON_BYTES = 64 * 1024
 # A recipe is nested three deep ({"ingredients": [{...}]}). json.loads recurses once per level,
 # so a small body of thousands of brackets would otherwise end in a RecursionError.
 MAX_JSON_DEPTH = 8
-
-
-def error(status: int, message: str, **headers: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status, headers=headers or None)
-
-
-def refusal(exc: FoodtagError) -> JSONResponse:
-    """The error response for a change to the user's own foods, recipes or dishes that the
-    domain refused: 400 for a file that is not a photo, 404 for a food or dish that does not
-    exist, 422 for any other bad value."""
-    if isinstance(exc, ImageError):
-        return error(400, str(exc))
-    if isinstance(exc, (UnknownFood, NotFound)):
-        return error(404, str(exc))
-    return error(422, str(exc))
 
 
 async def _signed_in_user(request: Request,
@@ -255,23 +241,16 @@ class App:
                 return error(400, "no photo: send it as multipart/form-data in a field named 'file'")
             data = await upload.read()
             name = upload.filename or "photo"
-        finally:
-            await form.close()
-        if len(data) > limit:
-            return error(413, too_large)
-        try:
             fields = {key: _text_field(form, key) for key in ("grams", "serving", "food")}
-            result = await run_in_threadpool(self._analyze_sync, user, data, name, **fields)
-        except ImageError as exc:
-            return error(400, str(exc))
-        except (PortionError, InvalidValue) as exc:
-            return error(422, str(exc))
-        except UnknownFood as exc:
-            return error(404, str(exc))
-        except ModelError as exc:
-            return error(503, str(exc))
         except FoodtagError as exc:
             return error(400, str(exc))
+        finally:
+            await form.close()
+        try:
+            check_upload_size(len(data), limit, name)
+            result = await run_in_threadpool(self._analyze_sync, user, data, name, **fields)
+        except FoodtagError as exc:
+            return error_response(exc)
         return JSONResponse(result)
 
     async def foods(self, request: Request, user: SignedInUser) -> JSONResponse:
@@ -286,7 +265,7 @@ class App:
             results = await run_in_threadpool(find_foods, user, text, limit=int(limit_text),
                                               group=group)
         except InvalidValue as exc:
-            return error(422, str(exc))
+            return error_response(exc)
         return JSONResponse({"query": text, "group": group, "results": results})
 
     async def _json_body(self, request: Request) -> dict | JSONResponse:
@@ -341,7 +320,7 @@ class App:
         try:
             created = await run_in_threadpool(fn, *args, **kwargs)
         except FoodtagError as exc:
-            return refusal(exc)
+            return error_response(exc)
         return JSONResponse(created, status_code=201)
 
     async def my_dishes(self, user: SignedInUser) -> JSONResponse:
@@ -373,12 +352,12 @@ class App:
             await form.close()
         if not 1 <= len(photos) <= most:
             return error(400, f"send 1 to {most} photos of the dish in fields named 'file'")
-        if any(len(data) > self.config.max_upload_bytes for data, _ in photos):
-            return error(413, too_large)
         try:
+            for data, filename in photos:
+                check_upload_size(len(data), self.config.max_upload_bytes, filename)
             added = await run_in_threadpool(self._add_dish_sync, user, photos, fields["name"] or "", fields["food"] or "")
         except FoodtagError as exc:
-            return refusal(exc)
+            return error_response(exc)
         return JSONResponse(added, status_code=201)
 
     def _add_dish_sync(self, user: str, photos: list[tuple[bytes, str]], name: str, food: str) -> dict:
@@ -390,7 +369,7 @@ class App:
         try:
             photos = await run_in_threadpool(dishes.remove_dish, user, name)
         except FoodtagError as exc:
-            return refusal(exc)
+            return error_response(exc)
         return JSONResponse({"dish": name, "photos_removed": photos})
 
     def _analyze_sync(self, user: str, data: bytes, name: str, *, grams: str | None, serving: str | None,

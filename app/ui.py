@@ -21,7 +21,7 @@ from app import meals, views
 from app.meals import Analyzer, find_foods, nutrition_card, photo_digest
 from app.auth import Identity
 from app.catalog import ModelCatalog
-from app.errors import shown_errors
+from app.errors import check_upload_size, shown_errors
 from app.glucose.ui import GlucoseHandlers, build_entry_response, build_glucose_tab
 from app.photos_ui import PhotoHandlers
 from app.security import OwnedFiles, private_dir
@@ -30,14 +30,12 @@ from db.cards import hit_text
 from db.checks import SETTING_RANGES
 from db.nutrition import (EXCHANGE_UNITS_G, NUTRIENT_LABELS, REGIONS, STORED_NUTRIENTS, carb_unit, exchanges,
                           region_unit)
-from models.errors import FoodtagError, ImageError
+from models.errors import FoodtagError
 from models.images import keepable_jpeg
 from models.paths import data_home
 
 HISTORY_DAYS = 28
 ALL_GROUPS = "All food groups"
-# Logging ahead of a planned meal is normal; a date further out than this is a typo.
-MAX_FUTURE = timedelta(days=1)
 # Exported logs are health data: our copies live a few minutes, Gradio's an hour at most.
 EXPORT_MAX_AGE_S = 300
 GRADIO_CACHE_S = 3600
@@ -130,25 +128,8 @@ class AppContext:
 
 
 def parse_when(text: str | None, *, today: date | None = None) -> datetime:
-    """"now", "HH:MM", "YYYY-MM-DD HH:MM[:SS]" -> a local datetime; clear error otherwise."""
-    now = datetime.now().replace(microsecond=0)
-    text = (text or "").strip()
-    if text in ("", "now"):
-        return now
-    for pattern in ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M"):
-        try:
-            when = datetime.strptime(text, pattern)
-            break
-        except ValueError:
-            continue
-    else:
-        try:
-            when = datetime.combine(today or now.date(), time.fromisoformat(text))
-        except ValueError:
-            raise FoodtagError(f"time {validate.echo(text)} not understood: use HH:MM or YYYY-MM-DD HH:MM") from None
-    if when - now > MAX_FUTURE:
-        raise FoodtagError(f"time {validate.echo(text)} is more than a day in the future")
-    return validate.moment("time", when)
+    """The time box: "now" (or blank), "HH:MM", "YYYY-MM-DD HH:MM" (db.validate.meal_time)."""
+    return validate.meal_time(text, today=today) or datetime.now().replace(microsecond=0)
 
 
 def parse_day(text: str | None) -> date:
@@ -258,10 +239,7 @@ class Handlers:
         path = Path(upload or webcam)
         name = path.name if upload else "webcam photo"
         try:
-            size = path.stat().st_size
-            if size > self.ctx.max_upload_bytes:
-                raise ImageError(f"{name}: file is {size / 2**20:.1f} MB; the limit is "
-                                 f"{self.ctx.max_upload_bytes / 2**20:.0f} MB")
+            check_upload_size(path.stat().st_size, self.ctx.max_upload_bytes, name)
             data = path.read_bytes()
             photo, analysis, settings = self.ctx.analyzer.analyse_upload(user, data, name)
             food = analysis.chosen

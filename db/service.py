@@ -136,17 +136,14 @@ def account_count() -> int:
 def _portion(food: Food, grams: object, serving: object) -> tuple[float, str | None]:
     """(grams, serving name or None) for a portion given as grams, a serving name, or neither
     (the food's default serving)."""
-    if grams is not None and serving is not None:
-        raise InvalidPortion("give grams or a serving, not both")
+    grams, serving = validate.portion(grams, serving)
     if grams is not None:
-        return validate.grams(grams), None
+        return grams, None
     if serving is None:
         default = food.default_serving
         if default is None:  # the seed loader guarantees one; rows added by hand may lack it
             raise InvalidPortion(f"{food.name} has no default serving; give grams")
         return default.grams, default.name
-    if not isinstance(serving, str):
-        raise InvalidPortion(f"serving must be text, got {validate.echo(serving)}")
     for candidate in food.servings:
         if name_key(candidate.name) == name_key(serving):
             return candidate.grams, candidate.name
@@ -403,7 +400,7 @@ def log_meal(user: str, query: str, *, grams: float | None = None, serving: str 
     With ``external_id`` the call is idempotent per user: if the user already has an entry
     with that id, it is returned unchanged with ``created`` False.
     """
-    when = datetime.now() if eaten_at is None else checks.local_datetime("eaten_at", eaten_at)
+    when = datetime.now() if eaten_at is None else validate.meal_moment("eaten_at", eaten_at)
     fields = {
         "meal_type": checks.text("meal_type", meal_type, 40),
         "note": checks.text("note", note, 2000),
@@ -520,7 +517,7 @@ def update_meal(user: str, entry_id: int, **changes: Any) -> dict[str, Any]:
         raise InvalidValue(f"cannot change {unknown}; changeable: {list(_MEAL_CHANGES)}")
     updates: dict[str, Any] = {}
     if "eaten_at" in changes:
-        updates["eaten_at"] = checks.local_datetime("eaten_at", changes["eaten_at"])
+        updates["eaten_at"] = validate.meal_moment("eaten_at", changes["eaten_at"])
     if "meal_type" in changes:
         updates["meal_type"] = checks.text("meal_type", changes["meal_type"], 40)
     if "note" in changes:

@@ -1,4 +1,4 @@
-"""The one home of the input rules every front end shares: portion grams, names and calendar bounds.
+"""The one home of the input rules every front end shares: portions, names and calendar bounds.
 
 The web UI, the JSON API, the batch tool and both CLIs parse grams and dates through these
 functions, so a value one of them refuses is refused by all, with the same message. Error
@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from datetime import date, datetime
+from datetime import date, datetime, time, timedelta
 
 from db.errors import InvalidPortion, InvalidValue
 from db.keys import name_key
@@ -23,6 +23,8 @@ MAX_PORTION_G = 5000.0
 # before, a day after) away from datetime's year-1 and year-9999 edges.
 MIN_YEAR = 1900
 MAX_YEAR = 2100
+# A meal more than a day ahead is a typo (a wrong year or month), not a plan.
+MAX_FUTURE = timedelta(days=1)
 # How much of a bad value an error message repeats.
 ECHO_CHARS = 40
 # Grams as people write them: ASCII digits with an optional decimal dot. float() would also
@@ -83,6 +85,19 @@ def optional_grams(value: object) -> float | None:
     return grams(value)
 
 
+def portion(grams: object, serving: object) -> tuple[float | None, str | None]:
+    """(grams, serving name) of a portion given as grams (a number or text) or a serving name,
+    not both; blank means not given, and (None, None) asks for the food's default serving."""
+    grams = optional_grams(grams)
+    if isinstance(serving, str):
+        serving = serving.strip() or None
+    if grams is not None and serving is not None:
+        raise InvalidPortion("give a portion in grams or a serving, not both")
+    if serving is not None and not isinstance(serving, str):
+        raise InvalidPortion(f"serving must be text, got {echo(serving)}")
+    return grams, serving
+
+
 def day(value: date) -> date:
     """A calendar day (a datetime gives its date) within MIN_YEAR..MAX_YEAR."""
     if isinstance(value, datetime):
@@ -99,6 +114,37 @@ def moment(field: str, value: datetime) -> datetime:
         raise InvalidValue(f"{field} must be a datetime, got {echo(value)}")
     _check_year(value.year, value.isoformat(sep=" "))
     return value
+
+
+def meal_moment(field: str, value: datetime) -> datetime:
+    """A meal's time as it is stored: local wall-clock (an aware time is converted), within
+    the years, at most MAX_FUTURE ahead."""
+    value = moment(field, value)
+    if value.tzinfo is not None:  # after the year check, which keeps the conversion from overflowing
+        value = value.astimezone().replace(tzinfo=None)
+    if value - datetime.now() > MAX_FUTURE:
+        raise InvalidValue(f"{field} {value:%Y-%m-%d %H:%M} is more than a day in the future")
+    return value
+
+
+def meal_time(text: str | None, *, field: str = "time", today: date | None = None) -> datetime | None:
+    """A meal's time as typed in the page or a batch CSV: blank -> None (now), "now", "HH:MM"
+    (on ``today``), or an ISO date or date-time ("2024-05-01", "2024-05-01 12:30",
+    "2024-05-01T12:30:00+02:00"); checked by meal_moment."""
+    text = (text or "").strip()
+    if not text:
+        return None
+    if text == "now":
+        return datetime.now().replace(microsecond=0)
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        try:
+            when = datetime.combine(today or date.today(), time.fromisoformat(text))
+        except ValueError:
+            raise InvalidValue(f"{field} {echo(text)} not understood: use HH:MM, YYYY-MM-DD or "
+                               "YYYY-MM-DD HH:MM") from None
+    return meal_moment(field, when)
 
 
 def _check_year(year: int, shown: str) -> None:

@@ -136,7 +136,8 @@ def test_hostile_photos_in_a_batch_are_row_errors_at_bounded_memory(tmp_path, bo
     def run_batch(rows: list[list[str]]) -> tuple[int, int]:
         csv = write_csv(tmp_path / "meals.csv", ["image"], rows)
         process = subprocess.Popen([sys.executable, "-m", "app", "batch", str(csv), "--out", str(tmp_path / "out.csv"),
-                                    "--model", str(default_model_path), "--workers", "4"],
+                                    "--model", str(default_model_path), "--workers", "4",
+                                    "--confidence-threshold", "0"],  # noise photos: a card for every guess
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         _pid, status, usage = os.wait4(process.pid, 0)
         return os.waitstatus_to_exitcode(status), usage.ru_maxrss

@@ -84,6 +84,52 @@ def test_parse_when():
         parse_when("0001-01-01 12:00")
 
 
+def test_the_page_and_batch_read_meal_times_by_one_rule():
+    """db.validate.meal_time behind the time box and the batch eaten_at cell: the same texts
+    accepted, the same ones refused with the same message."""
+    from app.batch.errors import RowError
+    from app.batch.rows import parse_eaten_at
+
+    ahead = (datetime.now() + timedelta(days=3)).strftime("%Y-%m-%d %H:%M")
+    for text in ("2024-05-01", "2024-05-01 12:30", "2024-05-01T12:30:00"):
+        assert parse_when(text) == parse_eaten_at(text) == datetime.fromisoformat(text)
+    for text, words in ((ahead, "more than a day in the future"), ("yesterday-ish", "not understood"),
+                        ("0001-01-01 12:00", "outside the years")):
+        with pytest.raises(FoodtagError, match=words) as page:
+            parse_when(text)
+        with pytest.raises(RowError, match=words) as row:
+            parse_eaten_at(text)
+        assert str(row.value).split(" ", 1)[1] == str(page.value).split(" ", 1)[1]  # the field name differs
+    assert parse_eaten_at("") is None
+
+
+@pytest.mark.parametrize("exc, status", [
+    ("UploadTooLarge", 413), ("ImageError", 400), ("UnknownFood", 404), ("NotFound", 404), ("UnknownUser", 404),
+    ("UserExists", 409), ("ModelError", 503), ("InvalidValue", 422), ("InvalidPortion", 422), ("FoodtagError", 422),
+    ("DishError", 422),
+])
+def test_one_http_status_per_domain_error(exc, status):
+    from app import dishes, errors
+    from db import errors as db_errors
+    from models import errors as model_errors
+
+    kind = next(getattr(m, exc) for m in (errors, db_errors, model_errors, dishes) if hasattr(m, exc))
+    assert errors.http_status(kind("x")) == status
+    response = errors.error_response(kind("no such thing"))
+    assert response.status_code == status and json.loads(response.body) == {"error": "no such thing"}
+
+
+def test_grams_or_a_serving_is_one_rule():
+    from db import validate
+    from db.errors import InvalidPortion
+
+    assert validate.portion(" 150 ", "  ") == (150.0, None)
+    assert validate.portion("", " 1 cup ") == (None, "1 cup")
+    assert validate.portion(None, None) == (None, None)
+    with pytest.raises(InvalidPortion, match="grams or a serving, not both"):
+        validate.portion("50", "1 cup")
+
+
 def test_read_photo_bad_inputs(coffee_image):
     for name, (file_name, data, words) in bad_inputs(coffee_image).items():
         with pytest.raises(ImageError) as info:

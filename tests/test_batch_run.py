@@ -132,7 +132,7 @@ def test_bad_rows_fail_alone(tmp_path, model):
         (["good.jpg", "abc"], "grams must be a number"),
         (["good.jpg", "-1"], "grams must be from 1 to 5000"),
         *((["good.jpg", bad], "grams must be a number") for bad in ("5e-324", "nan", "inf", "1e308", "1_000")),
-        (["good.jpg", "100", "yesterday"], "not an ISO date"),
+        (["good.jpg", "100", "yesterday"], "not understood"),
         (["good.jpg", "100", "0001-01-01"], "outside the years 1900-2100"),
         (["good.jpg", "100", "", "cup"], "not both"),
         (["good.jpg", "", "", "no such serving"], "serving"),

@@ -305,6 +305,16 @@ def test_aware_datetimes_become_local_wall_clock(alice):
     assert entry["eaten_at"] == aware.astimezone().replace(tzinfo=None).isoformat()
 
 
+def test_a_meal_more_than_a_day_ahead_is_refused_on_log_and_edit(alice):
+    """The page's day-ahead rule (db.validate.meal_moment) holds for every caller of the service."""
+    ahead = datetime.now() + timedelta(days=2)
+    with pytest.raises(InvalidValue, match="more than a day in the future"):
+        service.log_meal(alice, "banana", eaten_at=ahead)
+    entry = service.log_meal(alice, "banana", eaten_at=datetime.now() + timedelta(hours=20))  # a planned meal
+    with pytest.raises(InvalidValue, match="more than a day in the future"):
+        service.update_meal(alice, entry["id"], eaten_at=ahead)
+
+
 def test_external_id_makes_logging_idempotent(alice, db_url):
     first = service.log_meal(alice, "banana", eaten_at=NOON, external_id="photo-42")
     again = service.log_meal(alice, "pizza", grams=300, external_id="photo-42")

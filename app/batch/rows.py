@@ -34,27 +34,18 @@ class RowRequest:
 
 
 def parse_eaten_at(text: str) -> datetime | None:
-    """ISO 8601 date or date-time ("2024-05-01", "2024-05-01 12:30", "...T12:30:00+02:00")."""
-    if not text:
-        return None
+    """The row's eaten_at cell (db.validate.meal_time: ISO date or date-time); None when blank."""
     try:
-        return validate.moment("eaten_at", datetime.fromisoformat(text))
-    except ValueError:
-        raise RowError(f"eaten_at {validate.echo(text)} is not an ISO date or date-time (e.g. 2024-05-01 12:30)") from None
+        return validate.meal_time(text, field="eaten_at")
     except InvalidValue as exc:
         raise RowError(str(exc)) from None
 
 
 def parse_request(spec: InputSpec, cells: list[str]) -> RowRequest:
-    grams_text = spec.value(cells, "grams")
-    serving = spec.value(cells, "serving") or None
     try:
-        grams = validate.optional_grams(grams_text)
+        grams, serving = validate.portion(spec.value(cells, "grams"), spec.value(cells, "serving"))
     except InvalidValue as exc:
         raise RowError(str(exc)) from None
-    if grams is not None:
-        if serving:
-            raise RowError("give grams or serving, not both")
     return RowRequest(
         food=spec.value(cells, "food") or None,
         grams=grams,

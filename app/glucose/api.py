@@ -26,9 +26,9 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
+from app.errors import error, error_response
 from app.glucose import chart
 from app.security import BodyTooLarge, limited_body
-from db.errors import NotFound, UnknownUser
 from db.glucose import service as glucose
 from models.errors import FoodtagError
 
@@ -36,24 +36,18 @@ IMPORT_SLOTS = 2
 _MAX_ZONE_BODY = 1024
 
 
-def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
-
-
 async def _call(fn, *args: Any, **kwargs: Any) -> Any:
     """fn's result, or the error response for a bad value."""
     try:
         return await run_in_threadpool(fn, *args, **kwargs)
-    except (UnknownUser, NotFound) as exc:
-        return _error(404, str(exc))
     except FoodtagError as exc:
-        return _error(422, str(exc))
+        return error_response(exc)
 
 
 def _days(request: Request) -> int | JSONResponse:
     text = request.query_params.get("days", "14")
     if not text.isdigit() or len(text) > 4:
-        return _error(422, f"days must be a whole number from 1 to {glucose.MAX_REPORT_DAYS}")
+        return error(422, f"days must be a whole number from 1 to {glucose.MAX_REPORT_DAYS}")
     return int(text)
 
 
@@ -77,14 +71,14 @@ def add_routes(api: FastAPI, signed_in_user: Any) -> None:
         JSON or TSV)."""
         declared = request.headers.get("content-length")
         if declared and declared.isdigit() and int(declared) > limit:
-            return _error(413, too_large)
+            return error(413, too_large)
         fmt = request.query_params.get("format", "auto")
         tz = request.query_params.get("tz") or None
         async with slots:
             try:
                 data = await limited_body(request, limit).body()
             except BodyTooLarge:
-                return _error(413, too_large)
+                return error(413, too_large)
             result = await _call(glucose.import_export, user, data, fmt=fmt, tz=tz)
         return result if isinstance(result, Response) else JSONResponse(result)
 
@@ -134,11 +128,11 @@ def add_routes(api: FastAPI, signed_in_user: Any) -> None:
         try:
             body = json.loads(await limited_body(request, _MAX_ZONE_BODY).body())
         except BodyTooLarge:
-            return _error(413, "request body too large")
+            return error(413, "request body too large")
         except ValueError:
-            return _error(400, 'the body must be {"time_zone": "Area/City"}')
+            return error(400, 'the body must be {"time_zone": "Area/City"}')
         if not isinstance(body, dict) or set(body) != {"time_zone"}:
-            return _error(422, 'the body must be {"time_zone": "Area/City"}')
+            return error(422, 'the body must be {"time_zone": "Area/City"}')
         result = await _call(glucose.set_time_zone, user, body["time_zone"])
         return result if isinstance(result, Response) else JSONResponse({"time_zone": result})
 
