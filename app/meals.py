@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from PIL import Image
 
-from app.catalog import ModelCatalog
+from app.model_catalog import ModelCatalog
 from app.dishes import PersonalDishes, add_dish, as_photo_vectors, dish_summaries, embedding_space, ranked_with_dishes
 from db import personal, service, validate
 from db.dishes import PhotoVectors
@@ -127,7 +127,7 @@ class Analyzer:
     """Runs the active model and looks foods up; shared by every request."""
 
     def __init__(self, catalog) -> None:
-        self.catalog = catalog  # app.catalog.ModelCatalog: the active engine, created once
+        self.catalog = catalog  # app.model_catalog.ModelCatalog: the active engine, created once
         # One inference at a time: each ONNX Runtime run already uses every core, so parallel
         # runs only oversubscribe the CPU and raise every request's latency.
         self._inference = threading.Lock()

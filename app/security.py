@@ -37,14 +37,14 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from db import service, signins
 from db.keys import name_key
-from db.models import utcnow
+from db.tables import utcnow
 
 log = logging.getLogger("foodtag.security")
 
 SESSION_COOKIE = "foodtag_session"
 # Where Guard leaves the signed-in user in each request's state (scope["state"]).
 _STATE_USER = "foodtag_user"
-# Longest user name and password checked at all (db.checks allows no longer ones).
+# Longest user name and password checked at all (db.arguments allows no longer ones).
 _MAX_NAME = 64
 _MAX_PASSWORD = 1024
 

@@ -3,7 +3,7 @@ the user's own foods and recipes (GET/POST /api/my/foods, POST /api/my/recipes),
 meals (/api/glucose/..., app.glucose.api), the Gradio UI at /,
 and with accounts on, sign-in and sign-out (app.signin). Every /api route then needs a sign-in
 (the session cookie or HTTP Basic). The server keeps no sign-in or model choice in memory that
-another process would need (see app.security and app.catalog.DefaultFollower).
+another process would need (see app.security and app.model_catalog.DefaultFollower).
 
 Nothing heavy happens at import or in App(): the database is migrated and the model loaded
 by `App.startup()` (run before uvicorn starts, and again harmlessly by the lifespan).
@@ -31,7 +31,7 @@ from starlette.datastructures import UploadFile
 from app.meals import DISCLAIMER, Analyzer, find_foods, nutrition_card
 from app.auth import Identity, NotSignedIn
 from app.errors import check_upload_size, error, error_response
-from app.catalog import DefaultFollower, ModelCatalog
+from app.model_catalog import DefaultFollower, ModelCatalog
 from app.glucose.api import add_routes as add_glucose_routes
 from app.config import LOCAL_USER, AppConfig
 from app.security import BodyTooLarge, Guard, OwnedFiles, Sessions, limited_body, private_dir

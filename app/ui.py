@@ -20,14 +20,14 @@ import pandas as pd
 from app import meals, views
 from app.meals import Analyzer, find_foods, nutrition_card, photo_digest
 from app.auth import Identity
-from app.catalog import ModelCatalog
+from app.model_catalog import ModelCatalog
 from app.errors import check_upload_size, shown_errors
 from app.glucose.ui import GlucoseHandlers, build_entry_response, build_glucose_tab
 from app.photos_ui import PhotoHandlers
 from app.security import OwnedFiles, private_dir
 from db import personal, photos, service, validate
 from db.cards import hit_text
-from db.checks import SETTING_RANGES
+from db.arguments import SETTING_RANGES
 from db.nutrition import (EXCHANGE_UNITS_G, NUTRIENT_LABELS, REGIONS, STORED_NUTRIENTS, carb_unit, exchanges,
                           region_unit)
 from models.errors import FoodtagError
@@ -693,7 +693,7 @@ class Handlers:
 
 
 def _setting_number(label: str, setting: str) -> gr.Number:
-    """A field for a numeric setting, bounded as db.checks bounds it, so Gradio refuses what
+    """A field for a numeric setting, bounded as db.arguments bounds it, so Gradio refuses what
     the service would."""
     low, high = SETTING_RANGES[setting]
     return gr.Number(label=label, minimum=low, maximum=high)

@@ -63,7 +63,7 @@ def run(days: int, url: str | None) -> list[tuple[str, int, float, float]]:
 
     from db import service
     from db.glucose import service as glucose
-    from db.models import GlucoseReading
+    from db.tables import GlucoseReading
     from db.session import configure, get_engine, init_db, session_scope
 
     with tempfile.TemporaryDirectory() as folder:

@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from db import personal, service
     from db.session import configure, init_db, session_scope
-    from db.models import Food
+    from db.tables import Food
     from sqlalchemy import select
 
     path = args.db or Path(tempfile.mkdtemp(prefix="bench-search-")) / "foodtag.db"

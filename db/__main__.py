@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         if args.command == "check-seed":
-            from db.checkseed import check_seed
+            from db.seed_audit import check_seed
 
             return check_seed(Path(args.dir) if args.dir else SEED_DIR)
         if args.command == "build-sr28":

@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from db import datasets, nutrition
-from db.models import COMPOSITE_DATASET, Food, MealEntry
+from db.tables import COMPOSITE_DATASET, Food, MealEntry
 
 # What a card says of a food without a GI row: our table lacks it (a value may well be
 # published for a food we could not map to a table row).

@@ -23,11 +23,11 @@ from sqlalchemy.orm import Session
 from db import fndds, portions, search, sequences, sr28
 from db.errors import SeedError
 from db.keys import name_key
-from db.models import Food, FoodAlias, FoodLabel, Serving
+from db.tables import Food, FoodAlias, FoodLabel, Serving
 from db.nutrition import energy_consistent
 
 ALIASES_FILE = "sr28_aliases.csv"
-# The seed part (db.models.SeedVersion) of the catalog's servings as chosen by today's
+# The seed part (db.tables.SeedVersion) of the catalog's servings as chosen by today's
 # db.portions rule: a database seeded under an older rule gets them once (db.session). A new
 # rule gets a new name (2: juice "from concentrate" is not a concentrate).
 SERVINGS_PART = "sr28_servings_as_eaten_2"

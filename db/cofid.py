@@ -41,7 +41,7 @@ from sqlalchemy.orm import Session
 from db import composition, datasets, search
 from db.errors import SeedError
 from db.keys import name_key
-from db.models import Food, FoodAlias, Serving
+from db.tables import Food, FoodAlias, Serving
 
 TABLE = composition.Table(datasets.COFID, "cofid", "cofid_2021", "build-cofid",
                           shipped_portions=False)

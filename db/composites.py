@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from db import datasets, nutrition, search, validate
 from db.errors import InvalidValue, SeedError
 from db.keys import name_key
-from db.models import (
+from db.tables import (
     COMPOSITE_DATASET, Food, FoodAlias, FoodLabel, RecipeIngredient, Serving,
 )
 

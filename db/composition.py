@@ -33,7 +33,7 @@ from db import portions, search, sequences
 from db.datasets import Dataset
 from db.errors import SeedError
 from db.keys import name_key
-from db.models import Food, FoodAlias, FoodLabel, Serving
+from db.tables import Food, FoodAlias, FoodLabel, Serving
 from db.nutrition import STORED_NUTRIENTS, energy_consistent
 
 FOOD_COLUMNS: tuple[str, ...] = ("code", "name", "description", "category", "aliases",
@@ -84,7 +84,7 @@ class Table:
 
     dataset: Dataset
     prefix: str
-    part: str  # db.models.SeedVersion
+    part: str  # db.tables.SeedVersion
     command: str
     # False: the table has no portions of its own; they come from db/seed/table_portions.csv
     # (``cited_portions``), read with the table.

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session, selectinload
 from db import households, repo, validate
 from db.errors import InvalidValue, NotFound
 from db.keys import name_key
-from db.models import DISH_SPACE_LEN, NAME_MAX, DishExample, Food, PersonalDish, User
+from db.tables import DISH_SPACE_LEN, NAME_MAX, DishExample, Food, PersonalDish, User
 from db.session import session_scope
 
 MAX_DISHES_PER_USER = 50

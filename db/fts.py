@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 
 from db import datasets, search
 from db.keys import name_key
-from db.models import Food, FoodAlias, FoodLabel, SeedVersion
+from db.tables import Food, FoodAlias, FoodLabel, SeedVersion
 
 FTS_TABLE = "foods_fts"
 TRIGRAM_INDEX_PREFIX = "trgm_"

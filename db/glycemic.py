@@ -14,9 +14,9 @@ from sqlalchemy.orm import Session
 
 from db import seed, sr28
 from db.errors import SeedError
-from db.models import Food, GlycemicIndex
+from db.tables import Food, GlycemicIndex
 
-# The seed part's name (db.models.SeedVersion): a new table edition gets a new name, and
+# The seed part's name (db.tables.SeedVersion): a new table edition gets a new name, and
 # every database loads it once.
 PART = "glycemic_index_2008"
 

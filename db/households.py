@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 
 from db import repo, validate
 from db.errors import InvalidValue
-from db.models import Household, HouseholdInvite, HouseholdMember, User, utcnow
+from db.tables import Household, HouseholdInvite, HouseholdMember, User, utcnow
 from db.session import session_scope
 
 HOUSEHOLD_NAME_MAX = 64

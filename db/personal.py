@@ -18,10 +18,10 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from db import checks, fts, nutrition, repo, search, validate
+from db import arguments, fts, nutrition, repo, search, validate
 from db.errors import InvalidValue, UnknownFood
 from db.keys import name_key
-from db.models import NAME_MAX, FavouriteFood, Food, RecipeIngredient, Serving
+from db.tables import NAME_MAX, FavouriteFood, Food, RecipeIngredient, Serving
 from db.session import session_scope
 
 OWN_CATEGORY = "My foods"
@@ -55,7 +55,7 @@ def _label_values(nutrients: Mapping[str, object], scale: float) -> dict[str, fl
                 raise InvalidValue(f"{field} is required (the label's value; 0 if none)")
             values[field] = None
             continue
-        per_100g = checks.number(field, raw, 0.0, float("inf")) * scale
+        per_100g = arguments.number(field, raw, 0.0, float("inf")) * scale
         if per_100g > _LABEL_MAX.get(field, 100.0):
             raise InvalidValue(f"{field} {validate.echo(raw)} is more than {_LABEL_MAX.get(field, 100.0):g} "
                                "per 100 g; check the label and the serving grams")
@@ -80,7 +80,7 @@ def create_own_food(user: str, name: str, nutrients: Mapping[str, object], *,
     if per_serving and grams is None:
         raise InvalidValue("values per serving need serving_grams")
     values = _label_values(nutrients, 100.0 / grams if per_serving and grams else 1.0)
-    serving = (checks.text("serving_name", serving_name, 80) or "1 serving", grams) if grams \
+    serving = (arguments.text("serving_name", serving_name, 80) or "1 serving", grams) if grams \
         else ("100 g", 100.0)
     basis = f"per serving of {grams:g} g" if per_serving else "per 100 g"
     return _add_own(user, Food(
@@ -96,10 +96,10 @@ def create_recipe(user: str, name: str, ingredients: Sequence[tuple[str, float]]
     "food_id", "per_serving": NUTRIENTS of one serving, "total_grams" (the ingredients'),
     "dish_grams" (the dish's)}."""
     name = _checked_name(name)
-    count = checks.number("servings", servings, 0.0, MAX_RECIPE_SERVINGS)
+    count = arguments.number("servings", servings, 0.0, MAX_RECIPE_SERVINGS)
     if count <= 0:
         raise InvalidValue("servings must be more than 0")
-    cooked = None if cooked_grams is None else checks.number(
+    cooked = None if cooked_grams is None else arguments.number(
         "cooked_grams", cooked_grams, validate.MIN_PORTION_G, MAX_INGREDIENTS * validate.MAX_PORTION_G)
     if not isinstance(ingredients, Sequence) or isinstance(ingredients, str) or not ingredients:
         raise InvalidValue("a recipe needs at least one (food, grams) ingredient")

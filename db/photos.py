@@ -35,7 +35,7 @@ from sqlalchemy.orm import Session
 from db import households, repo
 from db.errors import InvalidValue, NotFound
 from db.keys import name_key
-from db.models import KeptPhoto, MealEntry, User
+from db.tables import KeptPhoto, MealEntry, User
 from db.session import session_scope
 from models.errors import FoodtagError
 from models.paths import data_home

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session, selectinload
 from db import datasets, fts, hypo, nutrition, search, validate, vocabulary
 from db.errors import InvalidValue, NotFound, UnknownFood, UnknownUser
 from db.keys import name_key
-from db.models import (FavouriteFood, Food, FoodAlias, FoodLabel, MealEntry, ModelChange, OwnedFile,
+from db.tables import (FavouriteFood, Food, FoodAlias, FoodLabel, MealEntry, ModelChange, OwnedFile,
                        Serving, User)
 
 MAX_QUERY_LEN = 200
@@ -56,18 +56,6 @@ def find_food(query: object, *, session: Session, owner: User | None = None) -> 
     close = [c.food for c, _ in search_foods(query, session=session, owner=owner, limit=3)]
     hint = f" (did you mean: {', '.join(close)}?)" if close else ""
     raise UnknownFood(f"unknown food {validate.echo(query.strip())}{hint}")
-
-
-def get_food(food_id: object, *, session: Session, owner: User | None = None) -> Food:
-    """A food by id, if it is public or the ``owner``'s; UnknownFood otherwise (another
-    user's food and a missing one are not told apart)."""
-    if isinstance(food_id, bool) or not isinstance(food_id, int):
-        raise InvalidValue(f"food id must be a whole number, got {validate.echo(food_id)}")
-    food = session.get(Food, food_id)
-    if food is None or (food.owner_id is not None
-                        and (owner is None or food.owner_id != owner.id)):
-        raise UnknownFood(f"no food with id {food_id}")
-    return food
 
 
 def search_foods(text_: str, *, session: Session, owner: User | None = None,

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from db import search
 from db.errors import SeedError
 from db.keys import name_key
-from db.models import FDC_DATASETS, Food, FoodAlias, FoodLabel, Serving
+from db.tables import FDC_DATASETS, Food, FoodAlias, FoodLabel, Serving
 from db.nutrition import REQUIRED_NUTRIENTS, STORED_NUTRIENTS, energy_consistent, energy_estimate
 from db.validate import MAX_PORTION_G
 from models.labels import ALL_SHIPPED_LABELS

@@ -10,7 +10,7 @@ from sqlalchemy import Integer, text
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
-from db.models import Base
+from db.tables import Base
 
 
 def sync(bind: Connection | Session) -> None:

@@ -16,11 +16,11 @@ from typing import IO, Any
 from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 
-from db import (cards, checks, dishes, households, hypo, nutrition, passwords, photos, repo, spreadsheet,
+from db import (arguments, cards, dishes, households, hypo, nutrition, passwords, photos, repo, spreadsheet,
                 validate)
 from db.errors import InvalidPortion, InvalidValue, UserExists
 from db.keys import name_key
-from db.models import Food, MealEntry, ModelChange, OwnedFile, ServerSetting, SignInSession, User, utcnow
+from db.tables import Food, MealEntry, ModelChange, OwnedFile, ServerSetting, SignInSession, User, utcnow
 from db.session import session_scope
 from models.errors import FoodtagError
 
@@ -158,9 +158,9 @@ def create_user(name: str, password: str | None = None, *, admin: bool = False,
     """A new user; password None makes a local user who needs none. UserExists if taken.
     ``admin``: may change the server's default model. ``region`` (US, UK, DE) sets the
     exchange unit to the one taught there."""
-    name = checks.user_name(name)
+    name = arguments.user_name(name)
     region = nutrition.check_region(region)
-    password_hash = passwords.hash_password(pw) if (pw := checks.password(password)) else None
+    password_hash = passwords.hash_password(pw) if (pw := arguments.password(password)) else None
     try:
         with session_scope() as session:
             if repo.find_user(name, session=session) is not None:
@@ -217,7 +217,7 @@ def remove_user(name: str) -> int:
 def set_password(name: str, password: str) -> None:
     """Give a user a new password (checked as for a new account) and end their sign-in sessions,
     so a stolen session does not outlive the reset."""
-    new = checks.password(password)
+    new = arguments.password(password)
     if new is None:
         raise InvalidValue("a new password is needed")
     password_hash = passwords.hash_password(new)
@@ -276,7 +276,7 @@ def user_model(user: str) -> str | None:
 
 def set_user_model(user: str, model: str | None) -> None:
     """Pick a model for this user only (None: back to the server's default); recorded."""
-    model = checks.optional_text("model", model, 200)
+    model = arguments.optional_text("model", model, 200)
     with session_scope() as session:
         row = repo.get_user(user, session=session)
         if row.model != model:
@@ -296,13 +296,13 @@ def set_default_model(user: str, model: str, *, replaces: str | None = None) -> 
     """Make ``model`` the server's default and record the change; ``replaces`` names the
     model in use when none was ever set. The caller checked that ``user`` is an admin and
     that ``model`` is installed."""
-    model = checks.text("model", model, 200)
+    model = arguments.text("model", model, 200)
     if not model:
         raise InvalidValue("model name is empty")
     with session_scope() as session:
         row = repo.get_user(user, session=session)
         setting = session.get(ServerSetting, DEFAULT_MODEL_SETTING)
-        before = setting.value if setting else checks.optional_text("replaces", replaces, 200)
+        before = setting.value if setting else arguments.optional_text("replaces", replaces, 200)
         if setting is None:
             session.add(ServerSetting(name=DEFAULT_MODEL_SETTING, value=model, changed_by=row.name))
         else:
@@ -328,7 +328,7 @@ def own_file(user: str, marker: str) -> None:
     markers of files long gone, so the table does not grow with every download ever made."""
     with session_scope() as session:
         session.execute(delete(OwnedFile).where(OwnedFile.created_at < utcnow() - FORGET_OWNED_FILES_AFTER))
-        session.add(OwnedFile(marker=checks.text("marker", marker, 32), user_id=repo.get_user(user, session=session).id))
+        session.add(OwnedFile(marker=arguments.text("marker", marker, 32), user_id=repo.get_user(user, session=session).id))
 
 
 def file_owner(marker: str) -> str | None:
@@ -354,7 +354,7 @@ def update_settings(user: str, **values: Any) -> dict[str, Any]:
     photos of logged meals, db.photos). A new region brings its exchange unit unless the
     current one is also taught there or ``exchange_unit_g`` is given. Turning keep_photos off
     deletes the meal photos kept so far. Returns all settings."""
-    checked = checks.settings(values)
+    checked = arguments.settings(values)
     with session_scope() as session:
         row = repo.get_user(user, session=session)
         if "region" in checked and "exchange_unit_g" not in checked:
@@ -369,7 +369,7 @@ def update_settings(user: str, **values: Any) -> dict[str, Any]:
 
 
 def _settings(user: User) -> dict[str, Any]:
-    return {field: getattr(user, field) for field in checks.SETTINGS}
+    return {field: getattr(user, field) for field in arguments.SETTINGS}
 
 
 def household_members(user: str) -> list[str]:
@@ -402,15 +402,15 @@ def log_meal(user: str, query: str, *, grams: float | None = None, serving: str 
     """
     when = datetime.now() if eaten_at is None else validate.meal_moment("eaten_at", eaten_at)
     fields = {
-        "meal_type": checks.text("meal_type", meal_type, 40),
-        "note": checks.text("note", note, 2000),
-        "predicted_label": checks.optional_text("predicted_label", predicted_label, 80),
-        "confidence": checks.confidence(confidence),
-        "model_version": checks.optional_text("model_version", model_version, 200),
-        "photo_sha256": checks.sha256_hex("photo_sha256", photo_sha256),
-        "is_correction": checks.optional_flag("is_correction", is_correction),
+        "meal_type": arguments.text("meal_type", meal_type, 40),
+        "note": arguments.text("note", note, 2000),
+        "predicted_label": arguments.optional_text("predicted_label", predicted_label, 80),
+        "confidence": arguments.confidence(confidence),
+        "model_version": arguments.optional_text("model_version", model_version, 200),
+        "photo_sha256": arguments.sha256_hex("photo_sha256", photo_sha256),
+        "is_correction": arguments.optional_flag("is_correction", is_correction),
     }
-    external = checks.optional_text("external_id", external_id, 200)
+    external = arguments.optional_text("external_id", external_id, 200)
     jpeg = photos.check_jpeg(photo)
     with photos.undone_on_error() as kept, session_scope() as session:
         owner = repo.get_user(user, session=session)
@@ -445,8 +445,8 @@ def log_meal(user: str, query: str, *, grams: float | None = None, serving: str 
 
 def list_meals(user: str, start: datetime, end: datetime) -> list[dict[str, Any]]:
     """The user's entries with start <= eaten_at < end, in time order."""
-    start = checks.local_datetime("start", start)
-    end = checks.local_datetime("end", end)
+    start = arguments.local_datetime("start", start)
+    end = arguments.local_datetime("end", end)
     if end < start:
         raise InvalidValue(f"end {end.isoformat()} is before start {start.isoformat()}")
     with session_scope(write=False) as session:
@@ -458,7 +458,7 @@ def list_meals(user: str, start: datetime, end: datetime) -> list[dict[str, Any]
 def day_summary(user: str, day: date) -> dict[str, Any]:
     """One local day: its entries, their totals (with exchanges in the user's unit) and the
     user's targets."""
-    day = checks.day(day)
+    day = arguments.day(day)
     start = datetime.combine(day, time())
     with session_scope(write=False) as session:
         owner = repo.get_user(user, session=session)
@@ -486,7 +486,7 @@ def daily_totals(user: str, days: int = 28, until: date | None = None) -> list[d
         raise InvalidValue(
             f"days must be a whole number from 1 to {MAX_SUMMARY_DAYS}, got {validate.echo(days)}"
         )
-    last = date.today() if until is None else checks.day(until)
+    last = date.today() if until is None else arguments.day(until)
     first = last - timedelta(days=days - 1)
     keys = ("kcal", "carbohydrate_g", "available_carbohydrate_g")
     with session_scope(write=False) as session:
@@ -519,9 +519,9 @@ def update_meal(user: str, entry_id: int, **changes: Any) -> dict[str, Any]:
     if "eaten_at" in changes:
         updates["eaten_at"] = validate.meal_moment("eaten_at", changes["eaten_at"])
     if "meal_type" in changes:
-        updates["meal_type"] = checks.text("meal_type", changes["meal_type"], 40)
+        updates["meal_type"] = arguments.text("meal_type", changes["meal_type"], 40)
     if "note" in changes:
-        updates["note"] = checks.text("note", changes["note"], 2000)
+        updates["note"] = arguments.text("note", changes["note"], 2000)
     grams, serving = changes.get("grams"), changes.get("serving")
     with session_scope() as session:
         owner = repo.get_user(user, session=session)

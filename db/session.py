@@ -29,7 +29,7 @@ from sqlalchemy.pool import StaticPool
 from db import (catalog, cofid, composites, composition, fndds, fts, glycemic, migrate, seed,
                 sr28, swiss)
 from db.errors import InvalidValue
-from db.models import Food, SeedVersion
+from db.tables import Food, SeedVersion
 from models.paths import data_home
 
 BUSY_TIMEOUT_S = 30.0

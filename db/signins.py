@@ -28,7 +28,7 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import IntegrityError
 
 from db import repo
-from db.models import SignInFailure, SignInSession, User, utcnow
+from db.tables import SignInFailure, SignInSession, User, utcnow
 from db.session import session_scope
 
 # Live sessions per user. Signing in beyond this ends that user's oldest sessions, so a

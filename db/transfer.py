@@ -29,7 +29,7 @@ from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from db import migrate, sequences
 from db.errors import InvalidValue
-from db.models import Base
+from db.tables import Base
 from db.session import display_url, hold_schema_lock, make_engine
 
 # Rows read and written per round trip.

@@ -1,7 +1,7 @@
 """`python -m distill deploy RUN_DIR`: install a pipeline's student where the app finds models.
 
 The app lists every ``$FOODTAG_HOME/models/*.onnx`` with the top-1 of the
-``<model>.report.json`` beside it (app.catalog). Before installing, every label the model can
+``<model>.report.json`` beside it (app.model_catalog). Before installing, every label the model can
 emit is looked up in the nutrition database the way the app does (db.service.lookup): a model
 must never show a food the nutrition card cannot describe. Unknown labels are refused unless
 a label map (YAML or JSON, ``model_label: database food``) says which food each one is; the

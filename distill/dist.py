@@ -191,14 +191,6 @@ def barrier() -> None:
             tdist.barrier()
 
 
-def any_rank(flag: bool) -> bool:
-    """True on every rank if it is true on any (e.g. one rank met a bad input)."""
-    if _env.backend is None:
-        return flag
-    t = torch.tensor([1.0 if flag else 0.0], device=_env.device)
-    return bool(all_reduce_sum(t).item() > 0)
-
-
 def make_optimizer(param_groups: list[dict], zero: bool, **adamw_kwargs) -> torch.optim.Optimizer:
     """AdamW; with --zero each rank keeps only its shard of the optimizer state.
 

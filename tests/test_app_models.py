@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from app.catalog import DefaultFollower, ModelCatalog
+from app.model_catalog import DefaultFollower, ModelCatalog
 from models.errors import ModelError
 
 

@@ -22,7 +22,7 @@ from sqlalchemy import delete
 
 from app.security import PASSWORD_NICE, SESSION_COOKIE, PasswordChecker, Throttle
 from db import service, signins
-from db.models import SignInFailure, utcnow
+from db.tables import SignInFailure, utcnow
 from db.session import session_scope
 
 PASSWORDS = {"alice": "alice-pass-123", "bob": "bob-pass-456"}

@@ -19,7 +19,7 @@ from PIL import Image
 from app.config import LOCAL_USER
 from app.ui import PER_100G, Handlers
 from db import personal, service
-from db.checks import SETTING_RANGES
+from db.arguments import SETTING_RANGES
 
 MAX_UPLOAD_MB = 2
 
@@ -296,7 +296,7 @@ def test_settings_round_trip_and_refusals(client):
     before = client.predict(api_name="/load_settings")
     assert "saved" in client.predict(1800, 180, "10", 0.4, "UK", api_name="/save_settings")
     assert client.predict(api_name="/load_settings") == (1800, 180, "10", 0.4, "UK")
-    # The fields refuse what the service would: their bounds are db.checks' own.
+    # The fields refuse what the service would: their bounds are db.arguments' own.
     low, high = SETTING_RANGES["daily_kcal_target"]
     with pytest.raises(Exception, match=f"less than minimum value {low}"):
         client.predict(low - 1, 180, "10", 0.4, "UK", api_name="/save_settings")

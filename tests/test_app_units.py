@@ -8,7 +8,7 @@ import pytest
 from app_support import animated_gif, bad_inputs, jpeg_bytes
 
 from app.meals import read_photo
-from app.catalog import read_accuracy
+from app.model_catalog import read_accuracy
 from app.config import AppConfig, ConfigError, is_loopback
 from app.ui import Handlers, parse_day, parse_when
 from app import views

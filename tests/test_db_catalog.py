@@ -10,7 +10,7 @@ from db_support import full_db, full_db_url, write_seed  # noqa: F401 (fixtures)
 from sqlalchemy import func, select
 
 from db import catalog, composition, personal, service, sr28
-from db.models import Food, Serving
+from db.tables import Food, Serving
 from db.seed import SEED_DIR
 from db.session import TABLES, configure, init_db, session_scope
 from models.labels import ALL_SHIPPED_LABELS

@@ -15,7 +15,7 @@ from db import service
 from db.errors import InvalidValue, UnknownUser
 from db.glucose import metrics
 from db.glucose import service as glucose
-from db.models import GlucoseReading
+from db.tables import GlucoseReading
 from db.session import session_scope
 
 DATA = Path(__file__).parent / "data" / "glucose"

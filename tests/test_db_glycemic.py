@@ -12,8 +12,8 @@ from db_support import write_seed
 from sqlalchemy import delete, select, update
 
 from db import glycemic, seed, service
-from db.checkseed import problems_in
-from db.models import GlycemicIndex, SeedVersion
+from db.seed_audit import problems_in
+from db.tables import GlycemicIndex, SeedVersion
 from db.seed import SEED_DIR, SR28_GI_FILE
 from db.session import configure, init_db, session_scope
 

@@ -16,7 +16,7 @@ from sqlalchemy.exc import IntegrityError
 
 from db import migrate, service
 from db.fts import include_name
-from db.models import MEAL_VALUE_COLUMNS, Base, Food
+from db.tables import MEAL_VALUE_COLUMNS, Base, Food
 from db.seed import SEED_DIR
 from db.session import configure, get_engine, init_db, session_scope
 
@@ -49,7 +49,7 @@ def test_migrations_create_exactly_the_models(empty_db_url):
         context = MigrationContext.configure(conn, opts={"include_name": include_name})
         diff = compare_metadata(context, Base.metadata)
     engine.dispose()
-    assert diff == [], f"db/models.py and db/migrations differ: {diff}"
+    assert diff == [], f"db/tables.py and db/migrations differ: {diff}"
 
 
 def assert_hardening_schema(conn) -> None:
@@ -353,7 +353,7 @@ def test_postgresql_search_can_use_the_trigram_indexes(db_url):
     more is found through the indexes. (The small seed fits in a page or two, where reading
     the table is what the planner would choose.)"""
     from db import fts
-    from db.models import Food
+    from db.tables import Food
 
     with session_scope(write=False) as session:
         if session.get_bind().dialect.name != "postgresql":

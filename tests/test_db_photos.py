@@ -20,7 +20,7 @@ from sqlalchemy import select
 
 from db import households, photos, repo, service
 from db.errors import InvalidValue, NotFound, UnknownUser
-from db.models import HouseholdInvite, KeptPhoto
+from db.tables import HouseholdInvite, KeptPhoto
 from db.session import session_scope
 from models.errors import FoodtagError
 from models.images import keepable_jpeg

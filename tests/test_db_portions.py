@@ -10,7 +10,7 @@ from db_support import write_seed
 from sqlalchemy import delete, select, update
 
 from db import catalog, portions, service, sr28
-from db.models import Food, SeedVersion, Serving
+from db.tables import Food, SeedVersion, Serving
 from db.seed import SEED_DIR
 from db.session import configure, init_db, session_scope
 

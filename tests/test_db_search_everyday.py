@@ -203,7 +203,7 @@ def test_diet_queries_never_put_a_sugared_food_first(full_db, query):
     hits = service.search(query, limit=1)
     if not hits:
         return  # nothing diet of that kind in the catalog: no food rather than a sugared one
-    from db.models import Food
+    from db.tables import Food
     from db.session import session_scope
 
     with session_scope(write=False) as session:

@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 
 from db import nutrition, service
 from db.errors import InvalidPortion, InvalidValue, NotFound, UnknownFood, UnknownUser, UserExists
-from db.models import Food, MealEntry, User
+from db.tables import Food, MealEntry, User
 from db.nutrition import NUTRIENTS
 from db.session import session_scope
 
@@ -153,7 +153,7 @@ def test_users_and_passwords(db_url):
 
 def test_account_administration(db_url):
     from db import personal, signins
-    from db.models import SignInSession
+    from db.tables import SignInSession
 
     service.create_user("ann", "ann-password", admin=True)
     service.create_user("Bob", "bob-password")
@@ -513,7 +513,7 @@ def test_no_nan_or_infinity_reaches_the_meal_log(db_url):
 
 
 def test_markers_of_downloads_long_gone_are_forgotten(db_url, alice):
-    from db.models import OwnedFile
+    from db.tables import OwnedFile
 
     service.own_file(alice, "a" * 32)
     with session_scope() as session:

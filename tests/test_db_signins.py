@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from app.security import Throttle
 from db import service, signins
-from db.models import SignInFailure, SignInSession, utcnow
+from db.tables import SignInFailure, SignInSession, utcnow
 from db.session import session_scope
 
 IDLE_S, MAX_AGE_S = 1800.0, 12 * 3600.0

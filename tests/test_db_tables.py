@@ -158,7 +158,7 @@ def _seed_with_tables(folder: Path) -> Path:
 
 
 def test_check_seed_reports_aliases_and_portions_of_unknown_entries(tmp_path):
-    from db.checkseed import problems_in
+    from db.seed_audit import problems_in
 
     seed = _seed_with_tables(tmp_path)
     problems, summary = problems_in(seed)
@@ -177,7 +177,7 @@ def test_check_seed_reports_aliases_and_portions_of_unknown_entries(tmp_path):
 
 
 def test_check_seed_refuses_an_edited_row(tmp_path):
-    from db.checkseed import problems_in
+    from db.seed_audit import problems_in
 
     seed = _seed_with_tables(tmp_path)
     path = seed / swiss.TABLE.foods_file
@@ -193,7 +193,7 @@ def test_a_database_seeded_with_cofid_2015_keeps_its_rows_and_meals(tmp_path):
     """The 16 CoFID 2015 rows an older foodtag seeded become the 2021 rows of the same names
     (same ids, so a logged meal keeps its food and its frozen values); the other 2,871 CoFID
     foods are added, and nothing twice."""
-    from db.models import Food, SeedVersion
+    from db.tables import Food, SeedVersion
     from db.session import configure, get_engine, init_db, session_scope
 
     seed = _seed_with_tables(tmp_path / "seed")
@@ -273,7 +273,7 @@ def test_fish_and_chips_is_the_fish_with_its_chips_and_an_older_database_gets_it
     so its carbohydrate includes the chips' and the card carries CoFID's OGL attribution. A
     database seeded when the label named a fish-only stand-in row gets the composite on its next
     start; the stand-in keeps the meal logged with it, and loses the label and the alias."""
-    from db.models import Food, FoodAlias, FoodLabel, SeedVersion
+    from db.tables import Food, FoodAlias, FoodLabel, SeedVersion
     from db.session import configure, init_db, session_scope
 
     configure(f"sqlite:///{tmp_path / 'foodtag.db'}")
@@ -338,7 +338,7 @@ def test_every_portion_cited_from_fndds_is_that_fndds_portion():
 
 
 def test_a_database_seeded_before_todays_cited_portions_gets_them_once(tmp_path):
-    from db.models import SeedVersion
+    from db.tables import SeedVersion
     from db.session import configure, get_engine, init_db
 
     seed = _seed_with_tables(tmp_path / "seed")

@@ -140,7 +140,7 @@ def _vectors(seed: int) -> stored.PhotoVectors:
 
 
 def test_a_dish_is_stored_listed_and_removed_with_its_vectors(alice):
-    from db.models import DishExample
+    from db.tables import DishExample
     from db.session import session_scope
 
     added = stored.add_dish(alice, "Mum's banana", "banana", [_vectors(0), _vectors(1)], space="v1")
@@ -218,7 +218,7 @@ def test_a_dish_keeps_its_newest_photos(alice, monkeypatch):
 @pytest.fixture
 def analyzer(tiny, db_url):
     from app.meals import Analyzer
-    from app.catalog import ModelCatalog
+    from app.model_catalog import ModelCatalog
 
     return Analyzer(ModelCatalog([tiny], default_path=lambda: tiny))
 
@@ -246,7 +246,7 @@ def test_a_dish_added_through_the_service_is_recognised_in_the_next_request(anal
 def test_a_dish_added_through_the_ui_is_recognised_and_a_correction_teaches_it(tiny, db_url, tmp_path, monkeypatch):
     from app.meals import Analyzer
     from app.auth import Identity
-    from app.catalog import ModelCatalog
+    from app.model_catalog import ModelCatalog
     from app.photos_ui import PhotoHandlers
     from app.security import OwnedFiles
     from app.ui import AppContext, Handlers
@@ -302,7 +302,7 @@ def test_dishes_learned_with_another_model_are_not_mixed_in_and_the_user_is_told
 
 def test_removing_the_account_removes_its_dishes_and_vectors(alice, bob):
     from db import service
-    from db.models import DishExample, PersonalDish
+    from db.tables import DishExample, PersonalDish
     from db.session import session_scope
 
     stored.add_dish(alice, "Pie", "banana", [_vectors(0), _vectors(1)], space="v1")

@@ -89,7 +89,7 @@ def test_without_model_the_cli_and_batch_use_the_users_model_and_rank_as_the_pag
     default), and `batch --user carol` gives each photo the page's top-5, her dish among them."""
     import shutil
 
-    from app.catalog import ModelCatalog
+    from app.model_catalog import ModelCatalog
     from app.dishes import embedding_space
     from app.meals import Analyzer
     from db import dishes as stored

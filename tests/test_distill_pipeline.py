@@ -142,7 +142,7 @@ def test_every_artifact_is_written(run):
 
 
 def test_exported_models_load_in_the_app(run):
-    from app.catalog import describe
+    from app.model_catalog import describe
     from app.config import AppConfig
     from models.engine import Engine
     from models.export import parity_images
@@ -393,7 +393,7 @@ def test_deploy_refuses_labels_the_database_cannot_describe(run, capsys):
 
 
 def test_deploy_with_a_label_map_installs_where_the_app_lists_it(run, tmp_path, capsys):
-    from app.catalog import ModelCatalog
+    from app.model_catalog import ModelCatalog
     from models.engine import Engine
     from models.paths import data_home
 

@@ -105,7 +105,7 @@ def test_the_choice_is_cached_per_file_and_cpu_kind(model):
 
 
 def test_the_app_serves_the_chosen_file_and_lists_the_model_once(model, monkeypatch):
-    from app.catalog import ModelCatalog
+    from app.model_catalog import ModelCatalog
 
     monkeypatch.setenv("FOODTAG_HOME", str(model.parent.parent))
     monkeypatch.setattr(runtime_choice, "time_at_batch_1", FakeTimer(1.38))
@@ -122,7 +122,7 @@ def test_the_app_serves_the_chosen_file_and_lists_the_model_once(model, monkeypa
 
 
 def test_deploy_installs_the_int8_file_beside_the_student_and_drops_a_stale_one(model, tmp_path, monkeypatch):
-    from app.catalog import ModelCatalog
+    from app.model_catalog import ModelCatalog
     from distill.deploy import deploy
 
     monkeypatch.setenv("FOODTAG_HOME", str(tmp_path / "home"))

@@ -55,7 +55,7 @@ from app.batch.summary import summary_path, write_summary
 from app import meals
 from app.dishes import PersonalDishes, embedding_space, ranked_with_dishes
 from db import service
-from db.models import DEFAULT_CONFIDENCE_THRESHOLD
+from db.tables import DEFAULT_CONFIDENCE_THRESHOLD
 from db.nutrition import DEFAULT_EXCHANGE_UNIT_G, EXCHANGE_UNITS_G
 from models.engine import Prediction
 from models.errors import FoodtagError

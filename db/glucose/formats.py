@@ -39,7 +39,7 @@ from zoneinfo import ZoneInfo
 
 from db.errors import InvalidValue
 from db.glucose import zones
-from db.models import GLUCOSE_MG_DL_RANGE
+from db.tables import GLUCOSE_MG_DL_RANGE
 
 MMOL_L_TO_MG_DL = 18.016
 FORMATS: tuple[str, ...] = ("clarity", "libreview", "nightscout", "csv")
@@ -56,7 +56,7 @@ class Reading:
     line: int
     measured_at: datetime  # naive UTC
     mg_dl: float
-    kind: str  # db.models.GLUCOSE_KINDS
+    kind: str  # db.tables.GLUCOSE_KINDS
     reported_as: str | None = None  # "Low" / "High": stored at the device's limit
 
 

@@ -18,10 +18,10 @@ from sqlalchemy import func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from db import checks, repo
+from db import arguments, repo
 from db.errors import InvalidValue, NotFound
 from db.glucose import formats, metrics, zones
-from db.models import GlucoseReading, MealEntry, User
+from db.tables import GlucoseReading, MealEntry, User
 from db.session import session_scope
 
 # A 90-day 5-minute Clarity export is about 2 MB; a year's is under 10 MB.
@@ -127,7 +127,7 @@ def _period(days: object, end: object, where) -> tuple[date, date]:
             end = date.fromisoformat(end.strip())
         except ValueError:
             raise InvalidValue(f"the end day must be a date YYYY-MM-DD, got {end[:20]!r}") from None
-    last = datetime.now(where).date() if end is None else checks.day(end)
+    last = datetime.now(where).date() if end is None else arguments.day(end)
     return last - timedelta(days=days - 1), last
 
 
@@ -187,8 +187,8 @@ def meal_responses(user: str, start: datetime | None = None, end: datetime | Non
     """Each meal of the person's log (local start <= eaten_at < end, either optional) with its
     glucose response (metrics.meal_response) and its curve from 30 min before to 3 h after
     ("curve": [minutes from the meal, mg/dL])."""
-    start = None if start is None else checks.local_datetime("start", start)
-    end = None if end is None else checks.local_datetime("end", end)
+    start = None if start is None else arguments.local_datetime("start", start)
+    end = None if end is None else arguments.local_datetime("end", end)
     with session_scope(write=False) as session:
         owner = repo.get_user(user, session=session)
         where = zones.zone(owner.time_zone)

@@ -9,7 +9,7 @@ from alembic import context
 from sqlalchemy.engine import Connection
 
 from db.fts import include_name
-from db.models import Base
+from db.tables import Base
 
 
 def run_on(connection: Connection) -> None:

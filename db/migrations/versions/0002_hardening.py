@@ -16,7 +16,7 @@ down_revision: str | None = '0001'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
-# The same list and bound as db.models.MEAL_VALUE_COLUMNS / MAX_MEAL_VALUE, written out here
+# The same list and bound as db.tables.MEAL_VALUE_COLUMNS / MAX_MEAL_VALUE, written out here
 # because a migration must not change when the models do.
 _MEAL_VALUES = ('kcal', 'carbohydrate_g', 'available_carbohydrate_g', 'sugars_g', 'fiber_g',
                 'protein_g', 'fat_g', 'saturated_fat_g', 'sodium_mg', 'glycemic_load')

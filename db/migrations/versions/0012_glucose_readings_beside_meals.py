@@ -16,7 +16,7 @@ down_revision: str | None = '0011'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
-# db.models' choices as of this revision, written out: a migration must not change when the
+# db.tables' choices as of this revision, written out: a migration must not change when the
 # code does.
 _KINDS = "kind IN ('cgm', 'scan', 'meter')"
 _SOURCES = "source IN ('clarity', 'libreview', 'nightscout', 'csv')"

@@ -23,7 +23,7 @@ down_revision: str | None = '0013'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
-# db.models' choices as of this revision, written out: a migration must not change when the
+# db.tables' choices as of this revision, written out: a migration must not change when the
 # code does.
 _V3 = ("fdc_dataset IN ('SR Legacy', 'FNDDS', 'Foundation', 'Composite', 'Own food', 'Recipe', "
        "'CoFID')")

@@ -1,4 +1,4 @@
-"""ORM models: foods with their USDA source and nutrients, servings, glycemic index, users,
+"""The database tables (SQLAlchemy ORM): foods with their source and nutrients, servings, glycemic index, users,
 meal entries. The Alembic migrations in db/migrations create exactly these tables (a test
 compares them).
 """
@@ -157,20 +157,12 @@ class Food(Base):
         return value
 
     @property
-    def is_proxy(self) -> bool:
-        return self.proxy_note is not None
-
-    @property
     def per_100g(self) -> dict[str, Optional[float]]:
         return {name: getattr(self, name) for name in STORED_NUTRIENTS}
 
     @property
     def default_serving(self) -> Optional["Serving"]:
         return next((s for s in self.servings if s.is_default), None)
-
-    @property
-    def is_own(self) -> bool:
-        return self.owner_id is not None
 
 
 class RecipeIngredient(Base):
