@@ -1,9 +1,10 @@
-"""Rows as the plain dicts the app, the CLI and JSON output use (shapes documented in db/service.py).
-All arithmetic is delegated to db.nutrition; this module only picks, rounds and names.
+"""Rows as the plain dicts the app, the CLI and JSON output use; the nutrition card's shape is
+`Card`, documented once here. All arithmetic is delegated to db.nutrition; this module only
+picks, rounds and names.
 """
 
 import re
-from typing import Any
+from typing import Any, TypedDict
 
 from db import datasets, nutrition
 from db.tables import COMPOSITE_DATASET, Food, MealEntry
@@ -12,8 +13,57 @@ from db.tables import COMPOSITE_DATASET, Food, MealEntry
 # published for a food we could not map to a table row).
 GI_UNKNOWN = "not in our GI table"
 
-# Column order of entry dicts and of the exported CSV.
-def nutrition_card(food: Food, grams: float, serving: str | None, unit_g: float) -> dict[str, Any]:
+class Source(TypedDict):
+    dataset: str  # the table the row comes from (db.datasets: SR28, FNDDS, CoFID, Swiss, own, composite)
+    fdc_id: int | None  # USDA FoodData Central id (SR28, FNDDS)
+    code: str | None  # the entry in its own table: NDB number, FNDDS food code, CoFID code, Swiss ID
+    description: str | None  # the entry's name in that table
+    proxy_note: str | None  # set when a close food's values stand in for this one
+    citation: str | None
+    attribution: str | None  # what the table's licence requires wherever its rows are shown
+
+
+class ServingInfo(TypedDict):
+    name: str  # "1 cup sliced"
+    grams: float
+    default: bool  # the portion a card shows when none is asked for
+
+
+class GlycemicIndex(TypedDict):
+    value: float
+    citation: str
+    source: str
+
+
+class GlycemicLoad(TypedDict):
+    value: float
+    band: str  # low, medium or high
+
+
+class Exchanges(TypedDict):
+    unit_g: float  # grams of carbohydrate per exchange: 15 (US choices, CP), 12 (BE), 10 (KE)
+    value: float | None  # exchanges in the portion, to 0.1 (None without carbohydrate data)
+    as_taught: float | None  # as a person counts them: US choices to the nearest half, others to 0.1
+    unit: str  # the unit's name
+    basis: str  # which carbohydrate counts: total minus fibre, or available
+
+
+class Card(TypedDict):
+    """The nutrition card of one portion: what the page shows, POST /api/analyze and
+    GET /api/foods return, batch writes as cells and a logged entry freezes."""
+    food: str
+    food_id: int
+    category: str | None
+    source: Source
+    per_100g: dict[str, float | None]  # every db.nutrition.NUTRIENTS (None where the table has no value)
+    portion: dict[str, Any]  # "grams", "serving" (None for grams typed) and every nutrient for the portion
+    servings: list[ServingInfo]
+    glycemic_index: GlycemicIndex | None
+    glycemic_load: GlycemicLoad | None
+    exchanges: Exchanges
+
+
+def nutrition_card(food: Food, grams: float, serving: str | None, unit_g: float) -> Card:
     """What ``grams`` of ``food`` contain, with source, servings, GI, GL and exchanges."""
     portion = nutrition.for_portion(food.per_100g, grams)
     gi = food.glycemic_index

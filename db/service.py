@@ -33,21 +33,10 @@ _MEAL_CHANGES = ("food", "grams", "serving", "eaten_at", "meal_type", "note")
 # --- foods ------------------------------------------------------------------------------
 
 def lookup(query: str, grams: float | None = None, serving: str | None = None,
-           exchange_unit_g: float = nutrition.DEFAULT_EXCHANGE_UNIT_G, *, user: str | None = None) -> dict[str, Any]:
-    """The nutrition card for ``grams`` (or a named ``serving``, or the default serving) of
-    the food whose label, name or alias is ``query``::
-
-        {"food", "food_id", "category",
-         "source": {"dataset", "fdc_id", "code", "description", "proxy_note"},
-         "per_100g": NUTRIENTS, "portion": {"grams", "serving", **NUTRIENTS},
-         "servings": [{"name", "grams", "default"}],
-         "glycemic_index": {"value", "citation", "source"} | None,
-         "glycemic_load": {"value", "band"} | None,
-         "exchanges": {"unit_g", "value", "unit", "basis"}}
-
-    NUTRIENTS: kcal, carbohydrate_g, available_carbohydrate_g, sugars_g, fiber_g, protein_g,
-    fat_g, saturated_fat_g, sodium_mg (None where USDA has no value). With ``user``, that
-    user's own foods and recipes are found too."""
+           exchange_unit_g: float = nutrition.DEFAULT_EXCHANGE_UNIT_G, *, user: str | None = None) -> cards.Card:
+    """The nutrition card (db.cards.Card) for ``grams`` (or a named ``serving``, or the default
+    serving) of the food whose label, name or alias is ``query``. With ``user``, that user's
+    own foods and recipes are found too."""
     unit = nutrition.check_exchange_unit(exchange_unit_g)
     with session_scope(write=False) as session:
         owner = repo.get_user(user, session=session) if user is not None else None

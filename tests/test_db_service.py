@@ -53,6 +53,14 @@ def test_card_shape_and_default_serving(db_url):
                                  "unit": "US carbohydrate choice",
                                  "basis": nutrition.TOTAL_MINUS_HALF_FIBER}
     assert [s["default"] for s in card["servings"]] == [True, False]
+    # db.cards.Card documents exactly these fields.
+    from db import cards
+
+    assert set(card) == set(cards.Card.__annotations__)
+    for key, kind in (("source", cards.Source), ("exchanges", cards.Exchanges),
+                      ("glycemic_index", cards.GlycemicIndex), ("glycemic_load", cards.GlycemicLoad)):
+        assert set(card[key]) == set(kind.__annotations__), key
+    assert all(set(s) == set(cards.ServingInfo.__annotations__) for s in card["servings"])
 
 
 def test_lookup_by_label_name_alias_any_case(db_url):
