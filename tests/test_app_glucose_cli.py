@@ -66,3 +66,14 @@ def test_meals_json_gives_each_meals_response(alice, capsys, tmp_path):
     assert len(meal["curve"]) == 43  # -30 to +180 min every 5 min
     assert main(["glucose", "meals", alice]) == 0
     assert "not dosing advice" in capsys.readouterr().out
+
+
+def test_report_text_keeps_one_decimal_for_percentages():
+    """GMI 6.0% is not shown as "6%", nor 94.0% time in range as "94%"; no value is a dash."""
+    from app.glucose.chart import report_text
+
+    text = report_text({"time_in_range": 94.0, "gmi_percent": 6.0, "cv_percent": 30.0, "active_percent": 100.0,
+                        "mean_mg_dl": 140.0, "readings": 12, "time_below_54": None})
+    lines = {line[:17].strip(): line[17:].strip() for line in text.splitlines() if line[:17].strip()}
+    assert lines["GMI"] == "6.0%" and lines["CV"] == "30.0%" and lines["Time with data"] == "100.0%"
+    assert "94.0%" in text and lines["Mean"] == "140 mg/dL"

@@ -71,9 +71,27 @@ def test_time_in_ranges_mean_gmi_and_cv_on_a_constructed_14_day_series():
 
 
 def test_range_boundaries_follow_the_consensus():
-    assert [metrics.range_key(v) for v in (53.9, 54, 69.9, 70, 180, 180.1, 250, 250.1)] == [
+    assert [metrics.range_key(v) for v in (53.9, 54, 69.9, 70, 180, 181, 250, 251)] == [
         "time_below_54", "time_54_69", "time_54_69", "time_in_range", "time_in_range",
         "time_181_250", "time_181_250", "time_above_250"]
+
+
+def test_mmol_readings_count_by_the_consensus_boundaries_in_mmol():
+    """3.9-10.0 mmol/L is in range and 10.1-13.9 level-1 high (Battelino 2019), read as the
+    importer stores them (converted to mg/dL): 10.0 is 180.2 mg/dL, 13.9 is 250.4."""
+    from db.glucose.formats import glucose_mg_dl
+
+    keys = {mmol: metrics.range_key(glucose_mg_dl(mmol, "mmol/L", None)[0])
+            for mmol in ("2.9", "3.0", "3.8", "3.9", "10.0", "10.1", "13.9", "14.0")}
+    assert keys == {"2.9": "time_below_54", "3.0": "time_54_69", "3.8": "time_54_69", "3.9": "time_in_range",
+                    "10.0": "time_in_range", "10.1": "time_181_250", "13.9": "time_181_250",
+                    "14.0": "time_above_250"}
+    # One person's day, exported in both units by the device (mmol/L to one decimal): the same
+    # time in ranges.
+    mg_dl = [65, 72, 120, 175, 180, 190, 240, 250, 260, 300]
+    mmol = [glucose_mg_dl(f"{v / 18.016:.1f}", "mmol/L", None)[0] for v in mg_dl]
+    both = [metrics.consensus_metrics(values, period_minutes=50, interval_minutes=5) for values in (mg_dl, mmol)]
+    assert {k: both[0][k] for k in metrics.RANGE_KEYS} == {k: both[1][k] for k in metrics.RANGE_KEYS}
 
 
 def test_active_percent_and_sampling_interval():

@@ -59,7 +59,10 @@ def agp_figure(report: dict[str, Any]) -> Figure:
 def report_text(report: dict[str, Any]) -> str:
     """The consensus metrics as the lines beside the chart (and in the app)."""
     def value(key: str, unit: str = "%") -> str:
-        return "-" if report.get(key) is None else f"{report[key]:g}{unit}"
+        if report.get(key) is None:
+            return "-"
+        # Percentages keep their one decimal (6.0%, not 6%), as the consensus reports them.
+        return (f"{report[key]:.1f}" if unit == "%" else f"{report[key]:g}") + unit
     lines = [f"{label:<17}{value(key):>7}" for key, label in _LABELS.items()]
     lines += ["", f"{'Mean':<17}{value('mean_mg_dl', ' mg/dL'):>7}", f"{'GMI':<17}{value('gmi_percent'):>7}",
               f"{'CV':<17}{value('cv_percent'):>7}", f"{'Time with data':<17}{value('active_percent'):>7}",

@@ -3,7 +3,8 @@ of readings. They describe what happened; none of them is advice.
 
 Report (international consensus on CGM metrics, Battelino et al., Diabetes Care 2019;42:1593):
 time in ranges as the percentage of readings below 54, 54-69, 70-180, 181-250 and above 250
-mg/dL (a converted mmol/L value such as 180.3 counts as above 180); the mean; the glucose
+mg/dL, which the consensus states as below 3.0, 3.0-3.8, 3.9-10.0, 10.1-13.9 and above 13.9
+mmol/L (each reading counts by the boundary of its own unit: see range_key); the mean; the glucose
 management indicator GMI (%) = 3.31 + 0.02392 x mean mg/dL (Bergenstal et al., Diabetes Care
 2018;41:2275); the coefficient of variation CV = SD / mean x 100 with the sample SD (n - 1); the
 percentage of time with data, readings x sampling interval / period; and the ambulatory glucose
@@ -25,6 +26,8 @@ from statistics import mean, median, stdev
 
 import numpy as np
 
+from db.glucose.formats import MMOL_L_TO_MG_DL
+
 RANGE_KEYS: tuple[str, ...] = ("time_below_54", "time_54_69", "time_in_range", "time_181_250",
                                "time_above_250")
 AGP_PERCENTILES: tuple[int, ...] = (5, 25, 50, 75, 95)
@@ -43,15 +46,24 @@ FLAG_MISSING_DATA = "missing data"
 FLAG_INSULIN_UNKNOWN = "a correction bolus cannot be excluded (foodtag holds no insulin data)"
 
 
+# Readings are stored in mg/dL, an mmol/L one converted to 0.1 mg/dL: 10.0 mmol/L, the top of
+# the range, becomes 180.2 and 13.9 becomes 250.4. Each upper boundary is the higher of its two
+# spellings, so those readings count where the consensus puts them; a mg/dL device's whole
+# numbers are unaffected (181 is above range either way). The lower boundaries already agree
+# (3.0 -> 54.0, 3.9 -> 70.3, 3.8 -> 68.5).
+IN_RANGE_MAX_MG_DL = max(180.0, round(10.0 * MMOL_L_TO_MG_DL, 1))
+LEVEL_1_HIGH_MAX_MG_DL = max(250.0, round(13.9 * MMOL_L_TO_MG_DL, 1))
+
+
 def range_key(mg_dl: float) -> str:
     """Which of RANGE_KEYS a reading falls in."""
     if mg_dl < 54:
         return "time_below_54"
     if mg_dl < 70:
         return "time_54_69"
-    if mg_dl <= 180:
+    if mg_dl <= IN_RANGE_MAX_MG_DL:
         return "time_in_range"
-    if mg_dl <= 250:
+    if mg_dl <= LEVEL_1_HIGH_MAX_MG_DL:
         return "time_181_250"
     return "time_above_250"
 
