@@ -139,3 +139,20 @@ def test_each_meal_beside_the_glucose_that_followed(alice):
     assert metrics.FLAG_MISSING_DATA in second["response"]["flags"]  # readings end at 11:00
     foods = glucose.food_responses(alice)
     assert foods["minimum_meals"] == metrics.MIN_MEALS_PER_FOOD and foods["foods"] == []
+
+
+def test_a_meal_within_three_hours_after_another_is_flagged_for_it(alice):
+    """Lunch 105 min after breakfast sits on breakfast's curve: both are flagged (also when the
+    period asked for starts after breakfast), so neither feeds the per-food figures."""
+    rows = ["timestamp,value,unit"] + [
+        f"{datetime(2026, 12, 1, 6, 0) + timedelta(minutes=m):%Y-%m-%dT%H:%M:%S},{120 + (m % 60)},mg/dL"
+        for m in range(0, 8 * 60, 5)]
+    glucose.import_export(alice, "\n".join(rows).encode())
+    service.log_meal(alice, "banana", eaten_at=datetime(2026, 12, 1, 7, 0))
+    service.log_meal(alice, "pizza", eaten_at=datetime(2026, 12, 1, 8, 45))
+    service.log_meal(alice, "espresso", eaten_at=datetime(2026, 12, 1, 12, 0))  # 3 h 15 after: clean
+    flags = {m["foods"][0]: m["response"]["flags"] for m in glucose.meal_responses_json(alice)}
+    assert metrics.FLAG_OTHER_MEAL in flags["Banana"] and metrics.FLAG_OTHER_MEAL in flags["Cheese pizza"]
+    assert metrics.FLAG_OTHER_MEAL not in flags["Espresso"]
+    [lunch] = glucose.meal_responses_json(alice, datetime(2026, 12, 1, 8, 0), datetime(2026, 12, 1, 9, 0))
+    assert lunch["foods"] == ["Cheese pizza"] and metrics.FLAG_OTHER_MEAL in lunch["response"]["flags"]

@@ -189,22 +189,28 @@ def meal_responses(user: str, start: datetime | None = None, end: datetime | Non
     ("curve": [minutes from the meal, mg/dL])."""
     start = None if start is None else arguments.local_datetime("start", start)
     end = None if end is None else arguments.local_datetime("end", end)
+    before, after = (timedelta(minutes=m) for m in metrics.WINDOW_MINUTES)
     with session_scope(write=False) as session:
         owner = repo.get_user(user, session=session)
         where = zones.zone(owner.time_zone)
-        meals = _meal_groups(repo.entries(owner, session=session, start=start, end=end))
+        # Meals up to one curve (3 h) before ``start`` too: their curves still run into the
+        # first meals of the period, which must be flagged for them.
+        meals = _meal_groups(repo.entries(owner, session=session, start=None if start is None else start - after,
+                                          end=end))
         if not meals:
             return []
-        before, after = (timedelta(minutes=m) for m in metrics.WINDOW_MINUTES)
         starts = [zones.wall_to_utc(m["eaten_at"], where) for m in meals]
         readings = _readings(session, owner, starts[0] + before, starts[-1] + after + timedelta(seconds=1))
     times = [t for t, _ in readings]
     out = []
     for meal, meal_utc in zip(meals, starts):
+        if start is not None and meal["eaten_at"] < start:
+            continue
         low = bisect.bisect_left(times, meal_utc + before)
         high = bisect.bisect_right(times, meal_utc + after)
         curve = [((t - meal_utc).total_seconds() / 60, v) for t, v in readings[low:high]]
-        other = any(s != meal_utc and before <= s - meal_utc <= after for s in starts)
+        # Another meal within one curve (3 h) before or after: its glucose is in this curve.
+        other = any(s != meal_utc and abs(s - meal_utc) <= after for s in starts)
         response = metrics.meal_response([c[0] for c in curve], [c[1] for c in curve],
                                          other_meal=other)
         out.append({**meal, "eaten_at": meal["eaten_at"].isoformat(timespec="minutes"),
