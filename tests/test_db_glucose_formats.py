@@ -1,6 +1,7 @@
 """Reading glucose exports: each fixture in tests/data/glucose is laid out as its format's public
 description says (db/glucose/formats.py), in mg/dL and mmol/L, across a DST change."""
 
+import json
 from datetime import datetime
 from pathlib import Path
 
@@ -33,6 +34,44 @@ def test_clarity_mg_dl_across_the_fall_back_hour_in_new_york():
     meter = [(r.measured_at, r.mg_dl) for r in parsed.readings if r.kind == "meter"]
     assert meter == [(utc("2026-11-01T05:20"), 121.0)]  # the Calibration row
     assert [str(r) for r in parsed.refused] == ["line 21: glucose value 'abc' is not a number"]
+
+
+def test_libreview_in_german_is_read_by_column_position():
+    """A German LibreView export (Gerätezeitstempel, Aufzeichnungstyp, Glukosewert-Verlauf mg/dL,
+    ...; day-first dates) is recognised and read as the English one: historic, scan and strip
+    glucose, a food record skipped."""
+    parsed = parse("libreview_de_mgdl.csv", "Europe/Berlin")
+    assert parsed.source == "libreview" and parsed.refused == []
+    assert [(r.kind, r.measured_at, r.mg_dl) for r in parsed.readings] == [
+        ("cgm", utc("2026-11-13T06:00"), 104.0), ("cgm", utc("2026-11-13T06:15"), 118.0),
+        ("scan", utc("2026-11-13T06:22"), 131.0), ("cgm", utc("2026-11-13T06:30"), 142.0),
+        ("meter", utc("2026-11-13T06:40"), 150.0), ("cgm", utc("2026-11-13T06:45"), 155.0)]
+
+
+def test_libreview_header_in_any_language_and_semicolons():
+    """Words the reader has never seen (here the English header with every word changed), by
+    position: Device, Serial, Timestamp, Record Type, Historic, Scan ... Strip, units in the names."""
+    english = (DATA / "libreview_uk_mmol.csv").read_text(encoding="utf-8-sig").splitlines()
+    header = english[1].split(",")
+    foreign = [f"Kolumn{i} {'mmol/L' if 'mmol/L' in name else ''}".strip() for i, name in enumerate(header)]
+    text = "\n".join([english[0], ";".join(foreign), *(line.replace(",", ";") for line in english[2:])])
+    assert formats.detect(text) == "libreview"
+    translated = formats.parse(text, "auto", zones.zone("Europe/London"))
+    original = parse("libreview_uk_mmol.csv", "Europe/London")
+    assert [(r.kind, r.measured_at, r.mg_dl) for r in translated.readings] == [
+        (r.kind, r.measured_at, r.mg_dl) for r in original.readings]
+
+
+def test_nightscout_sgv_as_text_and_in_mmol():
+    entries = [{"type": "sgv", "sgv": "118", "date": 1764576000000},  # numeric text
+               {"type": "sgv", "sgv": 5.6, "date": 1764576300000},  # mmol/L, unit not said
+               {"type": "sgv", "sgv": 6, "units": "mmol", "date": 1764576600000},  # mmol/L, said
+               {"type": "sgv", "sgv": 5, "date": 1764576900000},  # a Dexcom status code
+               {"type": "sgv", "sgv": "high", "date": 1764577200000}]
+    parsed = formats.parse(json.dumps(entries), "auto", zones.zone("UTC"))
+    assert [r.mg_dl for r in parsed.readings] == [118.0, round(5.6 * 18.016, 1), round(6 * 18.016, 1)]
+    assert [str(r) for r in parsed.refused] == ["entry 4: sgv 5 is a sensor status code, not glucose",
+                                                "entry 5: glucose value \"'high'\" is not a number"]
 
 
 def test_clarity_mmol_with_semicolons_and_the_spring_forward_gap_in_berlin():

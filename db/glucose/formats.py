@@ -8,13 +8,16 @@
   between fields and a decimal comma.
 - LibreView CSV: a first line naming the export (``Glucose Data,Generated on,...``), then
   ``Device,Serial Number,Device Timestamp,Record Type,Historic Glucose mg/dL,Scan Glucose
-  mg/dL,...,Strip Glucose mg/dL,...`` (or ``mmol/L``). Record Type 0 is a historic (every 15
+  mg/dL,...,Strip Glucose mg/dL,...`` (or ``mmol/L``), in the account's language (German:
+  ``Gerät,Seriennummer,Gerätezeitstempel,Aufzeichnungstyp,Glukosewert-Verlauf mg/dL,...``)
+  but always in that order, so columns are read by position. Record Type 0 is a historic (every 15
   minutes) reading, 1 a scan, 2 a strip (meter) reading; other types (insulin, food, notes)
   are not glucose. Device Timestamp is wall-clock time without a zone, written as the
   account's locale does: ``MM-DD-YYYY hh:mm AM`` (US), ``DD-MM-YYYY HH:MM`` or
   ``YYYY-MM-DD HH:MM``; which of day and month comes first is read from the file itself.
 - Nightscout ``entries`` export: JSON (an array of entries: ``type`` "sgv" with ``sgv`` in
-  mg/dL, or "mbg" with ``mbg``, a meter value; ``date`` in milliseconds since 1970 UTC,
+  mg/dL (a number or numeric text; mmol/L where ``units`` says so, or a decimal below 39, which
+  no mg/dL sensor writes), or "mbg" with ``mbg``, a meter value; ``date`` in milliseconds since 1970 UTC,
   ``dateString`` ISO 8601 with its offset) or the tab-separated CSV of /api/v1/entries.csv
   (``dateString, date, sgv, direction, device``, no header).
 - Plain CSV: a header with ``timestamp,value,unit`` (and optionally ``kind``: cgm or meter);
@@ -108,7 +111,7 @@ def detect(text: str) -> str:
     for line in lines:
         if _CLARITY_TIME in line:
             return "clarity"
-        if "Device Timestamp" in line and "Record Type" in line:
+        if _is_libreview_header(line):
             return "libreview"
     first = lines[0] if lines else ""
     if "\t" in first and re.match(r'"?\d{4}-\d\d-\d\dT', first):
@@ -308,9 +311,26 @@ def read_clarity(text: str, refused: list[Refused]) -> Iterator[_Row]:
                    unit, kind, _DEXCOM_LIMITS)
 
 
+# LibreView writes its columns in the account's language (Device Timestamp, Gerätezeitstempel,
+# ...) but always in this order, the glucose columns named with their unit: the position says
+# what a column is, whatever the words.
+_LIBRE_COLUMNS = {"time": 2, "type": 3, "0": 4, "1": 5, "2": 14}
+
+
+def _has_unit(name: str) -> bool:
+    return "mg/dl" in name.lower() or "mmol/l" in name.lower()
+
+
+def _is_libreview_header(line: str) -> bool:
+    if "Device Timestamp" in line and "Record Type" in line:
+        return True
+    cells = next(csv.reader([line], delimiter=_delimiter(line)), [])
+    return len(cells) >= 15 and all(_has_unit(cells[_LIBRE_COLUMNS[t]]) for t in ("0", "1", "2"))
+
+
 def read_libreview(text: str, refused: list[Refused]) -> Iterator[_Row]:
-    start = _header_index(text, lambda line: "Device Timestamp" in line and "Record Type" in line,
-                          "LibreView")
+    start = _header_index(text, _is_libreview_header, "LibreView (Device, Serial Number, Device Timestamp, "
+                          "Record Type, Historic Glucose ... in any export language)")
     records = list(_records(text, start))
     header = records[0][1]
     cols = _columns(header, {
@@ -320,6 +340,8 @@ def read_libreview(text: str, refused: list[Refused]) -> Iterator[_Row]:
         "1": lambda n: n.startswith("Scan Glucose"),
         "2": lambda n: n.startswith("Strip Glucose"),
     })
+    if "time" not in cols and len(header) > max(_LIBRE_COLUMNS.values()):  # another language
+        cols = dict(_LIBRE_COLUMNS)
     if "time" not in cols or "type" not in cols or "0" not in cols:
         raise InvalidValue("a LibreView export needs the columns Device Timestamp, Record Type and "
                            "Historic Glucose (mg/dL or mmol/L)")
@@ -354,14 +376,31 @@ def read_nightscout(text: str, refused: list[Refused]) -> Iterator[_Row]:
         kind = {"sgv": "cgm", "mbg": "meter"}.get(entry.get("type"))
         if kind is None:  # calibration records and device status are not glucose
             continue
-        value = entry.get("sgv" if kind == "cgm" else "mbg")
-        if kind == "cgm" and isinstance(value, (int, float)) and value < 39:
-            refused.append(Refused(number, f"sgv {value} is a sensor status code, not glucose",
-                                   "entry"))
-            continue
+        value = _nightscout_number(entry.get("sgv" if kind == "cgm" else "mbg"))
+        unit = "mmol/L" if "mmol" in str(entry.get("units", "")).lower() else "mg/dL"
+        if isinstance(value, float) and value < 39 and unit == "mg/dL":
+            # Entries are in mg/dL; below 39 a whole number is a Dexcom status code, and a
+            # decimal one an uploader that sent mmol/L (5.6) without saying so.
+            if value.is_integer():
+                refused.append(Refused(number, f"sgv {value:g} is a sensor status code, not glucose",
+                                       "entry"))
+                continue
+            unit = "mmol/L"
         yield _Row(number, _nightscout_time(entry.get("date"), entry.get("dateString")),
-                   str(value) if isinstance(value, (int, float)) and not isinstance(value, bool)
-                   else repr(value), "mg/dL", kind)
+                   f"{value:g}" if isinstance(value, float) else repr(value), unit, kind)
+
+
+def _nightscout_number(value: object) -> float | object:
+    """A glucose value as a float, written as a number or as numeric text ("118"); anything
+    else is returned as it is, for the error message."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value.strip().replace(",", "."))
+        except ValueError:
+            return value
+    return value
 
 
 def _nightscout_time(millis: object, text: object) -> datetime | str:
