@@ -58,7 +58,8 @@ def constructed_day() -> list[float]:
 
 def test_time_in_ranges_mean_gmi_and_cv_on_a_constructed_14_day_series():
     values = constructed_day() * 14
-    report = metrics.consensus_metrics(values, period_minutes=14 * 24 * 60, interval_minutes=5)
+    report = metrics.consensus_metrics(values, [5 * i for i in range(len(values))],
+                                       period_minutes=14 * 24 * 60, interval_minutes=5)
     # 14/288 = 4.86 %, 202/288 = 70.14 %, 29/288 = 10.07 %
     assert [report[k] for k in metrics.RANGE_KEYS] == [4.9, 4.9, 70.1, 10.1, 10.1]
     # mean = (14x50 + 14x60 + 202x120 + 29x200 + 29x300) / 288 = 40280 / 288 = 139.861
@@ -90,16 +91,34 @@ def test_mmol_readings_count_by_the_consensus_boundaries_in_mmol():
     # time in ranges.
     mg_dl = [65, 72, 120, 175, 180, 190, 240, 250, 260, 300]
     mmol = [glucose_mg_dl(f"{v / 18.016:.1f}", "mmol/L", None)[0] for v in mg_dl]
-    both = [metrics.consensus_metrics(values, period_minutes=50, interval_minutes=5) for values in (mg_dl, mmol)]
+    both = [metrics.consensus_metrics(values, [5 * i for i in range(10)], period_minutes=50, interval_minutes=5)
+            for values in (mg_dl, mmol)]
     assert {k: both[0][k] for k in metrics.RANGE_KEYS} == {k: both[1][k] for k in metrics.RANGE_KEYS}
 
 
 def test_active_percent_and_sampling_interval():
     assert metrics.sampling_interval_minutes([0, 15, 30, 45, 50]) == 15.0
-    half = metrics.consensus_metrics([100.0] * 2016, period_minutes=14 * 24 * 60, interval_minutes=5)
+    half = metrics.consensus_metrics([100.0] * 2016, [5 * i for i in range(2016)], period_minutes=14 * 24 * 60,
+                                     interval_minutes=5)
     assert half["active_percent"] == 50.0
-    empty = metrics.consensus_metrics([], period_minutes=60, interval_minutes=5)
+    empty = metrics.consensus_metrics([], [], period_minutes=60, interval_minutes=5)
     assert empty["mean_mg_dl"] is None and empty["active_percent"] == 0.0
+
+
+def test_two_devices_seconds_apart_are_one_series_of_time_with_data():
+    """A receiver and a phone both recording one sensor, 40 s apart: twice the readings, the
+    same 5-minute interval and the same time with data as one of them (not a 1-minute interval
+    and a third of the time)."""
+    one = [5.0 * i for i in range(2016)]  # 7 of 14 days, every 5 minutes
+    both = sorted(one + [t + 40 / 60 for t in one])
+    assert metrics.sampling_interval_minutes(both) == metrics.sampling_interval_minutes(one) == 5.0
+    period = 14 * 24 * 60
+    alone = metrics.consensus_metrics([120.0] * len(one), one, period_minutes=period, interval_minutes=5)
+    merged = metrics.consensus_metrics([120.0] * len(both), both, period_minutes=period, interval_minutes=5)
+    assert alone["active_percent"] == merged["active_percent"] == 50.0
+    # A 1-minute stream is covered minute by minute; a gap only for the interval after its last reading.
+    stream = [float(m) for m in range(600)] + [float(m) for m in range(900, 1200)]
+    assert metrics.covered_minutes(stream, 5.0) == 599 + 5 + 299 + 5
 
 
 def test_agp_percentiles_match_numpy_slot_by_slot():

@@ -156,3 +156,24 @@ def test_a_meal_within_three_hours_after_another_is_flagged_for_it(alice):
     assert metrics.FLAG_OTHER_MEAL not in flags["Espresso"]
     [lunch] = glucose.meal_responses_json(alice, datetime(2026, 12, 1, 8, 0), datetime(2026, 12, 1, 9, 0))
     assert lunch["foods"] == ["Cheese pizza"] and metrics.FLAG_OTHER_MEAL in lunch["response"]["flags"]
+
+
+def test_the_other_devices_export_adds_only_what_it_alone_covers(alice):
+    """A receiver and a phone on one sensor, 40 s apart, exported separately: the second file
+    adds only the hour the first lacks, and the report's time with data is one sensor's."""
+    glucose.set_time_zone(alice, "UTC")
+
+    def export(offset_s: int, minutes: range) -> bytes:
+        start = datetime(2026, 12, 1, 0, 0, offset_s)
+        return "\n".join(["timestamp,value,unit"] + [
+            f"{start + timedelta(minutes=m):%Y-%m-%dT%H:%M:%S}Z,{110 + m % 30},mg/dL" for m in minutes]).encode()
+
+    receiver = glucose.import_export(alice, export(0, range(0, 12 * 60, 5)))
+    phone = glucose.import_export(alice, export(40, range(0, 13 * 60, 5)))  # an hour longer
+    assert receiver["added"] == 144
+    assert (phone["added"], phone["other_device"], phone["duplicates"]) == (12, 144, 144)
+    again = glucose.import_export(alice, export(40, range(0, 13 * 60, 5)))  # the phone's file again
+    assert again["added"] == 0
+    report = glucose.report(alice, days=1, end=date(2026, 12, 1))
+    assert report["sampling_minutes"] == 5.0 and report["readings"] == 156
+    assert report["active_percent"] == round(100 * 13 * 60 / (24 * 60), 1)

@@ -7,7 +7,8 @@ mg/dL, which the consensus states as below 3.0, 3.0-3.8, 3.9-10.0, 10.1-13.9 and
 mmol/L (each reading counts by the boundary of its own unit: see range_key); the mean; the glucose
 management indicator GMI (%) = 3.31 + 0.02392 x mean mg/dL (Bergenstal et al., Diabetes Care
 2018;41:2275); the coefficient of variation CV = SD / mean x 100 with the sample SD (n - 1); the
-percentage of time with data, readings x sampling interval / period; and the ambulatory glucose
+percentage of time with data, the time the readings cover (each the sampling interval after it,
+up to the next one) over the period; and the ambulatory glucose
 profile (AGP): the 5th, 25th, 50th, 75th and 95th percentiles of the readings in each
 15-minute slot of the day (numpy's linear percentile).
 
@@ -37,6 +38,8 @@ IAUC_MINUTES = 120.0
 PEAK_MINUTES = 180.0
 # The window a meal's curve is drawn over and another meal is looked for in.
 WINDOW_MINUTES = (-30.0, 180.0)
+# Dexcom's and Libre 3's exported readings are 5 minutes apart, Libre 1 and 2's 15.
+MIN_INTERVAL_MINUTES = 5.0
 # A gap between readings longer than this inside the baseline-to-2-h window is missing data
 # (a Libre historic reading comes every 15 minutes, a Dexcom one every 5).
 MAX_GAP_MINUTES = 20.0
@@ -74,20 +77,31 @@ def gmi_percent(mean_mg_dl: float) -> float:
 
 
 def sampling_interval_minutes(minutes: Sequence[float]) -> float:
-    """The usual spacing of sorted reading times (the median step), in whole minutes; 5 when
-    there are too few readings to tell."""
+    """The usual spacing of sorted reading times (the median step) in whole minutes, at least
+    MIN_INTERVAL_MINUTES: two devices' readings a few seconds apart, or a 1-minute stream, are
+    not a sensor that samples more often than CGM exports do."""
     steps = [b - a for a, b in zip(minutes, minutes[1:]) if b > a]
-    return float(max(1, round(median(steps)))) if steps else 5.0
+    return float(max(MIN_INTERVAL_MINUTES, round(median(steps)))) if steps else MIN_INTERVAL_MINUTES
 
 
-def consensus_metrics(values: Sequence[float], *, period_minutes: float,
+def covered_minutes(minutes: Sequence[float], interval_minutes: float) -> float:
+    """How much of the time the sorted readings cover, each the interval after it (up to the
+    next reading): a second device's readings in the same minutes add nothing."""
+    if not minutes:
+        return 0.0
+    return sum(min(interval_minutes, b - a) for a, b in zip(minutes, minutes[1:])) + interval_minutes
+
+
+def consensus_metrics(values: Sequence[float], minutes: Sequence[float], *, period_minutes: float,
                       interval_minutes: float) -> dict[str, float | int | None]:
-    """The report's numbers for the readings of one period (keys as in the consensus)."""
+    """The report's numbers for the readings of one period (keys as in the consensus), from their
+    values and sorted times in ``minutes``."""
     count = len(values)
     out: dict[str, float | int | None] = {"readings": count}
     if count == 0:
         return out | {k: None for k in (*RANGE_KEYS, "mean_mg_dl", "gmi_percent", "cv_percent",
                                          "sd_mg_dl")} | {"active_percent": 0.0}
+    covered = covered_minutes(minutes, interval_minutes)
     counts = dict.fromkeys(RANGE_KEYS, 0)
     for value in values:
         counts[range_key(value)] += 1
@@ -99,7 +113,7 @@ def consensus_metrics(values: Sequence[float], *, period_minutes: float,
         "gmi_percent": round(gmi_percent(average), 1),
         "sd_mg_dl": None if spread is None else round(spread, 1),
         "cv_percent": None if spread is None else round(100.0 * spread / average, 1),
-        "active_percent": round(min(100.0, 100.0 * count * interval_minutes / period_minutes), 1),
+        "active_percent": round(min(100.0, 100.0 * covered / period_minutes), 1),
     }
     return out
 

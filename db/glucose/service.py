@@ -56,10 +56,12 @@ def set_time_zone(user: str, name: str) -> str:
 def import_export(user: str, data: bytes, *, fmt: str = "auto", tz: str | None = None) -> dict[str, Any]:
     """Import a glucose export (bytes of a file in one of formats.FORMATS, or "auto"); times
     without a zone are read in ``tz`` (default: the person's time zone). Readings already
-    stored (same source, kind and time) are skipped; rows that cannot be read are refused
+    stored (same source, kind and time) are skipped, and so are sensor readings another
+    device's file already holds (within SAME_MOMENT); rows that cannot be read are refused
     with their line numbers; a file that cannot be read at all imports nothing. Returns
-    {"format", "time_zone", "read", "added", "duplicates", "refused" (count), "refused_rows"
-    (the first MAX_REFUSED_LISTED, "line N: why")}."""
+    {"format", "time_zone", "read", "added", "duplicates" (all skipped), "other_device" (of
+    those, the other device's), "refused" (count), "refused_rows" (the first
+    MAX_REFUSED_LISTED, "line N: why")}."""
     if not isinstance(data, (bytes, bytearray)):
         raise InvalidValue("the export must be the bytes of a file")
     if len(data) > MAX_IMPORT_BYTES:
@@ -75,17 +77,48 @@ def import_export(user: str, data: bytes, *, fmt: str = "auto", tz: str | None =
         unique.setdefault((reading.kind, reading.measured_at), reading)
     with session_scope() as session:  # one transaction: all of the file or none of it
         owner = repo.get_user(user, session=session)
+        seen = _seen_by_another_device(session, owner, [r for r in unique.values() if r.kind == "cgm"],
+                                       parsed.source)
         rows = [{"user_id": owner.id, "measured_at": r.measured_at, "mg_dl": r.mg_dl,
                  "kind": r.kind, "source": parsed.source, "reported_as": r.reported_as}
-                for r in unique.values()]
+                for r in unique.values() if r not in seen]
         before = _count(session, owner)
         for start in range(0, len(rows), _INSERT_CHUNK):
             _insert_new(session, rows[start:start + _INSERT_CHUNK])
         added = _count(session, owner) - before
     return {"format": parsed.source, "time_zone": where.key, "read": len(parsed.readings),
-            "added": added, "duplicates": len(parsed.readings) - added,
+            "added": added, "duplicates": len(parsed.readings) - added, "other_device": len(seen),
             "refused": len(parsed.refused),
             "refused_rows": [str(r) for r in parsed.refused[:MAX_REFUSED_LISTED]]}
+
+
+# Two sensor readings closer than this (half the 5-minute interval of CGM exports) are one
+# moment recorded twice: a receiver and a phone on one sensor, or an export of each.
+SAME_MOMENT = timedelta(seconds=150)
+
+
+def _seen_by_another_device(session: Session, owner: User, readings: list[formats.Reading],
+                            source: str) -> set:
+    """The CGM ``readings`` within SAME_MOMENT of one already stored from another device's
+    file (another source, or the same source at another time): the first stored is kept, so
+    importing the other device's export adds only the times it alone covers. The same source
+    at the same time is a re-import, left to the unique constraint (a duplicate)."""
+    if not readings:
+        return set()
+    first, last = min(r.measured_at for r in readings), max(r.measured_at for r in readings)
+    stored = session.execute(
+        select(GlucoseReading.measured_at, GlucoseReading.source)
+        .where(GlucoseReading.user_id == owner.id, GlucoseReading.kind == "cgm",
+               GlucoseReading.measured_at >= first - SAME_MOMENT, GlucoseReading.measured_at <= last + SAME_MOMENT)
+        .order_by(GlucoseReading.measured_at)).all()
+    times = [t for t, _ in stored]
+    seen = set()
+    for reading in readings:
+        near = stored[bisect.bisect_left(times, reading.measured_at - SAME_MOMENT):
+                      bisect.bisect_right(times, reading.measured_at + SAME_MOMENT)]
+        if any(t != reading.measured_at or other != source for t, other in near):
+            seen.add(reading)
+    return seen
 
 
 def _count(session: Session, owner: User) -> int:
@@ -150,7 +183,7 @@ def report(user: str, days: int = 14, end: date | str | None = None) -> dict[str
     local = [zones.local_naive(t, where) for t, _ in readings]
     out = {"user": user, "time_zone": where.key, "start": first.isoformat(), "end": last.isoformat(),
            "days": days, "sampling_minutes": interval}
-    out |= metrics.consensus_metrics(values, period_minutes=(stop - start).total_seconds() / 60,
+    out |= metrics.consensus_metrics(values, minutes, period_minutes=(stop - start).total_seconds() / 60,
                                      interval_minutes=interval)
     out["agp"] = metrics.agp_profile([t.hour * 60 + t.minute + t.second / 60 for t in local], values)
     out["meals"] = [{"eaten_at": m["eaten_at"].isoformat(timespec="minutes"),
