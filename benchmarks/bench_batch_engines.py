@@ -31,7 +31,8 @@ def run_once(onnx_engine, csv_path: Path, out: Path, data: Path, batch_size: int
     from app.batch import BatchConfig, plan_batch, run_batch
 
     plan = plan_batch(BatchConfig(
-        input=csv_path, out=out, images_root=data, top_k=5, batch_size=batch_size, workers=workers, **ray_options,
+        input=csv_path, out=out, images_root=data, top_k=5, batch_size=batch_size, workers=workers,
+        confidence_threshold=0.0, **ray_options,  # every row gets its card: the work a confident row costs
     ))
     result = run_batch(plan, onnx_engine)
     if result.errors:
