@@ -314,7 +314,8 @@ def get_user(name: object, *, session: Session) -> User:
 
 def get_entry(user: User, entry_id: object, *, session: Session) -> MealEntry:
     """The user's entry; NotFound both when it does not exist and when it is someone else's."""
-    if isinstance(entry_id, bool) or not isinstance(entry_id, int):
+    # Past 64 bits no row can have the id, and the database would refuse the number itself.
+    if isinstance(entry_id, bool) or not isinstance(entry_id, int) or not 0 < entry_id < 2**63:
         raise NotFound(f"no meal entry {validate.echo(entry_id)}")
     entry = session.scalar(
         select(MealEntry).where(MealEntry.id == entry_id, MealEntry.user_id == user.id)

@@ -100,3 +100,5 @@ def test_a_meal_entrys_curve_is_its_owners_only(alice):
     assert mine.status_code == 200 and mine.content[:4] == b"\x89PNG"
     assert web.get(f"/api/glucose/meals/{entry['id']}/curve.png", headers=as_user("bob")).status_code == 404
     assert web.get("/api/glucose/meals/x/curve.png", headers=as_user(alice)).status_code == 422
+    # An id past 64 bits is no entry, not a database error.
+    assert web.get("/api/glucose/meals/99999999999999999999999/curve.png", headers=as_user(alice)).status_code == 404

@@ -41,7 +41,7 @@ def test_libreview_in_german_is_read_by_column_position():
     ...; day-first dates) is recognised and read as the English one: historic, scan and strip
     glucose, a food record skipped."""
     parsed = parse("libreview_de_mgdl.csv", "Europe/Berlin")
-    assert parsed.source == "libreview" and parsed.refused == []
+    assert parsed.source == "libreview" and list(parsed.refused) == []
     assert [(r.kind, r.measured_at, r.mg_dl) for r in parsed.readings] == [
         ("cgm", utc("2026-11-13T06:00"), 104.0), ("cgm", utc("2026-11-13T06:15"), 118.0),
         ("scan", utc("2026-11-13T06:22"), 131.0), ("cgm", utc("2026-11-13T06:30"), 142.0),
@@ -141,7 +141,7 @@ def test_plain_csv_units_offsets_and_refusals():
         (utc("2026-12-01T07:15"), 104.0, "cgm"),
     ]
     assert [r.line for r in parsed.refused] == [6, 7, 8]
-    assert "outside 10-1000 mg/dL" in parsed.refused[-1].reason
+    assert "outside 10-1000 mg/dL" in list(parsed.refused)[-1].reason
 
 
 @pytest.mark.parametrize("text, message", [
@@ -172,3 +172,52 @@ def test_newest_first_files_resolve_the_repeated_hour_too():
     walls = [datetime(2026, 11, 1, h, m) for h, m in ((2, 0), (1, 30), (1, 0), (1, 30), (1, 0), (0, 30))]
     placed = zones.walls_to_utc(walls, zones.zone("America/New_York"))
     assert placed == [utc(f"2026-11-01T{t}") for t in ("07:00", "06:30", "06:00", "05:30", "05:00", "04:30")]
+
+
+@pytest.mark.parametrize("text, words", [
+    ("timestamp,value,unit\n0001-01-01T00:00:00+05:00,100,mg/dL\n", "outside the years 1970-2100"),
+    ("timestamp,value,unit\n9999-12-31T23:59:00,100,mg/dL\n", "outside the years 1970-2100"),
+    ('[{"type": "sgv", "sgv": 100, "date": -62135596800000}]', "outside the years 1970-2100"),
+    ('[{"type": "sgv", "sgv": 100, "dateString": "0001-01-01T00:00:00+00:00"}]', "outside the years"),
+    ("timestamp,value,unit\n2026-12-01T08:00:00,1_00,mg/dL\n", "is not a number"),
+    ("timestamp,value,unit\n2026-12-01T08:00:00,\u0661\u0662\u0663,mg/dL\n", "is not a number"),
+    ("timestamp,value,unit\n2026-12-01T08:00:00,1e2,mg/dL\n", "is not a number"),
+    ("timestamp,value,unit\n2026-12-01T08:00:00,inf,mg/dL\n", "is not a number"),
+])
+def test_times_outside_the_years_and_values_not_plain_decimals_are_refused_rows(text, words):
+    parsed = formats.parse(text, "auto", zones.zone("Asia/Kolkata"))
+    assert parsed.readings == [] and len(parsed.refused) == 1
+    assert words in str(next(iter(parsed.refused)))
+
+
+def test_a_decimal_comma_is_a_decimal():
+    parsed = formats.parse("timestamp,value,unit\n2026-12-01T08:00:00,\"5,6\",mmol/L\n", "auto", zones.zone("UTC"))
+    assert [r.mg_dl for r in parsed.readings] == [round(5.6 * 18.016, 1)]
+
+
+@pytest.mark.parametrize("junk", ["json", "csv"])
+def test_a_file_of_junk_rows_is_refused_at_bounded_memory(junk):
+    """32 MB of rows that are not readings (a JSON array of zeros; a CSV of "a" lines) is refused
+    with one message, its parse never holding a row per line (peak growth measured in a fresh
+    process, beside the file's own text)."""
+    import subprocess
+    import sys
+
+    script = f"""
+import resource
+from db.errors import InvalidValue
+from db.glucose import formats, zones
+size = 32 * 2**20
+text = "[" + ",".join(["0"] * (size // 2)) + "]" if {junk!r} == "json" else "timestamp,value,unit\\n" + "a\\n" * (size // 2)
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+try:
+    formats.parse(text, "auto", zones.zone("UTC"))
+except InvalidValue as exc:
+    print(exc)
+print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) // 1024)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                          cwd=Path(__file__).resolve().parents[1])
+    message, growth_mb = done.stdout.strip().splitlines()
+    assert "cannot be read: is it a glucose export?" in message, done.stderr
+    assert int(growth_mb) < 100

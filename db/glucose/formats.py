@@ -48,13 +48,23 @@ MMOL_L_TO_MG_DL = 18.016
 FORMATS: tuple[str, ...] = ("clarity", "libreview", "nightscout", "csv")
 # A year of 5-minute readings is about 105,000 rows; reading stops past this many.
 MAX_ROWS = 400_000
+# Refused rows whose reasons are kept (the others are only counted).
+KEPT_REFUSED = 100
+# Readings outside these years are a device clock never set, or a trick.
+MIN_YEAR, MAX_YEAR = 1970, 2100
+# Glucose as devices write it: ASCII digits, a decimal dot or comma (float() would also take
+# "1_00", "1e2", "inf" and other scripts' digits).
+_PLAIN_DECIMAL = re.compile(r"[0-9]+(?:[.,][0-9]+)?|[.,][0-9]+")
 # The devices' reporting limits, stored in place of "Low" / "High".
 _DEXCOM_LIMITS = (40.0, 400.0)
 _LIBRE_LIMITS = (40.0, 500.0)
 _CLARITY_TIME = "Timestamp (YYYY-MM-DDThh:mm:ss)"
+_JSON_START = re.compile(r"\s*[\[{]")
+_SPACE = re.compile(r"\s*")
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a year of readings is 100,000 of them
 class Reading:
     line: int
     measured_at: datetime  # naive UTC
@@ -63,7 +73,7 @@ class Reading:
     reported_as: str | None = None  # "Low" / "High": stored at the device's limit
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Refused:
     line: int
     reason: str
@@ -73,14 +83,45 @@ class Refused:
         return f"{self.place} {self.line}: {self.reason}"
 
 
+class Refusals:
+    """The rows a file's reading refused: every one counted, the first KEPT_REFUSED (by line)
+    kept for the message, so a file of nothing but bad rows costs no memory per row; past
+    MAX_ROWS of them the file is not an export at all."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._kept: list[Refused] = []
+
+    def append(self, refused: Refused) -> None:
+        self.count += 1
+        if self.count > MAX_ROWS:
+            raise InvalidValue(f"more than {MAX_ROWS:,} rows of the file cannot be read: is it a glucose "
+                               "export?")
+        self._kept.append(refused)
+        if len(self._kept) > 2 * KEPT_REFUSED:
+            self._trim()
+
+    def _trim(self) -> None:
+        self._kept.sort(key=lambda r: r.line)
+        del self._kept[KEPT_REFUSED:]
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self):
+        """The kept refusals, by line."""
+        self._trim()
+        return iter(list(self._kept))
+
+
 @dataclass
 class ParsedFile:
     source: str
     readings: list[Reading] = field(default_factory=list)
-    refused: list[Refused] = field(default_factory=list)
+    refused: Refusals = field(default_factory=Refusals)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _Row:
     """A glucose row as read, before its time is placed in UTC and its value checked."""
 
@@ -103,11 +144,21 @@ def decode(data: bytes) -> str:
                            "again from the device's software") from None
 
 
+def _lines(text: str) -> Iterator[str]:
+    """The text's lines one at a time, with their ends (\n, \r\n or \r), never a list or a
+    copy of all of them: a 32 MB file of one-byte lines would be millions of strings at once."""
+    return (match.group() for match in _LINE.finditer(text))
+
+
+def _is_json(text: str) -> bool:
+    return _JSON_START.match(text) is not None
+
+
 def detect(text: str) -> str:
     """Which of FORMATS ``text`` is, from its first lines."""
-    if text.lstrip()[:1] in ("[", "{"):
+    if _is_json(text):
         return "nightscout"
-    lines = text.splitlines()[:30]
+    lines = [line.rstrip("\r\n") for line in itertools.islice(_lines(text), 30)]
     for line in lines:
         if _CLARITY_TIME in line:
             return "clarity"
@@ -134,7 +185,7 @@ def parse(text: str, fmt: str, where: ZoneInfo) -> ParsedFile:
     rows = list(itertools.islice(READERS[fmt](text, parsed.refused), MAX_ROWS + 1))
     if len(rows) > MAX_ROWS:
         raise InvalidValue(f"the file has more than {MAX_ROWS:,} readings; export a shorter period")
-    place = "entry" if fmt == "nightscout" and text.lstrip()[:1] in ("[", "{") else "line"
+    place = "entry" if fmt == "nightscout" and _is_json(text) else "line"
     _finish(rows, where, parsed, place)
     if not parsed.readings and not parsed.refused:
         raise InvalidValue(f"the file holds no glucose readings (read as {fmt})")
@@ -142,6 +193,7 @@ def parse(text: str, fmt: str, where: ZoneInfo) -> ParsedFile:
 
 
 def _finish(rows: list[_Row], where: ZoneInfo, parsed: ParsedFile, place: str) -> None:
+    rows = [_Row(r.line, _in_years(r.when), r.value, r.unit, r.kind, r.limits) for r in rows]
     walls = [r.when if isinstance(r.when, datetime) and r.when.tzinfo is None else None
              for r in rows]
     placed = zones.walls_to_utc(walls, where)
@@ -158,7 +210,14 @@ def _finish(rows: list[_Row], where: ZoneInfo, parsed: ParsedFile, place: str) -
             parsed.refused.append(Refused(row.line, str(exc), place))
             continue
         parsed.readings.append(Reading(row.line, when, mg_dl, row.kind, reported_as))
-    parsed.refused.sort(key=lambda r: r.line)
+
+
+def _in_years(when: datetime | str) -> datetime | str:
+    """A time within MIN_YEAR..MAX_YEAR, else why not (before any zone arithmetic, which
+    overflows at years 1 and 9999)."""
+    if isinstance(when, datetime) and not MIN_YEAR <= when.year <= MAX_YEAR:
+        return f"time {when.isoformat(sep=' ')[:25]} is outside the years {MIN_YEAR}-{MAX_YEAR}"
+    return when
 
 
 def glucose_mg_dl(value: str, unit: str, limits: tuple[float, float] | None) -> tuple[float, str | None]:
@@ -169,10 +228,9 @@ def glucose_mg_dl(value: str, unit: str, limits: tuple[float, float] | None) -> 
         return (limits[0] if is_low else limits[1]), ("Low" if is_low else "High")
     if not text:
         raise ValueError("no glucose value")
-    try:
-        number = float(text.replace(",", "."))
-    except ValueError:
-        raise ValueError(f"glucose value {text[:20]!r} is not a number") from None
+    if not _PLAIN_DECIMAL.fullmatch(text):
+        raise ValueError(f"glucose value {text[:20]!r} is not a number")
+    number = float(text.replace(",", "."))
     mg_dl = number * MMOL_L_TO_MG_DL if unit == "mmol/L" else number
     low, high = GLUCOSE_MG_DL_RANGE
     if not low <= mg_dl <= high:  # also refuses NaN and infinity
@@ -261,8 +319,8 @@ def _delimiter(header: str) -> str:
 
 
 def _header_index(text: str, marker: Callable[[str], bool], what: str) -> int:
-    for number, line in enumerate(text.splitlines()[:30]):
-        if marker(line):
+    for number, line in enumerate(itertools.islice(_lines(text), 30)):
+        if marker(line.rstrip("\r\n")):
             return number
     raise InvalidValue(f"no {what} header line in the first 30 lines: is this the right format?")
 
@@ -278,9 +336,9 @@ def _columns(header: list[str], needed: dict[str, Callable[[str], bool]]) -> dic
 
 def _records(text: str, skip: int) -> Iterator[tuple[int, list[str]]]:
     """(line number, cells) of each CSV record after ``skip`` lines; the first is the header."""
-    lines = text.splitlines(keepends=True)
-    header = lines[skip] if skip < len(lines) else ""
-    reader = csv.reader(lines[skip:], delimiter=_delimiter(header))
+    lines = itertools.islice(_lines(text), skip, None)
+    header = next(lines, "")
+    reader = csv.reader(itertools.chain([header], lines), delimiter=_delimiter(header))
     for cells in reader:
         yield reader.line_num + skip, cells
 
@@ -331,8 +389,8 @@ def _is_libreview_header(line: str) -> bool:
 def read_libreview(text: str, refused: list[Refused]) -> Iterator[_Row]:
     start = _header_index(text, _is_libreview_header, "LibreView (Device, Serial Number, Device Timestamp, "
                           "Record Type, Historic Glucose ... in any export language)")
-    records = list(_records(text, start))
-    header = records[0][1]
+    records = _records(text, start)
+    _, header = next(records)
     cols = _columns(header, {
         "time": lambda n: n == "Device Timestamp",
         "type": lambda n: n == "Record Type",
@@ -347,8 +405,8 @@ def read_libreview(text: str, refused: list[Refused]) -> Iterator[_Row]:
                            "Historic Glucose (mg/dL or mmol/L)")
     units = {t: glucose_unit(header[cols[t]]) for t in ("0", "1", "2") if t in cols}
     kinds = {"0": "cgm", "1": "scan", "2": "meter"}
-    glucose = [(line, cells) for line, cells in records[1:]
-               if _cell(cells, cols["type"]) in units]
+    # Two passes (day-first is read from all the dates): only the glucose rows are kept.
+    glucose = [(line, cells) for line, cells in records if _cell(cells, cols["type"]) in units]
     day_first = libre_day_first([_cell(cells, cols["time"]) for _, cells in glucose])
     for line, cells in glucose:
         record_type = _cell(cells, cols["type"])
@@ -358,18 +416,10 @@ def read_libreview(text: str, refused: list[Refused]) -> Iterator[_Row]:
 
 
 def read_nightscout(text: str, refused: list[Refused]) -> Iterator[_Row]:
-    if text.lstrip()[:1] not in ("[", "{"):
+    if not _is_json(text):
         yield from _nightscout_tsv(text)
         return
-    try:
-        entries = json.loads(text)
-    except (ValueError, RecursionError):
-        raise InvalidValue("the Nightscout file is not valid JSON") from None
-    if isinstance(entries, dict):
-        entries = [entries]
-    if not isinstance(entries, list):
-        raise InvalidValue("a Nightscout entries export is a JSON array of entries")
-    for number, entry in enumerate(entries, start=1):
+    for number, entry in enumerate(_json_entries(text), start=1):
         if not isinstance(entry, dict):
             refused.append(Refused(number, "not an entry object", "entry"))
             continue
@@ -388,6 +438,32 @@ def read_nightscout(text: str, refused: list[Refused]) -> Iterator[_Row]:
             unit = "mmol/L"
         yield _Row(number, _nightscout_time(entry.get("date"), entry.get("dateString")),
                    f"{value:g}" if isinstance(value, float) else repr(value), unit, kind)
+
+
+def _json_entries(text: str) -> Iterator[object]:
+    """The items of a JSON array (or the one object) decoded one at a time: a huge array of
+    junk is never one huge list."""
+    decoder = json.JSONDecoder()
+    at = _JSON_START.match(text).end() - 1  # type: ignore[union-attr]
+    try:
+        if text[at] == "{":
+            entry, at = decoder.raw_decode(text, at)
+            yield entry
+        else:
+            at = _SPACE.match(text, at + 1).end()
+            while text[at:at + 1] != "]":
+                entry, at = decoder.raw_decode(text, at)
+                yield entry
+                at = _SPACE.match(text, at).end()
+                if text[at:at + 1] == ",":
+                    at = _SPACE.match(text, at + 1).end()
+                elif text[at:at + 1] != "]":
+                    raise ValueError("expected , or ]")
+            at += 1
+        if _SPACE.match(text, at).end() != len(text):
+            raise ValueError("text after the JSON value")
+    except (ValueError, RecursionError, IndexError):
+        raise InvalidValue("the Nightscout file is not valid JSON (a JSON array of entries)") from None
 
 
 def _nightscout_number(value: object) -> float | object:
@@ -418,7 +494,7 @@ def _nightscout_time(millis: object, text: object) -> datetime | str:
 
 
 def _nightscout_tsv(text: str) -> Iterator[_Row]:
-    reader = csv.reader(text.splitlines(keepends=True), delimiter="\t")
+    reader = csv.reader(_lines(text), delimiter="\t")
     for cells in reader:
         if not any(c.strip() for c in cells):
             continue

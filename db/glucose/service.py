@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import csv
+import itertools
 from collections.abc import Iterator
 from datetime import date, datetime, time, timedelta
 from typing import IO, Any
@@ -79,17 +80,17 @@ def import_export(user: str, data: bytes, *, fmt: str = "auto", tz: str | None =
         owner = repo.get_user(user, session=session)
         seen = _seen_by_another_device(session, owner, [r for r in unique.values() if r.kind == "cgm"],
                                        parsed.source)
-        rows = [{"user_id": owner.id, "measured_at": r.measured_at, "mg_dl": r.mg_dl,
-                 "kind": r.kind, "source": parsed.source, "reported_as": r.reported_as}
-                for r in unique.values() if r not in seen]
+        new = [r for r in unique.values() if r not in seen]
         before = _count(session, owner)
-        for start in range(0, len(rows), _INSERT_CHUNK):
-            _insert_new(session, rows[start:start + _INSERT_CHUNK])
+        for start in range(0, len(new), _INSERT_CHUNK):  # the rows' dicts one chunk at a time
+            _insert_new(session, [{"user_id": owner.id, "measured_at": r.measured_at, "mg_dl": r.mg_dl,
+                                   "kind": r.kind, "source": parsed.source, "reported_as": r.reported_as}
+                                  for r in new[start:start + _INSERT_CHUNK]])
         added = _count(session, owner) - before
     return {"format": parsed.source, "time_zone": where.key, "read": len(parsed.readings),
             "added": added, "duplicates": len(parsed.readings) - added, "other_device": len(seen),
             "refused": len(parsed.refused),
-            "refused_rows": [str(r) for r in parsed.refused[:MAX_REFUSED_LISTED]]}
+            "refused_rows": [str(r) for r in itertools.islice(parsed.refused, MAX_REFUSED_LISTED)]}
 
 
 # Two sensor readings closer than this (half the 5-minute interval of CGM exports) are one
