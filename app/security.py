@@ -239,6 +239,11 @@ class Guard:
             return
         headers = Headers(scope=scope)
         client = (scope.get("client") or ("unknown",))[0]
+        foreign = self._foreign_origin(scope, headers)
+        if foreign:
+            # No CORS grant for another origin, whatever Gradio's middleware would echo: a page
+            # elsewhere (another site, port or subdomain) cannot read the user's data back.
+            send = _without_cors_grants(send)
         if not self.accounts:
             refusal = self._local_refusal(scope, headers)
             if refusal:
@@ -253,7 +258,17 @@ class Guard:
         if token is not None and user is None:
             scope = _without_session_cookie(scope)
             send = _clearing_session_cookie(send)
+        if foreign and _changes_state(scope):
+            # The cookie rides along with a form or fetch from another origin (SameSite=Lax
+            # stops other sites, not other ports or subdomains): refused, as in single-user mode.
+            log.warning("refused %s %s from %s: cross-origin (%s)", scope.get("method", "WS"), scope["path"][:80],
+                        client, foreign[:80])
+            await _refuse(scope, receive, send, 403, "cross-origin requests are refused")
+            return
         if scope["type"] == "http":
+            if user is None and scope["path"] in _SIGNED_IN_ONLY:
+                await _refuse(scope, receive, send, 401, "sign in to read the API's documentation")
+                return
             if user is None and scope.get("method") == "GET" and scope["path"] == "/" \
                     and "text/html" in headers.get("accept", ""):
                 # Relative, so that it also works under a path prefix of a reverse proxy.
@@ -265,6 +280,23 @@ class Guard:
                     await _refuse(scope, receive, send, 404, "file not found")
                     return
         await self.app(scope, receive, send)
+
+    def _foreign_origin(self, scope, headers: Headers) -> str | None:
+        """The Origin (else the Referer) of a browser request from another origin than this
+        server's own (scheme, host and port as the request reached it); None for this origin
+        and for clients that send neither (scripts, gradio_client)."""
+        origin = headers.get("origin") or headers.get("referer")
+        if origin is None:
+            return None
+        host_header = headers.get("host", "")
+        scheme = {"ws": "http", "wss": "https"}.get(scope.get("scheme"), scope.get("scheme", "http"))
+        try:
+            parts, own = urlsplit(origin), urlsplit(f"{scheme}://{host_header}")
+            same = (parts.scheme == own.scheme and (parts.hostname or "") == (own.hostname or "")
+                    and _port(parts) == _port(own))
+        except ValueError:  # a port that is not a number
+            same = False
+        return None if same else origin
 
     def _local_refusal(self, scope, headers: Headers) -> str | None:
         """Single-user mode answers only to this machine's names: a page on another origin
@@ -289,6 +321,25 @@ class Guard:
                     and _port(parts) == _port(own))
         except ValueError:  # a port that is not a number
             return False
+
+
+# Signed-out readers get nothing of these in accounts mode.
+_SIGNED_IN_ONLY = frozenset({"/api/docs", "/api/openapi.json"})
+
+
+def _changes_state(scope) -> bool:
+    return scope["type"] == "websocket" or scope.get("method") not in ("GET", "HEAD", "OPTIONS")
+
+
+def _without_cors_grants(send):
+    """`send` that drops the response's Access-Control-Allow-* headers."""
+    async def ungranted(message) -> None:
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [(k, v) for k, v in message.get("headers", [])
+                                              if not k.lower().startswith(b"access-control-allow-")]}
+        await send(message)
+
+    return ungranted
 
 
 def session_cookie(response, token: str, *, secure: bool, max_age_s: float) -> None:

@@ -9,6 +9,7 @@ import os
 import sys
 import threading
 import time
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
@@ -326,3 +327,41 @@ def test_photo_previews_are_served_only_to_their_owner(server, coffee_image):
 def test_user_b_cannot_download_user_a_export(server):
     assert_only_alice_gets(server, lambda browser: event_result(browser, "export_csv", [])[0]["url"],
                            lambda shown: shown.text.startswith("user,date,"))
+
+
+@pytest.mark.parametrize("origin", ["http://127.0.0.1:9999", "http://localhost:8080", "https://evil.example", "null"])
+def test_state_changing_calls_from_another_origin_are_refused_and_get_no_cors_grant(server, origin):
+    """The sign-in cookie rides along with a form or fetch from another port or subdomain
+    (SameSite=Lax stops other sites only): every POST/PUT/DELETE from another Origin is a 403,
+    Gradio's call routes included, and no response grants that origin CORS access."""
+    with httpx.Client(base_url=server.url, timeout=60) as browser:
+        assert sign_in_browser(browser, "bob").status_code == 303
+        foreign = {"origin": origin, "content-type": "text/plain"}
+        body = json.dumps({"name": "Evil bar", "nutrients": {"kcal": 100, "carbohydrate_g": 10, "protein_g": 1, "fat_g": 1}})
+        assert browser.post("/api/my/foods", content=body, headers=foreign).status_code == 403
+        assert browser.put("/api/glucose/zone", content='{"time_zone": "UTC"}', headers=foreign).status_code == 403
+        assert browser.post("/gradio_api/call/day_view", json={"data": [""]}, headers={"origin": origin}).status_code == 403
+        preflight = browser.options("/api/my/dishes/x", headers={
+            "origin": origin, "access-control-request-method": "DELETE", "access-control-request-headers": "content-type"})
+        assert "access-control-allow-origin" not in preflight.headers
+        read = browser.get("/gradio_api/info", headers={"origin": origin})
+        assert "access-control-allow-origin" not in read.headers
+        assert all(f["food"] != "Evil bar" for f in browser.get("/api/my/foods").json()["foods"])
+        # The page's own origin (as the browser sends it) is served.
+        own = {"origin": server.url, "content-type": "application/json"}
+        made = browser.post("/api/my/foods", content=body.replace("Evil bar", f"Own bar {uuid.uuid4().hex[:8]}"),
+                            headers=own)
+        assert made.status_code == 201, made.text
+
+
+def test_api_docs_need_a_sign_in(server):
+    assert httpx.get(f"{server.url}/api/docs").status_code == 401
+    assert httpx.get(f"{server.url}/api/openapi.json").status_code == 401
+    with httpx.Client(base_url=server.url, timeout=60) as browser:
+        assert sign_in_browser(browser, "alice").status_code == 303
+        assert browser.get("/api/openapi.json").status_code == 200
+
+
+def sign_in_browser(browser: httpx.Client, name: str) -> httpx.Response:
+    return browser.post("/login", data={"username": name, "password": PASSWORDS[name]},
+                        headers={"accept": "text/html"})
