@@ -418,27 +418,36 @@ def test_a_database_seeded_before_todays_cited_portions_gets_them_once(tmp_path)
     try:
         init_db(seed_dir=seed)
         assert service.lookup("Croissants")["portion"]["grams"] == 57.0
-        # As seeded before the rows existed: croissants without servings, bagels with a
-        # default the person has seen (their 100 g), the part not yet loaded.
+        assert service.lookup("Gipfeli (Durchschnitt)")["portion"]["grams"] == 57.0
+        # As seeded before the rows existed: croissants and the Swiss Gipfeli without
+        # servings, bagels with a default the person has seen (their 100 g), the part not yet
+        # loaded.
         with get_engine().begin() as conn:
             conn.execute(text("DELETE FROM servings WHERE food_id IN (SELECT id FROM foods WHERE "
-                              "fdc_dataset = 'CoFID' AND source_code IN ('Croissants', 'Bagels, plain'))"))
+                              "(fdc_dataset = 'CoFID' AND source_code IN ('Croissants', 'Bagels, plain')) "
+                              "OR (fdc_dataset = 'Swiss FCDB' AND source_code = '10406'))"))
             conn.execute(text("INSERT INTO servings (food_id, name, grams, is_default, source) SELECT id, "
                               "'100 g', 100, true, 'per 100 g' FROM foods WHERE source_code = 'Bagels, plain'"))
-            conn.execute(text(f"DELETE FROM seed_versions WHERE part = '{composition.CITED_PORTIONS_PART}'"))
+            # Seeded under the part before today's (table-portions-2: CoFID only).
+            conn.execute(text(f"UPDATE seed_versions SET part = 'table-portions-2' "
+                              f"WHERE part = '{composition.CITED_PORTIONS_PART}'"))
         from db.errors import InvalidPortion
 
-        with pytest.raises(InvalidPortion, match="no default serving"):
-            service.lookup("Croissants")
+        for name in ("Croissants", "Gipfeli (Durchschnitt)"):
+            with pytest.raises(InvalidPortion, match="no default serving"):
+                service.lookup(name)
         init_db(seed_dir=seed)
         croissant, bagel = service.lookup("Croissants"), service.lookup("Bagels, plain")
+        gipfeli = service.lookup("Gipfeli (Durchschnitt)")
         assert (croissant["portion"]["serving"], croissant["portion"]["grams"]) == ("1 medium croissant", 57.0)
+        assert (gipfeli["portion"]["serving"], gipfeli["portion"]["grams"]) == ("1 medium croissant", 57.0)
+        assert [s["name"] for s in gipfeli["servings"]] == ["1 medium croissant", "1 mini croissant"]
         assert bagel["portion"]["grams"] == 100.0  # the default already shown stays
         assert [s["name"] for s in bagel["servings"]] == ["100 g", "1 regular bagel", "1 small bagel"]
         init_db(seed_dir=seed)  # once: nothing added twice
         assert len(service.lookup("Bagels, plain")["servings"]) == 3
         with get_engine().begin() as conn:
             assert conn.execute(select(SeedVersion.foods).where(
-                SeedVersion.part == composition.CITED_PORTIONS_PART)).scalar() == 4
+                SeedVersion.part == composition.CITED_PORTIONS_PART)).scalar() == 6  # 2 + 2 + 2
     finally:
         configure(None)
