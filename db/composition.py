@@ -364,8 +364,9 @@ def load(session: Session, table: Table, seed_dir: Path, *,
     return len(food_rows)
 
 
-# The seed part that gives a database seeded before today's table_portions.csv its new rows.
-CITED_PORTIONS_PART = "table-portions-2"
+# The seed part that gives a database seeded before today's table_portions.csv its new rows
+# (a new name each time rows are added; -3: the Swiss FCDB's and more CoFID foods).
+CITED_PORTIONS_PART = "table-portions-3"
 
 
 def add_cited_portions(session: Session, table: Table, seed_dir: Path) -> int:

@@ -220,7 +220,8 @@ def test_a_database_seeded_with_cofid_2015_keeps_its_rows_and_meals(tmp_path):
         assert meal["carbohydrate_g"] == 48.5
         init_db(seed_dir=seed)
         crumpet = service.lookup("crumpet", grams=100)
-        assert crumpet["servings"] == []  # CoFID gives none, and no other source is cited
+        # CoFID 2015's 100 g is gone; the row has the portion table_portions.csv cites for it.
+        assert crumpet["servings"] == [{"name": "1 crumpet", "grams": 45.0, "default": True}]
         assert crumpet["food_id"] == 50 and crumpet["source"]["code"] == "Crumpets, toasted"
         assert crumpet["per_100g"]["carbohydrate_g"] == 44.574  # 41.474 available + 3.1
         entries = service.list_meals("ann", datetime(2026, 1, 2), datetime(2026, 1, 3))
@@ -315,26 +316,97 @@ def test_fish_and_chips_is_the_fish_with_its_chips_and_an_older_database_gets_it
         configure(None)
 
 
+def _cited_rows() -> list[dict[str, str]]:
+    return list(csv.DictReader((SEED_DIR / composition.CITED_PORTIONS_FILE).open(encoding="utf-8")))
+
+
+CITED = re.compile(r"^(half of )?FNDDS 2021-2023 portion of the same food: (\d+) '(.+?)', '(.+?)' "
+                   r"\((\d+(?:\.\d+)?) g[;)]")
+
+
 def test_every_portion_cited_from_fndds_is_that_fndds_portion():
     # table_portions.csv gives CoFID and Swiss rows a portion of the same food in FNDDS: the
     # cited code, name, portion and grams are FNDDS's own, and the row's grams are those grams
     # (or half of them where the row says "half of").
-    cited = re.compile(r"^(half of )?FNDDS 2021-2023 portion of the same food: (\d+) '(.+?)', '(.+?)' "
-                       r"\((\d+(?:\.\d+)?) g[;)]")
     names = {r["code"]: r["name"] for r in csv.DictReader(gzip.open(SEED_DIR / "fndds_foods.csv.gz", "rt"))}
     grams = {(r["code"], r["name"]): float(r["grams"])
              for r in csv.DictReader(gzip.open(SEED_DIR / "fndds_portions.csv.gz", "rt"))}
-    rows = list(csv.DictReader((SEED_DIR / "table_portions.csv").open(encoding="utf-8")))
-    assert len(rows) >= 30
+    rows = _cited_rows()
+    assert len(rows) >= 380 and {row["dataset"] for row in rows} == {"CoFID", "Swiss FCDB"}
     for row in rows:
-        found = cited.match(row["source"])
+        found = CITED.match(row["source"])
         assert found, row
         half, code, name, portion, weight = found.groups()
         assert names[code] == name and grams[(code, portion)] == float(weight), row
         assert float(row["grams"]) == float(weight) / (2 if half else 1), row
-    defaults = {row["entry"] for row in rows if row["is_default"] == "true"}
+    defaults = {(row["dataset"], row["entry"]): (row["serving"], float(row["grams"]))
+                for row in rows if row["is_default"] == "true"}
     assert {"Croissants", "Orange juice, chilled", "Fish fingers, cod, grilled/baked",
-            "Potato crisps, fried in sunflower oil", "Bread, naan, retail"} <= defaults
+            "Potato crisps, fried in sunflower oil", "Bread, naan, retail"} <= {
+                entry for dataset, entry in defaults if dataset == "CoFID"}
+    # Checked by hand against FNDDS's portions of the same food.
+    swiss_names = {food.code: food.name for food in composition.read_compact(swiss.TABLE, SEED_DIR)[0]}
+    assert swiss_names["10406"] == "Gipfeli (Durchschnitt)"
+    assert defaults[("Swiss FCDB", "10406")] == ("1 medium croissant", 57)  # 51166000 Croissant
+    assert swiss_names["378"] == "Apfel, roh"
+    assert defaults[("Swiss FCDB", "378")] == ("1 medium apple", 200)  # 63101000 Apple, raw
+    assert swiss_names["576"] == "Orangensaft"
+    assert defaults[("Swiss FCDB", "576")] == ("1 glass (8 fl oz)", 248)  # 61210000, 1 cup
+    assert swiss_names["498"] == "Colagetränk, gezuckert"
+    assert defaults[("Swiss FCDB", "498")] == ("1 can (12 fl oz)", 372)  # 92410310 cola
+    assert swiss_names["1066"].startswith("Reis poliert, gekocht")
+    assert defaults[("Swiss FCDB", "1066")] == ("1 cup, cooked", 158)  # 56205008 white rice
+    assert defaults[("CoFID", "Bananas, flesh only")] == ("1 banana", 126)  # 63107010
+    assert defaults[("CoFID", "Bread, white, sliced")] == ("1 medium slice", 28)  # 51101000
+    assert defaults[("CoFID", "Milk, semi-skimmed, pasteurised, average")] == (
+        "1 cup (8 fl oz)", 244)  # 11112110 reduced fat (2%) milk
+    assert defaults[("CoFID", "Potatoes, old, baked, flesh and skin")] == (
+        "1 medium baked potato", 285)  # 71508001 baked potato, peel eaten
+    assert defaults[("CoFID", "Porridge oats, unfortified")] == ("1/2 cup, dry", 40)  # half of 1 cup
+    # No default where the FNDDS portion would not be one portion of the UK or Swiss food: a
+    # slice of FNDDS's French bread (64 g) is not a slice of a baguette.
+    assert ("CoFID", "Bread, white, French stick") not in defaults
+    assert ("Swiss FCDB", "845") not in defaults
+
+
+# FNDDS categories of drinks, and the Swiss FCDB's (less spirits and coffee: a shot and an
+# espresso are drinks of under 150 g); a drink's default is a glass, a cup, a can or a bottle.
+FNDDS_DRINKS = {
+    "Milk, whole", "Milk, reduced fat", "Milk, lowfat", "Milk, nonfat", "Flavored milk, whole",
+    "Flavored milk, reduced fat", "Flavored milk, lowfat", "Flavored milk, nonfat",
+    "Plant-based milk", "Milk shakes and other dairy drinks", "Citrus juice", "Apple juice",
+    "Other fruit juice", "Vegetable juice", "Fruit drinks", "Soft drinks", "Diet soft drinks",
+    "Sport and energy drinks", "Diet sport and energy drinks", "Smoothies and grain drinks",
+    "Beer", "Wine", "Tea", "Other diet drinks", "Nutritional beverages"}
+SWISS_DRINKS = re.compile(r"^(Non-alcoholic beverages/(?!Coffee)|Alcoholic beverages/(?!Spirits)|"
+                          r"Fruit/Fruit juices|Milk and dairy products/(Milk|Milk and yoghurt "
+                          r"beverages|Milk substitutes)$)")
+DRINK_MIN_G = 150
+# A bare weight (1 oz, 3 ounces, 100 g) is a measure, not a portion.
+WEIGHT_MEASURE = re.compile(r"(?i)^\s*[\d./]+\s*(oz|ounces?|g)\b")
+
+
+def test_no_cofid_or_swiss_default_is_100_g_an_ounce_or_a_small_drink():
+    fndds_category = {food.code: food.category
+                      for food in composition.read_compact(fndds.TABLE, SEED_DIR)[0]}
+    swiss_category = {food.code: food.category
+                      for food in composition.read_compact(swiss.TABLE, SEED_DIR)[0]}
+    drinks = set()
+    for row in _cited_rows():
+        if row["is_default"] != "true":
+            continue
+        grams = float(row["grams"])
+        cited = CITED.match(row["source"])
+        assert grams != 100 and not WEIGHT_MEASURE.search(row["serving"]), row
+        assert not (cited and WEIGHT_MEASURE.search(cited.group(4))), row
+        drink = bool(cited and fndds_category[cited.group(2)] in FNDDS_DRINKS) or (
+            row["dataset"] == "Swiss FCDB" and SWISS_DRINKS.search(swiss_category[row["entry"]]))
+        if drink:
+            drinks.add(row["entry"])
+            assert grams >= DRINK_MIN_G, row
+    # The check reaches the drinks of both tables: milk, juice, cola, wine, beer.
+    assert {"Cola", "Orange juice, chilled", "Milk, semi-skimmed, pasteurised, average",
+            "Wine, red", "Stout, Guinness", "498", "576", "62", "509"} <= drinks
 
 
 def test_a_database_seeded_before_todays_cited_portions_gets_them_once(tmp_path):
@@ -346,27 +418,36 @@ def test_a_database_seeded_before_todays_cited_portions_gets_them_once(tmp_path)
     try:
         init_db(seed_dir=seed)
         assert service.lookup("Croissants")["portion"]["grams"] == 57.0
-        # As seeded before the rows existed: croissants without servings, bagels with a
-        # default the person has seen (their 100 g), the part not yet loaded.
+        assert service.lookup("Gipfeli (Durchschnitt)")["portion"]["grams"] == 57.0
+        # As seeded before the rows existed: croissants and the Swiss Gipfeli without
+        # servings, bagels with a default the person has seen (their 100 g), the part not yet
+        # loaded.
         with get_engine().begin() as conn:
             conn.execute(text("DELETE FROM servings WHERE food_id IN (SELECT id FROM foods WHERE "
-                              "fdc_dataset = 'CoFID' AND source_code IN ('Croissants', 'Bagels, plain'))"))
+                              "(fdc_dataset = 'CoFID' AND source_code IN ('Croissants', 'Bagels, plain')) "
+                              "OR (fdc_dataset = 'Swiss FCDB' AND source_code = '10406'))"))
             conn.execute(text("INSERT INTO servings (food_id, name, grams, is_default, source) SELECT id, "
                               "'100 g', 100, true, 'per 100 g' FROM foods WHERE source_code = 'Bagels, plain'"))
-            conn.execute(text(f"DELETE FROM seed_versions WHERE part = '{composition.CITED_PORTIONS_PART}'"))
+            # Seeded under the part before today's (table-portions-2: CoFID only).
+            conn.execute(text(f"UPDATE seed_versions SET part = 'table-portions-2' "
+                              f"WHERE part = '{composition.CITED_PORTIONS_PART}'"))
         from db.errors import InvalidPortion
 
-        with pytest.raises(InvalidPortion, match="no default serving"):
-            service.lookup("Croissants")
+        for name in ("Croissants", "Gipfeli (Durchschnitt)"):
+            with pytest.raises(InvalidPortion, match="no default serving"):
+                service.lookup(name)
         init_db(seed_dir=seed)
         croissant, bagel = service.lookup("Croissants"), service.lookup("Bagels, plain")
+        gipfeli = service.lookup("Gipfeli (Durchschnitt)")
         assert (croissant["portion"]["serving"], croissant["portion"]["grams"]) == ("1 medium croissant", 57.0)
+        assert (gipfeli["portion"]["serving"], gipfeli["portion"]["grams"]) == ("1 medium croissant", 57.0)
+        assert [s["name"] for s in gipfeli["servings"]] == ["1 medium croissant", "1 mini croissant"]
         assert bagel["portion"]["grams"] == 100.0  # the default already shown stays
         assert [s["name"] for s in bagel["servings"]] == ["100 g", "1 regular bagel", "1 small bagel"]
         init_db(seed_dir=seed)  # once: nothing added twice
         assert len(service.lookup("Bagels, plain")["servings"]) == 3
         with get_engine().begin() as conn:
             assert conn.execute(select(SeedVersion.foods).where(
-                SeedVersion.part == composition.CITED_PORTIONS_PART)).scalar() == 4
+                SeedVersion.part == composition.CITED_PORTIONS_PART)).scalar() == 6  # 2 + 2 + 2
     finally:
         configure(None)
