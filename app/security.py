@@ -25,6 +25,7 @@ import secrets
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
 from datetime import datetime
 from http.cookies import SimpleCookie
 from typing import Awaitable, Callable
@@ -321,6 +322,30 @@ class Guard:
                     and _port(parts) == _port(own))
         except ValueError:  # a port that is not a number
             return False
+
+
+class ModelSlots:
+    """Fair turns at the model for API requests: at most ``per_user`` of one user's requests
+    in flight and ``total`` of everyone's. Waiting is asyncio, so queued requests hold no worker
+    thread (48 queued analyses used to take every thread and stall other users' quick calls),
+    and one user's burst waits behind their own two, not in front of everyone else."""
+
+    def __init__(self, per_user: int = 2, total: int = 4) -> None:
+        self.per_user = per_user
+        self._total = asyncio.Semaphore(total)
+        self._users: dict[str, tuple[asyncio.Semaphore, list[int]]] = {}  # user -> (slots, [holders and waiters])
+
+    @asynccontextmanager
+    async def turn(self, user: str):
+        slots, users = self._users.setdefault(user, (asyncio.Semaphore(self.per_user), [0]))
+        users[0] += 1
+        try:
+            async with slots, self._total:
+                yield
+        finally:
+            users[0] -= 1
+            if not users[0]:  # nobody of theirs waiting: forget the user (bounded memory)
+                del self._users[user]
 
 
 # Signed-out readers get nothing of these in accounts mode.

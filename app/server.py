@@ -34,7 +34,7 @@ from app.errors import check_upload_size, error, error_response
 from app.model_catalog import DefaultFollower, ModelCatalog
 from app.glucose.api import add_routes as add_glucose_routes
 from app.config import LOCAL_USER, AppConfig
-from app.security import BodyTooLarge, Guard, OwnedFiles, Sessions, limited_body, private_dir
+from app.security import BodyTooLarge, Guard, ModelSlots, OwnedFiles, Sessions, limited_body, private_dir
 from app.signin import add_routes as add_sign_in_routes
 from app.ui import PAGE_ASSETS, AppContext, build_ui
 from db import dishes, personal, photos, service, session, validate
@@ -93,6 +93,7 @@ class App:
             files=OwnedFiles(),
         )
         self.follower = DefaultFollower(catalog, service.default_model, config.model_poll_seconds)
+        self.model_slots = ModelSlots()  # API analyses and dish photos: fair turns per user
         self._started = False
         self._start_lock = threading.Lock()
         self.fastapi = self._build()
@@ -248,7 +249,8 @@ class App:
             await form.close()
         try:
             check_upload_size(len(data), limit, name)
-            result = await run_in_threadpool(self._analyze_sync, user, data, name, **fields)
+            async with self.model_slots.turn(user):
+                result = await run_in_threadpool(self._analyze_sync, user, data, name, **fields)
         except FoodtagError as exc:
             return error_response(exc)
         return JSONResponse(result)
@@ -355,7 +357,9 @@ class App:
         try:
             for data, filename in photos:
                 check_upload_size(len(data), self.config.max_upload_bytes, filename)
-            added = await run_in_threadpool(self._add_dish_sync, user, photos, fields["name"] or "", fields["food"] or "")
+            async with self.model_slots.turn(user):
+                added = await run_in_threadpool(self._add_dish_sync, user, photos, fields["name"] or "",
+                                                fields["food"] or "")
         except FoodtagError as exc:
             return error_response(exc)
         return JSONResponse(added, status_code=201)

@@ -365,3 +365,32 @@ def test_api_docs_need_a_sign_in(server):
 def sign_in_browser(browser: httpx.Client, name: str) -> httpx.Response:
     return browser.post("/login", data={"username": name, "password": PASSWORDS[name]},
                         headers={"accept": "text/html"})
+
+
+def test_one_users_burst_of_analyses_waits_behind_their_own_turns():
+    """ModelSlots: alice sends 10 analyses at once, then bob one; bob's is served before alice's
+    fifth (she holds at most two turns, everyone four), and queued calls hold no thread."""
+    from app.security import ModelSlots
+
+    async def scenario() -> list[str]:
+        slots, served = ModelSlots(per_user=2, total=4), []
+        release = asyncio.Event()
+
+        async def call(user: str, n: int) -> None:
+            async with slots.turn(user):
+                served.append(f"{user}{n}")
+                await release.wait()
+
+        alice = [asyncio.create_task(call("alice", n)) for n in range(10)]
+        await asyncio.sleep(0)
+        bob = asyncio.create_task(call("bob", 0))
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert served == ["alice0", "alice1", "bob0"]  # bob is not behind alice's eight waiting
+        release.set()
+        await asyncio.gather(*alice, bob)
+        assert slots._users == {}  # nobody waiting: nothing kept per user
+        return served
+
+    served = asyncio.run(scenario())
+    assert sorted(served) == sorted([f"alice{n}" for n in range(10)] + ["bob0"])
