@@ -157,3 +157,22 @@ def test_per_food_needs_the_minimum_of_clean_meals_and_ranks_by_iauc_per_10g():
     assert (rice["meals"], rice["iauc_per_10g"], rice["iauc_per_10g_sd"], rice["rise_per_10g"]) == (
         3, 1100.0, 100.0, 18.3)
     assert ranked[1]["iauc_per_10g"] == 300.0
+
+
+def test_glycemia_risk_index_and_its_zones():
+    """Klonoff 2023: GRI = 3.0 x VLow + 2.4 x Low + 1.6 x VHigh + 0.8 x High, at most 100."""
+    ranges = {"time_below_54": 1.0, "time_54_69": 3.0, "time_in_range": 70.0, "time_181_250": 20.0,
+              "time_above_250": 6.0}
+    assert metrics.gri(ranges) == pytest.approx(3.0 + 7.2 + 9.6 + 16.0)  # 35.8
+    assert [metrics.gri_zone(v) for v in (0, 20, 20.1, 35.8, 60, 80.5, 100)] == ["A", "A", "B", "B", "C", "E", "E"]
+    assert metrics.gri({**ranges, "time_below_54": 40.0}) == 100.0
+    report = metrics.consensus_metrics([50.0, 60.0, 120.0, 200.0, 300.0], [0, 5, 10, 15, 20], period_minutes=25,
+                                       interval_minutes=5)
+    # 20% in each of the five ranges: 3.0 x 20 + 2.4 x 20 + 1.6 x 20 + 0.8 x 20 = 156 -> 100
+    assert (report["gri"], report["gri_zone"]) == (100.0, "E")
+
+
+def test_too_little_data_is_said():
+    assert metrics.data_warning(14, 92.0) is None
+    assert metrics.data_warning(9, 61.6) == ("Too little data: 9 days (the consensus asks for 14) and 61.6% time "
+                                             "with data (at least 70%).")

@@ -4,6 +4,7 @@ curve, as matplotlib figures and PNG bytes a person can bring to their clinic.""
 from __future__ import annotations
 
 import io
+import textwrap
 from typing import Any
 
 from matplotlib.figure import Figure
@@ -24,8 +25,9 @@ def agp_figure(report: dict[str, Any]) -> Figure:
     bands by time of day, the target range, each meal's carbohydrate at its time of day, and the
     consensus metrics beside it."""
     # Figure, not pyplot: no global registry of open figures to leak from a server.
-    figure = Figure(figsize=(11, 4.8))
-    agp, numbers = figure.subplots(1, 2, width_ratios=[3, 1])
+    figure = Figure(figsize=(12, 4.8))
+    agp, ranges, numbers = figure.subplots(1, 3, width_ratios=[3, 0.45, 1.1])
+    _ranges_bar(ranges, report)
     profile = report["agp"]
     slot = metrics.AGP_SLOT_MINUTES / 60
     hours = [h + slot / 2 for h in _hours(profile["minute"])]
@@ -56,6 +58,26 @@ def agp_figure(report: dict[str, Any]) -> Figure:
     return figure
 
 
+_COLOURS = {"time_above_250": "#ef6c00", "time_181_250": "#ffb74d", "time_in_range": "#2e7d32",
+            "time_54_69": "#e53935", "time_below_54": "#8e0000"}
+
+
+def _ranges_bar(axes, report: dict[str, Any]) -> None:
+    """The consensus's time-in-ranges bar: one stacked column, very low at the bottom, each
+    share with its goal."""
+    bottom = 0.0
+    for key in reversed(list(_LABELS)):  # very low first, at the bottom
+        share = report.get(key) or 0.0
+        axes.bar(0, share, bottom=bottom, color=_COLOURS[key], width=0.6)
+        sign, goal = metrics.GOALS[key]
+        axes.text(0.4, bottom + share / 2, f"{share:.1f}% ({sign}{goal:g}%)", va="center", fontsize=7)
+        bottom += share
+    axes.set_xlim(-0.4, 2.2)
+    axes.set_ylim(0, 100)
+    axes.set_title("Time in ranges (goal)", fontsize=9)
+    axes.axis("off")
+
+
 def report_text(report: dict[str, Any]) -> str:
     """The consensus metrics as the lines beside the chart (and in the app)."""
     def value(key: str, unit: str = "%") -> str:
@@ -63,12 +85,21 @@ def report_text(report: dict[str, Any]) -> str:
             return "-"
         # Percentages keep their one decimal (6.0%, not 6%), as the consensus reports them.
         return (f"{report[key]:.1f}" if unit == "%" else f"{report[key]:g}") + unit
-    lines = [f"{label:<17}{value(key):>7}" for key, label in _LABELS.items()]
+
+    def goal(key: str) -> str:
+        sign, share = metrics.GOALS[key]
+        return f"  goal {sign}{share:g}%"
+    lines = [f"{label:<17}{value(key):>7}{goal(key)}" for key, label in _LABELS.items()]
+    gri = "-" if report.get("gri") is None else f"{report['gri']:.1f} ({report['gri_zone']})"
     lines += ["", f"{'Mean':<17}{value('mean_mg_dl', ' mg/dL'):>7}", f"{'GMI':<17}{value('gmi_percent'):>7}",
-              f"{'CV':<17}{value('cv_percent'):>7}", f"{'Time with data':<17}{value('active_percent'):>7}",
-              f"{'Readings':<17}{report.get('readings', 0):>7}", "",
-              "Shows what happened.", "Not dosing advice;", "predicts nothing."]
+              f"{'CV':<17}{value('cv_percent'):>7}  goal <=36%", f"{'GRI (zone)':<17}{gri:>7}",
+              f"{'Time with data':<17}{value('active_percent'):>7}",
+              f"{'Readings':<17}{report.get('readings', 0):>7}"]
+    if report.get("data_warning"):
+        lines += ["", *textwrap.wrap(report["data_warning"], 34)]
+    lines += ["", "Shows what happened.", "Not dosing advice;", "predicts nothing."]
     return "\n".join(lines)
+
 
 
 def meal_figure(meal: dict[str, Any]) -> Figure:

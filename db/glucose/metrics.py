@@ -7,6 +7,8 @@ mg/dL, which the consensus states as below 3.0, 3.0-3.8, 3.9-10.0, 10.1-13.9 and
 mmol/L (each reading counts by the boundary of its own unit: see range_key); the mean; the glucose
 management indicator GMI (%) = 3.31 + 0.02392 x mean mg/dL (Bergenstal et al., Diabetes Care
 2018;41:2275); the coefficient of variation CV = SD / mean x 100 with the sample SD (n - 1); the
+glycemia risk index GRI = 3.0 x %<54 + 2.4 x %54-69 + 1.6 x %>250 + 0.8 x %181-250 (at most
+100; zones A-E by 20s; Klonoff et al., J Diabetes Sci Technol 2023;17:1226); the
 percentage of time with data, the time the readings cover (each the sampling interval after it,
 up to the next one) over the period; and the ambulatory glucose
 profile (AGP): the 5th, 25th, 50th, 75th and 95th percentiles of the readings in each
@@ -21,6 +23,7 @@ testing computes it: ISO 26642:2010; Wolever and Jenkins, Am J Clin Nutr 1986;43
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from statistics import mean, median, stdev
@@ -71,6 +74,41 @@ def range_key(mg_dl: float) -> str:
     return "time_above_250"
 
 
+# The consensus goals for most adults with type 1 or type 2 diabetes (Battelino 2019): time in a
+# range above (">") or below ("<") the share given, in percent.
+GOALS: dict[str, tuple[str, float]] = {
+    "time_in_range": (">", 70.0), "time_54_69": ("<", 4.0), "time_below_54": ("<", 1.0),
+    "time_181_250": ("<", 25.0), "time_above_250": ("<", 5.0),
+}
+# Enough data for the report to describe the person's glucose (Battelino 2019): 14 days with at
+# least 70% of the possible readings.
+SUFFICIENT_DAYS = 14
+SUFFICIENT_ACTIVE_PERCENT = 70.0
+# The glycemia risk index (Klonoff et al., J Diabetes Sci Technol 2023;17:1226): weights of the
+# time (%) below 54, 54-69, above 250 and 181-250, and its zones A-E by 20s.
+GRI_WEIGHTS = {"time_below_54": 3.0, "time_54_69": 2.4, "time_above_250": 1.6, "time_181_250": 0.8}
+
+
+def gri(ranges: dict[str, float]) -> float:
+    """The glycemia risk index (0-100) of the time in ranges."""
+    return min(100.0, sum(weight * ranges[key] for key, weight in GRI_WEIGHTS.items()))
+
+
+def gri_zone(value: float) -> str:
+    """A (lowest risk, 0-20) to E (above 80)."""
+    return "ABCDE"[min(4, max(0, math.ceil(value / 20) - 1))]
+
+
+def data_warning(days: int, active_percent: float) -> str | None:
+    """Why the report may not describe the person's glucose yet, or None."""
+    short = []
+    if days < SUFFICIENT_DAYS:
+        short.append(f"{days} days (the consensus asks for {SUFFICIENT_DAYS})")
+    if active_percent < SUFFICIENT_ACTIVE_PERCENT:
+        short.append(f"{active_percent:.1f}% time with data (at least {SUFFICIENT_ACTIVE_PERCENT:.0f}%)")
+    return "Too little data: " + " and ".join(short) + "." if short else None
+
+
 def gmi_percent(mean_mg_dl: float) -> float:
     """Glucose management indicator (Bergenstal et al. 2018)."""
     return 3.31 + 0.02392 * mean_mg_dl
@@ -100,7 +138,7 @@ def consensus_metrics(values: Sequence[float], minutes: Sequence[float], *, peri
     out: dict[str, float | int | None] = {"readings": count}
     if count == 0:
         return out | {k: None for k in (*RANGE_KEYS, "mean_mg_dl", "gmi_percent", "cv_percent",
-                                         "sd_mg_dl")} | {"active_percent": 0.0}
+                                         "sd_mg_dl", "gri", "gri_zone")} | {"active_percent": 0.0}
     covered = covered_minutes(minutes, interval_minutes)
     counts = dict.fromkeys(RANGE_KEYS, 0)
     for value in values:
@@ -115,7 +153,8 @@ def consensus_metrics(values: Sequence[float], minutes: Sequence[float], *, peri
         "cv_percent": None if spread is None else round(100.0 * spread / average, 1),
         "active_percent": round(min(100.0, 100.0 * covered / period_minutes), 1),
     }
-    return out
+    risk = round(gri({key: 100.0 * n / count for key, n in counts.items()}), 1)
+    return out | {"gri": risk, "gri_zone": gri_zone(risk)}
 
 
 def agp_profile(minute_of_day: Sequence[float], values: Sequence[float],

@@ -167,8 +167,9 @@ def _period(days: object, end: object, where) -> tuple[date, date]:
 
 def report(user: str, days: int = 14, end: date | str | None = None) -> dict[str, Any]:
     """The standard CGM report for the ``days`` local days ending with ``end`` (default today
-    in the person's zone): the consensus metrics (metrics.consensus_metrics' keys), the AGP
-    by local time of day ("agp") and the period's meals with their carbohydrate ("meals")."""
+    in the person's zone): the consensus metrics (metrics.consensus_metrics' keys, GRI
+    included), "data_warning" (metrics.data_warning: too few days or readings, else None), the
+    AGP by local time of day ("agp") and the period's meals with their carbohydrate ("meals")."""
     with session_scope(write=False) as session:
         owner = repo.get_user(user, session=session)
         where = zones.zone(owner.time_zone)
@@ -186,6 +187,7 @@ def report(user: str, days: int = 14, end: date | str | None = None) -> dict[str
            "days": days, "sampling_minutes": interval}
     out |= metrics.consensus_metrics(values, minutes, period_minutes=(stop - start).total_seconds() / 60,
                                      interval_minutes=interval)
+    out["data_warning"] = metrics.data_warning(days, out["active_percent"])
     out["agp"] = metrics.agp_profile([t.hour * 60 + t.minute + t.second / 60 for t in local], values)
     out["meals"] = [{"eaten_at": m["eaten_at"].isoformat(timespec="minutes"),
                      "minute_of_day": m["eaten_at"].hour * 60 + m["eaten_at"].minute,
