@@ -221,3 +221,20 @@ print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) // 1024)
     message, growth_mb = done.stdout.strip().splitlines()
     assert "cannot be read: is it a glucose export?" in message, done.stderr
     assert int(growth_mb) < 100
+
+
+def test_long_formats_with_or_without_a_unit_column():
+    """iglu's long format (id,time,gl) and other plain CSVs: the unit from a unit column, the
+    value column's name, or the values themselves; several people in one file refused."""
+    where = zones.zone("UTC")
+    mg = formats.parse("id,time,gl\nsubject1,2026-12-01 08:00:00,105\nsubject1,2026-12-01 08:05:00,5.5\n",
+                       "auto", where)
+    # A value over 33.3 makes the file mg/dL, so 5.5 there is out of range, not 5.5 mmol/L.
+    assert [r.mg_dl for r in mg.readings] == [105.0] and "outside 10-1000 mg/dL" in str(next(iter(mg.refused)))
+    mmol = formats.parse("id,time,gl\nsubject1,2026-12-01 08:00:00,5.8\nsubject1,2026-12-01 08:05:00,6.1\n",
+                         "auto", where)
+    assert [r.mg_dl for r in mmol.readings] == [round(5.8 * 18.016, 1), round(6.1 * 18.016, 1)]
+    named = formats.parse("time,glucose mmol/L\n2026-12-01T08:00:00,7.0\n", "auto", where)
+    assert [r.mg_dl for r in named.readings] == [round(7.0 * 18.016, 1)]
+    with pytest.raises(InvalidValue, match="more than one person"):
+        formats.parse("id,time,gl\na,2026-12-01 08:00:00,105\nb,2026-12-01 08:00:00,99\n", "auto", where)

@@ -20,8 +20,11 @@
   no mg/dL sensor writes), or "mbg" with ``mbg``, a meter value; ``date`` in milliseconds since 1970 UTC,
   ``dateString`` ISO 8601 with its offset) or the tab-separated CSV of /api/v1/entries.csv
   (``dateString, date, sgv, direction, device``, no header).
-- Plain CSV: a header with ``timestamp,value,unit`` (and optionally ``kind``: cgm or meter);
-  ISO 8601 timestamps, with an offset or read in the person's zone; unit mg/dL or mmol/L.
+- Plain CSV: a header naming a time column (``timestamp``, ``time``) and a glucose column
+  (``value``, ``glucose``, ``gl``; iglu's long format ``id,time,gl`` too), optionally ``unit``
+  (mg/dL or mmol/L; else the value column's name, else the values: all at most 33.3 is mmol/L)
+  and ``kind`` (cgm or meter); ISO 8601 timestamps, with an offset or read in the person's zone.
+  A file with several ``id`` values holds several people's readings and is refused.
 
 mmol/L becomes mg/dL at 18.016 (the molar mass of glucose, 180.16 g/mol, over 10).
 
@@ -167,11 +170,10 @@ def detect(text: str) -> str:
     first = lines[0] if lines else ""
     if "\t" in first and re.match(r'"?\d{4}-\d\d-\d\dT', first):
         return "nightscout"
-    cells = {c.strip().lower() for c in re.split(r"[,;\t]", first)}
-    if {"timestamp", "value", "unit"} <= cells:
+    if _plain_columns([c.strip().lower() for c in re.split(r"[,;\t]", first)]) is not None:
         return "csv"
     raise InvalidValue("cannot tell which export this is (Dexcom Clarity, LibreView, Nightscout "
-                       "or a CSV with timestamp,value,unit): name it with --format")
+                       "or a CSV with timestamp and value columns): name it with --format")
 
 
 def parse(text: str, fmt: str, where: ZoneInfo) -> ParsedFile:
@@ -504,28 +506,62 @@ def _nightscout_tsv(text: str) -> Iterator[_Row]:
         yield _Row(reader.line_num, when, _cell(cells, 2), "mg/dL", "cgm")
 
 
+# A plain CSV's columns, as glucose tools name them (iglu's long format is id,time,gl).
+_TIME_NAMES = ("timestamp", "time", "datetime", "date_time")
+_VALUE_NAMES = ("value", "glucose", "gl", "sgv")
+# Without a unit column or one in the value column's name: a file whose every value is at most
+# this is in mmol/L (no sensor reports a mg/dL value under 39), any other in mg/dL.
+MMOL_L_MAX = 33.3
+
+
+def _plain_columns(names: list[str]) -> tuple[int, int] | None:
+    """(time column, value column) of a plain CSV header (names lower-cased), or None."""
+    time_at = next((i for i, n in enumerate(names) if n in _TIME_NAMES), None)
+    value_at = next((i for i, n in enumerate(names) if n in _VALUE_NAMES or
+                     (n.split(" ")[0] in _VALUE_NAMES and _has_unit(n))), None)
+    return None if time_at is None or value_at is None else (time_at, value_at)
+
+
 def read_plain_csv(text: str, refused: list[Refused]) -> Iterator[_Row]:
     records = _records(text, 0)
     _, header = next(records)
     names = [h.strip().lower() for h in header]
-    missing = [n for n in ("timestamp", "value", "unit") if n not in names]
-    if missing:
-        raise InvalidValue(f"the CSV needs a header with timestamp,value,unit; missing {missing}")
-    time_at, value_at, unit_at = (names.index(n) for n in ("timestamp", "value", "unit"))
+    columns = _plain_columns(names)
+    if columns is None:
+        raise InvalidValue("the CSV needs a header naming its time (timestamp or time) and glucose (value, "
+                           "glucose or gl) columns, and optionally unit (mg/dL or mmol/L) and kind")
+    time_at, value_at = columns
+    unit_at = names.index("unit") if "unit" in names else None
+    named_unit = glucose_unit(names[value_at]) if _has_unit(names[value_at]) else None
     kind_at = names.index("kind") if "kind" in names else None
-    for line, cells in records:
+    id_at = names.index("id") if "id" in names else None
+    rows, people = [], set()
+    for line, cells in itertools.islice(records, MAX_ROWS + 1):
         if not any(c.strip() for c in cells):
             continue
+        if id_at is not None:
+            people.add(_cell(cells, id_at))
+            if len(people) > 1:
+                raise InvalidValue("the file holds readings of more than one person (its id column); "
+                                   "import one person's readings")
         kind = _cell(cells, kind_at).lower() or "cgm"
         if kind not in ("cgm", "meter"):
             refused.append(Refused(line, f"kind {kind[:20]!r} is neither cgm nor meter"))
             continue
-        try:
-            unit = glucose_unit(_cell(cells, unit_at))
-        except ValueError as exc:
-            refused.append(Refused(line, str(exc)))
-            continue
-        yield _Row(line, iso_time(_cell(cells, time_at)), _cell(cells, value_at), unit, kind)
+        unit = named_unit
+        if unit_at is not None:
+            try:
+                unit = glucose_unit(_cell(cells, unit_at))
+            except ValueError as exc:
+                refused.append(Refused(line, str(exc)))
+                continue
+        rows.append((line, _cell(cells, time_at), _cell(cells, value_at), unit, kind))
+    if unit_at is None and named_unit is None:  # the unit from the values (see MMOL_L_MAX)
+        values = [float(v.replace(",", ".")) for _, _, v, _, _ in rows if _PLAIN_DECIMAL.fullmatch(v)]
+        inferred = "mmol/L" if values and max(values) <= MMOL_L_MAX else "mg/dL"
+        rows = [(line, when, value, inferred, kind) for line, when, value, _, kind in rows]
+    for line, when, value, unit, kind in rows:
+        yield _Row(line, iso_time(when), value, unit, kind)
 
 
 READERS: dict[str, Callable[[str, list[Refused]], Iterator[_Row]]] = {
