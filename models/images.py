@@ -3,8 +3,8 @@
 Photos come from strangers on the internet, so what a decode may cost is decided from the
 header before a single pixel is decoded: only photo formats are parsed, absurd sizes and
 shapes are refused, JPEGs are decoded at a reduced scale when the caller needs a small
-image anyway (a progressive JPEG still holds its coefficients at full size, and is charged
-for them), and all decodes in the process share one memory budget, so many large photos at
+image anyway (a progressive JPEG still holds its coefficients at full size: it is charged for
+them, and refused above MAX_PROGRESSIVE_BYTES), and all decodes in the process share one memory budget, so many large photos at
 once wait for each other instead of multiplying the memory they need.
 """
 
@@ -41,11 +41,13 @@ MAX_PIXELS = 64_000_000
 MAX_ASPECT_RATIO = 10
 # Memory that all decodes in this process may hold at once. Each decode reserves its estimate
 # (see _decode_cost) and waits while others hold the rest; a photo
-# whose estimate alone exceeds it is refused. 256 MiB fits a 24 MP photo decoded at full size,
-# any baseline JPEG decoded for inference (which downscales while decoding), and a progressive
-# one up to MAX_PIXELS in 4:2:0 (as cameras write) but only about 44 MP in 4:4:4 (its
-# coefficients take 3 and 6 bytes a pixel).
+# whose estimate alone exceeds it is refused. 256 MiB fits a 24 MP photo decoded at full size
+# and any baseline JPEG decoded for inference (which downscales while decoding).
 DECODE_BUDGET_BYTES = 256 * 2**20
+# A progressive JPEG holds its DCT coefficients at full size whatever scale it is decoded to
+# (3 bytes a pixel in 4:2:0, 6 in 4:4:4): above this it is refused, so no photo costs much more
+# than a baseline one, which is decoded at reduced scale (about 21 MP in 4:2:0 fits).
+MAX_PROGRESSIVE_BYTES = 64 * 2**20
 # After a decode of this estimate or more, freed memory goes back to the system (see
 # models.memory): the next large decode may run on another thread, in another malloc arena.
 RELEASE_AFTER_BYTES = 32 * 2**20
@@ -109,6 +111,10 @@ def load_image(source: str | os.PathLike | bytes | BinaryIO, name: str | None = 
             image.seek(0)
             # Read before draft(), which shrinks image.size to the scaled output.
             coefficients = _progressive_jpeg_coefficients(image)
+            if coefficients > MAX_PROGRESSIVE_BYTES:
+                raise ImageError(f"{name}: a progressive JPEG of {image.width}x{image.height} is too large to "
+                                 f"decode (its coefficients need {coefficients // 2**20} MB); save it as a "
+                                 "baseline JPEG or at a smaller size")
             if min_side is not None and image.format in ("JPEG", "MPO"):
                 short = min(image.size)
                 image.draft(None, tuple(-(-side * min_side // short) for side in image.size))
