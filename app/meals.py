@@ -19,6 +19,7 @@ from PIL import Image
 from app.model_catalog import ModelCatalog
 from app.dishes import PersonalDishes, add_dish, as_photo_vectors, dish_summaries, embedding_space, ranked_with_dishes
 from db import personal, service, validate
+from db.cards import Card
 from db.dishes import PhotoVectors
 from db.errors import UnknownFood
 from db.nutrition import DEFAULT_EXCHANGE_UNIT_G
@@ -229,8 +230,8 @@ def food_for_label(label: str) -> str | None:
 
 
 def nutrition_card(food: str, *, grams: float | str | None = None, serving: str | None = None,
-                   exchange_unit_g: float = DEFAULT_EXCHANGE_UNIT_G, user: str | None = None) -> dict:
-    """The database's nutrition card for a portion (default serving when none is given);
+                   exchange_unit_g: float = DEFAULT_EXCHANGE_UNIT_G, user: str | None = None) -> Card:
+    """The database's nutrition card (db.cards.Card) for a portion (default serving when none is given);
     with ``user``, their own foods and recipes are found too."""
     grams, serving = validate.portion(grams, serving)
     return service.lookup(food, grams=grams, serving=serving,
