@@ -12,7 +12,7 @@ import pandas as pd
 
 from app.meals import DISCLAIMER, Analysis
 from db.cards import GI_UNKNOWN, source_text
-from db.nutrition import NUTRIENT_LABELS, NUTRIENTS, carb_unit
+from db.nutrition import AVAILABLE, NUTRIENT_LABELS, NUTRIENTS, carb_unit
 
 # (key in NUTRIENTS, label, unit) in the order a dietitian reads a label.
 CARD_ROWS = tuple((key, *NUTRIENT_LABELS[key]) for key in NUTRIENTS)
@@ -63,9 +63,24 @@ def exchange_count(exchanges: float | None, unit_g: float) -> str:
     return f"{fmt(exchanges)} {UNIT_COUNT_NAMES[carb_unit(unit_g).key]}"
 
 
-def carbs_headline(carbohydrate_g: float | None, exchanges: float | None, unit_g: float) -> str:
-    """"42 g carbs, 2.8 choices": the figure a person acts on, in words a screen reader says."""
-    count = f", {exchange_count(exchanges, unit_g)}" if exchanges is not None else ""
+def carbs_counted(portion: dict, unit_g: float) -> float | None:
+    """The carbohydrate grams a person reads beside their unit: available carbohydrate where the
+    unit counts it (BE, KE, the UK CP; UK and German labels print it as "carbohydrate"), total
+    in the US, so the grams and the count on one line agree."""
+    key = "available_carbohydrate_g" if carb_unit(unit_g).basis == AVAILABLE else "carbohydrate_g"
+    return portion.get(key)
+
+
+def carbs_headline(carbohydrate_g: float | None, exchanges: float | None, unit_g: float,
+                   as_taught: float | None = None) -> str:
+    """"42 g carbs, 2.8 choices": the figure a person acts on, in words a screen reader says.
+    With ``as_taught`` (US choices to the nearest half), the count is that, the exact one beside
+    it, as on the card: "2 choices (exact 2.2)"."""
+    count = ""
+    if exchanges is not None:
+        shown = exchanges if as_taught is None else as_taught
+        exact = f" (exact {fmt(exchanges)})" if shown != exchanges else ""
+        count = f", {exchange_count(shown, unit_g)}{exact}"
     return f"{fmt(carbohydrate_g, 'g')} carbs{count}"
 
 
@@ -73,8 +88,9 @@ def card_headline(card: dict) -> str:
     """Above the portion boxes: the carbohydrate of the portion, large (a heading, so screen
     readers announce it as one), then the food and portion it is for."""
     portion, exchanges = card["portion"], card["exchanges"]
-    return (f"## {carbs_headline(portion.get('carbohydrate_g'), exchanges['value'], exchanges['unit_g'])}\n\n"
-            f"**{card['food']}**, {portion_text(portion['grams'], portion.get('serving'))}")
+    unit_g = exchanges["unit_g"]
+    headline = carbs_headline(carbs_counted(portion, unit_g), exchanges["value"], unit_g, exchanges.get("as_taught"))
+    return f"## {headline}\n\n**{card['food']}**, {portion_text(portion['grams'], portion.get('serving'))}"
 
 
 def card_markdown(card: dict) -> str:

@@ -209,9 +209,16 @@ def test_card_markdown_shows_every_part():
 
 
 def test_card_headline_says_the_carbohydrate_first_in_the_users_unit():
-    assert views.card_headline(CARD).startswith("## 35.3 g carbs, 2.2 choices\n\n**Cheese pizza**, 1 slice (107 g)")
-    be = {**CARD, "exchanges": {**CARD["exchanges"], "unit_g": 12.0, "value": 2.7}}
-    assert views.card_headline(be).startswith("## 35.3 g carbs, 2.7 BE")
+    """One basis and one rounding on a line: US choices count total carbohydrate and show the
+    count as taught (to the half) with the exact one beside it, as the card's detail does; BE, KE
+    and the UK CP count available carbohydrate, so the grams beside them are available (32.8 g /
+    12 = 2.7 BE, where 35.3 g total / 12 would say 2.9)."""
+    assert views.card_headline(CARD).startswith(
+        "## 35.3 g carbs, 2 choices (exact 2.2)\n\n**Cheese pizza**, 1 slice (107 g)")
+    be = {**CARD, "exchanges": {**CARD["exchanges"], "unit_g": 12.0, "value": 2.7, "as_taught": 2.7}}
+    assert views.card_headline(be).startswith("## 32.8 g carbs, 2.7 BE")
+    cp = {**CARD, "exchanges": {**CARD["exchanges"], "unit_g": 10.0, "value": 3.3, "as_taught": 3.3}}
+    assert views.card_headline(cp).startswith("## 32.8 g carbs, 3.3 KE / CP")
     assert views.carbs_headline(42.1, 4.2, 10.0) == "42.1 g carbs, 4.2 KE / CP"
 
 
