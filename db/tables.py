@@ -432,6 +432,36 @@ class GlucoseReading(Base):
     )
 
 
+# Insulin (units) and carbohydrate (grams) the person's devices recorded, imported beside the
+# readings: shown on the curve, never used to suggest a dose.
+GLUCOSE_EVENT_KINDS: tuple[str, ...] = ("bolus", "basal", "carbs")
+MAX_INSULIN_UNITS = 100.0
+MAX_CARBS_G = 1000.0
+
+
+class GlucoseEvent(Base):
+    """One insulin dose (``bolus``: rapid-acting; ``basal``: long-acting, in units) or one
+    carbohydrate entry (``carbs``, grams) from a glucose export; ``at`` is UTC (naive)."""
+
+    __tablename__ = "glucose_events"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    at: Mapped[datetime]
+    kind: Mapped[str] = mapped_column(String(5))
+    amount: Mapped[float]
+    source: Mapped[str] = mapped_column(String(12))
+
+    __table_args__ = (
+        UniqueConstraint("user_id", "source", "kind", "at"),  # a re-import adds nothing
+        Index("ix_glucose_events_user_time", "user_id", "at"),
+        CheckConstraint("kind IN (" + ", ".join(f"'{k}'" for k in GLUCOSE_EVENT_KINDS) + ")", name="kind"),
+        CheckConstraint(f"amount > 0 AND (amount <= {MAX_INSULIN_UNITS} OR (kind = 'carbs' AND amount <= {MAX_CARBS_G}))",
+                        name="amount_range"),
+        CheckConstraint("source IN (" + ", ".join(f"'{k}'" for k in GLUCOSE_SOURCES) + ")", name="source"),
+    )
+
+
 class ModelChange(Base):
     """Who changed which model when: the server's default (admins) or their own (scope user)."""
 

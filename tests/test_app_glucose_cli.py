@@ -22,7 +22,7 @@ def test_import_prints_added_duplicates_and_refused_rows(alice, capsys):
     file = str(DATA / "clarity_us_mgdl.csv")
     assert main(["glucose", "import", alice, file, "--tz", "America/New_York"]) == 0
     out, err = capsys.readouterr()
-    assert "10 readings added, 0 duplicates skipped, 1 rows refused" in out
+    assert "10 readings added, 0 duplicates skipped, 1 insulin and carbohydrate events added, 1 rows refused" in out
     assert "refused line 21: glucose value 'abc' is not a number" in err
     assert main(["glucose", "import", alice, file, "--format", "clarity", "--tz", "America/New_York"]) == 0
     assert "0 readings added, 10 duplicates skipped" in capsys.readouterr().out

@@ -238,3 +238,32 @@ def test_long_formats_with_or_without_a_unit_column():
     assert [r.mg_dl for r in named.readings] == [round(7.0 * 18.016, 1)]
     with pytest.raises(InvalidValue, match="more than one person"):
         formats.parse("id,time,gl\na,2026-12-01 08:00:00,105\nb,2026-12-01 08:00:00,99\n", "auto", where)
+
+
+def test_insulin_and_carbohydrate_events_from_each_format():
+    """Clarity's Insulin and Carbs rows, LibreView's record types 4 and 5 and Nightscout
+    treatments become events beside the readings (units and grams, in UTC)."""
+    clarity = parse("clarity_us_mgdl.csv", "America/New_York")
+    assert [(e.kind, e.at, e.amount) for e in clarity.events] == [("bolus", utc("2026-11-01T05:22"), 2.0)]
+    libre = parse("libreview_de_mgdl.csv", "Europe/Berlin")
+    assert [(e.kind, e.at, e.amount) for e in libre.events] == [("carbs", utc("2026-11-13T06:35"), 45.0)]
+    english = (DATA / "libreview_uk_mmol.csv").read_text(encoding="utf-8-sig").splitlines()
+    insulin = english[2].split(",")
+    insulin[2:4], insulin[4], insulin[7], insulin[12] = ["25-10-2026 07:00", "4"], "", "6", "14"
+    food = english[2].split(",")
+    food[2:4], food[4], food[9] = ["25-10-2026 07:05", "5"], "", "52"
+    text = "\n".join([*english, ",".join(insulin), ",".join(food)])
+    events = formats.parse(text, "libreview", zones.zone("Europe/London")).events
+    assert [(e.kind, e.at, e.amount) for e in events] == [
+        ("carbs", utc("2026-10-25T01:10"), 40.0),  # the fixture's own food record (01:10 GMT, after the change)
+        ("bolus", utc("2026-10-25T07:00"), 6.0), ("basal", utc("2026-10-25T07:00"), 14.0),
+        ("carbs", utc("2026-10-25T07:05"), 52.0)]
+    treatments = [{"eventType": "Meal Bolus", "insulin": 4.5, "carbs": 60, "created_at": "2026-12-01T07:00:00Z"},
+                  {"eventType": "Correction Bolus", "insulin": "1.5", "created_at": "2026-12-01T09:00:00Z"},
+                  {"eventType": "Carb Correction", "carbs": 15, "created_at": "2026-12-01T11:00:00Z"},
+                  {"eventType": "Note", "notes": "walk", "created_at": "2026-12-01T12:00:00Z"},
+                  {"eventType": "Bolus", "insulin": 250, "created_at": "2026-12-01T13:00:00Z"}]
+    nightscout = formats.parse(json.dumps(treatments), "auto", zones.zone("UTC"))
+    assert [(e.kind, e.at.hour, e.amount) for e in nightscout.events] == [
+        ("bolus", 7, 4.5), ("carbs", 7, 60.0), ("bolus", 9, 1.5), ("carbs", 11, 15.0)]
+    assert [str(r) for r in nightscout.refused] == ["entry 5: bolus 250 units is outside 0-100 units"]

@@ -3,6 +3,7 @@ that imports nothing, owner-only reads, deletion with the account, the report an
 response placed by the person's time zone."""
 
 import io
+import json
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from db import service
 from db.errors import InvalidValue, UnknownUser
 from db.glucose import metrics
 from db.glucose import service as glucose
-from db.tables import GlucoseReading
+from db.tables import GlucoseEvent, GlucoseReading
 from db.session import session_scope
 
 DATA = Path(__file__).parent / "data" / "glucose"
@@ -177,3 +178,37 @@ def test_the_other_devices_export_adds_only_what_it_alone_covers(alice):
     report = glucose.report(alice, days=1, end=date(2026, 12, 1))
     assert report["sampling_minutes"] == 5.0 and report["readings"] == 156
     assert report["active_percent"] == round(100 * 13 * 60 / (24 * 60), 1)
+
+
+def test_insulin_and_carbohydrate_events_beside_meals_and_in_the_report(alice):
+    """A Nightscout treatments export beside the readings: stored once, drawn in the report, and
+    with each meal the carbohydrate and bolus the devices recorded; a bolus 2 h after a meal is a
+    correction, which flags the meal (its curve is not the food's alone)."""
+    glucose.set_time_zone(alice, "UTC")
+    rows = ["timestamp,value,unit"] + [
+        f"{datetime(2026, 12, 1, 6, 0) + timedelta(minutes=m):%Y-%m-%dT%H:%M:%S},{120 + (m % 60)},mg/dL"
+        for m in range(0, 12 * 60, 5)]
+    glucose.import_export(alice, "\n".join(rows).encode())
+    treatments = [{"eventType": "Meal Bolus", "insulin": 4.5, "carbs": 60, "created_at": "2026-12-01T07:00:00Z"},
+                  {"eventType": "Meal Bolus", "insulin": 3, "carbs": 45, "created_at": "2026-12-01T12:05:00Z"},
+                  {"eventType": "Correction Bolus", "insulin": 1.5, "created_at": "2026-12-01T14:00:00Z"}]
+    first = glucose.import_export(alice, json.dumps(treatments).encode())
+    assert (first["events_read"], first["events_added"], first["added"]) == (5, 5, 0)
+    assert glucose.import_export(alice, json.dumps(treatments).encode())["events_added"] == 0
+    service.log_meal(alice, "banana", eaten_at=datetime(2026, 12, 1, 7, 0))
+    service.log_meal(alice, "espresso", eaten_at=datetime(2026, 12, 1, 12, 0))
+    breakfast, lunch = glucose.meal_responses_json(alice)
+    assert (breakfast["device_carbs_g"], breakfast["meal_bolus_units"]) == (60.0, 4.5)
+    assert metrics.FLAG_INSULIN_UNKNOWN not in breakfast["response"]["flags"]
+    assert metrics.FLAG_CORRECTION not in breakfast["response"]["flags"]
+    assert (lunch["device_carbs_g"], lunch["meal_bolus_units"]) == (45.0, 3.0)
+    assert metrics.FLAG_CORRECTION in lunch["response"]["flags"]  # 1.5 units at 14:00, 2 h after
+    report = glucose.report(alice, days=1, end=date(2026, 12, 1))
+    assert [(e["kind"], e["amount"], e["minute_of_day"]) for e in report["events"]] == [
+        ("bolus", 4.5, 420), ("carbs", 60.0, 420), ("bolus", 3.0, 725), ("carbs", 45.0, 725), ("bolus", 1.5, 840)]
+    from app.glucose.chart import agp_figure
+
+    agp_figure(report)  # draws the doses
+    service.remove_user(alice)
+    with session_scope(write=False) as session:
+        assert session.scalar(select(func.count(GlucoseEvent.id))) == 0  # gone with the account

@@ -22,8 +22,8 @@ def _hours(minutes: list[int]) -> list[float]:
 
 def agp_figure(report: dict[str, Any]) -> Figure:
     """The AGP of ``report`` (db.glucose.service.report): median, 25-75 and 5-95 percentile
-    bands by time of day, the target range, each meal's carbohydrate at its time of day, and the
-    consensus metrics beside it."""
+    bands by time of day, the target range, each meal's carbohydrate and each insulin dose the
+    devices recorded at its time of day, the time-in-ranges bar and the consensus metrics."""
     # Figure, not pyplot: no global registry of open figures to leak from a server.
     figure = Figure(figsize=(12, 4.8))
     agp, ranges, numbers = figure.subplots(1, 3, width_ratios=[3, 0.45, 1.1])
@@ -46,6 +46,12 @@ def agp_figure(report: dict[str, Any]) -> Figure:
                       marker="v", color="#ef6c00", s=30, label="meal (g carbohydrate)")
         carbs.set_ylabel("meal carbohydrate (g)", color="#ef6c00")
         carbs.set_ylim(0, max(150, max(m["carbohydrate_g"] for m in meals) * 1.1))
+    doses = [e for e in report.get("events", []) if e["kind"] in ("bolus", "basal")]
+    for kind, marker, colour in (("bolus", "^", "#6a1b9a"), ("basal", "s", "#00838f")):
+        shown = [e for e in doses if e["kind"] == kind]
+        if shown:  # along the bottom at their time of day: what the devices recorded, not advice
+            agp.scatter([e["minute_of_day"] / 60 for e in shown], [44] * len(shown), marker=marker,
+                        color=colour, s=18, label=f"{kind} insulin (device)", zorder=3)
     agp.set_xlim(0, 24)
     agp.set_xticks(range(0, 25, 3), [f"{h:02d}:00" for h in range(0, 25, 3)])
     agp.set_ylim(40, 400)

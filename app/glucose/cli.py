@@ -104,7 +104,7 @@ def _import(glucose, args) -> int:
     result = glucose.import_export(args.user, args.file.read_bytes(), fmt=args.format, tz=args.tz)
     print(f"{args.file}: read as {result['format']} in {result['time_zone']}: "
           f"{result['added']} readings added, {result['duplicates']} duplicates skipped, "
-          f"{result['refused']} rows refused")
+          f"{result['events_added']} insulin and carbohydrate events added, {result['refused']} rows refused")
     for row in result["refused_rows"]:
         print(f"  refused {row}", file=sys.stderr)
     if result["refused"] > len(result["refused_rows"]):

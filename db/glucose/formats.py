@@ -19,7 +19,12 @@
   mg/dL (a number or numeric text; mmol/L where ``units`` says so, or a decimal below 39, which
   no mg/dL sensor writes), or "mbg" with ``mbg``, a meter value; ``date`` in milliseconds since 1970 UTC,
   ``dateString`` ISO 8601 with its offset) or the tab-separated CSV of /api/v1/entries.csv
-  (``dateString, date, sgv, direction, device``, no header).
+  (``dateString, date, sgv, direction, device``, no header); a ``treatments`` export (entries
+  with ``eventType``, ``insulin`` units and ``carbs`` grams, ``created_at``) gives events.
+- Events, beside the readings: Clarity's ``Insulin`` rows (``Fast-Acting``: a bolus,
+  ``Long-Acting``: basal; ``Insulin Value (u)``) and ``Carbs`` rows (``Carb Value (grams)``);
+  LibreView's record type 4 (rapid- and long-acting insulin units) and 5 (food: carbohydrate
+  grams). Shown beside the curve, never used to suggest a dose.
 - Plain CSV: a header naming a time column (``timestamp``, ``time``) and a glucose column
   (``value``, ``glucose``, ``gl``; iglu's long format ``id,time,gl`` too), optionally ``unit``
   (mg/dL or mmol/L; else the value column's name, else the values: all at most 33.3 is mmol/L)
@@ -45,7 +50,7 @@ from zoneinfo import ZoneInfo
 
 from db.errors import InvalidValue
 from db.glucose import zones
-from db.tables import GLUCOSE_MG_DL_RANGE
+from db.tables import GLUCOSE_MG_DL_RANGE, MAX_CARBS_G, MAX_INSULIN_UNITS
 
 MMOL_L_TO_MG_DL = 18.016
 FORMATS: tuple[str, ...] = ("clarity", "libreview", "nightscout", "csv")
@@ -74,6 +79,19 @@ class Reading:
     mg_dl: float
     kind: str  # db.tables.GLUCOSE_KINDS
     reported_as: str | None = None  # "Low" / "High": stored at the device's limit
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """An insulin dose or a carbohydrate entry the device recorded (db.tables.GlucoseEvent)."""
+    line: int
+    at: datetime  # naive UTC
+    kind: str  # "bolus", "basal" or "carbs"
+    amount: float  # units of insulin, grams of carbohydrate
+
+
+EVENT_KINDS = ("bolus", "basal", "carbs")
+_EVENT_LIMITS = {"bolus": MAX_INSULIN_UNITS, "basal": MAX_INSULIN_UNITS, "carbs": MAX_CARBS_G}
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +139,7 @@ class Refusals:
 class ParsedFile:
     source: str
     readings: list[Reading] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
     refused: Refusals = field(default_factory=Refusals)
 
 
@@ -189,7 +208,7 @@ def parse(text: str, fmt: str, where: ZoneInfo) -> ParsedFile:
         raise InvalidValue(f"the file has more than {MAX_ROWS:,} readings; export a shorter period")
     place = "entry" if fmt == "nightscout" and _is_json(text) else "line"
     _finish(rows, where, parsed, place)
-    if not parsed.readings and not parsed.refused:
+    if not parsed.readings and not parsed.events and not parsed.refused:
         raise InvalidValue(f"the file holds no glucose readings (read as {fmt})")
     return parsed
 
@@ -205,6 +224,12 @@ def _finish(rows: list[_Row], where: ZoneInfo, parsed: ParsedFile, place: str) -
             when = zones.utc_naive(when)
         if isinstance(when, str):
             parsed.refused.append(Refused(row.line, when, place))
+            continue
+        if row.kind in EVENT_KINDS:
+            try:
+                parsed.events.append(Event(row.line, when, row.kind, event_amount(row.value, row.kind)))
+            except ValueError as exc:
+                parsed.refused.append(Refused(row.line, str(exc), place))
             continue
         try:
             mg_dl, reported_as = glucose_mg_dl(row.value, row.unit, row.limits)
@@ -238,6 +263,18 @@ def glucose_mg_dl(value: str, unit: str, limits: tuple[float, float] | None) -> 
     if not low <= mg_dl <= high:  # also refuses NaN and infinity
         raise ValueError(f"glucose {text} {unit} is outside {low:g}-{high:g} mg/dL")
     return round(mg_dl, 1), None
+
+
+def event_amount(value: str, kind: str) -> float:
+    """Units of insulin or grams of carbohydrate, a plain decimal within the kind's limit."""
+    text = value.strip()
+    if not _PLAIN_DECIMAL.fullmatch(text):
+        raise ValueError(f"{'carbohydrate' if kind == 'carbs' else 'insulin'} {text[:20]!r} is not a number")
+    amount = float(text.replace(",", "."))
+    unit = "g" if kind == "carbs" else "units"
+    if not 0 < amount <= _EVENT_LIMITS[kind]:
+        raise ValueError(f"{kind} {text} {unit} is outside 0-{_EVENT_LIMITS[kind]:g} {unit}")
+    return amount
 
 
 def glucose_unit(text: str) -> str:
@@ -357,18 +394,25 @@ def read_clarity(text: str, refused: list[Refused]) -> Iterator[_Row]:
         "time": lambda n: n == _CLARITY_TIME,
         "event": lambda n: n == "Event Type",
         "glucose": lambda n: n.startswith("Glucose Value"),
+        "subtype": lambda n: n == "Event Subtype",
+        "insulin": lambda n: n.startswith("Insulin Value"),
+        "carbs": lambda n: n.startswith("Carb Value"),
     })
-    if len(cols) < 3:
+    if not {"time", "event", "glucose"} <= set(cols):
         raise InvalidValue("a Clarity export needs the columns Timestamp (YYYY-MM-DDThh:mm:ss), "
                            "Event Type and Glucose Value (mg/dL or mmol/L)")
     unit = glucose_unit(header[cols["glucose"]])
     kinds = {"EGV": "cgm", "Calibration": "meter"}
     for line, cells in records:
-        kind = kinds.get(_cell(cells, cols["event"]))
-        if kind is None:  # patient, device, alert, insulin, carbohydrate and other events
-            continue
-        yield _Row(line, iso_time(_cell(cells, cols["time"])), _cell(cells, cols["glucose"]),
-                   unit, kind, _DEXCOM_LIMITS)
+        event = _cell(cells, cols["event"])
+        when = iso_time(_cell(cells, cols["time"]))
+        if event == "Insulin" and "insulin" in cols:
+            kind = "basal" if _cell(cells, cols.get("subtype")).startswith("Long") else "bolus"
+            yield _Row(line, when, _cell(cells, cols["insulin"]), "", kind)
+        elif event == "Carbs" and "carbs" in cols:
+            yield _Row(line, when, _cell(cells, cols["carbs"]), "", "carbs")
+        elif event in kinds:  # not patient, device, alert, exercise or health events
+            yield _Row(line, when, _cell(cells, cols["glucose"]), unit, kinds[event], _DEXCOM_LIMITS)
 
 
 # LibreView writes its columns in the account's language (Device Timestamp, Gerätezeitstempel,
@@ -407,14 +451,21 @@ def read_libreview(text: str, refused: list[Refused]) -> Iterator[_Row]:
                            "Historic Glucose (mg/dL or mmol/L)")
     units = {t: glucose_unit(header[cols[t]]) for t in ("0", "1", "2") if t in cols}
     kinds = {"0": "cgm", "1": "scan", "2": "meter"}
-    # Two passes (day-first is read from all the dates): only the glucose rows are kept.
-    glucose = [(line, cells) for line, cells in records if _cell(cells, cols["type"]) in units]
+    # Two passes (day-first is read from all the dates): only glucose, insulin and food rows kept.
+    glucose = [(line, cells) for line, cells in records if _cell(cells, cols["type"]) in (*units, "4", "5")]
     day_first = libre_day_first([_cell(cells, cols["time"]) for _, cells in glucose])
     for line, cells in glucose:
         record_type = _cell(cells, cols["type"])
-        yield _Row(line, libre_time(_cell(cells, cols["time"]), day_first),
-                   _cell(cells, cols[record_type]), units[record_type], kinds[record_type],
-                   _LIBRE_LIMITS)
+        when = libre_time(_cell(cells, cols["time"]), day_first)
+        if record_type in units:
+            yield _Row(line, when, _cell(cells, cols[record_type]), units[record_type], kinds[record_type],
+                       _LIBRE_LIMITS)
+            continue
+        # 4: insulin (rapid- or long-acting units), 5: food (grams of carbohydrate; a food
+        # recorded without them is no event).
+        for kind, column in {"4": (("bolus", 7), ("basal", 12)), "5": (("carbs", 9),)}[record_type]:
+            if _cell(cells, column):
+                yield _Row(line, when, _cell(cells, column), "", kind)
 
 
 def read_nightscout(text: str, refused: list[Refused]) -> Iterator[_Row]:
@@ -424,6 +475,13 @@ def read_nightscout(text: str, refused: list[Refused]) -> Iterator[_Row]:
     for number, entry in enumerate(_json_entries(text), start=1):
         if not isinstance(entry, dict):
             refused.append(Refused(number, "not an entry object", "entry"))
+            continue
+        if "eventType" in entry:  # a treatments export: insulin and carbohydrate
+            when = _nightscout_time(entry.get("mills", entry.get("date")), entry.get("created_at"))
+            for kind, key in (("bolus", "insulin"), ("carbs", "carbs")):
+                amount = _nightscout_number(entry.get(key))
+                if amount not in (None, 0.0):
+                    yield _Row(number, when, f"{amount:g}" if isinstance(amount, float) else repr(amount), "", kind)
             continue
         kind = {"sgv": "cgm", "mbg": "meter"}.get(entry.get("type"))
         if kind is None:  # calibration records and device status are not glucose

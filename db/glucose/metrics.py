@@ -50,6 +50,10 @@ MAX_GAP_MINUTES = 20.0
 FLAG_OTHER_MEAL = "another meal in the window"
 FLAG_MISSING_DATA = "missing data"
 FLAG_INSULIN_UNKNOWN = "a correction bolus cannot be excluded (foodtag holds no insulin data)"
+FLAG_CORRECTION = "insulin was given after the meal (a correction bolus)"
+# A bolus from this long before the meal to this long after it is the meal's own; a later one
+# within the curve is a correction, which changes the curve.
+MEAL_BOLUS_MINUTES = (-30.0, 30.0)
 
 
 # Readings are stored in mg/dL, an mmol/L one converted to 0.1 mg/dL: 10.0 mmol/L, the top of
@@ -225,9 +229,11 @@ def incremental_auc(minutes: Sequence[float], values: Sequence[float], baseline:
 
 
 def meal_response(minutes: Sequence[float], values: Sequence[float], *,
-                  other_meal: bool = False) -> MealResponse:
+                  other_meal: bool = False, bolus_minutes: Sequence[float] | None = None) -> MealResponse:
     """The response to one meal from readings at ``minutes`` after its start (sorted; negative
-    before it). Numbers that the readings cannot give stay None, flagged missing data."""
+    before it). Numbers that the readings cannot give stay None, flagged missing data.
+    ``bolus_minutes``: when the person's devices recorded boluses around the meal (None: no
+    insulin data at all, so a correction cannot be excluded)."""
     response = MealResponse()
     if other_meal:
         response.flags.append(FLAG_OTHER_MEAL)
@@ -235,7 +241,10 @@ def meal_response(minutes: Sequence[float], values: Sequence[float], *,
     after = [(t, v) for t, v in zip(minutes, values) if 0 < t <= PEAK_MINUTES]
     if _has_gap(minutes):
         response.flags.append(FLAG_MISSING_DATA)
-    response.flags.append(FLAG_INSULIN_UNKNOWN)
+    if bolus_minutes is None:
+        response.flags.append(FLAG_INSULIN_UNKNOWN)
+    elif any(MEAL_BOLUS_MINUTES[1] < t <= PEAK_MINUTES for t in bolus_minutes):
+        response.flags.append(FLAG_CORRECTION)
     if not before or not after:
         return response
     baseline = mean(before)
@@ -261,7 +270,7 @@ def _has_gap(minutes: Sequence[float]) -> bool:
 
 # --- the person's response per food ---------------------------------------------------------
 
-# Below this many clean meals (no other meal, no missing data) a food's mean is not shown: with
+# Below this many clean meals (no other meal, no missing data, no correction bolus) a food's mean is not shown: with
 # two meals the spread of one person's responses (easily 30-50 %) swamps any difference.
 MIN_MEALS_PER_FOOD = 3
 # A meal counts for a food when the food gives at least this share of its carbohydrate.
@@ -276,7 +285,7 @@ def per_food(meals: Sequence[dict]) -> list[dict]:
     for meal in meals:
         response: MealResponse = meal["response"]
         carbs = meal["carbohydrate_g"] or 0.0
-        clean = FLAG_OTHER_MEAL not in response.flags and FLAG_MISSING_DATA not in response.flags
+        clean = not {FLAG_OTHER_MEAL, FLAG_MISSING_DATA, FLAG_CORRECTION} & set(response.flags)
         if (not clean or carbs < 5 or meal["main_share"] < MAIN_FOOD_CARB_SHARE
                 or response.iauc_2h is None or response.rise_mg_dl is None):
             continue

@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session
 from db import arguments, repo
 from db.errors import InvalidValue, NotFound
 from db.glucose import formats, metrics, zones
-from db.tables import GlucoseReading, MealEntry, User
+from db.tables import GlucoseEvent, GlucoseReading, MealEntry, User
 from db.session import session_scope
 
 # A 90-day 5-minute Clarity export is about 2 MB; a year's is under 10 MB.
@@ -61,7 +61,8 @@ def import_export(user: str, data: bytes, *, fmt: str = "auto", tz: str | None =
     device's file already holds (within SAME_MOMENT); rows that cannot be read are refused
     with their line numbers; a file that cannot be read at all imports nothing. Returns
     {"format", "time_zone", "read", "added", "duplicates" (all skipped), "other_device" (of
-    those, the other device's), "refused" (count), "refused_rows" (the first
+    those, the other device's), "events_read" and "events_added" (insulin and carbohydrate
+    entries: formats.Event), "refused" (count), "refused_rows" (the first
     MAX_REFUSED_LISTED, "line N: why")}."""
     if not isinstance(data, (bytes, bytearray)):
         raise InvalidValue("the export must be the bytes of a file")
@@ -87,8 +88,15 @@ def import_export(user: str, data: bytes, *, fmt: str = "auto", tz: str | None =
                                    "kind": r.kind, "source": parsed.source, "reported_as": r.reported_as}
                                   for r in new[start:start + _INSERT_CHUNK]])
         added = _count(session, owner) - before
+        events_before = _event_count(session, owner)
+        for start in range(0, len(parsed.events), _INSERT_CHUNK):
+            _insert_new(session, [{"user_id": owner.id, "at": e.at, "kind": e.kind, "amount": e.amount,
+                                   "source": parsed.source} for e in parsed.events[start:start + _INSERT_CHUNK]],
+                        GlucoseEvent)
+        events_added = _event_count(session, owner) - events_before
     return {"format": parsed.source, "time_zone": where.key, "read": len(parsed.readings),
             "added": added, "duplicates": len(parsed.readings) - added, "other_device": len(seen),
+            "events_read": len(parsed.events), "events_added": events_added,
             "refused": len(parsed.refused),
             "refused_rows": [str(r) for r in itertools.islice(parsed.refused, MAX_REFUSED_LISTED)]}
 
@@ -127,12 +135,16 @@ def _count(session: Session, owner: User) -> int:
                           .where(GlucoseReading.user_id == owner.id)) or 0
 
 
-def _insert_new(session: Session, rows: list[dict[str, Any]]) -> None:
+def _event_count(session: Session, owner: User) -> int:
+    return session.scalar(select(func.count(GlucoseEvent.id)).where(GlucoseEvent.user_id == owner.id)) or 0
+
+
+def _insert_new(session: Session, rows: list[dict[str, Any]], table=GlucoseReading) -> None:
     """One multi-row INSERT that skips rows the unique constraint already holds."""
     if not rows:
         return
     dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
-    statement = dialect.insert(GlucoseReading.__table__).on_conflict_do_nothing()
+    statement = dialect.insert(table.__table__).on_conflict_do_nothing()
     session.execute(statement, rows)
 
 
@@ -151,6 +163,18 @@ def _readings(session: Session, owner: User, start: datetime, end: datetime,
                         GlucoseReading.measured_at >= start, GlucoseReading.measured_at < end)
                  .order_by(GlucoseReading.measured_at))
     return [(row[0], row[1]) for row in session.execute(statement)]
+
+
+def _events(session: Session, owner: User, start: datetime, end: datetime) -> list[GlucoseEvent]:
+    """The owner's insulin and carbohydrate events with start <= time < end, in time order."""
+    return list(session.scalars(select(GlucoseEvent).where(
+        GlucoseEvent.user_id == owner.id, GlucoseEvent.at >= start, GlucoseEvent.at < end)
+        .order_by(GlucoseEvent.at)))
+
+
+def _total(events) -> float | None:
+    amounts = [e.amount for e in events]
+    return round(sum(amounts), 1) if amounts else None
 
 
 def _period(days: object, end: object, where) -> tuple[date, date]:
@@ -178,6 +202,7 @@ def report(user: str, days: int = 14, end: date | str | None = None) -> dict[str
         end_local = datetime.combine(last + timedelta(days=1), time())
         start, stop = zones.wall_to_utc(start_local, where), zones.wall_to_utc(end_local, where)
         readings = _readings(session, owner, start, stop)
+        events = [(zones.local_naive(e.at, where), e.kind, e.amount) for e in _events(session, owner, start, stop)]
         meals = _meal_groups(repo.entries(owner, session=session, start=start_local, end=end_local))
     minutes = [(t - start).total_seconds() / 60 for t, _ in readings]
     values = [v for _, v in readings]
@@ -192,6 +217,8 @@ def report(user: str, days: int = 14, end: date | str | None = None) -> dict[str
     out["meals"] = [{"eaten_at": m["eaten_at"].isoformat(timespec="minutes"),
                      "minute_of_day": m["eaten_at"].hour * 60 + m["eaten_at"].minute,
                      "carbohydrate_g": m["carbohydrate_g"], "foods": m["foods"]} for m in meals]
+    out["events"] = [{"at": at.isoformat(timespec="minutes"), "minute_of_day": at.hour * 60 + at.minute,
+                      "kind": kind, "amount": amount} for at, kind, amount in events]
     out["disclaimer"] = DISCLAIMER
     return out
 
@@ -237,6 +264,9 @@ def meal_responses(user: str, start: datetime | None = None, end: datetime | Non
             return []
         starts = [zones.wall_to_utc(m["eaten_at"], where) for m in meals]
         readings = _readings(session, owner, starts[0] + before, starts[-1] + after + timedelta(seconds=1))
+        events = _events(session, owner, starts[0] + before, starts[-1] + after + timedelta(seconds=1))
+        has_insulin = session.scalar(select(func.count(GlucoseEvent.id)).where(
+            GlucoseEvent.user_id == owner.id, GlucoseEvent.kind != "carbs")) > 0
     times = [t for t, _ in readings]
     out = []
     for meal, meal_utc in zip(meals, starts):
@@ -247,11 +277,19 @@ def meal_responses(user: str, start: datetime | None = None, end: datetime | Non
         curve = [((t - meal_utc).total_seconds() / 60, v) for t, v in readings[low:high]]
         # Another meal within one curve (3 h) before or after: its glucose is in this curve.
         other = any(s != meal_utc and abs(s - meal_utc) <= after for s in starts)
+        near = [((e.at - meal_utc).total_seconds() / 60, e) for e in events
+                if before <= e.at - meal_utc <= after]
+        boluses = [t for t, e in near if e.kind == "bolus"]
         response = metrics.meal_response([c[0] for c in curve], [c[1] for c in curve],
-                                         other_meal=other)
+                                         other_meal=other, bolus_minutes=boluses if has_insulin else None)
+        low, high = metrics.MEAL_BOLUS_MINUTES
         out.append({**meal, "eaten_at": meal["eaten_at"].isoformat(timespec="minutes"),
                     "main_share": round(meal["main_share"], 2), "response": response,
-                    "curve": [[round(t, 1), v] for t, v in curve]})
+                    "curve": [[round(t, 1), v] for t, v in curve],
+                    # What the person's devices recorded with the meal: beside it, never advice.
+                    "device_carbs_g": _total(e for t, e in near if e.kind == "carbs" and low <= t <= high),
+                    "meal_bolus_units": _total(e for t, e in near if e.kind == "bolus" and low <= t <= high),
+                    "events": [[round(t, 1), e.kind, e.amount] for t, e in near]})
     return out
 
 
