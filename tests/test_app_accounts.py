@@ -35,7 +35,7 @@ REVIEWED_ENDPOINTS = {
     # The picked entry's glucose curve: db.glucose.service.meal_of_entry for the request's user.
     "entry_glucose": "entry_response", "entry_glucose_row": "entry_response",
     "entry_glucose_after_edit": "entry_response", "entry_glucose_after_delete": "entry_response",
-    # The Glucose tab (app.glucose.ui): every handler names the user by GlucoseHandlers.user_of(request).
+    # The Glucose tab (app.ui.glucose): every handler names the user by GlucoseHandlers.user_of(request).
     "glucose_import": "import_file", "glucose_save_zone": "save_zone", "glucose_report": "report",
     "glucose_export_readings": "export_readings", "glucose_meals": "meals", "glucose_foods": "foods",
     "glucose_meal_curve": "meal_curve", "glucose_zone": "load",
@@ -57,7 +57,7 @@ REVIEWED_ENDPOINTS = {
     # tests/test_app_myfoods.py).
     "my_foods": "my_foods", "add_own_food": "add_own_food", "add_recipe": "add_recipe",
     "delete_own_food": "delete_own_food",
-    "batch_run": "run",  # app.batch.ui: analyses an uploaded CSV; reads and writes no meal log
+    "batch_run": "run",  # app.ui.batch: analyses an uploaded CSV; reads and writes no meal log
     # Settings: consent to keep meal photos and the household, by the request's user (below and
     # tests/test_app_photos.py); joining takes an invite code a member made (tests/test_db_photos.py).
     "set_keep_photos": "set_keep_photos", "load_photo_settings": "load_photo_settings",

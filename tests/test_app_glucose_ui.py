@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 from db_support import alice, db_url  # noqa: F401  (fixtures)
 
-from app.glucose.ui import MEAL_COLUMNS, NO_READINGS, GlucoseHandlers
+from app.ui.glucose import MEAL_COLUMNS, NO_READINGS, GlucoseHandlers
 from db import service
 
 DATA = Path(__file__).parent / "data" / "glucose"

@@ -18,7 +18,7 @@ from photo_support import files_in, photo_with_location, photos_dir  # noqa: F40
 from app.__main__ import main
 from app.meals import Analyzer, Analysis, Suggestion, read_photo
 from app.auth import Identity
-from app.photos_ui import PhotoHandlers
+from app.ui.photos import PhotoHandlers
 from app.security import OwnedFiles
 from app.ui import AppContext, Handlers
 from db import photos, service

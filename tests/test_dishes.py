@@ -247,7 +247,7 @@ def test_a_dish_added_through_the_ui_is_recognised_and_a_correction_teaches_it(t
     from app.meals import Analyzer
     from app.auth import Identity
     from app.model_catalog import ModelCatalog
-    from app.photos_ui import PhotoHandlers
+    from app.ui.photos import PhotoHandlers
     from app.security import OwnedFiles
     from app.ui import AppContext, Handlers
     from db import service

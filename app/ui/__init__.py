@@ -22,8 +22,9 @@ from app.meals import Analyzer, find_foods, nutrition_card, photo_digest
 from app.auth import Identity
 from app.model_catalog import ModelCatalog
 from app.errors import check_upload_size, shown_errors
-from app.glucose.ui import GlucoseHandlers, build_entry_response, build_glucose_tab
-from app.photos_ui import PhotoHandlers
+from app.ui.batch import build_batch_tab
+from app.ui.glucose import GlucoseHandlers, build_entry_response, build_glucose_tab
+from app.ui.photos import PhotoHandlers
 from app.security import OwnedFiles, private_dir
 from db import personal, photos, service, validate
 from db.cards import hit_text
@@ -989,9 +990,8 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
 
 
 def _batch_tab(ctx: AppContext) -> None:
-    """The batch CSV tab (app.batch.ui), run with the server's default model; its result
+    """The batch CSV tab (app.ui.batch), run with the server's default model; its result
     files can be downloaded only by the user who ran it."""
-    from app.batch.ui import build_batch_tab
 
     def owned_stem(stem: str, request: gr.Request) -> str:
         return ctx.files.name(stem, "", ctx.identity.ui_user(request))
