@@ -9,8 +9,9 @@ import gradio as gr
 import pytest
 from gradio_client import Client, handle_file
 
-from app.ui.batch import build_batch_tab, run_upload
 from app.batch.archive import ZipRejected
+from app.batch.upload import run_upload
+from app.ui.batch import build_batch_tab
 from batch_support import batch_database, jpeg_bytes, photo, read_csv, tiny_model, write_csv  # batch_database: a fixture
 
 

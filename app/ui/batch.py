@@ -1,16 +1,13 @@
 """The app's Batch tab: a CSV of meals plus a zip of their photos in, results and a
-per-day summary out. The same work as `python -m app batch`, through `app.batch`.
+per-day summary out. The same work as `python -m app batch`, through `app.batch.upload`.
 
-Uploaded photos are unpacked with `extract_zip` (no zip-slip, no symlinks, size and count
-limits) into a private temporary folder that is the images root: CSV paths can reach
-nothing else, and there is no switch to allow it here. The folder is deleted as soon as the
-run ends; the two result files are deleted shortly after Gradio has copied them for download.
+Each run works in a private temporary folder; the photos unpacked there are deleted as soon as
+the run ends, the two result files shortly after Gradio has copied them for download.
 """
 
 from __future__ import annotations
 
 import atexit
-import re
 import shutil
 import tempfile
 import threading
@@ -19,35 +16,14 @@ from pathlib import Path
 
 import gradio as gr
 
-from app.batch.archive import extract_zip
-from app.batch.csvfile import inspect_input
-from app.batch.runner import BatchConfig, BatchResult, Progress, plan_batch, run_batch
+from app.batch.runner import BatchResult
+from app.batch.upload import run_upload
 from app.errors import user_error
 from models.errors import FoodtagError
 
 MAX_TOP_K = 10
 # Seconds our result files outlive a run: Gradio has long copied them for download by then.
 KEEP_RESULTS_S = 120.0
-
-
-def run_upload(csv_file: Path, zip_file: Path, top_k: int, engine, work: Path, progress: Progress | None = None,
-               owned_stem: Callable[[str], str] = lambda stem: stem,
-               settings: dict[str, float] | None = None) -> BatchResult:
-    """Check the CSV, unpack the photos into `work`, run the batch; outputs stay in `work`.
-    `owned_stem` names the result files (the app marks them as the uploader's); `settings`
-    (exchange_unit_g, confidence_threshold) are the uploader's."""
-    inspect_input(csv_file)  # a bad CSV fails before a large zip is unpacked
-    photos = work / "photos"
-    extract_zip(zip_file, photos)
-    try:
-        stem = re.sub(r"[^A-Za-z0-9._-]+", "_", csv_file.stem)[:80] or "meals"
-        plan = plan_batch(BatchConfig(
-            input=csv_file, out=work / f"{owned_stem(stem)}.results.csv", images_root=photos, top_k=top_k,
-            refusal_hint="only photos inside the uploaded zip can be used", **(settings or {}),
-        ))
-        return run_batch(plan, engine, progress=progress)
-    finally:
-        shutil.rmtree(photos, ignore_errors=True)
 
 
 def result_message(result: BatchResult) -> str:
