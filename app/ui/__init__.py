@@ -7,10 +7,7 @@ same functions are the app's named API (and the Gradio sign-in guards them all).
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 import uuid
-from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
 
@@ -18,14 +15,14 @@ import gradio as gr
 import pandas as pd
 
 from app import meals, views
-from app.meals import Analyzer, find_foods, nutrition_card, photo_digest
-from app.auth import Identity
-from app.model_catalog import ModelCatalog
+from app.meals import find_foods, nutrition_card, photo_digest
 from app.errors import check_upload_size, shown_errors
+from app.ui.assets import PAGE_ASSETS
 from app.ui.batch import build_batch_tab
 from app.ui.glucose import GlucoseHandlers, build_entry_response, build_glucose_tab
+from app.ui.common import QUIET, AppContext, Downloads, parse_when
 from app.ui.photos import PhotoHandlers
-from app.security import OwnedFiles, private_dir
+from app.security import private_dir
 from db import personal, photos, service, validate
 from db.cards import hit_text
 from db.arguments import SETTING_RANGES
@@ -35,102 +32,14 @@ from models.errors import FoodtagError
 from models.images import keepable_jpeg
 from models.paths import data_home
 
+__all__ = ["PAGE_ASSETS", "AppContext", "build_ui"]
+
 HISTORY_DAYS = 28
 ALL_GROUPS = "All food groups"
-# Exported logs are health data: our copies live a few minutes, Gradio's an hour at most.
-EXPORT_MAX_AGE_S = 300
+# Gradio's copies of the files it serves live an hour at most: they are health data.
 GRADIO_CACHE_S = 3600
 SERVER_DEFAULT_CHOICE = "(the server's default)"
 PER_100G, PER_SERVING = "per 100 g", "per serving"
-
-
-# White text on the default orange is 2.8:1; WCAG 2.1 AA asks 4.5:1 for text. The darker
-# shades keep the brand colour and pass (orange 700 on white text: 5.2:1).
-THEME = gr.themes.Default().set(
-    button_primary_background_fill="*primary_700",
-    button_primary_background_fill_hover="*primary_800",
-    button_primary_text_color="white",
-    button_cancel_background_fill="*error_700",
-    button_cancel_background_fill_hover="*error_800",
-    button_cancel_text_color="white",
-    body_text_color_subdued="*neutral_600",
-    color_accent="*primary_700",
-)
-# Phones first: a short header, and the carbohydrate figure large.
-CSS = """
-#page-title h1 { font-size: 1.25rem !important; margin: 0 !important; }
-#carb-headline h2 { font-size: 2rem; margin: 0.2rem 0; }
-"""
-# Runs before the app: an ended sign-in (any 401 from the app's own requests) replaces the
-# whole page by a sign-in link, so neither raw JSON nor the last user's meals stay on screen;
-# the grams box asks phones for a number pad; the icon-only buttons Gradio draws without a
-# name (the date pickers' calendar, the photo preview) get one for screen readers, the
-# carbohydrate headline and the log status are live regions, and Gradio's empty-file
-# placeholder loses a label that ARIA does not allow on a plain <div>. Gradio's Dropdown opens
-# its list whenever its box gains focus; reached by Tab it is closed again (its own Escape), so
-# a keyboard user passes it like a native <select> and opens it with the arrow keys; Gradio
-# also reopens it on any key, Tab included, after focus has left, so Tab never reaches it.
-HEAD = """<script>
-(() => {
-  let tabbing = false;
-  document.addEventListener("keydown", event => {
-    tabbing = event.key === "Tab";
-    if (tabbing && event.target.matches("input[role=combobox]")) event.stopPropagation();
-  }, true);
-  document.addEventListener("pointerdown", () => { tabbing = false; }, true);
-  document.addEventListener("focusin", event => {
-    if (tabbing && event.target.matches("input[role=combobox]")) {
-      event.target.dispatchEvent(new KeyboardEvent("keydown", {key: "Escape", bubbles: true}));
-    }
-    tabbing = false;
-  });
-  const ended = () => {
-    if (document.getElementById("session-ended")) return;
-    document.body.innerHTML = '<main id="session-ended" style="font-family:system-ui,sans-serif;'
-      + 'max-width:22rem;margin:4rem auto;padding:0 1rem"><h1>foodtag</h1><p role="alert">Your '
-      + 'session ended: <a href="' + new URL("login", document.baseURI) + '">sign in again</a>.'
-      + '</p></main>';
-  };
-  const plainFetch = window.fetch.bind(window);
-  window.fetch = async (...args) => {
-    const response = await plainFetch(...args);
-    if (response.status === 401) ended();
-    return response;
-  };
-  const unnamed = [["#portion-grams input, #portion-grams textarea", "inputmode", "decimal"],
-                   ["button.calendar", "aria-label", "Pick a date"],
-                   [".image-container > button", "aria-label", "Analysed photo"],
-                   // Screen readers announce a new carbohydrate figure and what was logged.
-                   ["#carb-headline, #log-status", "aria-live", "polite"]];
-  new MutationObserver(() => {
-    for (const [selector, name, value] of unnamed) {
-      for (const element of document.querySelectorAll(selector)) {
-        if (!element.hasAttribute(name)) element.setAttribute(name, value);
-      }
-    }
-    for (const element of document.querySelectorAll("div.empty[aria-label]:not([role])")) {
-      element.removeAttribute("aria-label");
-    }
-  }).observe(document.documentElement, {childList: true, subtree: true});
-})();
-</script>"""
-PAGE_ASSETS = {"theme": THEME, "css": CSS, "head": HEAD}  # for gr.mount_gradio_app
-
-
-@dataclass
-class AppContext:
-    """What every handler shares: the model catalogue, the analyser and the identity rules."""
-
-    catalog: ModelCatalog
-    analyzer: Analyzer
-    identity: Identity
-    max_upload_bytes: int
-    files: OwnedFiles  # downloads only their owner may fetch
-
-
-def parse_when(text: str | None, *, today: date | None = None) -> datetime:
-    """The time box: "now" (or blank), "HH:MM", "YYYY-MM-DD HH:MM" (db.validate.meal_time)."""
-    return validate.meal_time(text, today=today) or datetime.now().replace(microsecond=0)
 
 
 def parse_day(text: str | None) -> date:
@@ -216,10 +125,7 @@ class Handlers:
 
     def __init__(self, ctx: AppContext) -> None:
         self.ctx = ctx
-        self._exports = Path(tempfile.mkdtemp(prefix="exports-", dir=private_dir(data_home() / "tmp")))
-
-    def _user(self, request: gr.Request | None) -> str:
-        return self.ctx.identity.ui_user(request)
+        self.downloads = Downloads(ctx.files)
 
     # ---- Analyse -----------------------------------------------------------------------
     # The portion lives in one gr.State: {"food", "serving", "grams", "external_id", ...}.
@@ -234,7 +140,7 @@ class Handlers:
         Log is enabled. A bad photo is not an exception here: the headline says what is wrong
         and the previous photo's card is cleared, so it cannot be mistaken for this one's."""
         with shown_errors():
-            user = self._user(request)
+            user = self.ctx.user(request)
         if not (upload or webcam):
             return self._analysis_failed("Upload a photo or take one with the webcam first.")
         path = Path(upload or webcam)
@@ -268,7 +174,7 @@ class Handlers:
     def _preview(self, image, user: str) -> str:
         """The analysed photo as a file only ``user`` may fetch (app.security.OwnedFiles); a
         PIL image would be cached under a name any signed-in user with the link could load."""
-        path = self._owned_path("photo", ".webp", user)
+        path = self.downloads.path("photo", ".webp", user)
         image.save(path, format="WEBP")
         return str(path)
 
@@ -312,7 +218,7 @@ class Handlers:
         if not food:  # a picker emptied: the card (and Log) stay as they are
             return (gr.skip(),) * 9 + (_log_button(state), gr.skip())
         with shown_errors():
-            user = self._user(request)
+            user = self.ctx.user(request)
             entry = service.pack_entry(food, user=user)
             if entry is not None:  # glucose tablets: the pack's figure, never a guess (db.hypo)
                 state = _portion_state(state.get("analysis"), state.get("photo_sha256"), None,
@@ -345,7 +251,7 @@ class Handlers:
         """A search entry for glucose tablets or gel was picked: the My foods tab, its label form
         filled in with the name and the serving, waiting for the pack's figures."""
         with shown_errors():
-            entry = service.pack_entry(food, user=self._user(request)) if food else None
+            entry = service.pack_entry(food, user=self.ctx.user(request)) if food else None
         if entry is None:
             return (gr.skip(),) * 5
         return (gr.Tabs(selected="my-foods"), entry["food"], PER_SERVING, entry["serving"],
@@ -358,7 +264,7 @@ class Handlers:
         if not text:
             return gr.update(choices=[], value=None), ""
         with shown_errors():
-            hits = find_foods(self._user(request), text, limit=15,
+            hits = find_foods(self.ctx.user(request), text, limit=15,
                               group=None if group in (None, "", ALL_GROUPS) else group)
         if not hits:
             return gr.update(choices=[], value=None), f"No food matches {validate.echo(text)}."
@@ -370,14 +276,14 @@ class Handlers:
     def recent_foods(self, request: gr.Request):
         """The user's favourite and recently logged foods, one click away."""
         with shown_errors():
-            foods = find_foods(self._user(request), "", limit=8)
+            foods = find_foods(self.ctx.user(request), "", limit=8)
         choices = [("★ " + f["food"] if f["favourite"] else f["food"], f["food"]) for f in foods]
         return gr.update(choices=choices, value=None)
 
     def toggle_favourite(self, state: dict, request: gr.Request):
         """Star or unstar the food on the card; the recent list shows favourites first."""
         with shown_errors():
-            user = self._user(request)
+            user = self.ctx.user(request)
             food = _chosen_food(state)
             starred = personal.set_favourite(user, food, not personal.is_favourite(user, food))
         message = f"★ {food} is a favourite." if starred else f"{food} is no longer a favourite."
@@ -413,7 +319,7 @@ class Handlers:
 
     def _portion(self, state: dict, request: gr.Request, *, serving, grams, empty_grams_box: bool):
         with shown_errors():
-            user = self._user(request)
+            user = self.ctx.user(request)
             settings = service.get_settings(user)
             (head, card), servings, state = self._card_for(
                 {**state, "serving": serving, "grams": grams, "external_id": uuid.uuid4().hex},
@@ -427,7 +333,7 @@ class Handlers:
         if not state["food"]:
             return gr.skip(), gr.skip()
         with shown_errors():
-            user = self._user(request)
+            user = self.ctx.user(request)
             cards, _servings, _state = self._card_for(state, service.get_settings(user), user=user)
         return cards
 
@@ -443,7 +349,7 @@ class Handlers:
                     state["grams"] is None and serving and serving != state["serving"]):
                 return ("⚠️ Not logged: the card was not yet showing the portion you typed. "
                         "Check the card, then press Log again.")
-            user = self._user(request)
+            user = self.ctx.user(request)
             entry = meals.log(user, meals.Draft(
                 food, grams=state["grams"], serving=state["serving"], eaten_at=parse_when(eaten_at),
                 meal_type=meal_type or "", note=(note or "").strip(), external_id=state.get("external_id"),
@@ -466,7 +372,7 @@ class Handlers:
     def day_view(self, day_text: str | None, request: gr.Request):
         """(entries table, totals vs targets, entry picker, meals chart, daily chart, heading)."""
         with shown_errors():
-            user = self._user(request)
+            user = self.ctx.user(request)
             day = parse_day(day_text)
             summary = service.day_summary(user, day)
             start = day - timedelta(days=HISTORY_DAYS - 1)
@@ -495,7 +401,7 @@ class Handlers:
         """One of the user's own entries on the day shown."""
         entry_id, day = _entry_id(entry_id), parse_day(day_text)
         # day_summary is scoped to the user, so another user's id is simply not there.
-        entries = service.day_summary(self._user(request), day)["entries"]
+        entries = service.day_summary(self.ctx.user(request), day)["entries"]
         entry = next((e for e in entries if e["id"] == entry_id), None)
         if entry is None:
             raise FoodtagError(f"no meal entry {entry_id} on {day.isoformat()}")
@@ -513,7 +419,7 @@ class Handlers:
             changes = {"meal_type": meal_type or "", "note": (note or "").strip(), "eaten_at": parse_when(eaten_at)}
             if grams is not None:
                 changes["grams"] = validate.grams(grams)
-            entry = service.update_meal(self._user(request), _entry_id(entry_id), **changes)
+            entry = service.update_meal(self.ctx.user(request), _entry_id(entry_id), **changes)
         return f"Saved entry {entry['id']}: {entry['food']}, {views.portion_text(entry['grams'], entry.get('serving'))}."
 
     def ask_delete(self, entry_id: int | None, day_text: str | None, request: gr.Request):
@@ -526,38 +432,24 @@ class Handlers:
         """Delete an entry (after the person confirmed it); hides the question."""
         with shown_errors():
             entry_id = _entry_id(entry_id)
-            service.delete_meal(self._user(request), entry_id)
+            service.delete_meal(self.ctx.user(request), entry_id)
         return f"Deleted entry #{entry_id}.", gr.update(visible=False)
 
     def export_csv(self, request: gr.Request) -> str:
         """The user's whole log as CSV, for a dietitian."""
         with shown_errors():
-            user = self._user(request)
-        path = self._owned_path(f"foodtag-log-{date.today().isoformat()}", ".csv", user)
+            user = self.ctx.user(request)
+        path = self.downloads.path(f"foodtag-log-{date.today().isoformat()}", ".csv", user)
         with path.open("w", encoding="utf-8", newline="") as out:
             service.export_log_csv(user, out)
         return str(path)
-
-    def _owned_path(self, stem: str, suffix: str, user: str) -> Path:
-        """A new file path that only ``user`` may download (app.security.OwnedFiles).
-        Gradio copies a returned file into its cache (purged by delete_cache) after the
-        handler returns, so our copy cannot be removed then; earlier ones are removed here."""
-        self._sweep_exports()
-        folder = Path(tempfile.mkdtemp(prefix="export-", dir=self._exports))
-        return folder / self.ctx.files.name(stem, suffix, user)
-
-    def _sweep_exports(self) -> None:
-        cutoff = datetime.now().timestamp() - EXPORT_MAX_AGE_S
-        for folder in self._exports.glob("export-*"):
-            if folder.stat().st_mtime < cutoff:
-                shutil.rmtree(folder, ignore_errors=True)
 
     # ---- My foods -----------------------------------------------------------------------
 
     def my_foods(self, request: gr.Request):
         """The user's own foods and recipes, and the delete picker."""
         with shown_errors():
-            foods = personal.own_foods(self._user(request))
+            foods = personal.own_foods(self.ctx.user(request))
         return views.own_foods_table(foods), gr.update(choices=[f["food"] for f in foods], value=None)
 
     def add_own_food(self, name: str | None, basis: str | None, serving_name: str | None,
@@ -570,7 +462,7 @@ class Handlers:
         values = dict(zip(STORED_NUTRIENTS, (kcal, carbohydrate, sugars, fiber, protein, fat,
                                              saturated_fat, sodium), strict=True))
         with shown_errors():
-            user = self._user(request)
+            user = self.ctx.user(request)
             made = personal.create_own_food(
                 user, name or "", {k: v for k, v in values.items() if v is not None},
                 serving_grams=serving_grams, serving_name=(serving_name or "").strip() or "1 serving",
@@ -583,7 +475,7 @@ class Handlers:
         """A recipe from (food, grams) rows, weighed after cooking or not; shows one serving's
         nutrients."""
         with shown_errors():
-            user = self._user(request)
+            user = self.ctx.user(request)
             ingredients = _ingredient_rows(rows)
             if servings is None:
                 raise FoodtagError("Enter the number of servings the recipe makes.")
@@ -595,14 +487,14 @@ class Handlers:
         with shown_errors():
             if not food:
                 raise FoodtagError("Pick one of your foods first.")
-            personal.delete_own_food(self._user(request), food)
+            personal.delete_own_food(self.ctx.user(request), food)
         return (f"Deleted {food}.", *self.my_foods(request))
 
     # ---- Settings -----------------------------------------------------------------------
 
     def load_settings(self, request: gr.Request):
         with shown_errors():
-            s = service.get_settings(self._user(request))
+            s = service.get_settings(self.ctx.user(request))
         return (s["daily_kcal_target"], s["daily_carb_target_g"], f"{s['exchange_unit_g']:g}",
                 s["confidence_threshold"], s["region"])
 
@@ -613,7 +505,7 @@ class Handlers:
                   "region": region}
         with shown_errors():
             # db.service checks every range; empty fields stay as they were.
-            service.update_settings(self._user(request), **{k: v for k, v in values.items() if v is not None})
+            service.update_settings(self.ctx.user(request), **{k: v for k, v in values.items() if v is not None})
         return "Settings saved."
 
     @staticmethod
@@ -628,7 +520,7 @@ class Handlers:
     def list_models(self, request: gr.Request):
         """The models table (file paths for admins only), the picker, and a status line."""
         with shown_errors():
-            user = self._user(request)
+            user = self.ctx.user(request)
             mine, admin = service.user_model(user), self.ctx.identity.is_admin(user)
             infos, problems = self.ctx.catalog.list()
         default = self.ctx.catalog.active_info
@@ -656,7 +548,7 @@ class Handlers:
     def use_model(self, name: str | None, request: gr.Request):
         """Pick a model for the signed-in user only ("" : back to the server's default)."""
         with shown_errors():
-            user = self._user(request)
+            user = self.ctx.user(request)
             if name:
                 self.ctx.catalog.find(name)  # only installed models
             service.set_user_model(user, name or None)
@@ -667,7 +559,7 @@ class Handlers:
     def activate_model(self, name: str | None, request: gr.Request):
         """Change the server's default model: admins only; recorded."""
         with shown_errors():
-            user = self._user(request)
+            user = self.ctx.user(request)
             if not self.ctx.identity.is_admin(user):
                 raise FoodtagError("Only an admin can change the server's default model.")
             if not name:
@@ -690,7 +582,7 @@ class Handlers:
         if not self.ctx.identity.accounts:
             return "Single-user local mode (no sign-in).", gr.update(visible=False)
         with shown_errors():
-            return f"Signed in as **{self._user(request)}**", gr.update(visible=True)
+            return f"Signed in as **{self.ctx.user(request)}**", gr.update(visible=True)
 
 
 def _setting_number(label: str, setting: str) -> gr.Number:
@@ -702,8 +594,8 @@ def _setting_number(label: str, setting: str) -> gr.Number:
 
 def build_ui(ctx: AppContext) -> gr.Blocks:
     h = Handlers(ctx)
-    gh = GlucoseHandlers(h._user, h._owned_path)
-    ph = PhotoHandlers(h._user, ctx.analyzer, ctx.max_upload_bytes)
+    gh = GlucoseHandlers(ctx.user, h.downloads.path)
+    ph = PhotoHandlers(ctx.user, ctx.analyzer, ctx.max_upload_bytes)
     with gr.Blocks(title="foodtag", delete_cache=(GRADIO_CACHE_S // 2, GRADIO_CACHE_S)) as demo:
         with gr.Row(equal_height=True):
             gr.Markdown("# foodtag · meal photo to carbohydrates", elem_id="page-title", min_width=300, scale=3)
@@ -877,9 +769,6 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
             _batch_tab(ctx)
 
         # ---- wiring ----
-        # Events that repeat another one (same handler, other trigger) are callable but
-        # left out of the API page, which lists each operation once.
-        quiet = {"api_visibility": "undocumented"}
         # Client-side only, before anything reaches the server: Log waits while the card is
         # being redrawn for a new photo or portion (the reply enables it again), and the last
         # log message goes, as it spoke of the card being replaced. Replies never write the
@@ -893,9 +782,9 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
         analyze_btn.click(h.analyze, [upload, webcam], analysis_outputs, api_name="analyze")
         # A new upload or snapshot is analysed at once, by itself.
         upload.upload(**hold_log)
-        upload.upload(h.analyze, [upload, nothing], analysis_outputs, api_name="analyze_upload", **quiet)
+        upload.upload(h.analyze, [upload, nothing], analysis_outputs, api_name="analyze_upload", **QUIET)
         webcam.input(**hold_log)
-        webcam.input(h.analyze, [nothing, webcam], analysis_outputs, api_name="analyze_webcam", **quiet)
+        webcam.input(h.analyze, [nothing, webcam], analysis_outputs, api_name="analyze_webcam", **QUIET)
         pick_outputs = [state, headline, suggestions, search_hits, recent, serving, grams, *card_outputs]
         for picker, handler, name in ((suggestions, h.choose_suggestion, "choose_suggestion"),
                                       (search_hits, h.choose_food, "choose_food"),
@@ -903,11 +792,11 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
             picker.input(**hold_log)
             picker.input(handler, [state, picker], pick_outputs, api_name=name, trigger_mode="always_last")
         search_hits.input(h.open_pack_form, [search_hits], [tabs, own_name, own_basis, own_serving_name, my_status],
-                          api_name="open_pack_form", **quiet)
+                          api_name="open_pack_form", **QUIET)
         favourite_btn.click(h.toggle_favourite, [state], [log_status, recent], api_name="toggle_favourite")
         search_inputs = [search_text, search_group]
         search_btn.click(h.search_foods, search_inputs, [search_hits, search_status], api_name="search_foods")
-        search_text.submit(h.search_foods, search_inputs, [search_hits, search_status], api_name="search_foods_submit", **quiet)
+        search_text.submit(h.search_foods, search_inputs, [search_hits, search_status], api_name="search_foods_submit", **QUIET)
         portion_outputs = [state, serving, grams, *card_outputs]
         # .select, not .input: the dropdown also fires input when it closes on the serving shown,
         # and that reply (re-enabling Log) could land after grams typed meanwhile.
@@ -918,32 +807,32 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
         grams.input(**hold_log)
         grams.submit(h.set_grams, [state, grams], portion_outputs, api_name="set_grams", trigger_mode="always_last")
         grams.blur(h.set_grams, [state, grams], portion_outputs, api_name="set_grams_blur",
-                   trigger_mode="always_last", **quiet)
+                   trigger_mode="always_last", **QUIET)
 
         day_outputs = [entries, totals, entry_pick, meals_plot, daily_plot, day_heading]
         log_btn.click(
             h.log_meal, [state, serving, grams, meal_type, eaten_at, note], [log_status], api_name="log_meal"
-        ).success(h.day_view, [day], day_outputs, api_name="day_view_after_log", **quiet).success(
-            h.recent_foods, None, [recent], api_name="recent_after_log", **quiet)
+        ).success(h.day_view, [day], day_outputs, api_name="day_view_after_log", **QUIET).success(
+            h.recent_foods, None, [recent], api_name="recent_after_log", **QUIET)
         refresh_btn.click(h.day_view, [day], day_outputs, api_name="day_view")
         edit_fields = [edit_grams, edit_meal, edit_when, edit_note]
-        entries.select(h.pick_row, None, [entry_pick], api_name="pick_row", **quiet).success(
+        entries.select(h.pick_row, None, [entry_pick], api_name="pick_row", **QUIET).success(
             lambda: gr.update(open=True), None, [edit_box], api_visibility="private").success(
-            h.load_entry, [entry_pick, day], edit_fields, api_name="load_row", **quiet).success(
-            gh.entry_response, [entry_pick], list(entry_glucose), api_name="entry_glucose_row", **quiet)
+            h.load_entry, [entry_pick, day], edit_fields, api_name="load_row", **QUIET).success(
+            gh.entry_response, [entry_pick], list(entry_glucose), api_name="entry_glucose_row", **QUIET)
         # On the existing chains, not a change event of entry_pick: day_view resets the picker.
         entry_pick.input(h.load_entry, [entry_pick, day], edit_fields, api_name="load_entry").success(
-            gh.entry_response, [entry_pick], list(entry_glucose), api_name="entry_glucose", **quiet)
+            gh.entry_response, [entry_pick], list(entry_glucose), api_name="entry_glucose", **QUIET)
         save_entry_btn.click(
             h.edit_entry, [entry_pick, *edit_fields], [entry_status], api_name="edit_entry"
-        ).success(h.day_view, [day], day_outputs, api_name="day_view_after_edit", **quiet).success(
-            gh.entry_response, [entry_pick], list(entry_glucose), api_name="entry_glucose_after_edit", **quiet)
+        ).success(h.day_view, [day], day_outputs, api_name="day_view_after_edit", **QUIET).success(
+            gh.entry_response, [entry_pick], list(entry_glucose), api_name="entry_glucose_after_edit", **QUIET)
         delete_btn.click(h.ask_delete, [entry_pick, day], [confirm_box, confirm_text], api_name="ask_delete")
         keep_btn.click(lambda: gr.update(visible=False), None, [confirm_box], api_visibility="private")
         confirm_delete_btn.click(h.delete_entry, [entry_pick], [entry_status, confirm_box], api_name="delete_entry").success(
-            h.day_view, [day], day_outputs, api_name="day_view_after_delete", **quiet
+            h.day_view, [day], day_outputs, api_name="day_view_after_delete", **QUIET
         ).success(  # day_view emptied the picker: no curve of an entry no longer picked (or gone)
-            gh.entry_response, [entry_pick], list(entry_glucose), api_name="entry_glucose_after_delete", **quiet)
+            gh.entry_response, [entry_pick], list(entry_glucose), api_name="entry_glucose_after_delete", **QUIET)
         export_btn.click(h.export_csv, None, [export_file], api_name="export_csv")
 
         my_outputs = [my_status, my_table, my_pick]
@@ -954,10 +843,10 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
         delete_food_btn.click(h.delete_own_food, [my_pick], my_outputs, api_name="delete_own_food")
 
         settings_fields = [kcal_target, carb_target, unit, threshold, region]
-        region.input(h.unit_for_region, [region, unit], [unit], api_name="unit_for_region", **quiet)
+        region.input(h.unit_for_region, [region, unit], [unit], api_name="unit_for_region", **QUIET)
         save_settings_btn.click(h.save_settings, settings_fields, [settings_status], api_name="save_settings").success(
-            h.day_view, [day], day_outputs, api_name="day_view_after_settings", **quiet
-        ).success(h.refresh_card, [state], [carb_head, card], api_name="card_after_settings", **quiet)
+            h.day_view, [day], day_outputs, api_name="day_view_after_settings", **QUIET
+        ).success(h.refresh_card, [state], [carb_head, card], api_name="card_after_settings", **QUIET)
 
         keep_photos.input(ph.set_keep_photos, [keep_photos], [settings_status], api_name="set_keep_photos")
         household_outputs = [household_status, household_text]
@@ -973,13 +862,13 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
         # Same tab, and the page leaves the history: Back cannot bring the meal log back.
         sign_out_btn.click(None, js="() => { window.location.replace(new URL('logout', document.baseURI)); }",
                            api_visibility="private")
-        demo.load(h.default_meal, None, [meal_type], api_name="default_meal", **quiet)
+        demo.load(h.default_meal, None, [meal_type], api_name="default_meal", **QUIET)
         demo.load(h.recent_foods, None, [recent], api_name="recent_foods")
-        demo.load(h.food_groups, None, [search_group], api_name="food_groups", **quiet)
+        demo.load(h.food_groups, None, [search_group], api_name="food_groups", **QUIET)
         demo.load(h.load_settings, None, settings_fields, api_name="load_settings")
         demo.load(ph.load_photo_settings, None, [keep_photos, household_status], api_name="load_photo_settings")
         demo.load(h.my_foods, None, [my_table, my_pick], api_name="my_foods")
-        demo.load(h.day_view, [day], day_outputs, api_name="day_view_on_load", **quiet)
+        demo.load(h.day_view, [day], day_outputs, api_name="day_view_on_load", **QUIET)
         demo.load(h.list_models, None, [models_table, model_pick, models_status], api_name="list_models")
         demo.load(ph.my_dishes, None, [dishes_table, dish_pick, dishes_accuracy], api_name="my_dishes")
         add_dish_btn.click(ph.add_dish, [dish_name, dish_food, dish_photos],
@@ -994,10 +883,10 @@ def _batch_tab(ctx: AppContext) -> None:
     files can be downloaded only by the user who ran it."""
 
     def owned_stem(stem: str, request: gr.Request) -> str:
-        return ctx.files.name(stem, "", ctx.identity.ui_user(request))
+        return ctx.files.name(stem, "", ctx.user(request))
 
     def settings(request: gr.Request) -> dict[str, float]:
-        chosen = service.get_settings(ctx.identity.ui_user(request))
+        chosen = service.get_settings(ctx.user(request))
         return {key: chosen[key] for key in ("exchange_unit_g", "confidence_threshold")}
 
     with gr.Tab("Batch", id="batch"):
