@@ -19,7 +19,7 @@ from app.meals import find_foods, nutrition_card, photo_digest
 from app.errors import check_upload_size, shown_errors
 from app.ui.assets import PAGE_ASSETS
 from app.ui.batch import build_batch_tab
-from app.ui.glucose import GlucoseHandlers, build_entry_response, build_glucose_tab
+from app.ui.glucose import GlucoseTab
 from app.ui.common import QUIET, AppContext, Downloads, parse_when
 from app.ui.photos import PhotoHandlers
 from app.security import private_dir
@@ -594,7 +594,7 @@ def _setting_number(label: str, setting: str) -> gr.Number:
 
 def build_ui(ctx: AppContext) -> gr.Blocks:
     h = Handlers(ctx)
-    gh = GlucoseHandlers(ctx.user, h.downloads.path)
+    gh = GlucoseTab(ctx.user, h.downloads.path)
     ph = PhotoHandlers(ctx.user, ctx.analyzer, ctx.max_upload_bytes)
     with gr.Blocks(title="foodtag", delete_cache=(GRADIO_CACHE_S // 2, GRADIO_CACHE_S)) as demo:
         with gr.Row(equal_height=True):
@@ -685,7 +685,7 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
                             confirm_delete_btn = gr.Button("Yes, delete it", variant="stop", elem_id="confirm-delete")
                             keep_btn = gr.Button("No, keep it")
                     entry_status = gr.Markdown(elem_id="entry-status")
-                    entry_glucose = build_entry_response()
+                    gh.build_entry_response()
                 with gr.Row():
                     export_btn = gr.Button("Export my log as CSV (for your dietitian)")
                     export_file = gr.File(label="CSV", interactive=False)
@@ -765,7 +765,7 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
                         remove_dish_btn = gr.Button("Remove the dish")
                     dishes_status = gr.Markdown()
 
-            build_glucose_tab(gh)
+            gh.build()
             _batch_tab(ctx)
 
         # ---- wiring ----
@@ -816,23 +816,24 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
             h.recent_foods, None, [recent], api_name="recent_after_log", **QUIET)
         refresh_btn.click(h.day_view, [day], day_outputs, api_name="day_view")
         edit_fields = [edit_grams, edit_meal, edit_when, edit_note]
+        entry_glucose = [gh.c.entry_plot, gh.c.entry_text]
         entries.select(h.pick_row, None, [entry_pick], api_name="pick_row", **QUIET).success(
             lambda: gr.update(open=True), None, [edit_box], api_visibility="private").success(
             h.load_entry, [entry_pick, day], edit_fields, api_name="load_row", **QUIET).success(
-            gh.entry_response, [entry_pick], list(entry_glucose), api_name="entry_glucose_row", **QUIET)
+            gh.entry_response, [entry_pick], entry_glucose, api_name="entry_glucose_row", **QUIET)
         # On the existing chains, not a change event of entry_pick: day_view resets the picker.
         entry_pick.input(h.load_entry, [entry_pick, day], edit_fields, api_name="load_entry").success(
-            gh.entry_response, [entry_pick], list(entry_glucose), api_name="entry_glucose", **QUIET)
+            gh.entry_response, [entry_pick], entry_glucose, api_name="entry_glucose", **QUIET)
         save_entry_btn.click(
             h.edit_entry, [entry_pick, *edit_fields], [entry_status], api_name="edit_entry"
         ).success(h.day_view, [day], day_outputs, api_name="day_view_after_edit", **QUIET).success(
-            gh.entry_response, [entry_pick], list(entry_glucose), api_name="entry_glucose_after_edit", **QUIET)
+            gh.entry_response, [entry_pick], entry_glucose, api_name="entry_glucose_after_edit", **QUIET)
         delete_btn.click(h.ask_delete, [entry_pick, day], [confirm_box, confirm_text], api_name="ask_delete")
         keep_btn.click(lambda: gr.update(visible=False), None, [confirm_box], api_visibility="private")
         confirm_delete_btn.click(h.delete_entry, [entry_pick], [entry_status, confirm_box], api_name="delete_entry").success(
             h.day_view, [day], day_outputs, api_name="day_view_after_delete", **QUIET
         ).success(  # day_view emptied the picker: no curve of an entry no longer picked (or gone)
-            gh.entry_response, [entry_pick], list(entry_glucose), api_name="entry_glucose_after_delete", **QUIET)
+            gh.entry_response, [entry_pick], entry_glucose, api_name="entry_glucose_after_delete", **QUIET)
         export_btn.click(h.export_csv, None, [export_file], api_name="export_csv")
 
         my_outputs = [my_status, my_table, my_pick]
