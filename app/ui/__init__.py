@@ -18,11 +18,10 @@ from app import meals, views
 from app.meals import find_foods, nutrition_card, photo_digest
 from app.errors import check_upload_size, shown_errors
 from app.ui.assets import PAGE_ASSETS
-from app.ui.batch import build_batch_tab
+from app.ui.batch import BatchTab
 from app.ui.glucose import GlucoseTab
 from app.ui.common import QUIET, AppContext, Downloads, parse_when
 from app.ui.photos import PhotoHandlers
-from app.security import private_dir
 from db import personal, photos, service, validate
 from db.cards import hit_text
 from db.arguments import SETTING_RANGES
@@ -30,7 +29,6 @@ from db.nutrition import (EXCHANGE_UNITS_G, NUTRIENT_LABELS, REGIONS, STORED_NUT
                           region_unit)
 from models.errors import FoodtagError
 from models.images import keepable_jpeg
-from models.paths import data_home
 
 __all__ = ["PAGE_ASSETS", "AppContext", "build_ui"]
 
@@ -766,7 +764,7 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
                     dishes_status = gr.Markdown()
 
             gh.build()
-            _batch_tab(ctx)
+            BatchTab.for_app(ctx).build()
 
         # ---- wiring ----
         # Client-side only, before anything reaches the server: Log waits while the card is
@@ -877,18 +875,3 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
         remove_dish_btn.click(ph.remove_dish, [dish_pick],
                               [dishes_status, dishes_table, dish_pick, dishes_accuracy], api_name="remove_dish")
     return demo
-
-
-def _batch_tab(ctx: AppContext) -> None:
-    """The batch CSV tab (app.ui.batch), run with the server's default model; its result
-    files can be downloaded only by the user who ran it."""
-
-    def owned_stem(stem: str, request: gr.Request) -> str:
-        return ctx.files.name(stem, "", ctx.user(request))
-
-    def settings(request: gr.Request) -> dict[str, float]:
-        chosen = service.get_settings(ctx.user(request))
-        return {key: chosen[key] for key in ("exchange_unit_g", "confidence_threshold")}
-
-    with gr.Tab("Batch", id="batch"):
-        build_batch_tab(lambda: ctx.catalog.active()[0], private_dir(data_home() / "tmp"), owned_stem, settings)
