@@ -247,9 +247,8 @@ def test_a_dish_added_through_the_ui_is_recognised_and_a_correction_teaches_it(t
     from app.meals import Analyzer
     from app.auth import Identity
     from app.model_catalog import ModelCatalog
-    from app.ui.photos import PhotoHandlers
     from app.security import OwnedFiles
-    from app.ui import AppContext, Handlers
+    from app.ui import AppContext, Handlers, build_page
     from db import service
 
     monkeypatch.setenv("FOODTAG_HOME", str(tmp_path / "home"))
@@ -259,13 +258,15 @@ def test_a_dish_added_through_the_ui_is_recognised_and_a_correction_teaches_it(t
                          max_upload_bytes=2**20, files=OwnedFiles())
     handlers = Handlers(context)
     # The My dishes handlers, wired as app.ui.build_ui wires them: the same analyser.
-    dish_handlers = PhotoHandlers(context.identity.ui_user, context.analyzer, context.max_upload_bytes)
+    dish_handlers = build_page(context).photos
+    c = dish_handlers.c
     carol = SimpleNamespace(username="carol")
     files = {}
     for name, seed in (("pie.jpg", 20), ("coffee.jpg", 40), ("plate.jpg", 60)):
         files[name] = tmp_path / name
         picture(seed, size=64).save(files[name], "JPEG", quality=95)
-    status, table, picker, _line = dish_handlers.add_dish("Pie", "banana", [str(files["pie.jpg"])], carol)
+    shown = dish_handlers.add_dish("Pie", "banana", [str(files["pie.jpg"])], carol)
+    status, picker = shown[c.dishes_status], shown[c.dish_pick]
     assert "Saved **Pie** (Banana), 1 photos" in status and picker["choices"] == ["Pie"]
     dish_handlers.add_dish("Morning coffee", "espresso", [str(files["coffee.jpg"])], carol)
     state = handlers.analyze(str(files["pie.jpg"]), None, carol)[0]
@@ -280,11 +281,13 @@ def test_a_dish_added_through_the_ui_is_recognised_and_a_correction_teaches_it(t
     assert f"Your dish {dish!r} learned this photo." in message
     assert {d["dish"]: d["photos"] for d in stored.list_dishes("carol")}[dish] == 2
     # The Models tab: each dish's held-out recognition; the dish of one photo has none to show.
-    table, _picker, line = dish_handlers.my_dishes(carol)
+    shown = dish_handlers.my_dishes(carol)
+    table, line = shown[c.dishes_table], shown[c.dishes_accuracy]
     held_out = dict(zip(table["dish"], table["recognised from your other photos"]))
     assert held_out[dish] in ("0 of 2", "1 of 2", "2 of 2") and set(held_out.values()) - {held_out[dish]} == {"-"}
     assert f"{held_out[dish]} right" in line
-    status, table, picker, _line = dish_handlers.remove_dish("Pie", carol)
+    shown = dish_handlers.remove_dish("Pie", carol)
+    status, picker = shown[c.dishes_status], shown[c.dish_pick]
     assert status == "Removed Pie with the vectors of 1 photos." and picker["choices"] == ["Morning coffee"]
     for too_few_or_many in ([], [str(files["pie.jpg"])] * 11):
         with pytest.raises(Exception, match="Add 1 to 10 photos"):

@@ -8,6 +8,7 @@ same functions are the app's named API (and the Gradio sign-in guards them all).
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from app.ui.assets import PAGE_ASSETS
 from app.ui.batch import BatchTab
 from app.ui.glucose import GlucoseTab
 from app.ui.common import QUIET, AppContext, Downloads, parse_when
-from app.ui.photos import PhotoHandlers
+from app.ui.photos import PhotoSections
 from db import personal, photos, service, validate
 from db.cards import hit_text
 from db.arguments import SETTING_RANGES
@@ -590,10 +591,24 @@ def _setting_number(label: str, setting: str) -> gr.Number:
     return gr.Number(label=label, minimum=low, maximum=high)
 
 
+@dataclass
+class Page:
+    """The built page and its tabs (whose handlers the tests call)."""
+
+    blocks: gr.Blocks
+    handlers: Handlers
+    photos: PhotoSections
+    glucose: GlucoseTab
+
+
 def build_ui(ctx: AppContext) -> gr.Blocks:
+    return build_page(ctx).blocks
+
+
+def build_page(ctx: AppContext) -> Page:
     h = Handlers(ctx)
     gh = GlucoseTab(ctx.user, h.downloads.path)
-    ph = PhotoHandlers(ctx.user, ctx.analyzer, ctx.max_upload_bytes)
+    ph = PhotoSections(ctx.user, ctx.analyzer, ctx.max_upload_bytes)
     with gr.Blocks(title="foodtag", delete_cache=(GRADIO_CACHE_S // 2, GRADIO_CACHE_S)) as demo:
         with gr.Row(equal_height=True):
             gr.Markdown("# foodtag · meal photo to carbohydrates", elem_id="page-title", min_width=300, scale=3)
@@ -730,18 +745,7 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
                                       minimum=0.05, maximum=0.95, step=0.05)
                 save_settings_btn = gr.Button("Save settings", variant="primary")
                 settings_status = gr.Markdown()
-                keep_photos = gr.Checkbox(
-                    label="Keep my meal photos to learn my dishes", elem_id="keep-photos",
-                    info="Applies at once. On: the photo of each meal you log is kept (512 px, no location "
-                         "data), for you and your household only. Off: none is kept, and those kept are deleted.")
-                with gr.Accordion("Household: share kept photos with the people you live with", open=False):
-                    household_status = gr.Markdown(elem_id="household-status")
-                    household_text = gr.Textbox(label="A new household's name, or an invite code from a member")
-                    with gr.Row():
-                        create_household_btn = gr.Button("Create household")
-                        join_household_btn = gr.Button("Join with invite code")
-                        invite_btn = gr.Button("Make an invite code")
-                        leave_household_btn = gr.Button("Leave household", variant="stop")
+                ph.build_sharing(demo, settings_status)
 
             with gr.Tab("Models", id="models"):
                 models_table = gr.Dataframe(interactive=False)
@@ -750,18 +754,7 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
                     use_btn = gr.Button("Use this model for me")
                     activate_btn = gr.Button("Make it the server default (admins)")
                 models_status = gr.Markdown()
-                with gr.Accordion("My dishes: recognised from a few of your photos", open=False):
-                    dishes_table = gr.Dataframe(interactive=False)
-                    dishes_accuracy = gr.Markdown()
-                    with gr.Row():
-                        dish_name = gr.Textbox(label="Dish name", placeholder="Grandma's lasagne", max_length=200)
-                        dish_food = gr.Textbox(label="The food or your own recipe it is", max_length=200)
-                    dish_photos = gr.File(label="1 to 10 photos of it", file_count="multiple", file_types=["image"])
-                    with gr.Row():
-                        add_dish_btn = gr.Button("Add the dish", variant="primary")
-                        dish_pick = gr.Dropdown(label="Dish", choices=[], interactive=True)
-                        remove_dish_btn = gr.Button("Remove the dish")
-                    dishes_status = gr.Markdown()
+                ph.build_dishes(demo)
 
             gh.build()
             BatchTab.for_app(ctx).build()
@@ -847,12 +840,6 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
             h.day_view, [day], day_outputs, api_name="day_view_after_settings", **QUIET
         ).success(h.refresh_card, [state], [carb_head, card], api_name="card_after_settings", **QUIET)
 
-        keep_photos.input(ph.set_keep_photos, [keep_photos], [settings_status], api_name="set_keep_photos")
-        household_outputs = [household_status, household_text]
-        create_household_btn.click(ph.create_household, [household_text], household_outputs, api_name="create_household")
-        join_household_btn.click(ph.join_household, [household_text], household_outputs, api_name="join_household")
-        invite_btn.click(ph.invite_to_household, None, household_outputs, api_name="invite_to_household")
-        leave_household_btn.click(ph.leave_household, None, household_outputs, api_name="leave_household")
 
         use_btn.click(h.use_model, [model_pick], [models_table, model_pick, models_status], api_name="use_model")
         activate_btn.click(h.activate_model, [model_pick], [models_table, model_pick, models_status], api_name="activate_model")
@@ -865,13 +852,7 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
         demo.load(h.recent_foods, None, [recent], api_name="recent_foods")
         demo.load(h.food_groups, None, [search_group], api_name="food_groups", **QUIET)
         demo.load(h.load_settings, None, settings_fields, api_name="load_settings")
-        demo.load(ph.load_photo_settings, None, [keep_photos, household_status], api_name="load_photo_settings")
         demo.load(h.my_foods, None, [my_table, my_pick], api_name="my_foods")
         demo.load(h.day_view, [day], day_outputs, api_name="day_view_on_load", **QUIET)
         demo.load(h.list_models, None, [models_table, model_pick, models_status], api_name="list_models")
-        demo.load(ph.my_dishes, None, [dishes_table, dish_pick, dishes_accuracy], api_name="my_dishes")
-        add_dish_btn.click(ph.add_dish, [dish_name, dish_food, dish_photos],
-                           [dishes_status, dishes_table, dish_pick, dishes_accuracy], api_name="add_dish")
-        remove_dish_btn.click(ph.remove_dish, [dish_pick],
-                              [dishes_status, dishes_table, dish_pick, dishes_accuracy], api_name="remove_dish")
-    return demo
+    return Page(demo, h, ph, gh)
