@@ -22,12 +22,12 @@ from app.ui.assets import PAGE_ASSETS
 from app.ui.batch import BatchTab
 from app.ui.glucose import GlucoseTab
 from app.ui.common import QUIET, AppContext, Downloads, parse_when
+from app.ui.models_tab import ModelsTab
 from app.ui.photos import PhotoSections
+from app.ui.settings import SettingsTab
 from db import personal, photos, service, validate
 from db.cards import hit_text
-from db.arguments import SETTING_RANGES
-from db.nutrition import (EXCHANGE_UNITS_G, NUTRIENT_LABELS, REGIONS, STORED_NUTRIENTS, carb_unit, exchanges,
-                          region_unit)
+from db.nutrition import NUTRIENT_LABELS, STORED_NUTRIENTS, exchanges
 from models.errors import FoodtagError
 from models.images import keepable_jpeg
 
@@ -37,7 +37,6 @@ HISTORY_DAYS = 28
 ALL_GROUPS = "All food groups"
 # Gradio's copies of the files it serves live an hour at most: they are health data.
 GRADIO_CACHE_S = 3600
-SERVER_DEFAULT_CHOICE = "(the server's default)"
 PER_100G, PER_SERVING = "per 100 g", "per serving"
 
 
@@ -489,88 +488,6 @@ class Handlers:
             personal.delete_own_food(self.ctx.user(request), food)
         return (f"Deleted {food}.", *self.my_foods(request))
 
-    # ---- Settings -----------------------------------------------------------------------
-
-    def load_settings(self, request: gr.Request):
-        with shown_errors():
-            s = service.get_settings(self.ctx.user(request))
-        return (s["daily_kcal_target"], s["daily_carb_target_g"], f"{s['exchange_unit_g']:g}",
-                s["confidence_threshold"], s["region"])
-
-    def save_settings(self, kcal: float | None, carbs: float | None, unit: str | None, threshold: float | None,
-                      region: str | None, request: gr.Request) -> str:
-        values = {"daily_kcal_target": kcal, "daily_carb_target_g": carbs,
-                  "exchange_unit_g": float(unit) if unit else None, "confidence_threshold": threshold,
-                  "region": region}
-        with shown_errors():
-            # db.service checks every range; empty fields stay as they were.
-            service.update_settings(self.ctx.user(request), **{k: v for k, v in values.items() if v is not None})
-        return "Settings saved."
-
-    @staticmethod
-    def unit_for_region(region: str | None, unit: str | None) -> str | None:
-        """The unit taught in the newly picked region (the current one if taught there too)."""
-        if region not in REGIONS:
-            return unit
-        return f"{region_unit(region, float(unit) if unit else None):g}"
-
-    # ---- Models -------------------------------------------------------------------------
-
-    def list_models(self, request: gr.Request):
-        """The models table (file paths for admins only), the picker, and a status line."""
-        with shown_errors():
-            user = self.ctx.user(request)
-            mine, admin = service.user_model(user), self.ctx.identity.is_admin(user)
-            infos, problems = self.ctx.catalog.list()
-        default = self.ctx.catalog.active_info
-        rows = [
-            [
-                "●" if default and info.path == default.path else "",
-                "●" if info.name == mine else "",
-                info.name,
-                info.model_name,
-                info.classes,
-                "" if info.accuracy is None else f"{info.accuracy:.1%}",
-                "built-in" if info.default else "deployed",
-                *([str(info.path)] if admin else []),
-            ]
-            for info in infos
-        ]
-        columns = ["server default", "yours", "name", "architecture", "classes", "top-1 accuracy", "kind",
-                   *(["file"] if admin else [])]
-        choices = [(SERVER_DEFAULT_CHOICE, ""), *((i.name, i.name) for i in infos)]
-        lines = [f"⚠️ skipped {p}" if admin else "⚠️ a model file could not be read" for p in problems]
-        if not admin:
-            lines.append("Only an admin can change the server's default model; you can pick a model for yourself.")
-        return pd.DataFrame(rows, columns=columns), gr.update(choices=choices, value=mine or ""), "\n".join(lines)
-
-    def use_model(self, name: str | None, request: gr.Request):
-        """Pick a model for the signed-in user only ("" : back to the server's default)."""
-        with shown_errors():
-            user = self.ctx.user(request)
-            if name:
-                self.ctx.catalog.find(name)  # only installed models
-            service.set_user_model(user, name or None)
-        table, choices, note = self.list_models(request)
-        chosen = f"Your model: {name}." if name else "You use the server's default model."
-        return table, choices, f"{chosen} {note}".strip()
-
-    def activate_model(self, name: str | None, request: gr.Request):
-        """Change the server's default model: admins only; recorded."""
-        with shown_errors():
-            user = self.ctx.user(request)
-            if not self.ctx.identity.is_admin(user):
-                raise FoodtagError("Only an admin can change the server's default model.")
-            if not name:
-                raise FoodtagError("Pick a model first.")
-            before = self.ctx.catalog.active_info
-            info = self.ctx.catalog.load(name)  # a broken file is refused before it is stored
-            # Stored first: every app process follows the stored default (DefaultFollower).
-            service.set_default_model(user, info.name, replaces=before.name if before else None)
-            self.ctx.catalog.activate(info.name)
-        table, choices, note = self.list_models(request)
-        return table, choices, f"Server default model: {info.name} ({info.classes} classes). {note}".strip()
-
     # ---- Page ---------------------------------------------------------------------------
 
     def default_meal(self) -> str:
@@ -584,19 +501,14 @@ class Handlers:
             return f"Signed in as **{self.ctx.user(request)}**", gr.update(visible=True)
 
 
-def _setting_number(label: str, setting: str) -> gr.Number:
-    """A field for a numeric setting, bounded as db.arguments bounds it, so Gradio refuses what
-    the service would."""
-    low, high = SETTING_RANGES[setting]
-    return gr.Number(label=label, minimum=low, maximum=high)
-
-
 @dataclass
 class Page:
     """The built page and its tabs (whose handlers the tests call)."""
 
     blocks: gr.Blocks
     handlers: Handlers
+    settings: SettingsTab
+    models: ModelsTab
     photos: PhotoSections
     glucose: GlucoseTab
 
@@ -609,6 +521,7 @@ def build_page(ctx: AppContext) -> Page:
     h = Handlers(ctx)
     gh = GlucoseTab(ctx.user, h.downloads.path)
     ph = PhotoSections(ctx.user, ctx.analyzer, ctx.max_upload_bytes)
+    st, mt = SettingsTab(ctx, ph), ModelsTab(ctx, ph)
     with gr.Blocks(title="foodtag", delete_cache=(GRADIO_CACHE_S // 2, GRADIO_CACHE_S)) as demo:
         with gr.Row(equal_height=True):
             gr.Markdown("# foodtag · meal photo to carbohydrates", elem_id="page-title", min_width=300, scale=3)
@@ -733,28 +646,8 @@ def build_page(ctx: AppContext) -> Page:
                     my_pick = gr.Dropdown(label="Food or recipe", choices=[], interactive=True)
                     delete_food_btn = gr.Button("Delete it", variant="stop")
 
-            with gr.Tab("Settings", id="settings"):
-                region = gr.Dropdown(label="Region: sets your carbohydrate unit and the food names search prefers",
-                                     choices=[(f"{r.name} ({code})", code) for code, r in REGIONS.items()])
-                kcal_target = _setting_number("Daily energy target (kcal)", "daily_kcal_target")
-                carb_target = _setting_number("Daily carbohydrate target (g)", "daily_carb_target_g")
-                unit = gr.Radio(label="Carbohydrate unit", choices=[
-                    (f"{grams:g} g {name}: {carb_unit(grams).basis}", f"{grams:g}")
-                    for grams, name in EXCHANGE_UNITS_G.items()])
-                threshold = gr.Slider(label="Confidence threshold: below it the app says the model is unsure",
-                                      minimum=0.05, maximum=0.95, step=0.05)
-                save_settings_btn = gr.Button("Save settings", variant="primary")
-                settings_status = gr.Markdown()
-                ph.build_sharing(demo, settings_status)
-
-            with gr.Tab("Models", id="models"):
-                models_table = gr.Dataframe(interactive=False)
-                with gr.Row():
-                    model_pick = gr.Dropdown(label="Model", choices=[], interactive=True)
-                    use_btn = gr.Button("Use this model for me")
-                    activate_btn = gr.Button("Make it the server default (admins)")
-                models_status = gr.Markdown()
-                ph.build_dishes(demo)
+            st.build(demo)
+            mt.build(demo)
 
             gh.build()
             BatchTab.for_app(ctx).build()
@@ -834,15 +727,9 @@ def build_page(ctx: AppContext) -> Page:
                              api_name="add_recipe")
         delete_food_btn.click(h.delete_own_food, [my_pick], my_outputs, api_name="delete_own_food")
 
-        settings_fields = [kcal_target, carb_target, unit, threshold, region]
-        region.input(h.unit_for_region, [region, unit], [unit], api_name="unit_for_region", **QUIET)
-        save_settings_btn.click(h.save_settings, settings_fields, [settings_status], api_name="save_settings").success(
+        st.c.save_settings_btn.click(st.save_settings, st.fields, [st.c.settings_status], api_name="save_settings").success(
             h.day_view, [day], day_outputs, api_name="day_view_after_settings", **QUIET
         ).success(h.refresh_card, [state], [carb_head, card], api_name="card_after_settings", **QUIET)
-
-
-        use_btn.click(h.use_model, [model_pick], [models_table, model_pick, models_status], api_name="use_model")
-        activate_btn.click(h.activate_model, [model_pick], [models_table, model_pick, models_status], api_name="activate_model")
 
         demo.load(h.whoami, None, [who, sign_out_btn], api_name="whoami")
         # Same tab, and the page leaves the history: Back cannot bring the meal log back.
@@ -851,8 +738,6 @@ def build_page(ctx: AppContext) -> Page:
         demo.load(h.default_meal, None, [meal_type], api_name="default_meal", **QUIET)
         demo.load(h.recent_foods, None, [recent], api_name="recent_foods")
         demo.load(h.food_groups, None, [search_group], api_name="food_groups", **QUIET)
-        demo.load(h.load_settings, None, settings_fields, api_name="load_settings")
         demo.load(h.my_foods, None, [my_table, my_pick], api_name="my_foods")
         demo.load(h.day_view, [day], day_outputs, api_name="day_view_on_load", **QUIET)
-        demo.load(h.list_models, None, [models_table, model_pick, models_status], api_name="list_models")
-    return Page(demo, h, ph, gh)
+    return Page(demo, h, st, mt, ph, gh)
