@@ -15,7 +15,7 @@ from app_support import jpeg_bytes, seeded_server
 from gradio_client import Client, handle_file
 from gradio_client.exceptions import AuthenticationError
 
-from app.ui import Handlers
+from app.ui import build_page
 from db import dishes, personal, service
 
 PASSWORDS = {"alice": "alice-pass-123", "bob": "bob-pass-456"}
@@ -198,7 +198,8 @@ def test_each_user_sees_only_their_own_log(server, alice_entry, photo):
 def test_own_foods_and_recent_foods_stay_private(server, alice_entry):
     personal.create_own_food("alice", "Alice secret cake", {"kcal": 400, "carbohydrate_g": 50,
                                                             "protein_g": 5, "fat_g": 20})
-    handlers = Handlers(server.app.ctx)
+    page = build_page(server.app.ctx)
+    handlers, my_foods = page.handlers, page.my_foods
     as_alice, as_bob = SimpleNamespace(username="alice"), SimpleNamespace(username="bob")
     hits, _status = handlers.search_foods("secret cake", None, as_alice)
     assert "Alice secret cake" in str(hits)
@@ -213,12 +214,12 @@ def test_own_foods_and_recent_foods_stay_private(server, alice_entry):
     with pytest.raises(gr.Error, match="unknown food"):
         handlers.choose_food({}, "Alice secret cake", as_bob)
     # The My foods tab: bob's list lacks it, and he can neither delete it nor cook with it.
-    assert "Alice secret cake" in str(handlers.my_foods(as_alice))
-    assert "Alice secret cake" not in str(handlers.my_foods(as_bob))
+    assert "Alice secret cake" in str(my_foods.my_foods(as_alice))
+    assert "Alice secret cake" not in str(my_foods.my_foods(as_bob))
     with pytest.raises(gr.Error, match="no own food"):
-        handlers.delete_own_food("Alice secret cake", as_bob)
+        my_foods.delete_own_food("Alice secret cake", as_bob)
     with pytest.raises(gr.Error, match="unknown food"):
-        handlers.add_recipe("Copy", 1, [["Alice secret cake", 50]], None, as_bob)
+        my_foods.add_recipe("Copy", 1, [["Alice secret cake", 50]], None, as_bob)
     as_json = httpx.get(f"{server.url}/api/foods", params={"q": "secret cake"},
                         headers=basic("bob", PASSWORDS["bob"])).json()
     assert all(hit["food"] != "Alice secret cake" for hit in as_json["results"])
@@ -229,7 +230,7 @@ def test_own_foods_and_recent_foods_stay_private(server, alice_entry):
 
 
 def test_user_b_cannot_reach_user_a_through_the_ui_functions(server, alice_entry):
-    handlers = Handlers(server.app.ctx)
+    handlers = build_page(server.app.ctx).handlers
     as_bob = SimpleNamespace(username="bob")
     entry_id = alice_entry["id"]
     with pytest.raises(gr.Error, match="no meal entry"):

@@ -17,7 +17,8 @@ from gradio_client import Client, handle_file
 from PIL import Image
 
 from app.config import LOCAL_USER
-from app.ui import PER_100G, Handlers
+from app.ui import Handlers
+from app.ui.my_foods import PER_100G
 from db import personal, service
 from db.arguments import SETTING_RANGES
 

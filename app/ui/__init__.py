@@ -23,11 +23,12 @@ from app.ui.batch import BatchTab
 from app.ui.glucose import GlucoseTab
 from app.ui.common import QUIET, AppContext, Downloads, parse_when
 from app.ui.models_tab import ModelsTab
+from app.ui.my_foods import MyFoodsTab
 from app.ui.photos import PhotoSections
 from app.ui.settings import SettingsTab
 from db import personal, photos, service, validate
 from db.cards import hit_text
-from db.nutrition import NUTRIENT_LABELS, STORED_NUTRIENTS, exchanges
+from db.nutrition import exchanges
 from models.errors import FoodtagError
 from models.images import keepable_jpeg
 
@@ -37,7 +38,6 @@ HISTORY_DAYS = 28
 ALL_GROUPS = "All food groups"
 # Gradio's copies of the files it serves live an hour at most: they are health data.
 GRADIO_CACHE_S = 3600
-PER_100G, PER_SERVING = "per 100 g", "per serving"
 
 
 def parse_day(text: str | None) -> date:
@@ -96,25 +96,6 @@ def _chosen_food(state: dict | None) -> str:
     if not food:
         raise FoodtagError("Analyse a photo or pick a food first.")
     return food
-
-
-def _ingredient_rows(rows) -> list[tuple[str, object]]:
-    """The recipe table's rows -> (food, grams) pairs; blank rows are skipped, half-filled ones
-    refused (grams are checked by db.validate in db.personal)."""
-    values = rows.values.tolist() if isinstance(rows, pd.DataFrame) else list(rows or [])
-    pairs = []
-    for number, row in enumerate(values, 1):
-        food, grams = (list(row) + ["", ""])[:2]
-        food = "" if food is None else str(food).strip()
-        grams = "" if grams is None or (isinstance(grams, float) and grams != grams) else grams
-        if not food and str(grams).strip() == "":
-            continue
-        if not food:
-            raise FoodtagError(f"Ingredient row {number} has grams but no food name.")
-        pairs.append((food, grams))
-    if not pairs:
-        raise FoodtagError("Add at least one ingredient: a food name and its grams.")
-    return pairs
 
 
 class Handlers:
@@ -244,16 +225,6 @@ class Handlers:
 
     def choose_recent(self, state: dict, food: str | None, request: gr.Request):
         return self._choose(state, food, request, "recent")
-
-    def open_pack_form(self, food: str | None, request: gr.Request):
-        """A search entry for glucose tablets or gel was picked: the My foods tab, its label form
-        filled in with the name and the serving, waiting for the pack's figures."""
-        with shown_errors():
-            entry = service.pack_entry(food, user=self.ctx.user(request)) if food else None
-        if entry is None:
-            return (gr.skip(),) * 5
-        return (gr.Tabs(selected="my-foods"), entry["food"], PER_SERVING, entry["serving"],
-                f"Enter {entry['asks']}, and the weight of one, then Save food.")
 
     def search_foods(self, text: str, group: str | None, request: gr.Request):
         """Food names matching what was typed, for when the model is wrong or unsure: the same
@@ -442,52 +413,6 @@ class Handlers:
             service.export_log_csv(user, out)
         return str(path)
 
-    # ---- My foods -----------------------------------------------------------------------
-
-    def my_foods(self, request: gr.Request):
-        """The user's own foods and recipes, and the delete picker."""
-        with shown_errors():
-            foods = personal.own_foods(self.ctx.user(request))
-        return views.own_foods_table(foods), gr.update(choices=[f["food"] for f in foods], value=None)
-
-    def add_own_food(self, name: str | None, basis: str | None, serving_name: str | None,
-                     serving_grams: float | None, kcal: float | None, carbohydrate: float | None,
-                     sugars: float | None, fiber: float | None, protein: float | None,
-                     fat: float | None, saturated_fat: float | None, sodium: float | None,
-                     request: gr.Request):
-        """A food from its label: values (STORED_NUTRIENTS, in that order) per 100 g, or per
-        serving of ``serving_grams``."""
-        values = dict(zip(STORED_NUTRIENTS, (kcal, carbohydrate, sugars, fiber, protein, fat,
-                                             saturated_fat, sodium), strict=True))
-        with shown_errors():
-            user = self.ctx.user(request)
-            made = personal.create_own_food(
-                user, name or "", {k: v for k, v in values.items() if v is not None},
-                serving_grams=serving_grams, serving_name=(serving_name or "").strip() or "1 serving",
-                per_serving=basis == PER_SERVING)
-        return (f"Saved **{made['food']}**: search for it in the Analyse tab to log it.",
-                *self.my_foods(request))
-
-    def add_recipe(self, name: str | None, servings: float | None, rows, cooked_grams: float | None,
-                   request: gr.Request):
-        """A recipe from (food, grams) rows, weighed after cooking or not; shows one serving's
-        nutrients."""
-        with shown_errors():
-            user = self.ctx.user(request)
-            ingredients = _ingredient_rows(rows)
-            if servings is None:
-                raise FoodtagError("Enter the number of servings the recipe makes.")
-            made = personal.create_recipe(user, name or "", ingredients, servings,
-                                          cooked_grams=cooked_grams or None)
-        return (views.recipe_markdown(made, float(servings)), *self.my_foods(request))
-
-    def delete_own_food(self, food: str | None, request: gr.Request):
-        with shown_errors():
-            if not food:
-                raise FoodtagError("Pick one of your foods first.")
-            personal.delete_own_food(self.ctx.user(request), food)
-        return (f"Deleted {food}.", *self.my_foods(request))
-
     # ---- Page ---------------------------------------------------------------------------
 
     def default_meal(self) -> str:
@@ -507,6 +432,7 @@ class Page:
 
     blocks: gr.Blocks
     handlers: Handlers
+    my_foods: MyFoodsTab
     settings: SettingsTab
     models: ModelsTab
     photos: PhotoSections
@@ -521,7 +447,7 @@ def build_page(ctx: AppContext) -> Page:
     h = Handlers(ctx)
     gh = GlucoseTab(ctx.user, h.downloads.path)
     ph = PhotoSections(ctx.user, ctx.analyzer, ctx.max_upload_bytes)
-    st, mt = SettingsTab(ctx, ph), ModelsTab(ctx, ph)
+    mf, st, mt = MyFoodsTab(ctx), SettingsTab(ctx, ph), ModelsTab(ctx, ph)
     with gr.Blocks(title="foodtag", delete_cache=(GRADIO_CACHE_S // 2, GRADIO_CACHE_S)) as demo:
         with gr.Row(equal_height=True):
             gr.Markdown("# foodtag · meal photo to carbohydrates", elem_id="page-title", min_width=300, scale=3)
@@ -616,36 +542,7 @@ def build_page(ctx: AppContext) -> Page:
                     export_btn = gr.Button("Export my log as CSV (for your dietitian)")
                     export_file = gr.File(label="CSV", interactive=False)
 
-            with gr.Tab("My foods", id="my-foods"):
-                with gr.Accordion("Add a food from its label", open=True):
-                    with gr.Row():
-                        own_name = gr.Textbox(label="Name", scale=2)
-                        own_basis = gr.Radio(label="The label's values are", choices=[PER_100G, PER_SERVING],
-                                             value=PER_100G, scale=2)
-                        own_serving_name = gr.Textbox(label="Serving name", placeholder="1 bar")
-                        own_serving_grams = gr.Number(label="Serving grams", minimum=validate.MIN_PORTION_G,
-                                                      maximum=validate.MAX_PORTION_G)
-                    with gr.Row():
-                        own_values = [gr.Number(label=f"{label} ({unit})", minimum=0)
-                                      for label, unit in map(NUTRIENT_LABELS.get, STORED_NUTRIENTS)]
-                    add_food_btn = gr.Button("Save food", variant="primary")
-                with gr.Accordion("Build a recipe", open=True):
-                    with gr.Row():
-                        recipe_name = gr.Textbox(label="Recipe name", scale=2)
-                        recipe_servings = gr.Number(label="Servings it makes", value=1, minimum=0)
-                    recipe_cooked = gr.Number(label="Weight after cooking (g), if weighed: portions "
-                                                    "weighed off the plate then count right", minimum=0)
-                    recipe_rows = gr.Dataframe(label="Ingredients: a food's name (as found by search) and grams",
-                                               headers=["food", "grams"], datatype=["str", "number"],
-                                               column_count=(2, "fixed"), row_count=(3, "dynamic"),
-                                               type="array", interactive=True)
-                    add_recipe_btn = gr.Button("Save recipe", variant="primary")
-                my_status = gr.Markdown(elem_id="my-foods-status")
-                my_table = gr.Dataframe(label="Your foods and recipes", interactive=False)
-                with gr.Row():
-                    my_pick = gr.Dropdown(label="Food or recipe", choices=[], interactive=True)
-                    delete_food_btn = gr.Button("Delete it", variant="stop")
-
+            mf.build(demo, tabs)
             st.build(demo)
             mt.build(demo)
 
@@ -675,7 +572,8 @@ def build_page(ctx: AppContext) -> Page:
                                       (recent, h.choose_recent, "choose_recent")):
             picker.input(**hold_log)
             picker.input(handler, [state, picker], pick_outputs, api_name=name, trigger_mode="always_last")
-        search_hits.input(h.open_pack_form, [search_hits], [tabs, own_name, own_basis, own_serving_name, my_status],
+        search_hits.input(mf.open_pack_form, [search_hits],
+                          [tabs, mf.c.own_name, mf.c.own_basis, mf.c.own_serving_name, mf.c.my_status],
                           api_name="open_pack_form", **QUIET)
         favourite_btn.click(h.toggle_favourite, [state], [log_status, recent], api_name="toggle_favourite")
         search_inputs = [search_text, search_group]
@@ -720,13 +618,6 @@ def build_page(ctx: AppContext) -> Page:
             gh.entry_response, [entry_pick], entry_glucose, api_name="entry_glucose_after_delete", **QUIET)
         export_btn.click(h.export_csv, None, [export_file], api_name="export_csv")
 
-        my_outputs = [my_status, my_table, my_pick]
-        add_food_btn.click(h.add_own_food, [own_name, own_basis, own_serving_name, own_serving_grams, *own_values],
-                           my_outputs, api_name="add_own_food")
-        add_recipe_btn.click(h.add_recipe, [recipe_name, recipe_servings, recipe_rows, recipe_cooked], my_outputs,
-                             api_name="add_recipe")
-        delete_food_btn.click(h.delete_own_food, [my_pick], my_outputs, api_name="delete_own_food")
-
         st.c.save_settings_btn.click(st.save_settings, st.fields, [st.c.settings_status], api_name="save_settings").success(
             h.day_view, [day], day_outputs, api_name="day_view_after_settings", **QUIET
         ).success(h.refresh_card, [state], [carb_head, card], api_name="card_after_settings", **QUIET)
@@ -738,6 +629,5 @@ def build_page(ctx: AppContext) -> Page:
         demo.load(h.default_meal, None, [meal_type], api_name="default_meal", **QUIET)
         demo.load(h.recent_foods, None, [recent], api_name="recent_foods")
         demo.load(h.food_groups, None, [search_group], api_name="food_groups", **QUIET)
-        demo.load(h.my_foods, None, [my_table, my_pick], api_name="my_foods")
         demo.load(h.day_view, [day], day_outputs, api_name="day_view_on_load", **QUIET)
-    return Page(demo, h, st, mt, ph, gh)
+    return Page(demo, h, mf, st, mt, ph, gh)
