@@ -230,7 +230,7 @@ def test_own_foods_and_recent_foods_stay_private(server, alice_entry):
 
 
 def test_user_b_cannot_reach_user_a_through_the_ui_functions(server, alice_entry):
-    handlers = build_page(server.app.ctx).handlers
+    handlers = build_page(server.app.ctx).today
     as_bob = SimpleNamespace(username="bob")
     entry_id = alice_entry["id"]
     with pytest.raises(gr.Error, match="no meal entry"):

@@ -17,7 +17,7 @@ from gradio_client import Client, handle_file
 from PIL import Image
 
 from app.config import LOCAL_USER
-from app.ui import Handlers
+from app.ui import Handlers, build_page
 from app.ui.my_foods import PER_100G
 from db import personal, service
 from db.arguments import SETTING_RANGES
@@ -192,7 +192,8 @@ def test_ui_handler_bad_photos_give_clear_messages(server, coffee_image, tmp_pat
 
 
 def test_ui_refuses_bad_portions_and_times(server, coffee_jpeg):
-    handlers = Handlers(server.app.ctx)
+    page = build_page(server.app.ctx)
+    handlers = page.handlers
     local = SimpleNamespace(username=None)
     state = handlers.analyze(str(coffee_jpeg), None, local)[0]
     for grams, words in ((5e-324, "from 1 to 5000"), ("5e-324", "number"), (-1, "from 1 to 5000"),
@@ -208,11 +209,11 @@ def test_ui_refuses_bad_portions_and_times(server, coffee_jpeg):
         handlers.log_meal(state, "1 shot (1 fl oz)", None, "lunch", "0001-01-01 12:00", "", local)
     for day in ("0001-01-01", "9999-12-31"):
         with pytest.raises(gr.Error, match="outside the years 1900-2100"):
-            handlers.day_view(day, local)
+            page.today.day_view(day, local)
     entry = service.log_meal(LOCAL_USER, "Espresso", grams=100)
     for grams in (5e-324, float("nan"), 1e308):
         with pytest.raises(gr.Error, match="from 1 to 5000"):
-            handlers.edit_entry(entry["id"], grams, "", entry["eaten_at"][:16], "", local)
+            page.today.edit_entry(entry["id"], grams, "", entry["eaten_at"][:16], "", local)
     assert service.day_summary(LOCAL_USER, date.today())["totals"]["kcal"] is not None
     state, _servings, _box, head, card, _log, _status = handlers.set_grams(state, " 90 ", local)
     assert "90 g" in card and "90 g" in head

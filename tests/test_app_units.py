@@ -10,8 +10,9 @@ from app_support import animated_gif, bad_inputs, jpeg_bytes
 from app.meals import read_photo
 from app.model_catalog import read_accuracy
 from app.config import AppConfig, ConfigError, is_loopback
-from app.ui import parse_day, parse_when
+from app.ui.common import parse_when
 from app.ui.settings import SettingsTab
+from app.ui.today import parse_day
 from app import views
 from models.errors import FoodtagError, ImageError
 

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import datetime
 from pathlib import Path
 
 import gradio as gr
-import pandas as pd
 
 from app import meals, views
 from app.meals import find_foods, nutrition_card, photo_digest
@@ -26,6 +25,7 @@ from app.ui.models_tab import ModelsTab
 from app.ui.my_foods import MyFoodsTab
 from app.ui.photos import PhotoSections
 from app.ui.settings import SettingsTab
+from app.ui.today import TodayTab
 from db import personal, photos, service, validate
 from db.cards import hit_text
 from db.nutrition import exchanges
@@ -34,32 +34,9 @@ from models.images import keepable_jpeg
 
 __all__ = ["PAGE_ASSETS", "AppContext", "build_ui"]
 
-HISTORY_DAYS = 28
 ALL_GROUPS = "All food groups"
 # Gradio's copies of the files it serves live an hour at most: they are health data.
 GRADIO_CACHE_S = 3600
-
-
-def parse_day(text: str | None) -> date:
-    text = (text or "").strip()
-    if text in ("", "now"):
-        return date.today()
-    try:
-        day = date.fromisoformat(text[:10])
-    except ValueError:
-        raise FoodtagError(f"date {validate.echo(text)} not understood: use YYYY-MM-DD") from None
-    return validate.day(day)
-
-
-def _day_bounds(day: date) -> tuple[datetime, datetime]:
-    start = datetime.combine(day, time.min)
-    return start, start + timedelta(days=1)
-
-
-def _entry_id(value: int | float | None) -> int:
-    if value is None:
-        raise FoodtagError("Pick an entry first.")
-    return int(value)
 
 
 def _from_photo(state: dict) -> dict:
@@ -336,83 +313,6 @@ class Handlers:
                 f"{views.exchange_count(None if count is None else round(count, 1), unit_g)} "
                 f"(entry #{entry['id']}, {when}).{taught}")
 
-    # ---- Today and history ---------------------------------------------------------------
-
-    def day_view(self, day_text: str | None, request: gr.Request):
-        """(entries table, totals vs targets, entry picker, meals chart, daily chart, heading)."""
-        with shown_errors():
-            user = self.ctx.user(request)
-            day = parse_day(day_text)
-            summary = service.day_summary(user, day)
-            start = day - timedelta(days=HISTORY_DAYS - 1)
-            history = service.list_meals(user, datetime.combine(start, time.min), _day_bounds(day)[1])
-            daily = service.daily_totals(user, days=HISTORY_DAYS, until=day)
-        target = summary["targets"].get("daily_carb_target_g")
-        daily_rows = [{"day": d["date"], "series": "eaten", "carbohydrate (g)": d["carbohydrate_g"]} for d in daily]
-        if target:
-            daily_rows += [{"day": d["date"], "series": "daily target", "carbohydrate (g)": target} for d in daily]
-        return (
-            views.entries_table(summary["entries"]),
-            views.totals_table(summary),
-            gr.update(choices=views.entry_choices(summary["entries"]), value=None),
-            views.meal_carbs_frame(history, start, day),
-            pd.DataFrame(daily_rows, columns=["day", "series", "carbohydrate (g)"]),
-            f"### {day:%A %d %B %Y}: {views.fmt(summary['totals'].get('carbohydrate_g') or 0.0, 'g')} "
-            f"carbohydrate in {len(summary['entries'])} meal{'s' * (len(summary['entries']) != 1)}",
-        )
-
-    def pick_row(self, event: gr.SelectData):
-        """A click on a row of the meals table picks that entry for editing or deleting."""
-        row = event.row_value or []
-        return gr.update(value=row[-1]) if row else gr.skip()
-
-    def _entry_on(self, entry_id: int | None, day_text: str | None, request: gr.Request) -> dict:
-        """One of the user's own entries on the day shown."""
-        entry_id, day = _entry_id(entry_id), parse_day(day_text)
-        # day_summary is scoped to the user, so another user's id is simply not there.
-        entries = service.day_summary(self.ctx.user(request), day)["entries"]
-        entry = next((e for e in entries if e["id"] == entry_id), None)
-        if entry is None:
-            raise FoodtagError(f"no meal entry {entry_id} on {day.isoformat()}")
-        return entry
-
-    def load_entry(self, entry_id: int | None, day_text: str | None, request: gr.Request):
-        """Fill the edit form from one of the user's own entries on the day shown."""
-        with shown_errors():
-            entry = self._entry_on(entry_id, day_text, request)
-        return entry["grams"], entry["meal_type"] or None, entry["eaten_at"][:16].replace("T", " "), entry["note"]
-
-    def edit_entry(self, entry_id: int | None, grams: float | None, meal_type: str | None,
-                   eaten_at: str | None, note: str | None, request: gr.Request) -> str:
-        with shown_errors():
-            changes = {"meal_type": meal_type or "", "note": (note or "").strip(), "eaten_at": parse_when(eaten_at)}
-            if grams is not None:
-                changes["grams"] = validate.grams(grams)
-            entry = service.update_meal(self.ctx.user(request), _entry_id(entry_id), **changes)
-        return f"Saved entry {entry['id']}: {entry['food']}, {views.portion_text(entry['grams'], entry.get('serving'))}."
-
-    def ask_delete(self, entry_id: int | None, day_text: str | None, request: gr.Request):
-        """The first click on Delete: say exactly which entry would go, and ask."""
-        with shown_errors():
-            entry = self._entry_on(entry_id, day_text, request)
-        return gr.update(visible=True), f"Delete **{views.entry_label(entry)}**? This cannot be undone."
-
-    def delete_entry(self, entry_id: int | None, request: gr.Request):
-        """Delete an entry (after the person confirmed it); hides the question."""
-        with shown_errors():
-            entry_id = _entry_id(entry_id)
-            service.delete_meal(self.ctx.user(request), entry_id)
-        return f"Deleted entry #{entry_id}.", gr.update(visible=False)
-
-    def export_csv(self, request: gr.Request) -> str:
-        """The user's whole log as CSV, for a dietitian."""
-        with shown_errors():
-            user = self.ctx.user(request)
-        path = self.downloads.path(f"foodtag-log-{date.today().isoformat()}", ".csv", user)
-        with path.open("w", encoding="utf-8", newline="") as out:
-            service.export_log_csv(user, out)
-        return str(path)
-
     # ---- Page ---------------------------------------------------------------------------
 
     def default_meal(self) -> str:
@@ -432,6 +332,7 @@ class Page:
 
     blocks: gr.Blocks
     handlers: Handlers
+    today: TodayTab
     my_foods: MyFoodsTab
     settings: SettingsTab
     models: ModelsTab
@@ -446,6 +347,7 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
 def build_page(ctx: AppContext) -> Page:
     h = Handlers(ctx)
     gh = GlucoseTab(ctx.user, h.downloads.path)
+    td = TodayTab(ctx, h.downloads, gh)
     ph = PhotoSections(ctx.user, ctx.analyzer, ctx.max_upload_bytes)
     mf, st, mt = MyFoodsTab(ctx), SettingsTab(ctx, ph), ModelsTab(ctx, ph)
     with gr.Blocks(title="foodtag", delete_cache=(GRADIO_CACHE_S // 2, GRADIO_CACHE_S)) as demo:
@@ -504,44 +406,7 @@ def build_page(ctx: AppContext) -> Page:
                                           elem_id="recent-foods")
                         card = gr.Markdown(elem_id="nutrition-card")
 
-            with gr.Tab("Today", id="today"):
-                with gr.Row():
-                    day = gr.DateTime(label="Day", value="now", include_time=False, type="string", min_width=200,
-                                      elem_id="today-day")
-                    refresh_btn = gr.Button("Show", scale=0, min_width=80)
-                day_heading = gr.Markdown(elem_id="day-heading")
-                # Widths in percent: a phone's 390 px show every column, none cut off on the right.
-                entries = gr.Dataframe(label="Meals (click a row to edit or delete it)", interactive=False,
-                                       elem_id="day-entries", wrap=True,
-                                       column_widths=["15%", "27%", "13%", "13%", "14%", "10%", "8%"])
-                totals = gr.Dataframe(label="Totals vs your daily targets", interactive=False, elem_id="day-totals",
-                                      wrap=True, column_widths=["40%", "22%", "22%", "16%"])
-                with gr.Row():
-                    meals_plot = gr.BarPlot(x="day", y="carbohydrate (g)", color="meal", title=f"Carbohydrate per meal, last {HISTORY_DAYS} days", elem_id="meals-plot",
-                                            x_label_angle=-45, tooltip=["day", "meal", "food", "carbohydrate (g)"])
-                    daily_plot = gr.LinePlot(x="day", y="carbohydrate (g)", color="series", title="Carbohydrate per day vs target", elem_id="daily-plot",
-                                             x_label_angle=-45)
-                with gr.Accordion("Edit or delete an entry", open=False) as edit_box:
-                    entry_pick = gr.Dropdown(label="Entry", choices=[], interactive=True, elem_id="entry-pick")
-                    with gr.Row():
-                        edit_grams = gr.Number(label="Grams", minimum=validate.MIN_PORTION_G, maximum=validate.MAX_PORTION_G)
-                        edit_meal = gr.Dropdown(label="Meal", choices=list(views.MEAL_TYPES))
-                        edit_when = gr.Textbox(label="Eaten at (YYYY-MM-DD HH:MM)")
-                        edit_note = gr.Textbox(label="Note")
-                    with gr.Row():
-                        save_entry_btn = gr.Button("Save changes")
-                        delete_btn = gr.Button("Delete entry", variant="stop", elem_id="delete-entry")
-                    with gr.Group(visible=False) as confirm_box:
-                        confirm_text = gr.Markdown(elem_id="delete-question")
-                        with gr.Row():
-                            confirm_delete_btn = gr.Button("Yes, delete it", variant="stop", elem_id="confirm-delete")
-                            keep_btn = gr.Button("No, keep it")
-                    entry_status = gr.Markdown(elem_id="entry-status")
-                    gh.build_entry_response()
-                with gr.Row():
-                    export_btn = gr.Button("Export my log as CSV (for your dietitian)")
-                    export_file = gr.File(label="CSV", interactive=False)
-
+            td.build(demo)
             mf.build(demo, tabs)
             st.build(demo)
             mt.build(demo)
@@ -591,35 +456,13 @@ def build_page(ctx: AppContext) -> Page:
         grams.blur(h.set_grams, [state, grams], portion_outputs, api_name="set_grams_blur",
                    trigger_mode="always_last", **QUIET)
 
-        day_outputs = [entries, totals, entry_pick, meals_plot, daily_plot, day_heading]
         log_btn.click(
             h.log_meal, [state, serving, grams, meal_type, eaten_at, note], [log_status], api_name="log_meal"
-        ).success(h.day_view, [day], day_outputs, api_name="day_view_after_log", **QUIET).success(
+        ).success(td.day_view, [td.c.day], td.day_outputs, api_name="day_view_after_log", **QUIET).success(
             h.recent_foods, None, [recent], api_name="recent_after_log", **QUIET)
-        refresh_btn.click(h.day_view, [day], day_outputs, api_name="day_view")
-        edit_fields = [edit_grams, edit_meal, edit_when, edit_note]
-        entry_glucose = [gh.c.entry_plot, gh.c.entry_text]
-        entries.select(h.pick_row, None, [entry_pick], api_name="pick_row", **QUIET).success(
-            lambda: gr.update(open=True), None, [edit_box], api_visibility="private").success(
-            h.load_entry, [entry_pick, day], edit_fields, api_name="load_row", **QUIET).success(
-            gh.entry_response, [entry_pick], entry_glucose, api_name="entry_glucose_row", **QUIET)
-        # On the existing chains, not a change event of entry_pick: day_view resets the picker.
-        entry_pick.input(h.load_entry, [entry_pick, day], edit_fields, api_name="load_entry").success(
-            gh.entry_response, [entry_pick], entry_glucose, api_name="entry_glucose", **QUIET)
-        save_entry_btn.click(
-            h.edit_entry, [entry_pick, *edit_fields], [entry_status], api_name="edit_entry"
-        ).success(h.day_view, [day], day_outputs, api_name="day_view_after_edit", **QUIET).success(
-            gh.entry_response, [entry_pick], entry_glucose, api_name="entry_glucose_after_edit", **QUIET)
-        delete_btn.click(h.ask_delete, [entry_pick, day], [confirm_box, confirm_text], api_name="ask_delete")
-        keep_btn.click(lambda: gr.update(visible=False), None, [confirm_box], api_visibility="private")
-        confirm_delete_btn.click(h.delete_entry, [entry_pick], [entry_status, confirm_box], api_name="delete_entry").success(
-            h.day_view, [day], day_outputs, api_name="day_view_after_delete", **QUIET
-        ).success(  # day_view emptied the picker: no curve of an entry no longer picked (or gone)
-            gh.entry_response, [entry_pick], entry_glucose, api_name="entry_glucose_after_delete", **QUIET)
-        export_btn.click(h.export_csv, None, [export_file], api_name="export_csv")
 
         st.c.save_settings_btn.click(st.save_settings, st.fields, [st.c.settings_status], api_name="save_settings").success(
-            h.day_view, [day], day_outputs, api_name="day_view_after_settings", **QUIET
+            td.day_view, [td.c.day], td.day_outputs, api_name="day_view_after_settings", **QUIET
         ).success(h.refresh_card, [state], [carb_head, card], api_name="card_after_settings", **QUIET)
 
         demo.load(h.whoami, None, [who, sign_out_btn], api_name="whoami")
@@ -629,5 +472,4 @@ def build_page(ctx: AppContext) -> Page:
         demo.load(h.default_meal, None, [meal_type], api_name="default_meal", **QUIET)
         demo.load(h.recent_foods, None, [recent], api_name="recent_foods")
         demo.load(h.food_groups, None, [search_group], api_name="food_groups", **QUIET)
-        demo.load(h.day_view, [day], day_outputs, api_name="day_view_on_load", **QUIET)
-    return Page(demo, h, mf, st, mt, ph, gh)
+    return Page(demo, h, td, mf, st, mt, ph, gh)
