@@ -35,7 +35,7 @@ REVIEWED_ENDPOINTS = {
     # The picked entry's glucose curve: db.glucose.service.meal_of_entry for the request's user.
     "entry_glucose": "entry_response", "entry_glucose_row": "entry_response",
     "entry_glucose_after_edit": "entry_response", "entry_glucose_after_delete": "entry_response",
-    # The Glucose tab (app.ui.glucose): every handler names the user by GlucoseHandlers.user_of(request).
+    # The Glucose tab (app.ui.glucose): every handler names the user by GlucoseTab.user_of(request).
     "glucose_import": "import_file", "glucose_save_zone": "save_zone", "glucose_report": "report",
     "glucose_export_readings": "export_readings", "glucose_meals": "meals", "glucose_foods": "foods",
     "glucose_meal_curve": "meal_curve", "glucose_zone": "load",
@@ -199,14 +199,16 @@ def test_own_foods_and_recent_foods_stay_private(server, alice_entry):
     personal.create_own_food("alice", "Alice secret cake", {"kcal": 400, "carbohydrate_g": 50,
                                                             "protein_g": 5, "fat_g": 20})
     page = build_page(server.app.ctx)
-    handlers, my_foods = page.handlers, page.my_foods
+    handlers, my_foods = page.analyse, page.my_foods
+    c = handlers.c
     as_alice, as_bob = SimpleNamespace(username="alice"), SimpleNamespace(username="bob")
-    hits, _status = handlers.search_foods("secret cake", None, as_alice)
+    hits = handlers.search_foods("secret cake", None, as_alice)[c.search_hits]
     assert "Alice secret cake" in str(hits)
-    hits, _status = handlers.search_foods("secret cake", None, as_bob)
+    hits = handlers.search_foods("secret cake", None, as_bob)[c.search_hits]
     assert "Alice secret cake" not in str(hits)
     assert "Espresso" in str(handlers.recent_foods(as_alice))
-    message, recent = handlers.toggle_favourite({"food": "Alice secret cake"}, as_alice)
+    shown = handlers.toggle_favourite({"food": "Alice secret cake"}, as_alice)
+    message, recent = shown[c.log_status], shown[c.recent]
     assert "is a favourite" in message and "★ Alice secret cake" in str(recent)
     assert "Alice secret cake" not in str(handlers.recent_foods(as_bob))
     with pytest.raises(gr.Error, match="unknown food"):

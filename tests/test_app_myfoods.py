@@ -159,9 +159,10 @@ def test_my_foods_through_gradio_client(server):
 def test_glucose_tablets_are_entered_from_the_pack_never_guessed(handlers, page):
     # The search answers with an entry that asks for the pack's figure (db.hypo); picking it
     # shows where to enter it, with no card and Log off, and fills in the label form.
-    [entry] = page.handlers.search_foods("glucose tablets", None, CAROL)[0]["choices"]
-    picked = page.handlers.choose_food({}, entry[1], CAROL)
-    state, headline, card, log = picked[0], picked[1], picked[8], picked[9]
+    a = page.analyse.c
+    [entry] = page.analyse.search_foods("glucose tablets", None, CAROL)[a.search_hits]["choices"]
+    picked = page.analyse.choose_food({}, entry[1], CAROL)
+    state, headline, card, log = picked[a.state], picked[a.headline], picked[a.card], picked[a.log_btn]
     assert state["food"] is None and card == "" and log["interactive"] is False
     assert "no food table lists them" in headline and "one tablet (g), from the pack" in headline
     c = handlers.c
@@ -178,7 +179,7 @@ def test_glucose_tablets_are_entered_from_the_pack_never_guessed(handlers, page)
     assert [h["food"] for h in hits] == ["Glucose tablets", entry[1]] and hits[0]["own"]
     assert hits[0]["portion"] == {"serving": "1 tablet", "grams": 4.2, "carbohydrate_g": 4.0}
     assert handlers.open_pack_form("glucose tablets", CAROL) == gr.skip()
-    assert page.handlers.choose_food({}, "Glucose tablets", CAROL)[8] != ""
+    assert page.analyse.choose_food({}, "Glucose tablets", CAROL)[a.card] != ""
     assert [h["food_id"] for h in service.search("glucose tablets", user="dave")] == [None]
     handlers.delete_own_food("Glucose tablets", CAROL)
 

@@ -19,7 +19,8 @@ from app.__main__ import main
 from app.meals import Analyzer, Analysis, Suggestion, read_photo
 from app.auth import Identity
 from app.security import OwnedFiles
-from app.ui import AppContext, Handlers, build_page
+from app.ui import AppContext, build_page
+from app.ui.analyse import AnalyseTab
 from db import photos, service
 from db.session import configure
 
@@ -62,21 +63,27 @@ def context(database, photos_dir) -> AppContext:
 
 
 @pytest.fixture
-def handlers(context):
-    return Handlers(context)
+def page(context):
+    return build_page(context)
 
 
 @pytest.fixture
-def photo_handlers(context):
-    """The consent and household handlers, wired as app.ui.build_ui wires them."""
-    return build_page(context).photos
+def handlers(page):
+    """The Analyse tab's handlers."""
+    return page.analyse
 
 
-def analyse_and_log(handlers: Handlers, upload: Path, request, food: str | None = None) -> str:
+@pytest.fixture
+def photo_handlers(page):
+    """The consent and household handlers, wired as app.ui.build_page wires them."""
+    return page.photos
+
+
+def analyse_and_log(handlers: AnalyseTab, upload: Path, request, food: str | None = None) -> str:
     """Analyse, optionally pick another food than the model's (a correction), press Log."""
-    state = handlers.analyze(str(upload), None, request)[0]
+    state = handlers.analyze(str(upload), None, request)[handlers.c.state]
     if food is not None:
-        state = handlers.choose_food(state, food, request)[0]
+        state = handlers.choose_food(state, food, request)[handlers.c.state]
     return handlers.log_meal(state, state["serving"], "", "Lunch", "now", "", request)
 
 
@@ -89,7 +96,7 @@ def upload(tmp_path: Path) -> Path:
 
 def test_without_consent_the_analysed_photo_is_never_written(handlers, photo_handlers, upload, photos_dir):
     assert photo_handlers.load_photo_settings(ALICE)[photo_handlers.c.keep_photos] is False
-    state = handlers.analyze(str(upload), None, ALICE)[0]
+    state = handlers.analyze(str(upload), None, ALICE)[handlers.c.state]
     assert state["photo_jpeg"] is None and state["photo_sha256"]
     assert "Logged: Banana" in handlers.log_meal(state, state["serving"], "", "Lunch", "now", "", ALICE)
     assert photos.kept_photos("alice") == [] and files_in(photos_dir) == []

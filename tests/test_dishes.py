@@ -248,7 +248,7 @@ def test_a_dish_added_through_the_ui_is_recognised_and_a_correction_teaches_it(t
     from app.auth import Identity
     from app.model_catalog import ModelCatalog
     from app.security import OwnedFiles
-    from app.ui import AppContext, Handlers, build_page
+    from app.ui import AppContext, build_page
     from db import service
 
     monkeypatch.setenv("FOODTAG_HOME", str(tmp_path / "home"))
@@ -256,9 +256,9 @@ def test_a_dish_added_through_the_ui_is_recognised_and_a_correction_teaches_it(t
     catalog = ModelCatalog([tiny], default_path=lambda: tiny)
     context = AppContext(catalog=catalog, analyzer=Analyzer(catalog), identity=Identity(True),
                          max_upload_bytes=2**20, files=OwnedFiles())
-    handlers = Handlers(context)
-    # The My dishes handlers, wired as app.ui.build_ui wires them: the same analyser.
-    dish_handlers = build_page(context).photos
+    # The Analyse and My dishes handlers, wired as app.ui.build_page wires them: the same analyser.
+    page = build_page(context)
+    handlers, dish_handlers = page.analyse, page.photos
     c = dish_handlers.c
     carol = SimpleNamespace(username="carol")
     files = {}
@@ -269,13 +269,13 @@ def test_a_dish_added_through_the_ui_is_recognised_and_a_correction_teaches_it(t
     status, picker = shown[c.dishes_status], shown[c.dish_pick]
     assert "Saved **Pie** (Banana), 1 photos" in status and picker["choices"] == ["Pie"]
     dish_handlers.add_dish("Morning coffee", "espresso", [str(files["coffee.jpg"])], carol)
-    state = handlers.analyze(str(files["pie.jpg"]), None, carol)[0]
+    state = handlers.analyze(str(files["pie.jpg"]), None, carol)[handlers.c.state]
     top = state["analysis"]["predictions"][0]
     assert (top["label"], top["food"], top["dish"]) == ("Pie", "Banana", True)
     # A new photo logged as the dish it was not ranked first for: that dish learns it at once.
-    state = handlers.analyze(str(files["plate.jpg"]), None, carol)[0]
+    state = handlers.analyze(str(files["plate.jpg"]), None, carol)[handlers.c.state]
     picked = "Espresso" if state["analysis"]["predictions"][0]["food"] != "Espresso" else "Banana"
-    state = handlers.choose_suggestion(state, picked, carol)[0]
+    state = handlers.choose_suggestion(state, picked, carol)[handlers.c.state]
     message = handlers.log_meal(state, None, None, "lunch", "now", "", carol)
     dish = {"Espresso": "Morning coffee", "Banana": "Pie"}[picked]
     assert f"Your dish {dish!r} learned this photo." in message

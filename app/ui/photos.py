@@ -147,7 +147,8 @@ class PhotoSections:
             if not name:
                 raise FoodtagError("Pick a dish first.")
             removed = remove_stored_dish(user, name)
-        return {self.c.dishes_status: f"Removed {name} with the vectors of {removed} photos.", **self.my_dishes(request)}
+        return {self.c.dishes_status: f"Removed {name} with the vectors of {removed} photos.",
+                **self.my_dishes(request)}
 
     def build_dishes(self, page: gr.Blocks) -> None:
         """The My dishes section; call inside the Models tab."""
