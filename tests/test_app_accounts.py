@@ -15,7 +15,7 @@ from app_support import jpeg_bytes, seeded_server
 from gradio_client import Client, handle_file
 from gradio_client.exceptions import AuthenticationError
 
-from app.ui import Handlers
+from app.ui import build_page
 from db import dishes, personal, service
 
 PASSWORDS = {"alice": "alice-pass-123", "bob": "bob-pass-456"}
@@ -35,7 +35,7 @@ REVIEWED_ENDPOINTS = {
     # The picked entry's glucose curve: db.glucose.service.meal_of_entry for the request's user.
     "entry_glucose": "entry_response", "entry_glucose_row": "entry_response",
     "entry_glucose_after_edit": "entry_response", "entry_glucose_after_delete": "entry_response",
-    # The Glucose tab (app.glucose.ui): every handler names the user by GlucoseHandlers.user_of(request).
+    # The Glucose tab (app.ui.glucose): every handler names the user by GlucoseTab.user_of(request).
     "glucose_import": "import_file", "glucose_save_zone": "save_zone", "glucose_report": "report",
     "glucose_export_readings": "export_readings", "glucose_meals": "meals", "glucose_foods": "foods",
     "glucose_meal_curve": "meal_curve", "glucose_zone": "load",
@@ -57,7 +57,7 @@ REVIEWED_ENDPOINTS = {
     # tests/test_app_myfoods.py).
     "my_foods": "my_foods", "add_own_food": "add_own_food", "add_recipe": "add_recipe",
     "delete_own_food": "delete_own_food",
-    "batch_run": "run",  # app.batch.ui: analyses an uploaded CSV; reads and writes no meal log
+    "batch_run": "run",  # app.ui.batch: analyses an uploaded CSV; reads and writes no meal log
     # Settings: consent to keep meal photos and the household, by the request's user (below and
     # tests/test_app_photos.py); joining takes an invite code a member made (tests/test_db_photos.py).
     "set_keep_photos": "set_keep_photos", "load_photo_settings": "load_photo_settings",
@@ -198,14 +198,17 @@ def test_each_user_sees_only_their_own_log(server, alice_entry, photo):
 def test_own_foods_and_recent_foods_stay_private(server, alice_entry):
     personal.create_own_food("alice", "Alice secret cake", {"kcal": 400, "carbohydrate_g": 50,
                                                             "protein_g": 5, "fat_g": 20})
-    handlers = Handlers(server.app.ctx)
+    page = build_page(server.app.ctx)
+    handlers, my_foods = page.analyse, page.my_foods
+    c = handlers.c
     as_alice, as_bob = SimpleNamespace(username="alice"), SimpleNamespace(username="bob")
-    hits, _status = handlers.search_foods("secret cake", None, as_alice)
+    hits = handlers.search_foods("secret cake", None, as_alice)[c.search_hits]
     assert "Alice secret cake" in str(hits)
-    hits, _status = handlers.search_foods("secret cake", None, as_bob)
+    hits = handlers.search_foods("secret cake", None, as_bob)[c.search_hits]
     assert "Alice secret cake" not in str(hits)
     assert "Espresso" in str(handlers.recent_foods(as_alice))
-    message, recent = handlers.toggle_favourite({"food": "Alice secret cake"}, as_alice)
+    shown = handlers.toggle_favourite({"food": "Alice secret cake"}, as_alice)
+    message, recent = shown[c.log_status], shown[c.recent]
     assert "is a favourite" in message and "★ Alice secret cake" in str(recent)
     assert "Alice secret cake" not in str(handlers.recent_foods(as_bob))
     with pytest.raises(gr.Error, match="unknown food"):
@@ -213,12 +216,12 @@ def test_own_foods_and_recent_foods_stay_private(server, alice_entry):
     with pytest.raises(gr.Error, match="unknown food"):
         handlers.choose_food({}, "Alice secret cake", as_bob)
     # The My foods tab: bob's list lacks it, and he can neither delete it nor cook with it.
-    assert "Alice secret cake" in str(handlers.my_foods(as_alice))
-    assert "Alice secret cake" not in str(handlers.my_foods(as_bob))
+    assert "Alice secret cake" in str(my_foods.my_foods(as_alice))
+    assert "Alice secret cake" not in str(my_foods.my_foods(as_bob))
     with pytest.raises(gr.Error, match="no own food"):
-        handlers.delete_own_food("Alice secret cake", as_bob)
+        my_foods.delete_own_food("Alice secret cake", as_bob)
     with pytest.raises(gr.Error, match="unknown food"):
-        handlers.add_recipe("Copy", 1, [["Alice secret cake", 50]], None, as_bob)
+        my_foods.add_recipe("Copy", 1, [["Alice secret cake", 50]], None, as_bob)
     as_json = httpx.get(f"{server.url}/api/foods", params={"q": "secret cake"},
                         headers=basic("bob", PASSWORDS["bob"])).json()
     assert all(hit["food"] != "Alice secret cake" for hit in as_json["results"])
@@ -229,7 +232,7 @@ def test_own_foods_and_recent_foods_stay_private(server, alice_entry):
 
 
 def test_user_b_cannot_reach_user_a_through_the_ui_functions(server, alice_entry):
-    handlers = Handlers(server.app.ctx)
+    handlers = build_page(server.app.ctx).today
     as_bob = SimpleNamespace(username="bob")
     entry_id = alice_entry["id"]
     with pytest.raises(gr.Error, match="no meal entry"):

@@ -4,23 +4,34 @@ from datetime import datetime
 from pathlib import Path
 from types import SimpleNamespace
 
+import gradio as gr
 from db_support import alice, db_url  # noqa: F401  (fixtures)
 
-from app.glucose.ui import MEAL_COLUMNS, NO_READINGS, GlucoseHandlers
+from app.ui.glucose import MEAL_COLUMNS, NO_READINGS, GlucoseTab
 from db import service
 
 DATA = Path(__file__).parent / "data" / "glucose"
 
 
-def handlers(tmp_path: Path) -> GlucoseHandlers:
+def handlers(tmp_path: Path) -> GlucoseTab:
     def owned_path(stem: str, suffix: str, user: str) -> Path:
         folder = tmp_path / user
         folder.mkdir(exist_ok=True)
         return folder / f"{stem}{suffix}"
-    return GlucoseHandlers(lambda request: request.username, owned_path)
+    tab = GlucoseTab(lambda request: request.username, owned_path)
+    with gr.Blocks():  # the handlers answer keyed by the tab's components
+        tab.build_entry_response()
+        tab.build()
+    return tab
 
 
 ALICE, BOB = SimpleNamespace(username="alice"), SimpleNamespace(username="bob")
+
+
+def curve(h: GlucoseTab, entry_id, request) -> tuple:
+    """The entry's (plot, text) as the Today tab shows them."""
+    shown = h.entry_response(entry_id, request)
+    return shown[h.c.entry_plot], shown[h.c.entry_text]
 
 
 def test_import_report_and_meals_through_the_handlers(alice, tmp_path):
@@ -31,17 +42,19 @@ def test_import_report_and_meals_through_the_handlers(alice, tmp_path):
     status = h.import_file(str(DATA / "clarity_de_mmol.csv"), "auto", ALICE)
     assert "Read as **clarity** in Europe/Berlin: **4** readings added" in status
     assert "line 14: 2026-03-29 02:30:00 does not exist in Europe/Berlin" in status
-    text, figure, png = h.report(2, "2026-03-29", ALICE)
+    shown = h.report(2, "2026-03-29", ALICE)
+    text, figure, png = shown[h.c.metrics_text], shown[h.c.agp], shown[h.c.png]
     assert "4 readings" in text and "Shows what happened." in text and figure is not None
     assert Path(png).read_bytes()[:4] == b"\x89PNG" and "/alice/" in png
-    assert "0 readings" in h.report(2, "2026-03-29", BOB)[0]
+    assert "0 readings" in h.report(2, "2026-03-29", BOB)[h.c.metrics_text]
     service.log_meal(alice, "banana", eaten_at=datetime(2026, 3, 29, 1, 40))
-    table, picker = h.meals(ALICE)
+    shown = h.meals(ALICE)
+    table, picker = shown[h.c.meals_table], shown[h.c.meal_pick]
     assert list(table.columns) == MEAL_COLUMNS and table.iloc[0]["Foods"] == "Banana"
     assert picker["choices"] == ["2026-03-29T01:40"]
     assert h.meal_curve("2026-03-29T01:40", ALICE) is not None
     assert h.meal_curve("2026-03-29T01:40", BOB) is None
-    assert h.meals(BOB)[0].empty and h.foods(ALICE).empty
+    assert h.meals(BOB)[h.c.meals_table].empty and h.foods(ALICE).empty
     csv_path = h.export_readings(ALICE)
     assert Path(csv_path).read_text().count("\n") == 5
 
@@ -53,7 +66,7 @@ def test_bad_input_gets_a_message_and_imports_nothing(alice, tmp_path):
     bad.write_text("shopping list\neggs\n")
     assert "Nothing was imported: cannot tell which export" in h.import_file(str(bad), "auto", ALICE)
     assert "unknown time zone" in h.save_zone("Moon/Base", ALICE)
-    assert h.report(14, "not a day", ALICE)[0].startswith("⚠️")
+    assert h.report(14, "not a day", ALICE)[h.c.metrics_text].startswith("⚠️")
 
 
 def test_an_entry_shows_its_own_curve_to_its_owner_only(alice, tmp_path):
@@ -63,14 +76,15 @@ def test_an_entry_shows_its_own_curve_to_its_owner_only(alice, tmp_path):
     h.import_file(str(DATA / "clarity_de_mmol.csv"), "auto", ALICE)
     around = service.log_meal(alice, "banana", eaten_at=datetime(2026, 3, 29, 1, 40))["id"]
     far = service.log_meal(alice, "banana", eaten_at=datetime(2026, 3, 20, 12, 0))["id"]
-    plot, text = h.entry_response(around, ALICE)
+    plot, text = curve(h, around, ALICE)
     assert plot["visible"] and plot["value"] is not None
     assert text.startswith("**Glucose after this meal** (Banana") and "Baseline " in text
     assert "2-h iAUC" in text and "correction bolus cannot be excluded" in text
-    plot, text = h.entry_response(far, ALICE)
+    plot, text = curve(h, far, ALICE)
     assert not plot["visible"] and text == NO_READINGS
     # Bob asking for Alice's entry gets neither her curve nor her figures.
-    plot, text = h.entry_response(around, BOB)
+    plot, text = curve(h, around, BOB)
     assert not plot["visible"] and plot["value"] is None
     assert text == f"⚠️ no meal entry {around} for 'bob'"
-    assert h.entry_response(None, ALICE) == ({"__type__": "update", "value": None, "visible": False}, "")
+    assert h.entry_response(None, ALICE) == {h.c.entry_plot: {"__type__": "update", "value": None, "visible": False},
+                                             h.c.entry_text: ""}

@@ -10,7 +10,8 @@ import pytest
 from app_support import seeded_server
 from gradio_client import Client
 
-from app.ui import PER_100G, PER_SERVING, Handlers
+from app.ui import build_page
+from app.ui.my_foods import PER_100G, PER_SERVING
 from db import personal, service
 
 PASSWORDS = {"carol": "carol-pass-123", "dave": "dave-pass-456"}
@@ -25,18 +26,30 @@ def server(tmp_path_factory, default_model_path):
 
 
 @pytest.fixture(scope="module")
-def handlers(server):
-    return Handlers(server.app.ctx)
+def page(server):
+    return build_page(server.app.ctx)
+
+
+@pytest.fixture(scope="module")
+def handlers(page):
+    """The My foods tab's handlers."""
+    return page.my_foods
 
 
 CAROL, DAVE = SimpleNamespace(username="carol"), SimpleNamespace(username="dave")
 
 
+def shown(handlers, outputs: dict) -> tuple:
+    """(status, table, picker) as the My foods tab shows them after a handler."""
+    c = handlers.c
+    return outputs[c.my_status], outputs[c.my_table], outputs[c.my_pick]
+
+
 def test_food_recipe_list_and_delete_through_the_handlers(handlers):
-    status, table, picker = handlers.add_own_food(*BAR, CAROL)
+    status, table, picker = shown(handlers, handlers.add_own_food(*BAR, CAROL))
     assert "Saved **Muesli bar**" in status and picker["choices"] == ["Muesli bar"]
-    status, table, picker = handlers.add_recipe(
-        "Banana bar bowl", 2, [["banana", 118], ["Muesli bar", "60"], ["", None]], None, CAROL)
+    status, table, picker = shown(handlers, handlers.add_recipe(
+        "Banana bar bowl", 2, [["banana", 118], ["Muesli bar", "60"], ["", None]], None, CAROL))
     # Hand sum: 118 g banana x 22.84 g/100 g = 26.95 g; 60 g bar = 2 bars = 40 g; / 2 servings.
     assert "| Carbohydrate | 33.5 g |" in status and "2 servings of 89 g" in status
     [recipe] = [f for f in personal.own_foods("carol") if f["food"] == "Banana bar bowl"]
@@ -47,15 +60,15 @@ def test_food_recipe_list_and_delete_through_the_handlers(handlers):
     # A food a recipe uses cannot be deleted; the recipe can, then the food.
     with pytest.raises(gr.Error, match="used by meal entries or recipes"):
         handlers.delete_own_food("Muesli bar", CAROL)
-    status, table, picker = handlers.delete_own_food("Banana bar bowl", CAROL)
+    status, table, picker = shown(handlers, handlers.delete_own_food("Banana bar bowl", CAROL))
     assert status == "Deleted Banana bar bowl." and picker["choices"] == ["Muesli bar"]
     handlers.delete_own_food("Muesli bar", CAROL)
-    assert handlers.my_foods(CAROL)[0].empty
+    assert handlers.my_foods(CAROL)[handlers.c.my_table].empty
 
 
 def test_recipe_weighed_after_cooking_through_the_handlers(handlers):
     # 100 g of banana cooked down to 50 g: 22.84 g carbohydrate in 50 g, 45.68 g per 100 g.
-    status, _table, _picker = handlers.add_recipe("Banana jam", 1, [["banana", 100]], 50, CAROL)
+    status, _table, _picker = shown(handlers, handlers.add_recipe("Banana jam", 1, [["banana", 100]], 50, CAROL))
     assert "50 g cooked (from 100 g of ingredients) in all" in status
     assert "| Carbohydrate | 22.8 g |" in status
     with pytest.raises(gr.Error, match="less than the"):
@@ -100,7 +113,8 @@ def test_bad_inputs_get_a_clear_message(handlers):
 
 def test_user_b_never_sees_uses_or_deletes_user_a_foods(handlers):
     handlers.add_own_food("Carol crackers", PER_100G, "", None, 450, 60, 2, 5, 10, 18, None, None, CAROL)
-    table, picker = handlers.my_foods(DAVE)
+    listed = handlers.my_foods(DAVE)
+    table, picker = listed[handlers.c.my_table], listed[handlers.c.my_pick]
     assert table.empty and picker["choices"] == []
     with pytest.raises(gr.Error, match="no own food"):
         handlers.delete_own_food("Carol crackers", DAVE)
@@ -142,26 +156,30 @@ def test_my_foods_through_gradio_client(server):
     assert status == "Deleted Bar and banana." and [r[0] for r in table["data"]] == ["Muesli bar"]
 
 
-def test_glucose_tablets_are_entered_from_the_pack_never_guessed(handlers):
+def test_glucose_tablets_are_entered_from_the_pack_never_guessed(handlers, page):
     # The search answers with an entry that asks for the pack's figure (db.hypo); picking it
     # shows where to enter it, with no card and Log off, and fills in the label form.
-    [entry] = handlers.search_foods("glucose tablets", None, CAROL)[0]["choices"]
-    picked = handlers.choose_food({}, entry[1], CAROL)
-    state, headline, card, log = picked[0], picked[1], picked[8], picked[9]
+    a = page.analyse.c
+    [entry] = page.analyse.search_foods("glucose tablets", None, CAROL)[a.search_hits]["choices"]
+    picked = page.analyse.choose_food({}, entry[1], CAROL)
+    state, headline, card, log = picked[a.state], picked[a.headline], picked[a.card], picked[a.log_btn]
     assert state["food"] is None and card == "" and log["interactive"] is False
     assert "no food table lists them" in headline and "one tablet (g), from the pack" in headline
-    tab, name, basis, serving, status = handlers.open_pack_form(entry[1], CAROL)
+    c = handlers.c
+    opened = handlers.open_pack_form(entry[1], CAROL)
+    tab, name, basis, serving, status = (opened[c.tabs], opened[c.own_name], opened[c.own_basis],
+                                         opened[c.own_serving_name], opened[c.my_status])
     assert (tab.selected, name, basis, serving) == ("my-foods", "Glucose tablets", PER_SERVING, "1 tablet")
     assert "carbohydrate in one tablet" in status
-    assert handlers.open_pack_form("Banana", CAROL) == (gr.skip(),) * 5
+    assert handlers.open_pack_form("Banana", CAROL) == gr.skip()
     # Saved from the pack (4 g carbohydrate in a 4.2 g tablet), the search finds carol's own
     # tablets first, and they are logged at her figure; dave still gets the pack entry alone.
     handlers.add_own_food(name, basis, serving, 4.2, 15, 4, 4, 0, 0, 0, 0, 0, CAROL)
     hits = service.search("glucose tablets", user="carol")
     assert [h["food"] for h in hits] == ["Glucose tablets", entry[1]] and hits[0]["own"]
     assert hits[0]["portion"] == {"serving": "1 tablet", "grams": 4.2, "carbohydrate_g": 4.0}
-    assert handlers.open_pack_form("glucose tablets", CAROL) == (gr.skip(),) * 5
-    assert handlers.choose_food({}, "Glucose tablets", CAROL)[8] != ""
+    assert handlers.open_pack_form("glucose tablets", CAROL) == gr.skip()
+    assert page.analyse.choose_food({}, "Glucose tablets", CAROL)[a.card] != ""
     assert [h["food_id"] for h in service.search("glucose tablets", user="dave")] == [None]
     handlers.delete_own_food("Glucose tablets", CAROL)
 
@@ -172,8 +190,8 @@ def test_single_user_mode_uses_the_local_user(tmp_path_factory, default_model_pa
     from app.config import LOCAL_USER
 
     with seeded_server(tmp_path_factory.mktemp("app-myfoods-local")) as live:
-        handlers, local = Handlers(live.app.ctx), SimpleNamespace(username=None)
+        handlers, local = build_page(live.app.ctx).my_foods, SimpleNamespace(username=None)
         handlers.add_own_food("Rye crisp", PER_100G, "", None, 370, 70, 2, 16, 10, 2, None, None, local)
-        table, picker = handlers.my_foods(local)
+        picker = handlers.my_foods(local)[handlers.c.my_pick]
         assert picker["choices"] == ["Rye crisp"]
         assert [f["food"] for f in personal.own_foods(LOCAL_USER)] == ["Rye crisp"]

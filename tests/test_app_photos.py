@@ -18,9 +18,9 @@ from photo_support import files_in, photo_with_location, photos_dir  # noqa: F40
 from app.__main__ import main
 from app.meals import Analyzer, Analysis, Suggestion, read_photo
 from app.auth import Identity
-from app.photos_ui import PhotoHandlers
 from app.security import OwnedFiles
-from app.ui import AppContext, Handlers
+from app.ui import AppContext, build_page
+from app.ui.analyse import AnalyseTab
 from db import photos, service
 from db.session import configure
 
@@ -63,21 +63,27 @@ def context(database, photos_dir) -> AppContext:
 
 
 @pytest.fixture
-def handlers(context):
-    return Handlers(context)
+def page(context):
+    return build_page(context)
 
 
 @pytest.fixture
-def photo_handlers(context):
-    """The consent and household handlers, wired as app.ui.build_ui wires them."""
-    return PhotoHandlers(context.identity.ui_user, context.analyzer, context.max_upload_bytes)
+def handlers(page):
+    """The Analyse tab's handlers."""
+    return page.analyse
 
 
-def analyse_and_log(handlers: Handlers, upload: Path, request, food: str | None = None) -> str:
+@pytest.fixture
+def photo_handlers(page):
+    """The consent and household handlers, wired as app.ui.build_page wires them."""
+    return page.photos
+
+
+def analyse_and_log(handlers: AnalyseTab, upload: Path, request, food: str | None = None) -> str:
     """Analyse, optionally pick another food than the model's (a correction), press Log."""
-    state = handlers.analyze(str(upload), None, request)[0]
+    state = handlers.analyze(str(upload), None, request)[handlers.c.state]
     if food is not None:
-        state = handlers.choose_food(state, food, request)[0]
+        state = handlers.choose_food(state, food, request)[handlers.c.state]
     return handlers.log_meal(state, state["serving"], "", "Lunch", "now", "", request)
 
 
@@ -89,8 +95,8 @@ def upload(tmp_path: Path) -> Path:
 
 
 def test_without_consent_the_analysed_photo_is_never_written(handlers, photo_handlers, upload, photos_dir):
-    assert photo_handlers.load_photo_settings(ALICE)[0] is False
-    state = handlers.analyze(str(upload), None, ALICE)[0]
+    assert photo_handlers.load_photo_settings(ALICE)[photo_handlers.c.keep_photos] is False
+    state = handlers.analyze(str(upload), None, ALICE)[handlers.c.state]
     assert state["photo_jpeg"] is None and state["photo_sha256"]
     assert "Logged: Banana" in handlers.log_meal(state, state["serving"], "", "Lunch", "now", "", ALICE)
     assert photos.kept_photos("alice") == [] and files_in(photos_dir) == []
@@ -98,7 +104,7 @@ def test_without_consent_the_analysed_photo_is_never_written(handlers, photo_han
 
 def test_with_consent_the_logged_photo_is_kept_with_its_label(handlers, photo_handlers, upload, photos_dir):
     assert "are kept" in photo_handlers.set_keep_photos(True, ALICE)
-    assert photo_handlers.load_photo_settings(ALICE)[0] is True
+    assert photo_handlers.load_photo_settings(ALICE)[photo_handlers.c.keep_photos] is True
     analyse_and_log(handlers, upload, ALICE)  # the model's answer accepted
     analyse_and_log(handlers, upload, ALICE, food="Espresso")  # corrected
     kept = photos.kept_photos("alice")
@@ -115,16 +121,18 @@ def test_with_consent_the_logged_photo_is_kept_with_its_label(handlers, photo_ha
 
 
 def test_household_controls_need_an_invite_code(photo_handlers):
+    c = photo_handlers.c
     assert "no household" in photo_handlers.household_view(BOB)
-    status, typed = photo_handlers.create_household("Home", ALICE)
+    shown = photo_handlers.create_household("Home", ALICE)
+    status, typed = shown[c.household_status], shown[c.household_text]
     assert status == "Household **'Home'**: alice." and typed == ""
     with pytest.raises(gr.Error, match="not valid"):
         photo_handlers.join_household("Home", BOB)  # the name alone lets nobody in
-    invite, _ = photo_handlers.invite_to_household(ALICE)
+    invite = photo_handlers.invite_to_household(ALICE)[c.household_status]
     code = invite.rsplit("`", 2)[1]
-    assert photo_handlers.join_household(code, BOB)[0] == "Household **'Home'**: alice, bob."
+    assert photo_handlers.join_household(code, BOB)[c.household_status] == "Household **'Home'**: alice, bob."
     assert service.household_members("bob") == ["alice", "bob"]
-    assert "no household" in photo_handlers.leave_household(BOB)[0]
+    assert "no household" in photo_handlers.leave_household(BOB)[c.household_status]
     assert service.household_members("alice") == ["alice"]
 
 

@@ -17,7 +17,8 @@ from gradio_client import Client, handle_file
 from PIL import Image
 
 from app.config import LOCAL_USER
-from app.ui import PER_100G, Handlers
+from app.ui import build_page
+from app.ui.my_foods import PER_100G
 from db import personal, service
 from db.arguments import SETTING_RANGES
 
@@ -171,29 +172,35 @@ def test_animated_gif_is_analysed_by_its_first_frame(server, coffee_image):
 
 
 def test_ui_handler_bad_photos_give_clear_messages(server, coffee_image, tmp_path):
-    handlers = Handlers(server.app.ctx)
+    handlers = build_page(server.app.ctx).analyse
+    c = handlers.c
     local = SimpleNamespace(username=None)
     for case, (name, data, words) in bad_inputs(coffee_image).items():
         path = tmp_path / name
         path.write_bytes(data)
-        state, preview, headline, *_rest, head, card, log, _status = handlers.analyze(str(path), None, local)
+        shown = handlers.analyze(str(path), None, local)
+        state, preview, headline = shown[c.state], shown[c.preview], shown[c.headline]
+        head, card, log = shown[c.carb_head], shown[c.card], shown[c.log_btn]
         assert headline.startswith("❌") and words.lower() in headline.lower() and name in headline, case
         assert state["food"] is None and preview is None and head == card == ""
         assert log["interactive"] is False
     big = tmp_path / "big.jpg"
     big.write_bytes(b"\0" * (MAX_UPLOAD_MB * 2**20 + 1))
-    assert "limit is 2 MB" in handlers.analyze(str(big), None, local)[2]
-    assert "Upload a photo" in handlers.analyze(None, None, local)[2]
+    assert "limit is 2 MB" in handlers.analyze(str(big), None, local)[c.headline]
+    assert "Upload a photo" in handlers.analyze(None, None, local)[c.headline]
     gif = tmp_path / "loop.gif"
     gif.write_bytes(animated_gif(coffee_image))
-    state, _preview, headline, *_ = handlers.analyze(str(gif), None, local)
+    shown = handlers.analyze(str(gif), None, local)
+    state, headline = shown[c.state], shown[c.headline]
     assert "first frame" in headline and state["food"] == "Espresso"
 
 
 def test_ui_refuses_bad_portions_and_times(server, coffee_jpeg):
-    handlers = Handlers(server.app.ctx)
+    page = build_page(server.app.ctx)
+    handlers = page.analyse
+    c = handlers.c
     local = SimpleNamespace(username=None)
-    state = handlers.analyze(str(coffee_jpeg), None, local)[0]
+    state = handlers.analyze(str(coffee_jpeg), None, local)[c.state]
     for grams, words in ((5e-324, "from 1 to 5000"), ("5e-324", "number"), (-1, "from 1 to 5000"),
                          ("nan", "number"), (float("inf"), "from 1 to 5000"), ("1e308", "number"),
                          ("abc", "number"), ("9999", "from 1 to 5000"), ("1_000", "number")):
@@ -207,16 +214,17 @@ def test_ui_refuses_bad_portions_and_times(server, coffee_jpeg):
         handlers.log_meal(state, "1 shot (1 fl oz)", None, "lunch", "0001-01-01 12:00", "", local)
     for day in ("0001-01-01", "9999-12-31"):
         with pytest.raises(gr.Error, match="outside the years 1900-2100"):
-            handlers.day_view(day, local)
+            page.today.day_view(day, local)
     entry = service.log_meal(LOCAL_USER, "Espresso", grams=100)
     for grams in (5e-324, float("nan"), 1e308):
         with pytest.raises(gr.Error, match="from 1 to 5000"):
-            handlers.edit_entry(entry["id"], grams, "", entry["eaten_at"][:16], "", local)
+            page.today.edit_entry(entry["id"], grams, "", entry["eaten_at"][:16], "", local)
     assert service.day_summary(LOCAL_USER, date.today())["totals"]["kcal"] is not None
-    state, _servings, _box, head, card, _log, _status = handlers.set_grams(state, " 90 ", local)
+    shown = handlers.set_grams(state, " 90 ", local)
+    state, head, card = shown[c.state], shown[c.carb_head], shown[c.card]
     assert "90 g" in card and "90 g" in head
     # Emptied grams: back to the serving.
-    state, servings, _box, head, card, _log, _status = handlers.set_grams(state, "", local)
+    card = handlers.set_grams(state, "", local)[c.card]
     assert "1 shot (1 fl oz) (30 g)" in card
 
 

@@ -10,7 +10,9 @@ from app_support import animated_gif, bad_inputs, jpeg_bytes
 from app.meals import read_photo
 from app.model_catalog import read_accuracy
 from app.config import AppConfig, ConfigError, is_loopback
-from app.ui import Handlers, parse_day, parse_when
+from app.ui.common import parse_when
+from app.ui.settings import SettingsTab
+from app.ui.today import parse_day
 from app import views
 from models.errors import FoodtagError, ImageError
 
@@ -276,4 +278,4 @@ def test_totals_table_against_targets():
     (None, "12", "12"),  # nothing picked: the unit stays
 ])
 def test_picking_a_region_offers_its_unit(region, unit, expected):
-    assert Handlers.unit_for_region(region, unit) == expected
+    assert SettingsTab.unit_for_region(region, unit) == expected

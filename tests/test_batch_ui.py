@@ -9,8 +9,9 @@ import gradio as gr
 import pytest
 from gradio_client import Client, handle_file
 
-from app.batch.ui import build_batch_tab, run_upload
 from app.batch.archive import ZipRejected
+from app.batch.upload import run_upload
+from app.ui.batch import BatchTab
 from batch_support import batch_database, jpeg_bytes, photo, read_csv, tiny_model, write_csv  # batch_database: a fixture
 
 
@@ -77,8 +78,7 @@ def test_upload_refuses_zip_slip(tmp_path, engine):
 def test_batch_tab_over_gradio_client(tmp_path, engine):
     csv, archive = upload(tmp_path, {"a.jpg": jpeg_bytes(1)}, [["a.jpg", "100", "x"], ["missing.jpg", "", ""]])
     with gr.Blocks() as demo:
-        with gr.Tab("Batch"):
-            build_batch_tab(lambda: engine, user_settings=lambda _request: SURE)
+        BatchTab(lambda: engine, user_settings=lambda _request: SURE).build()
     demo.queue().launch(prevent_thread_lock=True, quiet=True)
     try:
         client = Client(demo.local_url, verbose=False)

@@ -247,9 +247,8 @@ def test_a_dish_added_through_the_ui_is_recognised_and_a_correction_teaches_it(t
     from app.meals import Analyzer
     from app.auth import Identity
     from app.model_catalog import ModelCatalog
-    from app.photos_ui import PhotoHandlers
     from app.security import OwnedFiles
-    from app.ui import AppContext, Handlers
+    from app.ui import AppContext, build_page
     from db import service
 
     monkeypatch.setenv("FOODTAG_HOME", str(tmp_path / "home"))
@@ -257,34 +256,38 @@ def test_a_dish_added_through_the_ui_is_recognised_and_a_correction_teaches_it(t
     catalog = ModelCatalog([tiny], default_path=lambda: tiny)
     context = AppContext(catalog=catalog, analyzer=Analyzer(catalog), identity=Identity(True),
                          max_upload_bytes=2**20, files=OwnedFiles())
-    handlers = Handlers(context)
-    # The My dishes handlers, wired as app.ui.build_ui wires them: the same analyser.
-    dish_handlers = PhotoHandlers(context.identity.ui_user, context.analyzer, context.max_upload_bytes)
+    # The Analyse and My dishes handlers, wired as app.ui.build_page wires them: the same analyser.
+    page = build_page(context)
+    handlers, dish_handlers = page.analyse, page.photos
+    c = dish_handlers.c
     carol = SimpleNamespace(username="carol")
     files = {}
     for name, seed in (("pie.jpg", 20), ("coffee.jpg", 40), ("plate.jpg", 60)):
         files[name] = tmp_path / name
         picture(seed, size=64).save(files[name], "JPEG", quality=95)
-    status, table, picker, _line = dish_handlers.add_dish("Pie", "banana", [str(files["pie.jpg"])], carol)
+    shown = dish_handlers.add_dish("Pie", "banana", [str(files["pie.jpg"])], carol)
+    status, picker = shown[c.dishes_status], shown[c.dish_pick]
     assert "Saved **Pie** (Banana), 1 photos" in status and picker["choices"] == ["Pie"]
     dish_handlers.add_dish("Morning coffee", "espresso", [str(files["coffee.jpg"])], carol)
-    state = handlers.analyze(str(files["pie.jpg"]), None, carol)[0]
+    state = handlers.analyze(str(files["pie.jpg"]), None, carol)[handlers.c.state]
     top = state["analysis"]["predictions"][0]
     assert (top["label"], top["food"], top["dish"]) == ("Pie", "Banana", True)
     # A new photo logged as the dish it was not ranked first for: that dish learns it at once.
-    state = handlers.analyze(str(files["plate.jpg"]), None, carol)[0]
+    state = handlers.analyze(str(files["plate.jpg"]), None, carol)[handlers.c.state]
     picked = "Espresso" if state["analysis"]["predictions"][0]["food"] != "Espresso" else "Banana"
-    state = handlers.choose_suggestion(state, picked, carol)[0]
+    state = handlers.choose_suggestion(state, picked, carol)[handlers.c.state]
     message = handlers.log_meal(state, None, None, "lunch", "now", "", carol)
     dish = {"Espresso": "Morning coffee", "Banana": "Pie"}[picked]
     assert f"Your dish {dish!r} learned this photo." in message
     assert {d["dish"]: d["photos"] for d in stored.list_dishes("carol")}[dish] == 2
     # The Models tab: each dish's held-out recognition; the dish of one photo has none to show.
-    table, _picker, line = dish_handlers.my_dishes(carol)
+    shown = dish_handlers.my_dishes(carol)
+    table, line = shown[c.dishes_table], shown[c.dishes_accuracy]
     held_out = dict(zip(table["dish"], table["recognised from your other photos"]))
     assert held_out[dish] in ("0 of 2", "1 of 2", "2 of 2") and set(held_out.values()) - {held_out[dish]} == {"-"}
     assert f"{held_out[dish]} right" in line
-    status, table, picker, _line = dish_handlers.remove_dish("Pie", carol)
+    shown = dish_handlers.remove_dish("Pie", carol)
+    status, picker = shown[c.dishes_status], shown[c.dish_pick]
     assert status == "Removed Pie with the vectors of 1 photos." and picker["choices"] == ["Morning coffee"]
     for too_few_or_many in ([], [str(files["pie.jpg"])] * 11):
         with pytest.raises(Exception, match="Add 1 to 10 photos"):

@@ -1,0 +1,66 @@
+"""What the tabs share: the app context (with the signed-in user), downloads only their owner
+may fetch, the meal-time parser, and the API visibility of events that repeat another."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import Path
+
+import gradio as gr
+
+from app.auth import Identity
+from app.meals import Analyzer
+from app.model_catalog import ModelCatalog
+from app.security import OwnedFiles, private_dir
+from db import validate
+from models.paths import data_home
+
+# Exported logs are health data: our copies live a few minutes, Gradio's an hour at most.
+EXPORT_MAX_AGE_S = 300
+# Events that repeat another one (same handler, other trigger) are callable but left out of the
+# API page, which lists each operation once.
+QUIET = {"api_visibility": "undocumented"}
+
+
+@dataclass
+class AppContext:
+    """What every handler shares: the model catalogue, the analyser and the identity rules."""
+
+    catalog: ModelCatalog
+    analyzer: Analyzer
+    identity: Identity
+    max_upload_bytes: int
+    files: OwnedFiles  # downloads only their owner may fetch
+
+    def user(self, request: gr.Request | None) -> str:
+        """The signed-in user of a page request; no handler accepts a user name from the page."""
+        return self.identity.ui_user(request)
+
+
+class Downloads:
+    """New file paths that only their user may download (app.security.OwnedFiles). Gradio
+    copies a returned file into its cache (purged by delete_cache) after the handler returns,
+    so our copy cannot be removed then; earlier ones are removed as the next is made."""
+
+    def __init__(self, files: OwnedFiles) -> None:
+        self.files = files
+        self.root = Path(tempfile.mkdtemp(prefix="exports-", dir=private_dir(data_home() / "tmp")))
+
+    def path(self, stem: str, suffix: str, user: str) -> Path:
+        self._sweep()
+        folder = Path(tempfile.mkdtemp(prefix="export-", dir=self.root))
+        return folder / self.files.name(stem, suffix, user)
+
+    def _sweep(self) -> None:
+        cutoff = datetime.now().timestamp() - EXPORT_MAX_AGE_S
+        for folder in self.root.glob("export-*"):
+            if folder.stat().st_mtime < cutoff:
+                shutil.rmtree(folder, ignore_errors=True)
+
+
+def parse_when(text: str | None, *, today: date | None = None) -> datetime:
+    """The time box: "now" (or blank), "HH:MM", "YYYY-MM-DD HH:MM" (db.validate.meal_time)."""
+    return validate.meal_time(text, today=today) or datetime.now().replace(microsecond=0)

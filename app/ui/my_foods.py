@@ -1,0 +1,145 @@
+"""The My foods tab: the person's own foods, entered from a label, and recipes built from
+foods; list and delete. Thin handlers over db.personal."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import gradio as gr
+import pandas as pd
+
+from app import views
+from app.errors import shown_errors
+from app.ui.common import AppContext
+from db import personal, service, validate
+from db.nutrition import NUTRIENT_LABELS, STORED_NUTRIENTS
+from models.errors import FoodtagError
+
+PER_100G, PER_SERVING = "per 100 g", "per serving"
+
+
+def _ingredient_rows(rows) -> list[tuple[str, object]]:
+    """The recipe table's rows -> (food, grams) pairs; blank rows are skipped, half-filled ones
+    refused (grams are checked by db.validate in db.personal)."""
+    values = rows.values.tolist() if isinstance(rows, pd.DataFrame) else list(rows or [])
+    pairs = []
+    for number, row in enumerate(values, 1):
+        food, grams = (list(row) + ["", ""])[:2]
+        food = "" if food is None else str(food).strip()
+        grams = "" if grams is None or (isinstance(grams, float) and grams != grams) else grams
+        if not food and str(grams).strip() == "":
+            continue
+        if not food:
+            raise FoodtagError(f"Ingredient row {number} has grams but no food name.")
+        pairs.append((food, grams))
+    if not pairs:
+        raise FoodtagError("Add at least one ingredient: a food name and its grams.")
+    return pairs
+
+
+class MyFoodsTab:
+    """One method per event; ``c`` holds the components, made by build()."""
+
+    def __init__(self, ctx: AppContext) -> None:
+        self.ctx = ctx
+        self.c = SimpleNamespace()
+
+    def my_foods(self, request: gr.Request):
+        """The user's own foods and recipes, and the delete picker."""
+        with shown_errors():
+            foods = personal.own_foods(self.ctx.user(request))
+        return {self.c.my_table: views.own_foods_table(foods),
+                self.c.my_pick: gr.update(choices=[f["food"] for f in foods], value=None)}
+
+    def add_own_food(self, name: str | None, basis: str | None, serving_name: str | None,
+                     serving_grams: float | None, kcal: float | None, carbohydrate: float | None,
+                     sugars: float | None, fiber: float | None, protein: float | None,
+                     fat: float | None, saturated_fat: float | None, sodium: float | None,
+                     request: gr.Request):
+        """A food from its label: values (STORED_NUTRIENTS, in that order) per 100 g, or per
+        serving of ``serving_grams``."""
+        values = dict(zip(STORED_NUTRIENTS, (kcal, carbohydrate, sugars, fiber, protein, fat,
+                                             saturated_fat, sodium), strict=True))
+        with shown_errors():
+            user = self.ctx.user(request)
+            made = personal.create_own_food(
+                user, name or "", {k: v for k, v in values.items() if v is not None},
+                serving_grams=serving_grams, serving_name=(serving_name or "").strip() or "1 serving",
+                per_serving=basis == PER_SERVING)
+        return {self.c.my_status: f"Saved **{made['food']}**: search for it in the Analyse tab to log it.",
+                **self.my_foods(request)}
+
+    def add_recipe(self, name: str | None, servings: float | None, rows, cooked_grams: float | None,
+                   request: gr.Request):
+        """A recipe from (food, grams) rows, weighed after cooking or not; shows one serving's
+        nutrients."""
+        with shown_errors():
+            user = self.ctx.user(request)
+            ingredients = _ingredient_rows(rows)
+            if servings is None:
+                raise FoodtagError("Enter the number of servings the recipe makes.")
+            made = personal.create_recipe(user, name or "", ingredients, servings,
+                                          cooked_grams=cooked_grams or None)
+        return {self.c.my_status: views.recipe_markdown(made, float(servings)), **self.my_foods(request)}
+
+    def delete_own_food(self, food: str | None, request: gr.Request):
+        with shown_errors():
+            if not food:
+                raise FoodtagError("Pick one of your foods first.")
+            personal.delete_own_food(self.ctx.user(request), food)
+        return {self.c.my_status: f"Deleted {food}.", **self.my_foods(request)}
+
+    def open_pack_form(self, food: str | None, request: gr.Request):
+        """A search entry for glucose tablets or gel was picked (in the Analyse tab): this tab,
+        its label form filled in with the name and the serving, waiting for the pack's figures."""
+        with shown_errors():
+            entry = service.pack_entry(food, user=self.ctx.user(request)) if food else None
+        if entry is None:
+            return gr.skip()
+        c = self.c
+        return {c.tabs: gr.Tabs(selected="my-foods"), c.own_name: entry["food"], c.own_basis: PER_SERVING,
+                c.own_serving_name: entry["serving"],
+                c.my_status: f"Enter {entry['asks']}, and the weight of one, then Save food."}
+
+    def build(self, page: gr.Blocks, tabs: gr.Tabs) -> None:
+        """The tab's layout and its own events; ``tabs`` is the page's, which open_pack_form
+        switches to this tab (the page wires that event)."""
+        c = self.c
+        c.tabs = tabs
+        with gr.Tab("My foods", id="my-foods"):
+            with gr.Accordion("Add a food from its label", open=True):
+                with gr.Row():
+                    c.own_name = gr.Textbox(label="Name", scale=2)
+                    c.own_basis = gr.Radio(label="The label's values are", choices=[PER_100G, PER_SERVING],
+                                           value=PER_100G, scale=2)
+                    c.own_serving_name = gr.Textbox(label="Serving name", placeholder="1 bar")
+                    c.own_serving_grams = gr.Number(label="Serving grams", minimum=validate.MIN_PORTION_G,
+                                                    maximum=validate.MAX_PORTION_G)
+                with gr.Row():
+                    c.own_values = [gr.Number(label=f"{label} ({unit})", minimum=0)
+                                    for label, unit in map(NUTRIENT_LABELS.get, STORED_NUTRIENTS)]
+                c.add_food_btn = gr.Button("Save food", variant="primary")
+            with gr.Accordion("Build a recipe", open=True):
+                with gr.Row():
+                    c.recipe_name = gr.Textbox(label="Recipe name", scale=2)
+                    c.recipe_servings = gr.Number(label="Servings it makes", value=1, minimum=0)
+                c.recipe_cooked = gr.Number(label="Weight after cooking (g), if weighed: portions "
+                                                  "weighed off the plate then count right", minimum=0)
+                c.recipe_rows = gr.Dataframe(label="Ingredients: a food's name (as found by search) and grams",
+                                             headers=["food", "grams"], datatype=["str", "number"],
+                                             column_count=(2, "fixed"), row_count=(3, "dynamic"),
+                                             type="array", interactive=True)
+                c.add_recipe_btn = gr.Button("Save recipe", variant="primary")
+            c.my_status = gr.Markdown(elem_id="my-foods-status")
+            c.my_table = gr.Dataframe(label="Your foods and recipes", interactive=False)
+            with gr.Row():
+                c.my_pick = gr.Dropdown(label="Food or recipe", choices=[], interactive=True)
+                c.delete_food_btn = gr.Button("Delete it", variant="stop")
+
+        changed = [c.my_status, c.my_table, c.my_pick]
+        c.add_food_btn.click(self.add_own_food, [c.own_name, c.own_basis, c.own_serving_name, c.own_serving_grams,
+                                                 *c.own_values], changed, api_name="add_own_food")
+        c.add_recipe_btn.click(self.add_recipe, [c.recipe_name, c.recipe_servings, c.recipe_rows, c.recipe_cooked],
+                               changed, api_name="add_recipe")
+        c.delete_food_btn.click(self.delete_own_food, [c.my_pick], changed, api_name="delete_own_food")
+        page.load(self.my_foods, None, [c.my_table, c.my_pick], api_name="my_foods")

@@ -1,0 +1,78 @@
+"""The Settings tab: daily targets, the carbohydrate unit, the confidence threshold and the
+region; below them the photo consent and household section (app.ui.photos)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import gradio as gr
+
+from app.errors import shown_errors
+from app.ui.common import QUIET, AppContext
+from app.ui.photos import PhotoSections
+from db import service
+from db.arguments import SETTING_RANGES
+from db.nutrition import EXCHANGE_UNITS_G, REGIONS, carb_unit, region_unit
+
+
+def _setting_number(label: str, setting: str) -> gr.Number:
+    """A field for a numeric setting, bounded as db.arguments bounds it, so Gradio refuses what
+    the service would."""
+    low, high = SETTING_RANGES[setting]
+    return gr.Number(label=label, minimum=low, maximum=high)
+
+
+class SettingsTab:
+    """One method per event; ``c`` holds the components, made by build(), and ``fields`` the
+    settings in the order load_settings gives and save_settings takes them."""
+
+    def __init__(self, ctx: AppContext, photos: PhotoSections) -> None:
+        self.ctx = ctx
+        self.photos = photos
+        self.c = SimpleNamespace()
+        self.fields: list[gr.components.Component] = []
+
+    def load_settings(self, request: gr.Request):
+        with shown_errors():
+            s = service.get_settings(self.ctx.user(request))
+        c = self.c
+        return {c.kcal_target: s["daily_kcal_target"], c.carb_target: s["daily_carb_target_g"],
+                c.unit: f"{s['exchange_unit_g']:g}", c.threshold: s["confidence_threshold"], c.region: s["region"]}
+
+    def save_settings(self, kcal: float | None, carbs: float | None, unit: str | None, threshold: float | None,
+                      region: str | None, request: gr.Request) -> str:
+        values = {"daily_kcal_target": kcal, "daily_carb_target_g": carbs,
+                  "exchange_unit_g": float(unit) if unit else None, "confidence_threshold": threshold,
+                  "region": region}
+        with shown_errors():
+            # db.service checks every range; empty fields stay as they were.
+            service.update_settings(self.ctx.user(request), **{k: v for k, v in values.items() if v is not None})
+        return "Settings saved."
+
+    @staticmethod
+    def unit_for_region(region: str | None, unit: str | None) -> str | None:
+        """The unit taught in the newly picked region (the current one if taught there too)."""
+        if region not in REGIONS:
+            return unit
+        return f"{region_unit(region, float(unit) if unit else None):g}"
+
+    def build(self, page: gr.Blocks) -> None:
+        """The tab's layout and its own events; the page wires Save (it redraws other tabs)."""
+        c = self.c
+        with gr.Tab("Settings", id="settings"):
+            c.region = gr.Dropdown(label="Region: sets your carbohydrate unit and the food names search prefers",
+                                   choices=[(f"{r.name} ({code})", code) for code, r in REGIONS.items()])
+            c.kcal_target = _setting_number("Daily energy target (kcal)", "daily_kcal_target")
+            c.carb_target = _setting_number("Daily carbohydrate target (g)", "daily_carb_target_g")
+            c.unit = gr.Radio(label="Carbohydrate unit", choices=[
+                (f"{grams:g} g {name}: {carb_unit(grams).basis}", f"{grams:g}")
+                for grams, name in EXCHANGE_UNITS_G.items()])
+            c.threshold = gr.Slider(label="Confidence threshold: below it the app says the model is unsure",
+                                    minimum=0.05, maximum=0.95, step=0.05)
+            c.save_settings_btn = gr.Button("Save settings", variant="primary")
+            c.settings_status = gr.Markdown()
+            self.photos.build_sharing(page, c.settings_status)
+
+        self.fields = [c.kcal_target, c.carb_target, c.unit, c.threshold, c.region]
+        c.region.input(self.unit_for_region, [c.region, c.unit], [c.unit], api_name="unit_for_region", **QUIET)
+        page.load(self.load_settings, None, self.fields, api_name="load_settings")
