@@ -1,4 +1,4 @@
-"""Signing in and out (accounts mode): GET /login (the page), POST /login, GET /logout.
+"""Signing in and out (accounts mode): GET /login (the page), POST /login, POST /logout.
 
 POST /login keeps the contract of Gradio's own sign-in route, which gradio_client and
 scripts use: form fields ``username`` and ``password``; 200 ``{"success": true}`` with the
@@ -77,4 +77,5 @@ def add_routes(api: FastAPI, identity: Identity, *, message: str) -> None:
 
     api.add_api_route("/login", login_page, methods=["GET"], include_in_schema=False)
     api.add_api_route("/login", login, methods=["POST"], include_in_schema=False)
-    api.add_api_route("/logout", logout, methods=["GET"], include_in_schema=False)
+    # POST only: a link or image on another page (a GET) must not sign the person out.
+    api.add_api_route("/logout", logout, methods=["POST"], include_in_schema=False)

@@ -12,7 +12,7 @@ import pandas as pd
 
 from app.meals import DISCLAIMER, Analysis
 from db.cards import GI_UNKNOWN, source_text
-from db.nutrition import AVAILABLE, NUTRIENT_LABELS, NUTRIENTS, carb_unit
+from db.nutrition import AVAILABLE, NUTRIENT_LABELS, NUTRIENTS, carb_unit, exchanges, exchanges_as_taught
 
 # (key in NUTRIENTS, label, unit) in the order a dietitian reads a label.
 CARD_ROWS = tuple((key, *NUTRIENT_LABELS[key]) for key in NUTRIENTS)
@@ -84,13 +84,26 @@ def carbs_headline(carbohydrate_g: float | None, exchanges: float | None, unit_g
     return f"{fmt(carbohydrate_g, 'g')} carbs{count}"
 
 
+def logged_carbs(entry: dict, unit_g: float) -> str:
+    """"3 g carbohydrate, 0 choices (exact 0.2)": what a stored entry holds, on the headline's
+    basis and rounding (carbs_counted, as taught), so the confirmation reads as the card did."""
+    count = exchanges(entry["carbohydrate_g"], entry["fiber_g"], unit_g)
+    counted = None if count is None else round(count, 1)
+    taught = None if count is None else exchanges_as_taught(count, unit_g)
+    line = carbs_headline(carbs_counted(entry, unit_g), counted, unit_g, taught)
+    return line.replace(" carbs", " carbohydrate", 1)
+
+
 def card_headline(card: dict) -> str:
     """Above the portion boxes: the carbohydrate of the portion, large (a heading, so screen
     readers announce it as one), then the food and portion it is for."""
     portion, exchanges = card["portion"], card["exchanges"]
-    unit_g = exchanges["unit_g"]
-    headline = carbs_headline(carbs_counted(portion, unit_g), exchanges["value"], unit_g, exchanges.get("as_taught"))
-    return f"## {headline}\n\n**{card['food']}**, {portion_text(portion['grams'], portion.get('serving'))}"
+    unit_g, exact, taught = exchanges["unit_g"], exchanges["value"], exchanges.get("as_taught")
+    shown = exact if taught is None else taught
+    # The exact count on the second line: the heading stays one line on a phone.
+    beside = f" · exact {exchange_count(exact, unit_g)}" if shown is not None and shown != exact else ""
+    return (f"## {carbs_headline(carbs_counted(portion, unit_g), shown, unit_g)}\n\n"
+            f"**{card['food']}**, {portion_text(portion['grams'], portion.get('serving'))}{beside}")
 
 
 def card_markdown(card: dict) -> str:

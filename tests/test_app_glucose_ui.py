@@ -67,6 +67,8 @@ def test_bad_input_gets_a_message_and_imports_nothing(alice, tmp_path):
     assert "Nothing was imported: cannot tell which export" in h.import_file(str(bad), "auto", ALICE)
     assert "unknown time zone" in h.save_zone("Moon/Base", ALICE)
     assert h.report(14, "not a day", ALICE)[h.c.metrics_text].startswith("⚠️")
+    for days in (float("nan"), 2.5):  # a raw API call can send what the box cannot
+        assert "days must be a whole number" in h.report(days, "", ALICE)[h.c.metrics_text]
 
 
 def test_an_entry_shows_its_own_curve_to_its_owner_only(alice, tmp_path):

@@ -153,7 +153,7 @@ def test_signed_in_on_one_is_signed_in_on_the_other_and_signed_out_on_both(serve
     assert bob.predict(api_name="/whoami").startswith("Signed in as **bob**")
 
     with httpx.Client(base_url=other.url, cookies=cookies, timeout=60) as browser:
-        assert browser.get("/logout").status_code == 303
+        assert browser.post("/logout").status_code == 303
     for process in servers:
         with httpx.Client(base_url=process.url, cookies=cookies, timeout=60) as replay:
             assert replay.get("/gradio_api/info").status_code == 401

@@ -254,7 +254,7 @@ def test_sign_out_ends_the_session_and_the_page_asks_signed_out_browsers_to_sign
         cookies = dict(browser.cookies)
         assert browser.get("/", headers=html).status_code == 200  # the app itself
         assert "HttpOnly" in signed_in.headers["set-cookie"] and "SameSite=lax" in signed_in.headers["set-cookie"]
-        out = browser.get("/logout")
+        out = browser.post("/logout")
         assert out.status_code == 303 and out.headers["location"] == "login" and not browser.cookies
     with httpx.Client(base_url=server.url, cookies=cookies, timeout=60) as replay:
         assert replay.get("/gradio_api/info").status_code == 401
@@ -394,3 +394,12 @@ def test_one_users_burst_of_analyses_waits_behind_their_own_turns():
 
     served = asyncio.run(scenario())
     assert sorted(served) == sorted([f"alice{n}" for n in range(10)] + ["bob0"])
+
+
+def test_a_link_cannot_sign_anyone_out(server):
+    with httpx.Client(base_url=server.url, timeout=60) as browser:
+        assert sign_in_browser(browser, "bob").status_code == 303
+        browser.get("/logout")  # an <img src> or a link elsewhere (Gradio's own route answers it)
+        assert browser.get("/api/my/foods").status_code == 200  # still signed in
+        assert browser.post("/logout", headers={"origin": "http://localhost:1"}).status_code == 403
+        assert browser.post("/logout").status_code == 303 and browser.get("/api/my/foods").status_code == 401

@@ -80,7 +80,7 @@ def test_client_analyses_logs_and_reads_totals(client, coffee_jpeg):
     assert refused.startswith("⚠️ Not logged")
     client.predict("200", api_name="/set_grams")
     status = client.predict(None, "200", "breakfast", "now", "double espresso", api_name="/log_meal")
-    assert status.startswith("✅ Logged: Espresso, 200 g, 3.3 g carbohydrate, 0.2 choices")
+    assert status.startswith("✅ Logged: Espresso, 200 g, 3.3 g carbohydrate, 0 choices (exact 0.2)")
     # The same card logged again (a double click) stays one entry.
     again = client.predict(None, "200", "breakfast", "now", "double espresso", api_name="/log_meal")
     assert again.startswith("Already logged")

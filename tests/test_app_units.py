@@ -215,8 +215,8 @@ def test_card_headline_says_the_carbohydrate_first_in_the_users_unit():
     count as taught (to the half) with the exact one beside it, as the card's detail does; BE, KE
     and the UK CP count available carbohydrate, so the grams beside them are available (32.8 g /
     12 = 2.7 BE, where 35.3 g total / 12 would say 2.9)."""
-    assert views.card_headline(CARD).startswith(
-        "## 35.3 g carbs, 2 choices (exact 2.2)\n\n**Cheese pizza**, 1 slice (107 g)")
+    assert views.card_headline(CARD) == (
+        "## 35.3 g carbs, 2 choices\n\n**Cheese pizza**, 1 slice (107 g) · exact 2.2 choices")
     be = {**CARD, "exchanges": {**CARD["exchanges"], "unit_g": 12.0, "value": 2.7, "as_taught": 2.7}}
     assert views.card_headline(be).startswith("## 32.8 g carbs, 2.7 BE")
     cp = {**CARD, "exchanges": {**CARD["exchanges"], "unit_g": 10.0, "value": 3.3, "as_taught": 3.3}}
@@ -279,3 +279,11 @@ def test_totals_table_against_targets():
 ])
 def test_picking_a_region_offers_its_unit(region, unit, expected):
     assert SettingsTab.unit_for_region(region, unit) == expected
+
+
+def test_the_log_confirmation_reads_as_the_headline():
+    """Stored values on the headline's basis and rounding: UK CP from available carbohydrate,
+    US choices to the half with the exact count beside it."""
+    entry = {"carbohydrate_g": 35.7, "available_carbohydrate_g": 33.2, "fiber_g": 2.5}
+    assert views.logged_carbs(entry, 10.0) == "33.2 g carbohydrate, 3.3 KE / CP"
+    assert views.logged_carbs(entry, 15.0) == "35.7 g carbohydrate, 2.5 choices (exact 2.4)"

@@ -78,7 +78,7 @@ def test_upload_refuses_zip_slip(tmp_path, engine):
 def test_batch_tab_over_gradio_client(tmp_path, engine):
     csv, archive = upload(tmp_path, {"a.jpg": jpeg_bytes(1)}, [["a.jpg", "100", "x"], ["missing.jpg", "", ""]])
     with gr.Blocks() as demo:
-        BatchTab(lambda: engine, user_settings=lambda _request: SURE).build()
+        BatchTab(lambda _request: engine, user_settings=lambda _request: SURE).build()
     demo.queue().launch(prevent_thread_lock=True, quiet=True)
     try:
         client = Client(demo.local_url, verbose=False)

@@ -20,7 +20,6 @@ from app.meals import find_foods, nutrition_card, photo_digest
 from app.ui.common import QUIET, AppContext, Downloads, parse_when
 from db import personal, photos, service, validate
 from db.cards import hit_text
-from db.nutrition import exchanges
 from models.errors import FoodtagError
 from models.images import keepable_jpeg
 
@@ -272,12 +271,9 @@ class AnalyseTab:
         if not entry["created"]:
             return f"Already logged: {entry['food']} at {when} (entry #{entry['id']})."
         # The confirmation reads what was stored, so it can only show the figure that was logged.
-        count = exchanges(entry["carbohydrate_g"], entry["fiber_g"], unit_g)
         taught = f" Your dish {entry['dish_learned']!r} learned this photo." if entry["dish_learned"] else ""
         return (f"✅ Logged: {entry['food']}, {views.portion_text(entry['grams'], entry.get('serving'))}, "
-                f"{views.fmt(entry['carbohydrate_g'], 'g')} carbohydrate, "
-                f"{views.exchange_count(None if count is None else round(count, 1), unit_g)} "
-                f"(entry #{entry['id']}, {when}).{taught}")
+                f"{views.logged_carbs(entry, unit_g)} (entry #{entry['id']}, {when}).{taught}")
 
     def build(self, page: gr.Blocks) -> None:
         """The tab's layout and its own events; the page wires Log (it redraws the Today tab)."""

@@ -65,14 +65,14 @@ def _remove_pending() -> None:
 
 
 class BatchTab:
-    """The Batch tab. ``get_engine()`` is the model it runs, in folders under ``work_root``;
-    ``owned_stem(stem, request)`` names result files for the user, whose exchange unit and
-    confidence threshold ``user_settings(request)`` gives. ``c`` holds the components, made by
-    build()."""
+    """The Batch tab. ``get_engine(request)`` is the model it runs for the uploader, in folders
+    under ``work_root``; ``owned_stem(stem, request)`` names result files for the user, whose
+    BatchConfig settings (exchange unit, confidence threshold, whose dishes) ``user_settings(request)``
+    gives. ``c`` holds the components, made by build()."""
 
-    def __init__(self, get_engine: Callable[[], object], work_root: Path | None = None,
+    def __init__(self, get_engine: Callable[[gr.Request], object], work_root: Path | None = None,
                  owned_stem: Callable[[str, gr.Request], str] = lambda stem, _request: stem,
-                 user_settings: Callable[[gr.Request], dict[str, float]] = lambda _request: {}) -> None:
+                 user_settings: Callable[[gr.Request], dict] = lambda _request: {}) -> None:
         self.get_engine = get_engine
         self.work_root = work_root
         self.owned_stem = owned_stem
@@ -81,17 +81,19 @@ class BatchTab:
 
     @classmethod
     def for_app(cls, ctx: AppContext) -> BatchTab:
-        """The tab as the app serves it: the server's default model, result files only the user
-        who ran it may download, and that user's unit and threshold."""
+        """The tab as the app serves it: the model, dishes, unit and threshold the Analyse tab
+        uses for the uploader (app.meals), and result files only they may download."""
 
         def owned_stem(stem: str, request: gr.Request) -> str:
             return ctx.files.name(stem, "", ctx.user(request))
 
-        def settings(request: gr.Request) -> dict[str, float]:
-            chosen = service.get_settings(ctx.user(request))
-            return {key: chosen[key] for key in ("exchange_unit_g", "confidence_threshold")}
+        def settings(request: gr.Request) -> dict:
+            user = ctx.user(request)
+            chosen = service.get_settings(user)
+            return {"user": user, **{key: chosen[key] for key in ("exchange_unit_g", "confidence_threshold")}}
 
-        return cls(lambda: ctx.catalog.active()[0], private_dir(data_home() / "tmp"), owned_stem, settings)
+        return cls(lambda request: ctx.analyzer.engine_for(ctx.user(request))[0], private_dir(data_home() / "tmp"),
+                   owned_stem, settings)
 
     def run(self, csv_path: str | None, zip_path: str | None, top_k: float, request: gr.Request,
             progress=gr.Progress()):
@@ -107,7 +109,7 @@ class BatchTab:
             progress((done, total), desc="Analysing photos", unit="photos")
 
         try:
-            result = run_upload(csv_file, Path(zip_path), int(top_k), self.get_engine(), work, report,
+            result = run_upload(csv_file, Path(zip_path), int(top_k), self.get_engine(request), work, report,
                                 owned_stem=lambda stem: self.owned_stem(stem, request),
                                 settings=self.user_settings(request))
         except FoodtagError as exc:

@@ -6,6 +6,8 @@ from the page. It shows what happened: no dosing advice, no prediction.
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
@@ -16,6 +18,7 @@ import pandas as pd
 
 from app.glucose import chart
 from app.ui.common import QUIET
+from db.errors import InvalidValue
 from db.glucose import formats
 from db.glucose import service as glucose
 from models.errors import FoodtagError
@@ -75,7 +78,7 @@ class GlucoseTab:
         c = self.c
         user = self.user_of(request)
         try:
-            result = glucose.report(user, days=int(days or 14), end=(end or "").strip() or None)
+            result = glucose.report(user, days=_whole_days(days), end=(end or "").strip() or None)
         except FoodtagError as exc:
             return {c.metrics_text: f"⚠️ {exc}", c.agp: None, c.png: None}
         figure = chart.agp_figure(result)
@@ -154,7 +157,8 @@ class GlucoseTab:
                 c.import_btn = gr.Button("Import", variant="primary", elem_id="glucose-import")
                 c.import_status = gr.Markdown(elem_id="glucose-import-status")
             with gr.Row():
-                c.days = gr.Number(label="Days", value=14, minimum=1, maximum=glucose.MAX_REPORT_DAYS, precision=0)
+                # No precision=0: Gradio would round a NaN from a raw API call and fail without a message.
+                c.days = gr.Number(label="Days", value=14, minimum=1, maximum=glucose.MAX_REPORT_DAYS, step=1)
                 c.end = gr.Textbox(label="Last day (YYYY-MM-DD; empty: today)", max_lines=1)
                 c.report_btn = gr.Button("Show report", elem_id="glucose-report")
             with gr.Row():
@@ -182,3 +186,12 @@ class GlucoseTab:
             self.foods, None, [c.foods_table], api_name="glucose_foods", **QUIET)
         c.meal_pick.input(self.meal_curve, [c.meal_pick], [c.meal_plot], api_name="glucose_meal_curve")
         c.tab.select(self.load, None, [c.zone], api_name="glucose_zone")
+
+
+def _whole_days(days: float | None) -> int:
+    """The Days box as a whole number (empty: 14); InvalidValue for NaN or a fraction."""
+    if days is None:
+        return 14
+    if not math.isfinite(days) or not float(days).is_integer():
+        raise InvalidValue(f"days must be a whole number from 1 to {glucose.MAX_REPORT_DAYS}, got {days!r}")
+    return int(days)

@@ -37,5 +37,6 @@ class PageHeader:
 
         page.load(self.whoami, None, [c.who, c.sign_out_btn], api_name="whoami")
         # Same tab, and the page leaves the history: Back cannot bring the meal log back.
-        c.sign_out_btn.click(None, js="() => { window.location.replace(new URL('logout', document.baseURI)); }",
+        c.sign_out_btn.click(None, js="() => { fetch(new URL('logout', document.baseURI), {method: 'POST', credentials: 'same-origin'})"
+                                   ".finally(() => window.location.replace(new URL('login', document.baseURI))); }",
                              api_visibility="private")
