@@ -302,6 +302,9 @@ def test_history_rows_are_told_apart_and_delete_asks_first(server, browser):
         # A click on a row picks that entry for editing.
         table.get_by_role("gridcell", name=str(ids[1]), exact=True).click()
         expect(page.locator("#entry-pick input")).to_have_value(re.compile(rf"#{ids[1]} "), timeout=30_000)
+        # As a person does: Delete once the form shows the entry (its load finished).
+        expect(page.locator("#edit-grams input")).to_have_value(
+            str(round(next(e["grams"] for e in entries("bob") if e["id"] == ids[1]))), timeout=30_000)
         page.locator("#delete-entry").click()
         expect(page.locator("#delete-question")).to_contain_text(f"#{ids[1]}", timeout=30_000)
         assert ids[1] in [e["id"] for e in entries("bob")]  # nothing deleted yet

@@ -157,7 +157,7 @@ class TodayTab:
                 c.entry_pick = gr.Dropdown(label="Entry", choices=[], interactive=True, elem_id="entry-pick")
                 with gr.Row():
                     c.edit_grams = gr.Number(label="Grams", minimum=validate.MIN_PORTION_G,
-                                             maximum=validate.MAX_PORTION_G)
+                                             maximum=validate.MAX_PORTION_G, elem_id="edit-grams")
                     c.edit_meal = gr.Dropdown(label="Meal", choices=list(views.MEAL_TYPES))
                     c.edit_when = gr.Textbox(label="Eaten at (YYYY-MM-DD HH:MM)")
                     c.edit_note = gr.Textbox(label="Note")
