@@ -289,15 +289,8 @@ class Guard:
         origin = headers.get("origin") or headers.get("referer")
         if origin is None:
             return None
-        host_header = headers.get("host", "")
-        scheme = {"ws": "http", "wss": "https"}.get(scope.get("scheme"), scope.get("scheme", "http"))
-        try:
-            parts, own = urlsplit(origin), urlsplit(f"{scheme}://{host_header}")
-            same = (parts.scheme == own.scheme and (parts.hostname or "") == (own.hostname or "")
-                    and _port(parts) == _port(own))
-        except ValueError:  # a port that is not a number
-            same = False
-        return None if same else origin
+        hosts = _hostnames_if_same_scheme_and_port(origin, headers.get("host", ""), scope)
+        return None if hosts is not None and hosts[0] == hosts[1] else origin
 
     def _local_refusal(self, scope, headers: Headers) -> str | None:
         """Single-user mode answers only to this machine's names: a page on another origin
@@ -308,20 +301,14 @@ class Guard:
         if host not in self.allowed_hosts:
             return "this server answers only to " + ", ".join(sorted(self.allowed_hosts))
         origin = headers.get("origin")
-        unsafe = scope["type"] == "websocket" or scope.get("method") not in ("GET", "HEAD", "OPTIONS")
-        if unsafe and origin is not None and not self._own_origin(origin, host_header, scope):
+        if _changes_state(scope) and origin is not None and not self._own_origin(origin, host_header, scope):
             return "cross-origin requests are refused"
         return None
 
     def _own_origin(self, origin: str, host_header: str, scope) -> bool:
         """Whether a request's Origin is one of this machine's names with this server's port."""
-        scheme = {"ws": "http", "wss": "https"}.get(scope.get("scheme"), scope.get("scheme", "http"))
-        try:
-            parts, own = urlsplit(origin), urlsplit(f"{scheme}://{host_header}")
-            return (parts.hostname in self.allowed_hosts and parts.scheme == own.scheme
-                    and _port(parts) == _port(own))
-        except ValueError:  # a port that is not a number
-            return False
+        hosts = _hostnames_if_same_scheme_and_port(origin, host_header, scope)
+        return hosts is not None and hosts[0] in self.allowed_hosts
 
 
 class ModelSlots:
@@ -350,6 +337,19 @@ class ModelSlots:
 
 # Signed-out readers get nothing of these in accounts mode.
 _SIGNED_IN_ONLY = frozenset({"/api/docs", "/api/openapi.json"})
+
+
+def _hostnames_if_same_scheme_and_port(origin: str, host_header: str, scope) -> tuple[str, str] | None:
+    """(the Origin's host name, this server's as the request reached it) when the two share a
+    scheme and port; None when they do not, or the Origin's port is not a number."""
+    scheme = {"ws": "http", "wss": "https"}.get(scope.get("scheme"), scope.get("scheme", "http"))
+    try:
+        parts, own = urlsplit(origin), urlsplit(f"{scheme}://{host_header}")
+        if parts.scheme != own.scheme or _port(parts) != _port(own):
+            return None
+    except ValueError:  # a port that is not a number, a broken IPv6 address
+        return None
+    return parts.hostname or "", own.hostname or ""
 
 
 def _changes_state(scope) -> bool:

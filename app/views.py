@@ -72,7 +72,7 @@ def carbs_counted(portion: dict, unit_g: float) -> float | None:
 
 
 def carbs_headline(carbohydrate_g: float | None, exchanges: float | None, unit_g: float,
-                   as_taught: float | None = None) -> str:
+                   as_taught: float | None = None, noun: str = "carbs") -> str:
     """"42 g carbs, 2.8 choices": the figure a person acts on, in words a screen reader says.
     With ``as_taught`` (US choices to the nearest half), the count is that, the exact one beside
     it, as on the card: "2 choices (exact 2.2)"."""
@@ -81,7 +81,7 @@ def carbs_headline(carbohydrate_g: float | None, exchanges: float | None, unit_g
         shown = exchanges if as_taught is None else as_taught
         exact = f" (exact {fmt(exchanges)})" if shown != exchanges else ""
         count = f", {exchange_count(shown, unit_g)}{exact}"
-    return f"{fmt(carbohydrate_g, 'g')} carbs{count}"
+    return f"{fmt(carbohydrate_g, 'g')} {noun}{count}"
 
 
 def logged_carbs(entry: dict, unit_g: float) -> str:
@@ -90,8 +90,7 @@ def logged_carbs(entry: dict, unit_g: float) -> str:
     count = exchanges(entry["carbohydrate_g"], entry["fiber_g"], unit_g)
     counted = None if count is None else round(count, 1)
     taught = None if count is None else exchanges_as_taught(count, unit_g)
-    line = carbs_headline(carbs_counted(entry, unit_g), counted, unit_g, taught)
-    return line.replace(" carbs", " carbohydrate", 1)
+    return carbs_headline(carbs_counted(entry, unit_g), counted, unit_g, taught, noun="carbohydrate")
 
 
 def card_headline(card: dict) -> str:

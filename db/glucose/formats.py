@@ -481,7 +481,7 @@ def read_nightscout(text: str, refused: list[Refused]) -> Iterator[_Row]:
             for kind, key in (("bolus", "insulin"), ("carbs", "carbs")):
                 amount = _nightscout_number(entry.get(key))
                 if amount not in (None, 0.0):
-                    yield _Row(number, when, f"{amount:g}" if isinstance(amount, float) else repr(amount), "", kind)
+                    yield _Row(number, when, _as_text(amount), "", kind)
             continue
         kind = {"sgv": "cgm", "mbg": "meter"}.get(entry.get("type"))
         if kind is None:  # calibration records and device status are not glucose
@@ -496,8 +496,7 @@ def read_nightscout(text: str, refused: list[Refused]) -> Iterator[_Row]:
                                        "entry"))
                 continue
             unit = "mmol/L"
-        yield _Row(number, _nightscout_time(entry.get("date"), entry.get("dateString")),
-                   f"{value:g}" if isinstance(value, float) else repr(value), unit, kind)
+        yield _Row(number, _nightscout_time(entry.get("date"), entry.get("dateString")), _as_text(value), unit, kind)
 
 
 def _json_entries(text: str) -> Iterator[object]:
@@ -537,6 +536,12 @@ def _nightscout_number(value: object) -> float | object:
         except ValueError:
             return value
     return value
+
+
+def _as_text(value: float | object) -> str:
+    """A Nightscout number as the readers' text ("118", "5.6"); anything else quoted, for the
+    error message."""
+    return f"{value:g}" if isinstance(value, float) else repr(value)
 
 
 def _nightscout_time(millis: object, text: object) -> datetime | str:
