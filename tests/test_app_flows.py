@@ -114,8 +114,13 @@ def test_grams_typed_after_opening_the_serving_dropdown_are_logged(server, brows
     assert views.fmt(stored["carbohydrate_g"], "g") == f"{card_carbs} g"  # what was logged is what was shown
 
 
-def test_log_waits_for_the_card_while_grams_are_typed(server, browser, photo):
-    context, page = signed_in(browser, server, "carol", DESKTOP)
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_log_clicked_straight_after_typing_grams_logs_them(server, browser, photo, viewport):
+    """Issue 42: Log clicked with the mouse right after typing grams (no Enter) stored nothing
+    and said nothing while the card (redrawn as the box lost focus) showed the grams. Typed
+    grams are shown as pending, and Log logs them."""
+    user = {"desktop": "carol", "phone": "hank"}[viewport]
+    context, page = signed_in(browser, server, user, VIEWPORTS[viewport])
     try:
         # Leaving the empty grams box before any photo raises no error (it raised two toasts).
         grams = page.locator("#portion-grams input, #portion-grams textarea").first
@@ -123,30 +128,38 @@ def test_log_waits_for_the_card_while_grams_are_typed(server, browser, photo):
         page.keyboard.press("Tab")
         analyse(page, photo)  # queued after the blur
         expect(page.locator(".toast-body")).to_have_count(0)
-        log, status = page.locator("#log-meal"), page.locator("#log-status")
+        log, status, headline = page.locator("#log-meal"), page.locator("#log-status"), page.locator("#carb-headline")
         expect(log).to_be_enabled(timeout=30_000)
         grams.click()
         grams.press_sequentially("90", delay=50)
-        expect(log).to_be_disabled()  # the card still shows the serving
-        grams.press("Enter")
-        expect(page.locator("#carb-headline")).to_contain_text("90 g", timeout=30_000)
+        # The headline still shows the serving: it says so, and Log stays on.
+        pending = page.locator("#portion-pending")
+        expect(pending).to_contain_text("90 g typed, not yet on the card")
+        expect(headline).to_have_class(re.compile("pending"))
         expect(log).to_be_enabled()
-        # A value set without key events (as some paste and autofill do), then Log at once:
-        # either the card caught up and 120 g is logged, or nothing is; never the old 90 g.
+        log.click()
+        expect(status).to_contain_text(re.compile(r"Logged: Espresso, 90 g"), timeout=30_000)
+        expect(headline).to_contain_text("90 g", timeout=30_000)
+        expect(headline).not_to_have_class(re.compile("pending"))
+        expect(pending).to_have_text("")
+        log.click()  # the card now shows the logged grams: the same entry
+        expect(status).to_contain_text("Already logged", timeout=30_000)
+        # A value set without key events (as some paste and autofill do), then Log at once.
         grams.fill("120")
         log.click()
-        expect(status).to_contain_text(re.compile("Logged: Espresso, 120 g|Not logged"), timeout=30_000)
-        # Leaving a box that did not change raises no error.
+        expect(status).to_contain_text(re.compile(r"Logged: Espresso, 120 g"), timeout=30_000)
+        # Leaving a box that did not change raises no error and keeps the answer.
         page.locator("#portion-serving input").click()
         grams.click()
         page.keyboard.press("Tab")
         page.locator("#food-search input, #food-search textarea").first.fill("banan")
         page.get_by_role("button", name="Search", exact=True).click()  # queued after the blur
         expect(page.get_by_text("'banan': pick one")).to_be_visible(timeout=30_000)
+        expect(status).to_contain_text("Logged: Espresso, 120 g")
         expect(page.locator(".toast-body")).to_have_count(0)
     finally:
         context.close()
-    assert all(e["grams"] == 120 for e in entries("carol"))
+    assert [e["grams"] for e in entries(user)] == [90, 120]
 
 
 @pytest.mark.parametrize("viewport", VIEWPORTS)

@@ -7,6 +7,7 @@ types in (only a new food empties it), so no reply can overwrite typing.
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from datetime import datetime
 from pathlib import Path
@@ -24,6 +25,18 @@ from models.errors import FoodtagError
 from models.images import keepable_jpeg
 
 ALL_GROUPS = "All food groups"
+# Client-side, as grams are typed: the headline (still the card's old portion) fades, and a
+# line beside Log says what Enter and Log will do with what was typed. Its own line: the log
+# message is never written by these events, so none can wipe the answer to a Log.
+PENDING_GRAMS_JS = """(typed) => {
+  document.getElementById('carb-headline')?.classList.add('pending');
+  const grams = (typed || '').trim().replace(/[^0-9.,]/g, '');
+  if (!(typed || '').trim()) return 'Grams emptied: press Enter to use the serving.';
+  if (!grams) return 'Type the grams as a number, e.g. 150.';
+  return grams + ' g typed, not yet on the card: press Enter to see it there. Log logs ' + grams + ' g.';
+}"""
+# Enter, leaving the box, a new photo or food: nothing is pending any more.
+CONFIRMED_GRAMS_JS = """() => { document.getElementById('carb-headline')?.classList.remove('pending'); return ''; }"""
 
 
 def _portion_state(analysis: dict | None, photo_sha256: str | None, food: str | None,
@@ -36,6 +49,14 @@ def _portion_state(analysis: dict | None, photo_sha256: str | None, food: str | 
     return {"analysis": analysis, "photo_sha256": photo_sha256, "food": food, "serving": None,
             "grams": None, "external_id": uuid.uuid4().hex if food else None, "photo_jpeg": photo_jpeg,
             "learn": learn}
+
+
+def _with_portion(state: dict, serving: str | None, grams: float | None) -> dict:
+    """The state for a new portion of its food. The entry id follows from the previous one and
+    the portion, so the card redrawn for typed grams and a Log clicked meanwhile (which logs
+    them itself) name one entry."""
+    step = f"{state['external_id']}|{serving}|{grams}".encode()
+    return {**state, "serving": serving, "grams": grams, "external_id": hashlib.sha256(step).hexdigest()[:32]}
 
 
 def _from_photo(state: dict) -> dict:
@@ -230,10 +251,7 @@ class AnalyseTab:
         c = self.c
         with shown_errors():
             user = self.ctx.user(request)
-            settings = service.get_settings(user)
-            state, drawn = self._card_for(
-                {**state, "serving": serving, "grams": grams, "external_id": uuid.uuid4().hex},
-                settings, user=user)
+            state, drawn = self._card_for(_with_portion(state, serving, grams), service.get_settings(user), user=user)
         emptied = {c.grams: gr.update(value="")} if empty_grams_box else {}
         return {c.state: state, **drawn, **emptied, c.log_btn: _log_button(state)}
 
@@ -250,16 +268,17 @@ class AnalyseTab:
 
     def log_meal(self, state: dict, serving: str | None, grams: str | None, meal_type: str | None,
                  eaten_at: str | None, note: str | None, request: gr.Request) -> str:
-        """Log the portion on the card (the state), for the signed-in user. The serving and
-        grams boxes are only compared with it: when they differ the card is not yet redrawn
-        for what was typed, and nothing is logged."""
+        """Log the portion in the boxes, for the signed-in user. Grams typed but not yet on the
+        card (Log clicked straight from the box) are the portion: the box's blur redraws the
+        card for them meanwhile, with the same entry id (_with_portion), so card, log and a
+        second click agree."""
         state = state or _portion_state(None, None, None)
         with shown_errors():
             food = _chosen_food(state)
-            if validate.optional_grams(grams) != state["grams"] or (
-                    state["grams"] is None and serving and serving != state["serving"]):
-                return ("⚠️ Not logged: the card was not yet showing the portion you typed. "
-                        "Check the card, then press Log again.")
+            typed = validate.optional_grams(grams)
+            serving = None if typed is not None else (serving or state["serving"])
+            if (typed, serving) != (state["grams"], None if state["grams"] is not None else state["serving"]):
+                state = _with_portion(state, serving, typed)
             user = self.ctx.user(request)
             entry = meals.log(user, meals.Draft(
                 food, grams=state["grams"], serving=state["serving"], eaten_at=parse_when(eaten_at),
@@ -311,6 +330,7 @@ class AnalyseTab:
                         c.log_btn = gr.Button("Log this meal", variant="primary", elem_id="log-meal",
                                               interactive=False)
                         c.favourite_btn = gr.Button("☆ Favourite / unfavourite this food", scale=0, min_width=160)
+                    c.pending = gr.Markdown(elem_id="portion-pending")
                     c.log_status = gr.Markdown(elem_id="log-status")
                     c.note = gr.Textbox(label="Note (optional, saved with the meal)")
                     with gr.Row():
@@ -330,11 +350,13 @@ class AnalyseTab:
     def _wire(self, page: gr.Blocks) -> None:
         c = self.c
         # Client-side only, before anything reaches the server: Log waits while the card is
-        # being redrawn for a new photo or portion (the reply enables it again), and the last
-        # log message goes, as it spoke of the card being replaced. Replies never write the
-        # message: one that did could wipe a "Not logged" answer to a Log clicked meanwhile.
-        hold_log = {"fn": None, "outputs": [c.log_btn, c.log_status], "queue": False, "api_visibility": "private",
-                    "js": "() => [{__type__: 'update', interactive: false}, '']"}
+        # being redrawn for a new photo or food (the reply enables it again), and the last log
+        # message goes, as it spoke of the card being replaced. Replies never write the
+        # message: one that did could wipe the answer to a Log clicked meanwhile.
+        hold_log = {"fn": None, "outputs": [c.log_btn, c.log_status, c.pending], "queue": False,
+                    "api_visibility": "private",
+                    "js": "() => { document.getElementById('carb-headline')?.classList.remove('pending');"
+                          " return [{__type__: 'update', interactive: false}, '', '']; }"}
         card_outputs = [c.carb_head, c.card, c.log_btn, c.log_status]
         analysis_outputs = [c.state, c.preview, c.headline, c.suggestions, c.search_hits, c.recent, c.serving,
                             c.grams, *card_outputs]
@@ -358,13 +380,18 @@ class AnalyseTab:
         c.search_text.submit(self.search_foods, search_inputs, search_outputs, api_name="search_foods_submit",
                              **QUIET)
         portion_outputs = [c.state, c.serving, c.grams, *card_outputs]
+        # A new portion leaves Log on: Log logs the portion in the boxes (log_meal). The last
+        # log message goes, as it spoke of another portion.
+        c.serving.select(None, None, [c.log_status], js="() => ''", queue=False, api_visibility="private")
         # .select, not .input: the dropdown also fires input when it closes on the serving shown,
-        # and that reply (re-enabling Log) could land after grams typed meanwhile.
-        c.serving.select(**hold_log)
+        # and that reply could land after grams typed meanwhile.
         c.serving.select(self.set_serving, [c.state, c.serving], portion_outputs, api_name="set_serving",
                          trigger_mode="always_last")
-        # Typing holds Log until the typed grams are on the card (Enter or leaving the box).
-        c.grams.input(**hold_log)
+        # Typed grams are pending until Enter or leaving the box puts them on the card: the
+        # headline fades and the message says so (and that Log would log them as typed).
+        c.grams.input(None, [c.grams], [c.pending], js=PENDING_GRAMS_JS, queue=False, api_visibility="private")
+        for confirmed in (c.grams.submit, c.grams.blur, c.log_btn.click):
+            confirmed(None, None, [c.pending], js=CONFIRMED_GRAMS_JS, queue=False, api_visibility="private")
         c.grams.submit(self.set_grams, [c.state, c.grams], portion_outputs, api_name="set_grams",
                        trigger_mode="always_last")
         c.grams.blur(self.set_grams, [c.state, c.grams], portion_outputs, api_name="set_grams_blur",

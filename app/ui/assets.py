@@ -19,6 +19,7 @@ THEME = gr.themes.Default().set(
 CSS = """
 #page-title h1 { font-size: 1.25rem !important; margin: 0 !important; }
 #carb-headline h2 { font-size: 2rem; margin: 0.2rem 0; }
+#carb-headline.pending { opacity: 0.45; }  /* grams typed, not yet on the card */
 """
 # Runs before the app: an ended sign-in (any 401 from the app's own requests) replaces the
 # whole page by a sign-in link, so neither raw JSON nor the last user's meals stay on screen;
@@ -60,7 +61,7 @@ HEAD = """<script>
                    ["button.calendar", "aria-label", "Pick a date"],
                    [".image-container > button", "aria-label", "Analysed photo"],
                    // Screen readers announce a new carbohydrate figure and what was logged.
-                   ["#carb-headline, #log-status", "aria-live", "polite"]];
+                   ["#carb-headline, #log-status, #portion-pending", "aria-live", "polite"]];
   new MutationObserver(() => {
     for (const [selector, name, value] of unnamed) {
       for (const element of document.querySelectorAll(selector)) {
