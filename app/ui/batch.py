@@ -2,7 +2,8 @@
 per-day summary out. The same work as `python -m app batch`, through `app.batch.upload`.
 
 Each run works in a private temporary folder; the photos unpacked there are deleted as soon as
-the run ends, the two result files shortly after Gradio has copied them for download.
+the run ends, the two result files shortly after Gradio has copied them for download, and the
+uploaded CSV and zip once the run is done.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import gradio as gr
 from app.batch.runner import BatchResult
 from app.batch.upload import run_upload
 from app.errors import user_error
-from app.security import private_dir
+from app.security import Uploads, private_dir
 from app.ui.common import AppContext
 from db import service
 from models.errors import FoodtagError
@@ -68,15 +69,18 @@ class BatchTab:
     """The Batch tab. ``get_engine(request)`` is the model it runs for the uploader, in folders
     under ``work_root``; ``owned_stem(stem, request)`` names result files for the user, whose
     BatchConfig settings (exchange unit, confidence threshold, whose dishes) ``user_settings(request)``
-    gives. ``c`` holds the components, made by build()."""
+    gives; ``uploads`` (Gradio's) deletes the CSV and the zip once run. ``c`` holds the
+    components, made by build()."""
 
     def __init__(self, get_engine: Callable[[gr.Request], object], work_root: Path | None = None,
                  owned_stem: Callable[[str, gr.Request], str] = lambda stem, _request: stem,
-                 user_settings: Callable[[gr.Request], dict] = lambda _request: {}) -> None:
+                 user_settings: Callable[[gr.Request], dict] = lambda _request: {},
+                 uploads: Uploads | None = None) -> None:
         self.get_engine = get_engine
         self.work_root = work_root
         self.owned_stem = owned_stem
         self.user_settings = user_settings
+        self.uploads = uploads or Uploads()
         self.c = SimpleNamespace()
 
     @classmethod
@@ -93,7 +97,7 @@ class BatchTab:
             return {"user": user, **{key: chosen[key] for key in ("exchange_unit_g", "confidence_threshold")}}
 
         return cls(lambda request: ctx.analyzer.engine_for(ctx.user(request))[0], private_dir(data_home() / "tmp"),
-                   owned_stem, settings)
+                   owned_stem, settings, ctx.uploads)
 
     def run(self, csv_path: str | None, zip_path: str | None, top_k: float, request: gr.Request,
             progress=gr.Progress()):
@@ -119,6 +123,7 @@ class BatchTab:
         except BaseException:
             shutil.rmtree(work, ignore_errors=True)
             raise
+        self.uploads.discard(csv_path, zip_path)  # kept after a refusal, to run again once corrected
         _remove_later(work)
         c = self.c
         return {c.results: str(result.out), c.summary: str(result.summary), c.status: result_message(result)}

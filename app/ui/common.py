@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 
@@ -14,7 +14,7 @@ import gradio as gr
 from app.auth import Identity
 from app.meals import Analyzer
 from app.model_catalog import ModelCatalog
-from app.security import OwnedFiles, private_dir
+from app.security import OwnedFiles, Uploads, private_dir
 from db import validate
 from models.paths import data_home
 
@@ -34,6 +34,7 @@ class AppContext:
     identity: Identity
     max_upload_bytes: int
     files: OwnedFiles  # downloads only their owner may fetch
+    uploads: Uploads = field(default_factory=Uploads)  # Gradio's, deleted once used
 
     def user(self, request: gr.Request | None) -> str:
         """The signed-in user of a page request; no handler accepts a user name from the page."""

@@ -15,7 +15,8 @@ import pandas as pd
 
 from app.meals import Analyzer
 from app.dishes import held_out_text, overall_held_out
-from app.errors import check_upload_size, shown_errors
+from app.errors import shown_errors
+from app.security import Uploads
 from db import households, photos, service, validate
 from db.dishes import MAX_PHOTOS_PER_ADD
 from db.dishes import remove_dish as remove_stored_dish
@@ -24,13 +25,16 @@ from models.errors import FoodtagError
 
 class PhotoSections:
     """One method per event; ``user_of(request)`` names the signed-in user, ``analyzer`` reads
-    the photos and learns the dishes, ``max_upload_bytes`` is the most one photo may weigh.
-    ``c`` holds the components, made by build_sharing() and build_dishes()."""
+    the photos and learns the dishes, ``max_upload_bytes`` is the most one photo may weigh,
+    ``uploads`` deletes them once learned. ``c`` holds the components, made by build_sharing()
+    and build_dishes()."""
 
-    def __init__(self, user_of: Callable[[gr.Request], str], analyzer: Analyzer, max_upload_bytes: int) -> None:
+    def __init__(self, user_of: Callable[[gr.Request], str], analyzer: Analyzer, max_upload_bytes: int,
+                 uploads: Uploads) -> None:
         self.user_of = user_of
         self.analyzer = analyzer
         self.max_upload_bytes = max_upload_bytes
+        self.uploads = uploads
         self.c = SimpleNamespace()
 
     # ---- Kept photos and the household (Settings tab) --------------------------------------
@@ -132,11 +136,12 @@ class PhotoSections:
             paths = [Path(f if isinstance(f, str) else f.name) for f in (files or [])]
             if not 1 <= len(paths) <= MAX_PHOTOS_PER_ADD:  # counted before any photo is read
                 raise FoodtagError(f"Add 1 to {MAX_PHOTOS_PER_ADD} photos of the dish.")
-            for path in paths:
-                check_upload_size(path.stat().st_size, self.max_upload_bytes, path.name)
             model = service.user_model(user)
-            images = [self.analyzer.read(path.read_bytes(), path.name, model).image for path in paths]
+            images = [self.analyzer.read(self.uploads.read(path, self.max_upload_bytes, path.name), path.name,
+                                         model).image for path in paths]
             added = self.analyzer.add_dish(user, (name or "").strip(), (food or "").strip(), images, model)
+        # Kept after a refusal, so that the person may correct the name and press Add again.
+        self.uploads.discard(*paths)
         return {self.c.dishes_status: f"Saved **{added['dish']}** ({added['food']}), {added['photos']} photos: "
                                       "recognised from your next photo on.",
                 **self.my_dishes(request)}
@@ -168,5 +173,8 @@ class PhotoSections:
 
         page.load(self.my_dishes, None, [c.dishes_table, c.dish_pick, c.dishes_accuracy], api_name="my_dishes")
         changed = [c.dishes_status, c.dishes_table, c.dish_pick, c.dishes_accuracy]
-        c.add_dish_btn.click(self.add_dish, [c.dish_name, c.dish_food, c.dish_photos], changed, api_name="add_dish")
+        # Once learned, the photos' box is emptied in the browser: add_dish deleted their files.
+        c.add_dish_btn.click(self.add_dish, [c.dish_name, c.dish_food, c.dish_photos], changed, api_name="add_dish"
+                             ).success(None, None, [c.dish_photos], js="() => null", queue=False,
+                                       api_visibility="private")
         c.remove_dish_btn.click(self.remove_dish, [c.dish_pick], changed, api_name="remove_dish")
