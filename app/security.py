@@ -407,11 +407,12 @@ class Guard:
         return hosts is not None and hosts[0] in self.allowed_hosts
 
 
-class ModelSlots:
-    """Fair turns at the model for API requests: at most ``per_user`` of one user's requests
-    in flight and ``total`` of everyone's. Waiting is asyncio, so queued requests hold no worker
-    thread (48 queued analyses used to take every thread and stall other users' quick calls),
-    and one user's burst waits behind their own two, not in front of everyone else."""
+class FairSlots:
+    """Fair turns at something scarce (the model, the memory of glucose imports): at most
+    ``per_user`` of one user's requests in flight and ``total`` of everyone's, a user's own slot
+    taken first. Waiting is asyncio, so queued requests hold no worker thread (48 queued
+    analyses used to take every thread and stall other users' quick calls), and one user's
+    burst waits behind their own turns, not in front of everyone else."""
 
     def __init__(self, per_user: int = 2, total: int = 4) -> None:
         self.per_user = per_user

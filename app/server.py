@@ -35,7 +35,7 @@ from app.errors import check_upload_size, error, error_response
 from app.model_catalog import DefaultFollower, ModelCatalog
 from app.glucose.api import add_routes as add_glucose_routes
 from app.config import LOCAL_USER, AppConfig
-from app.security import BodyTooLarge, Guard, ModelSlots, OwnedFiles, Sessions, limited_body, private_dir
+from app.security import BodyTooLarge, FairSlots, Guard, OwnedFiles, Sessions, limited_body, private_dir
 from app.signin import add_routes as add_sign_in_routes
 from app.ui import GRADIO_CACHE_S, PAGE_ASSETS, AppContext, build_ui
 from db import dishes, personal, photos, service, session, validate
@@ -94,7 +94,7 @@ class App:
             files=OwnedFiles(),
         )
         self.follower = DefaultFollower(catalog, service.default_model, config.model_poll_seconds)
-        self.model_slots = ModelSlots()  # API analyses and dish photos: fair turns per user
+        self.model_slots = FairSlots()  # API analyses and dish photos: fair turns per user
         self._started = False
         self._start_lock = threading.Lock()
         self.fastapi = self._build()

@@ -432,12 +432,12 @@ def sign_in_browser(browser: httpx.Client, name: str) -> httpx.Response:
 
 
 def test_one_users_burst_of_analyses_waits_behind_their_own_turns():
-    """ModelSlots: alice sends 10 analyses at once, then bob one; bob's is served before alice's
+    """FairSlots: alice sends 10 analyses at once, then bob one; bob's is served before alice's
     fifth (she holds at most two turns, everyone four), and queued calls hold no thread."""
-    from app.security import ModelSlots
+    from app.security import FairSlots
 
     async def scenario() -> list[str]:
-        slots, served = ModelSlots(per_user=2, total=4), []
+        slots, served = FairSlots(per_user=2, total=4), []
         release = asyncio.Event()
 
         async def call(user: str, n: int) -> None:
