@@ -35,7 +35,7 @@ from app.errors import check_upload_size, error, error_response
 from app.model_catalog import DefaultFollower, ModelCatalog
 from app.glucose.api import add_routes as add_glucose_routes
 from app.config import LOCAL_USER, AppConfig
-from app.security import BodyTooLarge, FairSlots, Guard, OwnedFiles, Sessions, limited_body, private_dir
+from app.security import BodyTooLarge, Guard, OwnedFiles, Sessions, limited_body, private_dir
 from app.signin import add_routes as add_sign_in_routes
 from app.ui import GRADIO_CACHE_S, PAGE_ASSETS, AppContext, build_ui
 from db import dishes, personal, photos, service, session, validate
@@ -94,7 +94,6 @@ class App:
             files=OwnedFiles(),
         )
         self.follower = DefaultFollower(catalog, service.default_model, config.model_poll_seconds)
-        self.model_slots = FairSlots()  # API analyses and dish photos: fair turns per user
         self._started = False
         self._start_lock = threading.Lock()
         self.fastapi = self._build()
@@ -198,7 +197,8 @@ class App:
         self.blocks = blocks = build_ui(self.ctx)
         self.ctx.uploads.list_with(blocks.upload_file_set)
         # Inference runs one image at a time on all cores (see Analyzer), so a couple of
-        # concurrent events per handler keep the page responsive without oversubscribing.
+        # concurrent events per handler keep the page responsive without oversubscribing; the
+        # events that run the model wait for their user's turn instead (AppContext.in_turn).
         blocks.queue(default_concurrency_limit=self.config.concurrency, max_size=64)
         gr.mount_gradio_app(
             api,
@@ -261,7 +261,7 @@ class App:
             await form.close()
         try:
             check_upload_size(len(data), limit, name)
-            async with self.model_slots.turn(user):
+            async with self.ctx.model_slots.turn(user):  # the page's too
                 result = await run_in_threadpool(self._analyze_sync, user, data, name, **fields)
         except FoodtagError as exc:
             return error_response(exc)
@@ -369,7 +369,7 @@ class App:
         try:
             for data, filename in photos:
                 check_upload_size(len(data), self.config.max_upload_bytes, filename)
-            async with self.model_slots.turn(user):
+            async with self.ctx.model_slots.turn(user):  # the page's too
                 added = await run_in_threadpool(self._add_dish_sync, user, photos, fields["name"] or "",
                                                 fields["food"] or "")
         except FoodtagError as exc:

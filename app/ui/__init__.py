@@ -57,7 +57,7 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
 
 def build_page(ctx: AppContext) -> Page:
     downloads = Downloads(ctx.files)
-    photos = PhotoSections(ctx.user, ctx.analyzer, ctx.max_upload_bytes, ctx.uploads)
+    photos = PhotoSections(ctx)
     glucose = GlucoseTab(ctx.user, downloads.path, ctx.uploads)
     header, analyse, today = PageHeader(ctx), AnalyseTab(ctx, downloads), TodayTab(ctx, downloads, glucose)
     my_foods, settings, models = MyFoodsTab(ctx), SettingsTab(ctx, photos), ModelsTab(ctx, photos)

@@ -347,16 +347,17 @@ class AnalyseTab:
         # Then the upload and webcam boxes are emptied in the browser: analyze deleted their files.
         empty_sources = {"fn": None, "outputs": [c.upload, c.webcam], "queue": False, "api_visibility": "private",
                          "js": "() => [null, null]"}
+        analyze = self.ctx.in_turn(self.analyze)  # the user's turn at the model, shared with the API
         c.analyze_btn.click(**hold_log)
-        c.analyze_btn.click(self.analyze, [c.upload, c.webcam], analysis_outputs, api_name="analyze").then(
-            **empty_sources)
+        c.analyze_btn.click(inputs=[c.upload, c.webcam], outputs=analysis_outputs, api_name="analyze",
+                            **analyze).then(**empty_sources)
         # A new upload or snapshot is analysed at once, by itself.
         c.upload.upload(**hold_log)
-        c.upload.upload(self.analyze, [c.upload, c.nothing], analysis_outputs, api_name="analyze_upload",
-                        **QUIET).then(**empty_sources)
+        c.upload.upload(inputs=[c.upload, c.nothing], outputs=analysis_outputs, api_name="analyze_upload",
+                        **analyze, **QUIET).then(**empty_sources)
         c.webcam.input(**hold_log)
-        c.webcam.input(self.analyze, [c.nothing, c.webcam], analysis_outputs, api_name="analyze_webcam",
-                       **QUIET).then(**empty_sources)
+        c.webcam.input(inputs=[c.nothing, c.webcam], outputs=analysis_outputs, api_name="analyze_webcam",
+                       **analyze, **QUIET).then(**empty_sources)
         pick_outputs = [c.state, c.headline, c.suggestions, c.search_hits, c.recent, c.serving, c.grams,
                         *card_outputs]
         for picker, handler, name in ((c.suggestions, self.choose_suggestion, "choose_suggestion"),

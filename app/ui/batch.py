@@ -69,18 +69,21 @@ class BatchTab:
     """The Batch tab. ``get_engine(request)`` is the model it runs for the uploader, in folders
     under ``work_root``; ``owned_stem(stem, request)`` names result files for the user, whose
     BatchConfig settings (exchange unit, confidence threshold, whose dishes) ``user_settings(request)``
-    gives; ``uploads`` (Gradio's) deletes the CSV and the zip once run. ``c`` holds the
-    components, made by build()."""
+    gives; ``uploads`` (Gradio's) deletes the CSV and the zip once run; ``in_turn(handler)``
+    gives the run's event options (the app's: the uploader's turn among batch runs). ``c``
+    holds the components, made by build()."""
 
     def __init__(self, get_engine: Callable[[gr.Request], object], work_root: Path | None = None,
                  owned_stem: Callable[[str, gr.Request], str] = lambda stem, _request: stem,
                  user_settings: Callable[[gr.Request], dict] = lambda _request: {},
-                 uploads: Uploads | None = None) -> None:
+                 uploads: Uploads | None = None,
+                 in_turn: Callable[[Callable], dict] = lambda handler: {"fn": handler}) -> None:
         self.get_engine = get_engine
         self.work_root = work_root
         self.owned_stem = owned_stem
         self.user_settings = user_settings
         self.uploads = uploads or Uploads()
+        self.in_turn = in_turn
         self.c = SimpleNamespace()
 
     @classmethod
@@ -97,7 +100,7 @@ class BatchTab:
             return {"user": user, **{key: chosen[key] for key in ("exchange_unit_g", "confidence_threshold")}}
 
         return cls(lambda request: ctx.analyzer.engine_for(ctx.user(request))[0], private_dir(data_home() / "tmp"),
-                   owned_stem, settings, ctx.uploads)
+                   owned_stem, settings, ctx.uploads, lambda handler: ctx.in_turn(handler, ctx.batch_slots))
 
     def run(self, csv_path: str | None, zip_path: str | None, top_k: float, request: gr.Request,
             progress=gr.Progress()):
@@ -148,5 +151,5 @@ class BatchTab:
                 c.results = gr.File(label="Results CSV", interactive=False)
                 c.summary = gr.File(label="Per-day summary CSV", interactive=False)
 
-        c.run_btn.click(self.run, [c.csv_in, c.zip_in, c.top_k], [c.results, c.summary, c.status],
-                        api_name="batch_run")
+        c.run_btn.click(inputs=[c.csv_in, c.zip_in, c.top_k], outputs=[c.results, c.summary, c.status],
+                        api_name="batch_run", **self.in_turn(self.run))
