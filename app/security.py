@@ -7,8 +7,10 @@
 - `Sessions`: sign-in sessions, in the database so that every app process shares them, that
   end after an idle time and a maximum age, or when the user signs out.
 - `OwnedFiles`: downloadable files (CSV exports, batch results) that only their owner may fetch.
+- `Uploads`: Gradio's folder of uploads, which are never served back and are deleted once used.
 - `Guard`: the ASGI middleware that applies all of the above to every request, plus the
   Host/Origin checks of single-user mode (against DNS rebinding).
+- `FairSlots`: fair turns per user at something scarce (the model, glucose imports).
 
 The app signs people in itself (app.signin: its /login sets the `foodtag_session` cookie) and
 hands the user to Gradio through Gradio's public ``auth_dependency`` hook, so no Gradio
@@ -24,21 +26,26 @@ import re
 import secrets
 import sys
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from datetime import datetime
 from http.cookies import SimpleCookie
+from pathlib import Path
 from typing import Awaitable, Callable
 from urllib.parse import urlsplit
 
+from gradio import utils as gradio_utils
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
+from app.errors import check_upload_size
 from db import service, signins
 from db.keys import name_key
 from db.tables import utcnow
+from models.errors import FoodtagError
 
 log = logging.getLogger("foodtag.security")
 
@@ -209,6 +216,79 @@ class OwnedFiles:
         return service.file_owner(match.group(1)) if match else None
 
 
+class Uploads:
+    """Gradio's folder (GRADIO_TEMP_DIR, else Gradio's default): every upload lies there as the
+    client sent it (a photo with its EXIF, GPS position included), beside Gradio's copies of
+    the files the app returns. Guard serves no upload back; the handlers delete each one once
+    it is used (`discard`); `sweep` removes what is left behind."""
+
+    def __init__(self, folder: Path | None = None) -> None:
+        self.folder = Path(folder or gradio_utils.get_upload_folder()).resolve()
+        self._listed: set[str] = set()
+
+    def list_with(self, listed: set[str]) -> None:
+        """Gradio's own list of uploads (Blocks.upload_file_set), read by its delete_cache,
+        which keeps an entry for good when the file is already gone: `discard` drops it there."""
+        self._listed = listed
+
+    def holds(self, path: str) -> bool:
+        """Whether ``path``, as a client names it (relative paths from the working folder, as
+        Gradio reads them; links followed), lies in the folder. A path that cannot be resolved
+        counts as held, so that it is refused."""
+        try:
+            return Path(os.path.abspath(path)).resolve().is_relative_to(self.folder)
+        except (OSError, ValueError, RuntimeError):  # a NUL byte, a loop of links
+            return True
+
+    def read(self, path: Path, limit: int, name: str) -> bytes:
+        """An upload's bytes (UploadTooLarge above ``limit``); a FoodtagError that says what to
+        do when it is no longer there (used once already, or swept)."""
+        try:
+            check_upload_size(path.stat().st_size, limit, name)
+            return path.read_bytes()
+        except FileNotFoundError:
+            raise FoodtagError(f"{name} is no longer on the server: upload it again") from None
+
+    def discard(self, *paths: str | Path) -> None:
+        """Delete used uploads, with the folder Gradio made for each (named by its content's
+        hash) once empty. Paths outside the folder (a script's or a test's own files) stay."""
+        for path in map(Path, paths):
+            if not self.holds(str(path)):
+                continue
+            path.unlink(missing_ok=True)
+            self._listed.discard(str(path))
+            if path.parent.resolve() != self.folder:
+                try:
+                    path.parent.rmdir()
+                except OSError:  # not empty: the same file uploaded again meanwhile
+                    pass
+
+    def sweep(self, max_age_s: float) -> int:
+        """Delete files older than ``max_age_s``, and the folders left empty: what a stopped
+        process left (Gradio deletes only its own files, and only while it runs) and what Gradio
+        never deletes (gr.File leaves an empty temporary file for every event it reads). Younger
+        ones may be another live process's. Returns how many files went."""
+        cutoff, removed, emptied = time.time() - max_age_s, 0, set()
+        for parent, folders, files in os.walk(self.folder, topdown=False):
+            for name in files:
+                path = Path(parent, name)
+                try:
+                    if path.lstat().st_ctime < cutoff:
+                        path.unlink()
+                        removed += 1
+                        emptied.add(path.parent)
+                except OSError:  # another process swept it first
+                    pass
+            for name in folders:
+                path = Path(parent, name)
+                try:
+                    if path in emptied or path.lstat().st_ctime < cutoff:
+                        path.rmdir()
+                except OSError:  # not empty, or gone
+                    pass
+        return removed
+
+
 def signed_in_user(request) -> str | None:
     """The user whose live session cookie a request carries, as Guard found it (None: signed
     out, or single-user mode). ``request``: a Starlette/FastAPI request."""
@@ -217,7 +297,8 @@ def signed_in_user(request) -> str | None:
 
 class Guard:
     """ASGI middleware: single-user Host/Origin checks, sign-in sessions and per-user file
-    downloads, for every route (the API and the mounted Gradio app).
+    downloads, for every route (the API and the mounted Gradio app). Gradio's file routes serve
+    an owned file (OwnedFiles) only to its owner and no upload at all (see `_may_fetch`).
 
     In accounts mode it looks the session cookie up in the database once per request (in a
     worker thread, off the event loop) and leaves the user in the request's state, where
@@ -227,12 +308,13 @@ class Guard:
     """
 
     def __init__(self, app, *, accounts: bool, allowed_hosts: set[str], sessions: Sessions,
-                 files: OwnedFiles) -> None:
+                 files: OwnedFiles, uploads: Uploads) -> None:
         self.app = app
         self.accounts = accounts
         self.allowed_hosts = {h.lower() for h in allowed_hosts}
         self.sessions = sessions
         self.files = files
+        self.uploads = uploads
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -251,7 +333,7 @@ class Guard:
                 log.warning("refused %s %s from %s: %s", scope.get("method", "WS"), scope["path"][:80], client, refusal)
                 await _refuse(scope, receive, send, 403, refusal)
                 return
-            await self.app(scope, receive, send)
+            await self._serve(scope, receive, send, None)
             return
         token = _cookies(headers).get(SESSION_COOKIE)
         user = await run_in_threadpool(self.sessions.user, token.value) if token is not None else None
@@ -275,12 +357,26 @@ class Guard:
                 # Relative, so that it also works under a path prefix of a reverse proxy.
                 await RedirectResponse("login", status_code=303)(scope, receive, send)
                 return
-            if "/file=" in scope["path"]:
-                owner = await run_in_threadpool(self.files.owner, scope["path"])
-                if owner is not None and owner != user:
-                    await _refuse(scope, receive, send, 404, "file not found")
-                    return
+        await self._serve(scope, receive, send, user)
+
+    async def _serve(self, scope, receive, send, user: str | None) -> None:
+        """Pass the request on, unless it asks a Gradio file route for a file ``user`` may not
+        fetch: then 404, as for a file that is not there."""
+        target = _gradio_file(scope)
+        if target is not None and not await run_in_threadpool(self._may_fetch, target, user):
+            await _refuse(scope, receive, send, 404, "file not found")
+            return
         await self.app(scope, receive, send)
+
+    def _may_fetch(self, target: str, user: str | None) -> bool:
+        """Whether ``user`` may fetch the file ``target`` names: a file the app made for someone
+        (a CSV export, a batch result, an analysed photo's preview; OwnedFiles) only they may;
+        nothing else from Gradio's folder, where every upload lies as it was sent (EXIF, GPS
+        position and all), whoever sent it. Elsewhere Gradio's own rules apply."""
+        owner = self.files.owner(target)
+        if owner is not None:
+            return not self.accounts or owner == user
+        return not self.uploads.holds(target)
 
     def _foreign_origin(self, scope, headers: Headers) -> str | None:
         """The Origin (else the Referer) of a browser request from another origin than this
@@ -311,11 +407,12 @@ class Guard:
         return hosts is not None and hosts[0] in self.allowed_hosts
 
 
-class ModelSlots:
-    """Fair turns at the model for API requests: at most ``per_user`` of one user's requests
-    in flight and ``total`` of everyone's. Waiting is asyncio, so queued requests hold no worker
-    thread (48 queued analyses used to take every thread and stall other users' quick calls),
-    and one user's burst waits behind their own two, not in front of everyone else."""
+class FairSlots:
+    """Fair turns at something scarce (the model, the memory of glucose imports): at most
+    ``per_user`` of one user's requests in flight and ``total`` of everyone's, a user's own slot
+    taken first. Waiting is asyncio, so queued requests hold no worker thread (48 queued
+    analyses used to take every thread and stall other users' quick calls), and one user's
+    burst waits behind their own turns, not in front of everyone else."""
 
     def __init__(self, per_user: int = 2, total: int = 4) -> None:
         self.per_user = per_user
@@ -350,6 +447,21 @@ def _hostnames_if_same_scheme_and_port(origin: str, host_header: str, scope) -> 
     except ValueError:  # a port that is not a number, a broken IPv6 address
         return None
     return parts.hostname or "", own.hostname or ""
+
+
+# Gradio's routes that serve a file by its path on the server (the second, its older spelling).
+_FILE_ROUTES = ("/gradio_api/file=", "/gradio_api/file/")
+
+
+def _gradio_file(scope) -> str | None:
+    """The path (or URL) an HTTP request asks a Gradio file route for, read off the path as
+    the router matches it (after the ASGI root_path); None for any other request."""
+    if scope["type"] != "http":
+        return None
+    path, root = scope["path"], scope.get("root_path", "")
+    if root and path.startswith(root + "/"):
+        path = path[len(root):]
+    return next((path[len(route):] for route in _FILE_ROUTES if path.startswith(route)), None)
 
 
 def _changes_state(scope) -> bool:

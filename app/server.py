@@ -11,6 +11,7 @@ by `App.startup()` (run before uvicorn starts, and again harmlessly by the lifes
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -34,9 +35,9 @@ from app.errors import check_upload_size, error, error_response
 from app.model_catalog import DefaultFollower, ModelCatalog
 from app.glucose.api import add_routes as add_glucose_routes
 from app.config import LOCAL_USER, AppConfig
-from app.security import BodyTooLarge, Guard, ModelSlots, OwnedFiles, Sessions, limited_body, private_dir
+from app.security import BodyTooLarge, Guard, OwnedFiles, Sessions, limited_body, private_dir
 from app.signin import add_routes as add_sign_in_routes
-from app.ui import PAGE_ASSETS, AppContext, build_ui
+from app.ui import GRADIO_CACHE_S, PAGE_ASSETS, AppContext, build_ui
 from db import dishes, personal, photos, service, session, validate
 from db.errors import InvalidValue
 from db.session import get_engine, session_scope
@@ -93,7 +94,6 @@ class App:
             files=OwnedFiles(),
         )
         self.follower = DefaultFollower(catalog, service.default_model, config.model_poll_seconds)
-        self.model_slots = ModelSlots()  # API analyses and dish photos: fair turns per user
         self._started = False
         self._start_lock = threading.Lock()
         self.fastapi = self._build()
@@ -113,6 +113,8 @@ class App:
             session.init_db()
             if (swept := photos.sweep_orphans()):
                 log.info("removed %d kept-photo files that no database row names", swept)
+            if (swept := self.ctx.uploads.sweep(GRADIO_CACHE_S)):
+                log.info("removed %d stale files (uploads, served copies) from Gradio's folder", swept)
             if not self.config.accounts:
                 service.ensure_user(LOCAL_USER, region=self.config.region)
             elif service.account_count() == 0:
@@ -125,6 +127,12 @@ class App:
             self.follower.start()
             self._started = True
 
+    async def _sweep_uploads(self) -> None:
+        """Gradio's folder swept as at start-up, every half of GRADIO_CACHE_S, while serving."""
+        while True:
+            await asyncio.sleep(GRADIO_CACHE_S / 2)
+            await run_in_threadpool(self.ctx.uploads.sweep, GRADIO_CACHE_S)
+
     def shutdown(self) -> None:
         """Stop following the stored default model (run by the lifespan when the server stops)."""
         self.follower.stop()
@@ -133,14 +141,16 @@ class App:
         @asynccontextmanager
         async def lifespan(_app: FastAPI):
             await run_in_threadpool(self.startup)
+            sweeping = asyncio.create_task(self._sweep_uploads())
             yield
+            sweeping.cancel()
             await run_in_threadpool(self.shutdown)
 
         api = FastAPI(title="foodtag", lifespan=lifespan, docs_url="/api/docs", redoc_url=None,
                       openapi_url="/api/openapi.json")
         api.state.identity = self.ctx.identity  # read by _signed_in_user
         api.add_middleware(Guard, accounts=self.config.accounts, allowed_hosts=self.config.allowed_hosts,
-                           sessions=self.ctx.identity.sessions, files=self.ctx.files)
+                           sessions=self.ctx.identity.sessions, files=self.ctx.files, uploads=self.ctx.uploads)
         api.add_api_route("/healthz", self.healthz, methods=["GET"])
         if self.config.accounts:
             add_sign_in_routes(api, self.ctx.identity, message=SIGN_IN_MESSAGE)
@@ -185,8 +195,10 @@ class App:
             return error(500, "internal error; the server log has the details")
 
         self.blocks = blocks = build_ui(self.ctx)
+        self.ctx.uploads.list_with(blocks.upload_file_set)
         # Inference runs one image at a time on all cores (see Analyzer), so a couple of
-        # concurrent events per handler keep the page responsive without oversubscribing.
+        # concurrent events per handler keep the page responsive without oversubscribing; the
+        # events that run the model wait for their user's turn instead (AppContext.in_turn).
         blocks.queue(default_concurrency_limit=self.config.concurrency, max_size=64)
         gr.mount_gradio_app(
             api,
@@ -249,7 +261,7 @@ class App:
             await form.close()
         try:
             check_upload_size(len(data), limit, name)
-            async with self.model_slots.turn(user):
+            async with self.ctx.model_slots.turn(user):  # the page's too
                 result = await run_in_threadpool(self._analyze_sync, user, data, name, **fields)
         except FoodtagError as exc:
             return error_response(exc)
@@ -357,7 +369,7 @@ class App:
         try:
             for data, filename in photos:
                 check_upload_size(len(data), self.config.max_upload_bytes, filename)
-            async with self.model_slots.turn(user):
+            async with self.ctx.model_slots.turn(user):  # the page's too
                 added = await run_in_threadpool(self._add_dish_sync, user, photos, fields["name"] or "",
                                                 fields["food"] or "")
         except FoodtagError as exc:

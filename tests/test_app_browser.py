@@ -29,6 +29,11 @@ def test_upload_photo_see_card_and_log(server, coffee_image, tmp_path):
         expect(card).to_contain_text("FDC ID 171891")
         expect(card).to_contain_text("exchanges")
         expect(page.locator("#analysis-headline")).to_contain_text("espresso")
+        # The preview (served to its owner only) shows; the upload box is empty again, as its file
+        # is gone from the server.
+        page.wait_for_function("() => { const img = document.querySelector('#analysed-photo img');"
+                               " return img && img.complete && img.naturalWidth > 0; }", timeout=30_000)
+        expect(page.locator("#photo-upload")).to_contain_text("Click to Upload", timeout=30_000)
 
         page.locator("#log-meal").click()
         expect(page.locator("#log-status")).to_contain_text("Logged: Espresso", timeout=30_000)

@@ -3,10 +3,12 @@ readings, uploads are size-limited (declared and streamed), bad input gets a cle
 caller's name comes from a stand-in for the sign-in dependency (the real one is tested with
 the other /api routes); what is tested here is that the routes use nothing else."""
 
+import asyncio
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated
 
+import httpx
 import pytest
 from db_support import alice, db_url  # noqa: F401  (fixtures)
 from fastapi import Depends, FastAPI, Request
@@ -80,6 +82,38 @@ def test_uploads_over_the_limit_are_refused_declared_or_streamed(alice, monkeypa
     streamed = web.post("/api/glucose/import", headers=as_user(alice), content=chunks())
     assert streamed.status_code == 413
     assert glucose.reading_count(alice) == 0
+
+
+def test_one_users_slow_uploads_cannot_hold_every_import_slot(alice):
+    """Alice starts two imports whose bodies trickle in (their header, then nothing until the
+    end of the test); Bob's one-row import is served at once: Alice's second upload waits for
+    her own slot, so it does not hold the other one while its body arrives."""
+    service.create_user("bob")
+    app = FastAPI()
+    glucose_api.add_routes(app, Annotated[str, Depends(caller)])
+    release = asyncio.Event()
+
+    async def trickle():
+        yield b"timestamp,value\n"
+        await release.wait()
+        yield b"2026-12-01T08:00:00,100\n"
+
+    async def scenario() -> tuple[httpx.Response, list[httpx.Response]]:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as web:
+            slow = [asyncio.create_task(web.post("/api/glucose/import?tz=UTC", headers=as_user(alice),
+                                                 content=trickle())) for _ in range(2)]
+            await asyncio.sleep(0.5)  # time for both of hers to take what slots they can
+            try:
+                bob = await asyncio.wait_for(web.post("/api/glucose/import?tz=UTC", headers=as_user("bob"),
+                                                      content=b"timestamp,value\n2026-12-01T09:00:00,110\n"), 10)
+            finally:
+                release.set()
+            return bob, await asyncio.gather(*slow)
+
+    bob, hers = asyncio.run(scenario())
+    assert bob.status_code == 200 and bob.json()["added"] == 1
+    assert [r.json()["added"] for r in hers] == [1, 0]  # the second is the same reading again
+    assert glucose.reading_count(alice) == 1
 
 
 @pytest.mark.parametrize("fmt", ["nightscout", "auto"])

@@ -7,6 +7,7 @@ from types import SimpleNamespace
 import gradio as gr
 from db_support import alice, db_url  # noqa: F401  (fixtures)
 
+from app.security import Uploads
 from app.ui.glucose import MEAL_COLUMNS, NO_READINGS, GlucoseTab
 from db import service
 
@@ -18,7 +19,7 @@ def handlers(tmp_path: Path) -> GlucoseTab:
         folder = tmp_path / user
         folder.mkdir(exist_ok=True)
         return folder / f"{stem}{suffix}"
-    tab = GlucoseTab(lambda request: request.username, owned_path)
+    tab = GlucoseTab(lambda request: request.username, owned_path, Uploads(tmp_path / "gradio"))
     with gr.Blocks():  # the handlers answer keyed by the tab's components
         tab.build_entry_response()
         tab.build()
@@ -69,6 +70,17 @@ def test_bad_input_gets_a_message_and_imports_nothing(alice, tmp_path):
     assert h.report(14, "not a day", ALICE)[h.c.metrics_text].startswith("⚠️")
     for days in (float("nan"), 2.5):  # a raw API call can send what the box cannot
         assert "days must be a whole number" in h.report(days, "", ALICE)[h.c.metrics_text]
+
+
+def test_an_uploaded_export_is_deleted_once_imported_and_kept_while_refused(alice, tmp_path):
+    h = handlers(tmp_path)
+    upload = tmp_path / "gradio" / ("a" * 64) / "export.csv"  # as Gradio keeps an upload
+    upload.parent.mkdir(parents=True)
+    upload.write_bytes(b"shopping list\neggs\n")
+    assert "Nothing was imported" in h.import_file(str(upload), "auto", ALICE) and upload.exists()
+    upload.write_bytes((DATA / "clarity_de_mmol.csv").read_bytes())  # the right file, tried again
+    assert "readings added" in h.import_file(str(upload), "auto", ALICE) and not upload.parent.exists()
+    assert h.import_file(str(upload), "auto", ALICE) == "⚠️ export.csv is no longer on the server: upload it again"
 
 
 def test_an_entry_shows_its_own_curve_to_its_owner_only(alice, tmp_path):

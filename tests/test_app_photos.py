@@ -5,6 +5,7 @@ in the one test through a live server."""
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 from pathlib import Path
 from types import SimpleNamespace
@@ -18,7 +19,7 @@ from photo_support import files_in, photo_with_location, photos_dir  # noqa: F40
 from app.__main__ import main
 from app.meals import Analyzer, Analysis, Suggestion, read_photo
 from app.auth import Identity
-from app.security import OwnedFiles
+from app.security import FairSlots, OwnedFiles
 from app.ui import AppContext, build_page
 from app.ui.analyse import AnalyseTab
 from db import photos, service
@@ -92,6 +93,54 @@ def upload(tmp_path: Path) -> Path:
     path = tmp_path / "IMG_0042.jpg"
     path.write_bytes(photo_with_location())
     return path
+
+
+def run_while_alice_holds(slots: FairSlots, turns: int, call) -> tuple:
+    """``call(request)`` for Bob, then for Alice, while ``turns`` of Alice's turns in ``slots``
+    are held: Bob's outcome (a result or a gr.Error), whether Alice's waited, and hers."""
+    async def outcome(call_for):
+        try:
+            return await call(call_for)
+        except gr.Error as exc:
+            return exc
+
+    async def scenario():
+        release = asyncio.Event()
+
+        async def hold() -> None:
+            async with slots.turn("alice"):
+                await release.wait()
+
+        held = [asyncio.create_task(hold()) for _ in range(turns)]
+        await asyncio.sleep(0)
+        bobs = await asyncio.wait_for(outcome(BOB), 10)
+        alices = asyncio.create_task(outcome(ALICE))
+        await asyncio.sleep(0.5)
+        waited = not alices.done()
+        release.set()
+        await asyncio.gather(*held)
+        return bobs, waited, await alices
+
+    return asyncio.run(scenario())
+
+
+def test_the_pages_model_events_wait_for_the_users_turn_that_the_api_shares(context, page, upload):
+    """Alice holds both of her turns at the model (two API analyses in flight, say): Bob's
+    analysis from the page is served at once; hers waits, holding no thread, until one of her
+    turns ends. Every page event that runs the model waits so (batch runs among themselves),
+    and Gradio does not queue it."""
+    events = {fn.api_name: fn for fn in page.blocks.fns.values()}
+    handlers = {"analyze": page.analyse.analyze, "analyze_upload": page.analyse.analyze,
+                "analyze_webcam": page.analyse.analyze, "add_dish": page.photos.add_dish, "batch_run": page.batch.run}
+    for name, handler in handlers.items():
+        assert events[name].concurrency_limit is None and events[name].fn.__wrapped__ == handler, name
+    state = page.analyse.c.state
+    bobs, waited, alices = run_while_alice_holds(context.model_slots, 2,
+                                                 lambda who: events["analyze"].fn(str(upload), None, who))
+    assert bobs[state]["food"] == "Banana" and waited and alices[state]["food"] == "Banana"
+    bobs, waited, alices = run_while_alice_holds(context.batch_slots, 1,
+                                                 lambda who: events["batch_run"].fn(None, None, 3, who))
+    assert "Upload the meals CSV" in str(bobs) and waited and "Upload the meals CSV" in str(alices)
 
 
 def test_without_consent_the_analysed_photo_is_never_written(handlers, photo_handlers, upload, photos_dir):

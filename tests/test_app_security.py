@@ -4,6 +4,7 @@ expiring sessions, admin-only default model with per-user choice, private downlo
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import os
 import sys
@@ -12,17 +13,20 @@ import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
+from pathlib import Path
 
 import httpx
 import pytest
 from app_support import jpeg_bytes, seeded_server
 from batch_support import KNOWN_LABELS, tiny_model
-from gradio_client import Client
+from gradio_client import Client, handle_file
 from gradio_client.exceptions import AppError
+from photo_support import files_in, photo_with_location
+from PIL import Image
 from sqlalchemy import delete
 
-from app.security import PASSWORD_NICE, SESSION_COOKIE, PasswordChecker, Throttle
-from db import service, signins
+from app.security import PASSWORD_NICE, SESSION_COOKIE, PasswordChecker, Throttle, Uploads
+from db import photos, service, signins
 from db.tables import SignInFailure, utcnow
 from db.session import session_scope
 
@@ -60,6 +64,24 @@ def basic_analyze(server, name: str, photo: bytes) -> dict:
 
 
 # --- units ---------------------------------------------------------------------------------
+
+def test_uploads_are_swept_when_stale_and_discarded_only_inside_gradios_folder(tmp_path):
+    folder = tmp_path / "gradio"
+    upload = folder / ("a" * 64) / "IMG_0042.jpg"
+    upload.parent.mkdir(parents=True)
+    upload.write_bytes(photo_with_location())
+    left_by_gradio = folder / "tmpab12cd"  # gr.File's empty temporary file, one per event
+    left_by_gradio.touch()
+    own = tmp_path / "IMG_0042.jpg"  # a script's own file, handed to a handler
+    own.write_bytes(b"photo")
+    uploads = Uploads(folder)
+    assert uploads.sweep(3600) == 0 and upload.exists() and left_by_gradio.exists()  # maybe another process's
+    uploads.discard(own, upload)
+    assert own.exists() and not upload.parent.exists()
+    assert uploads.sweep(0) == 1 and not left_by_gradio.exists() and folder.is_dir()
+    assert uploads.holds(str(folder / "b" / ".." / "c")) and uploads.holds("bad\0path")  # unresolvable: refused
+    assert not uploads.holds(str(own)) and not uploads.holds(str(folder / ".." / "IMG_0042.jpg"))
+
 
 def test_password_checks_run_in_a_bounded_pool_off_the_event_loop():
     running, peak, lock = 0, 0, threading.Lock()
@@ -325,8 +347,50 @@ def test_photo_previews_are_served_only_to_their_owner(server, coffee_image):
 
 
 def test_user_b_cannot_download_user_a_export(server):
-    assert_only_alice_gets(server, lambda browser: event_result(browser, "export_csv", [])[0]["url"],
-                           lambda shown: shown.text.startswith("user,date,"))
+    def export_url(browser: httpx.Client) -> str:
+        url = event_result(browser, "export_csv", [])[0]["url"]
+        # Gradio's older spelling of its file route serves the same file: Bob gets it by neither.
+        path = url.split("/gradio_api/file=", 1)[1]
+        assert browser.get(f"/gradio_api/file/{path}").status_code == 200
+        return url
+
+    assert_only_alice_gets(server, export_url, lambda shown: shown.text.startswith("user,date,"))
+    with httpx.Client(base_url=server.url, timeout=60) as alice, httpx.Client(base_url=server.url, timeout=60) as bob:
+        assert sign_in_browser(alice, "alice").status_code == sign_in_browser(bob, "bob").status_code == 303
+        path = event_result(alice, "export_csv", [])[0]["url"].split("/gradio_api/file=", 1)[1]
+        assert bob.get(f"/gradio_api/file/{path}").status_code == 404
+
+
+def test_uploads_are_served_to_nobody_and_the_original_is_deleted_once_analysed(server, coffee_image, tmp_path):
+    """The red team's finding: an upload (a phone photo with its GPS position) stayed in
+    Gradio's folder after the analysis, and any signed-in user could download it by its path."""
+    service.update_settings("alice", keep_photos=True)
+    with httpx.Client(base_url=server.url, timeout=60) as alice, httpx.Client(base_url=server.url, timeout=60) as bob:
+        assert sign_in_browser(alice, "alice").status_code == sign_in_browser(bob, "bob").status_code == 303
+        [path] = alice.post("/gradio_api/upload", files={"files": ("IMG_0042.jpg", photo_with_location())}).json()
+        assert Path(path).is_file()
+        spellings = (path, path.replace("/gradio/", "/gradio/./"), os.path.relpath(path))
+        for route in ("/gradio_api/file=", "/gradio_api/file/"):
+            for named in spellings:
+                assert bob.get(route + named).status_code == 404, (route, named)
+                assert alice.get(route + named).status_code == 404, (route, named)  # EXIF stays on the server
+        photo = {"path": path, "orig_name": "IMG_0042.jpg", "meta": {"_type": "gradio.FileData"}}
+        preview = event_result(alice, "analyze", [photo, None])[1]["url"]
+        assert not Path(path).exists() and not Path(path).parent.exists()
+        assert path not in server.app.blocks.upload_file_set  # Gradio would list it for good
+        shown = alice.get(preview)  # the page's own preview still shows, to its owner
+        assert shown.status_code == 200 and not Image.open(io.BytesIO(shown.content)).getexif()
+        assert bob.get(preview).status_code == 404
+        # The photo kept with consent (512 px, no EXIF) is never served, not even to her.
+        upload = tmp_path / "espresso.jpg"
+        upload.write_bytes(jpeg_bytes(coffee_image))
+        page = Client(server.url, auth=("alice", PASSWORDS["alice"]), verbose=False)
+        page.predict(handle_file(str(upload)), None, api_name="/analyze")
+        assert "Logged" in page.predict(None, "", "snack", "now", "", api_name="/log_meal")
+        [kept] = files_in(photos.folder())
+        assert alice.get(f"/gradio_api/file={kept}").status_code in (403, 404)
+        assert bob.get(f"/gradio_api/file={kept}").status_code in (403, 404)
+    service.update_settings("alice", keep_photos=False)
 
 
 @pytest.mark.parametrize("origin", ["http://127.0.0.1:9999", "http://localhost:8080", "https://evil.example", "null"])
@@ -368,12 +432,12 @@ def sign_in_browser(browser: httpx.Client, name: str) -> httpx.Response:
 
 
 def test_one_users_burst_of_analyses_waits_behind_their_own_turns():
-    """ModelSlots: alice sends 10 analyses at once, then bob one; bob's is served before alice's
+    """FairSlots: alice sends 10 analyses at once, then bob one; bob's is served before alice's
     fifth (she holds at most two turns, everyone four), and queued calls hold no thread."""
-    from app.security import ModelSlots
+    from app.security import FairSlots
 
     async def scenario() -> list[str]:
-        slots, served = ModelSlots(per_user=2, total=4), []
+        slots, served = FairSlots(per_user=2, total=4), []
         release = asyncio.Event()
 
         async def call(user: str, n: int) -> None:

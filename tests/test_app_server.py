@@ -425,6 +425,12 @@ def test_heic_photo_is_analysed_like_its_jpeg_twin(server, coffee_image):
     assert as_heic["food"] == "Espresso"
 
 
+def test_no_upload_is_served_back_in_single_user_mode_either(server, coffee_jpeg):
+    upload = httpx.post(f"{server.url}/gradio_api/upload", files={"files": ("espresso.jpg", coffee_jpeg.read_bytes())})
+    [path] = upload.json()
+    assert Path(path).is_file() and httpx.get(f"{server.url}/gradio_api/file={path}").status_code == 404
+
+
 def test_private_files_are_owner_only(client, server, tmp_path):
     import os
     import stat

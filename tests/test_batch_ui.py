@@ -75,7 +75,8 @@ def test_upload_refuses_zip_slip(tmp_path, engine):
     assert not (tmp_path / "escaped.jpg").exists() and not (work / "photos").exists()
 
 
-def test_batch_tab_over_gradio_client(tmp_path, engine):
+def test_batch_tab_over_gradio_client(tmp_path, engine, monkeypatch):
+    monkeypatch.setenv("GRADIO_TEMP_DIR", str(tmp_path / "gradio"))  # its uploads, and no one else's
     csv, archive = upload(tmp_path, {"a.jpg": jpeg_bytes(1)}, [["a.jpg", "100", "x"], ["missing.jpg", "", ""]])
     with gr.Blocks() as demo:
         BatchTab(lambda _request: engine, user_settings=lambda _request: SURE).build()
@@ -90,6 +91,9 @@ def test_batch_tab_over_gradio_client(tmp_path, engine):
         assert len(rows[0]["top_k"].split("; ")) == 2
         assert read_csv(Path(summary))[0]["errors"] == "1"
         assert "1 of 2 rows failed" in message
+        uploaded = [p.name for p in (tmp_path / "gradio").rglob("*")]
+        assert "meals.csv" not in uploaded and "photos.zip" not in uploaded  # deleted once run
+        assert "meals.results.csv" in uploaded  # Gradio's copy for download: the folder is the right one
         bad = tmp_path / "bad.csv"
         bad.write_text("photo\nx.jpg\n")
         with pytest.raises(Exception, match="bad.csv: no 'image' column") as info:

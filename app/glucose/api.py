@@ -13,11 +13,11 @@ and report; no route names a user):
 
 Uploads: a declared Content-Length over the limit is refused before any byte is read, a body
 that streams past it is cut off, and at most IMPORT_SLOTS imports read their bodies at once per
-process, so a hostile client cannot make the server hold more than a few files in memory.
+process, so a hostile client cannot make the server hold more than a few files in memory; one
+user has one of them at a time, so that their slow uploads cannot keep everyone else waiting.
 (No ``from __future__ import annotations``: FastAPI reads the handlers' annotations.)
 """
 
-import asyncio
 import io
 import json
 from typing import Any
@@ -28,7 +28,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.errors import error, error_response
 from app.glucose import chart
-from app.security import BodyTooLarge, limited_body
+from app.security import BodyTooLarge, FairSlots, limited_body
 from db.glucose import service as glucose
 from models.errors import FoodtagError
 
@@ -62,7 +62,10 @@ async def _report(request: Request, user: str) -> dict | Response:
 def add_routes(api: FastAPI, signed_in_user: Any) -> None:
     """Add the glucose routes to ``api``; ``signed_in_user`` is the annotated dependency that
     names the caller (app.server.SignedInUser)."""
-    slots = asyncio.Semaphore(IMPORT_SLOTS)
+    # Both slots are taken before the body is read: the total bounds the bodies in memory (a
+    # total taken once a body had arrived would let every signed-in user hold one while it
+    # trickles in), the user's own slot keeps their second slow upload off the other one.
+    slots = FairSlots(per_user=1, total=IMPORT_SLOTS)
     limit = glucose.MAX_IMPORT_BYTES
     too_large = f"upload too large: the limit is {limit // 2**20} MB"
 
@@ -74,7 +77,7 @@ def add_routes(api: FastAPI, signed_in_user: Any) -> None:
             return error(413, too_large)
         fmt = request.query_params.get("format", "auto")
         tz = request.query_params.get("tz") or None
-        async with slots:
+        async with slots.turn(user):
             try:
                 data = await limited_body(request, limit).body()
             except BodyTooLarge:

@@ -29,7 +29,7 @@ from app.ui.photos import PhotoSections
 from app.ui.settings import SettingsTab
 from app.ui.today import TodayTab
 
-__all__ = ["PAGE_ASSETS", "AppContext", "Page", "build_page", "build_ui"]
+__all__ = ["GRADIO_CACHE_S", "PAGE_ASSETS", "AppContext", "Page", "build_page", "build_ui"]
 
 # Gradio's copies of the files it serves live an hour at most: they are health data.
 GRADIO_CACHE_S = 3600
@@ -57,8 +57,8 @@ def build_ui(ctx: AppContext) -> gr.Blocks:
 
 def build_page(ctx: AppContext) -> Page:
     downloads = Downloads(ctx.files)
-    photos = PhotoSections(ctx.user, ctx.analyzer, ctx.max_upload_bytes)
-    glucose = GlucoseTab(ctx.user, downloads.path)
+    photos = PhotoSections(ctx)
+    glucose = GlucoseTab(ctx.user, downloads.path, ctx.uploads)
     header, analyse, today = PageHeader(ctx), AnalyseTab(ctx, downloads), TodayTab(ctx, downloads, glucose)
     my_foods, settings, models = MyFoodsTab(ctx), SettingsTab(ctx, photos), ModelsTab(ctx, photos)
     batch = BatchTab.for_app(ctx)

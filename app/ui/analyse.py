@@ -16,7 +16,7 @@ from types import SimpleNamespace
 import gradio as gr
 
 from app import meals, views
-from app.errors import check_upload_size, shown_errors
+from app.errors import shown_errors
 from app.meals import find_foods, nutrition_card, photo_digest
 from app.ui.common import QUIET, AppContext, Downloads, parse_when
 from db import personal, photos, service, validate
@@ -106,8 +106,10 @@ class AnalyseTab:
         path = Path(upload or webcam)
         name = path.name if upload else "webcam photo"
         try:
-            check_upload_size(path.stat().st_size, self.ctx.max_upload_bytes, name)
-            data = path.read_bytes()
+            try:
+                data = self.ctx.uploads.read(path, self.ctx.max_upload_bytes, name)
+            finally:  # the originals, EXIF and all, go at once: the page keeps only what is made of them
+                self.ctx.uploads.discard(*filter(None, (upload, webcam)))
             photo, analysis, settings = self.ctx.analyzer.analyse_upload(user, data, name)
             food = analysis.chosen
             kept = keepable_jpeg(data, name, short_side=photos.MAX_SIDE) if settings["keep_photos"] else None
@@ -308,8 +310,12 @@ class AnalyseTab:
                         c.analyze_btn = gr.Button("Analyse", variant="primary", min_width=100)
                         with gr.Column(scale=2, min_width=180):
                             with gr.Accordion("Use the webcam", open=False):
-                                c.webcam = gr.Image(sources=["webcam"], type="filepath", label="Webcam")
-                    c.preview = gr.Image(label="Analysed photo", interactive=False, height=160)
+                                # image_mode None: the snapshot reaches analyze as uploaded (and is
+                                # deleted there), not as a converted copy beside the original.
+                                c.webcam = gr.Image(sources=["webcam"], type="filepath", label="Webcam",
+                                                    image_mode=None)
+                    c.preview = gr.Image(label="Analysed photo", interactive=False, height=160,
+                                         elem_id="analysed-photo")
                 with gr.Column(scale=2, min_width=300):
                     c.headline = gr.Markdown(elem_id="analysis-headline")
                     c.suggestions = gr.Radio(label="Top suggestions (pick the right one)", choices=[],
@@ -360,13 +366,20 @@ class AnalyseTab:
         card_outputs = [c.carb_head, c.card, c.log_btn, c.log_status]
         analysis_outputs = [c.state, c.preview, c.headline, c.suggestions, c.search_hits, c.recent, c.serving,
                             c.grams, *card_outputs]
+        # Then the upload and webcam boxes are emptied in the browser: analyze deleted their files.
+        empty_sources = {"fn": None, "outputs": [c.upload, c.webcam], "queue": False, "api_visibility": "private",
+                         "js": "() => [null, null]"}
+        analyze = self.ctx.in_turn(self.analyze)  # the user's turn at the model, shared with the API
         c.analyze_btn.click(**hold_log)
-        c.analyze_btn.click(self.analyze, [c.upload, c.webcam], analysis_outputs, api_name="analyze")
+        c.analyze_btn.click(inputs=[c.upload, c.webcam], outputs=analysis_outputs, api_name="analyze",
+                            **analyze).then(**empty_sources)
         # A new upload or snapshot is analysed at once, by itself.
         c.upload.upload(**hold_log)
-        c.upload.upload(self.analyze, [c.upload, c.nothing], analysis_outputs, api_name="analyze_upload", **QUIET)
+        c.upload.upload(inputs=[c.upload, c.nothing], outputs=analysis_outputs, api_name="analyze_upload",
+                        **analyze, **QUIET).then(**empty_sources)
         c.webcam.input(**hold_log)
-        c.webcam.input(self.analyze, [c.nothing, c.webcam], analysis_outputs, api_name="analyze_webcam", **QUIET)
+        c.webcam.input(inputs=[c.nothing, c.webcam], outputs=analysis_outputs, api_name="analyze_webcam",
+                       **analyze, **QUIET).then(**empty_sources)
         pick_outputs = [c.state, c.headline, c.suggestions, c.search_hits, c.recent, c.serving, c.grams,
                         *card_outputs]
         for picker, handler, name in ((c.suggestions, self.choose_suggestion, "choose_suggestion"),

@@ -2,7 +2,8 @@
 per-day summary out. The same work as `python -m app batch`, through `app.batch.upload`.
 
 Each run works in a private temporary folder; the photos unpacked there are deleted as soon as
-the run ends, the two result files shortly after Gradio has copied them for download.
+the run ends, the two result files shortly after Gradio has copied them for download, and the
+uploaded CSV and zip once the run is done.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import gradio as gr
 from app.batch.runner import BatchResult
 from app.batch.upload import run_upload
 from app.errors import user_error
-from app.security import private_dir
+from app.security import Uploads, private_dir
 from app.ui.common import AppContext
 from db import service
 from models.errors import FoodtagError
@@ -68,15 +69,21 @@ class BatchTab:
     """The Batch tab. ``get_engine(request)`` is the model it runs for the uploader, in folders
     under ``work_root``; ``owned_stem(stem, request)`` names result files for the user, whose
     BatchConfig settings (exchange unit, confidence threshold, whose dishes) ``user_settings(request)``
-    gives. ``c`` holds the components, made by build()."""
+    gives; ``uploads`` (Gradio's) deletes the CSV and the zip once run; ``in_turn(handler)``
+    gives the run's event options (the app's: the uploader's turn among batch runs). ``c``
+    holds the components, made by build()."""
 
     def __init__(self, get_engine: Callable[[gr.Request], object], work_root: Path | None = None,
                  owned_stem: Callable[[str, gr.Request], str] = lambda stem, _request: stem,
-                 user_settings: Callable[[gr.Request], dict] = lambda _request: {}) -> None:
+                 user_settings: Callable[[gr.Request], dict] = lambda _request: {},
+                 uploads: Uploads | None = None,
+                 in_turn: Callable[[Callable], dict] = lambda handler: {"fn": handler}) -> None:
         self.get_engine = get_engine
         self.work_root = work_root
         self.owned_stem = owned_stem
         self.user_settings = user_settings
+        self.uploads = uploads or Uploads()
+        self.in_turn = in_turn
         self.c = SimpleNamespace()
 
     @classmethod
@@ -93,7 +100,7 @@ class BatchTab:
             return {"user": user, **{key: chosen[key] for key in ("exchange_unit_g", "confidence_threshold")}}
 
         return cls(lambda request: ctx.analyzer.engine_for(ctx.user(request))[0], private_dir(data_home() / "tmp"),
-                   owned_stem, settings)
+                   owned_stem, settings, ctx.uploads, lambda handler: ctx.in_turn(handler, ctx.batch_slots))
 
     def run(self, csv_path: str | None, zip_path: str | None, top_k: float, request: gr.Request,
             progress=gr.Progress()):
@@ -119,6 +126,7 @@ class BatchTab:
         except BaseException:
             shutil.rmtree(work, ignore_errors=True)
             raise
+        self.uploads.discard(csv_path, zip_path)  # kept after a refusal, to run again once corrected
         _remove_later(work)
         c = self.c
         return {c.results: str(result.out), c.summary: str(result.summary), c.status: result_message(result)}
@@ -143,5 +151,5 @@ class BatchTab:
                 c.results = gr.File(label="Results CSV", interactive=False)
                 c.summary = gr.File(label="Per-day summary CSV", interactive=False)
 
-        c.run_btn.click(self.run, [c.csv_in, c.zip_in, c.top_k], [c.results, c.summary, c.status],
-                        api_name="batch_run")
+        c.run_btn.click(inputs=[c.csv_in, c.zip_in, c.top_k], outputs=[c.results, c.summary, c.status],
+                        api_name="batch_run", **self.in_turn(self.run))

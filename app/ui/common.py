@@ -1,20 +1,26 @@
-"""What the tabs share: the app context (with the signed-in user), downloads only their owner
-may fetch, the meal-time parser, and the API visibility of events that repeat another."""
+"""What the tabs share: the app context (with the signed-in user and the turns at the model),
+downloads only their owner may fetch, the meal-time parser, and the API visibility of events
+that repeat another."""
 
 from __future__ import annotations
 
+import functools
+import inspect
 import shutil
 import tempfile
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 
 import gradio as gr
+from starlette.concurrency import run_in_threadpool
 
 from app.auth import Identity
+from app.errors import shown_errors
 from app.meals import Analyzer
 from app.model_catalog import ModelCatalog
-from app.security import OwnedFiles, private_dir
+from app.security import FairSlots, OwnedFiles, Uploads, private_dir
 from db import validate
 from models.paths import data_home
 
@@ -34,10 +40,33 @@ class AppContext:
     identity: Identity
     max_upload_bytes: int
     files: OwnedFiles  # downloads only their owner may fetch
+    uploads: Uploads = field(default_factory=Uploads)  # Gradio's, deleted once used
+    # Turns at the model, for the page's analyses and dish photos and the API's alike.
+    model_slots: FairSlots = field(default_factory=FairSlots)
+    # Batch runs last minutes: their own turns (one a user, two in all), so that they never
+    # hold every turn at the model and stall everyone's single photos.
+    batch_slots: FairSlots = field(default_factory=lambda: FairSlots(per_user=1, total=2))
 
     def user(self, request: gr.Request | None) -> str:
         """The signed-in user of a page request; no handler accepts a user name from the page."""
         return self.identity.ui_user(request)
+
+    def in_turn(self, handler: Callable, slots: FairSlots | None = None) -> dict:
+        """The event options (fn and concurrency) of a page handler that runs the model: it
+        waits for its user's turn in ``slots`` (model_slots unless given), as a coroutine that
+        holds no thread, then runs in a worker thread. Gradio's own limit is lifted for it: a
+        limit per event would queue everyone behind one user's burst again."""
+        slots = slots or self.model_slots
+        request_at = list(inspect.signature(handler).parameters).index("request")
+
+        @functools.wraps(handler)  # Gradio reads the handler's parameters and name through it
+        async def event(*args):
+            with shown_errors():
+                user = self.user(args[request_at])
+            async with slots.turn(user):
+                return await run_in_threadpool(handler, *args)
+
+        return {"fn": event, "concurrency_limit": None}
 
 
 class Downloads:

@@ -16,7 +16,9 @@ from types import SimpleNamespace
 import gradio as gr
 import pandas as pd
 
+from app.errors import UploadTooLarge
 from app.glucose import chart
+from app.security import Uploads
 from app.ui.common import QUIET
 from db.errors import InvalidValue
 from db.glucose import formats
@@ -35,13 +37,14 @@ FOOD_COLUMNS = ["Food", "Meals", "iAUC per 10 g", "SD", "Rise per 10 g", "SD "]
 class GlucoseTab:
     """The Glucose tab, and an entry's glucose in the Today tab. One handler per event;
     ``user_of(request)`` names the signed-in user, ``owned_path(stem, suffix, user)`` gives a
-    file path only that user may download. ``c`` holds the components, made by build() and
-    build_entry_response()."""
+    file path only that user may download, ``uploads`` deletes an export once imported. ``c``
+    holds the components, made by build() and build_entry_response()."""
 
     def __init__(self, user_of: Callable[[gr.Request], str],
-                 owned_path: Callable[[str, str, str], Path]) -> None:
+                 owned_path: Callable[[str, str, str], Path], uploads: Uploads) -> None:
         self.user_of = user_of
         self.owned_path = owned_path
+        self.uploads = uploads
         self.c = SimpleNamespace()
 
     def load(self, request: gr.Request) -> str:
@@ -60,12 +63,17 @@ class GlucoseTab:
         if not upload:
             return "⚠️ Choose an export file first (Dexcom Clarity, LibreView, Nightscout or a CSV)."
         path = Path(upload)
-        if path.stat().st_size > glucose.MAX_IMPORT_BYTES:
-            return f"⚠️ The file is larger than {glucose.MAX_IMPORT_BYTES // 2**20} MB; export a shorter period."
         try:
-            result = glucose.import_export(user, path.read_bytes(), fmt=fmt or "auto")
+            data = self.uploads.read(path, glucose.MAX_IMPORT_BYTES, path.name)
+        except UploadTooLarge:
+            return f"⚠️ The file is larger than {glucose.MAX_IMPORT_BYTES // 2**20} MB; export a shorter period."
         except FoodtagError as exc:
+            return f"⚠️ {exc}"
+        try:
+            result = glucose.import_export(user, data, fmt=fmt or "auto")
+        except FoodtagError as exc:  # the file stays, so that another format can be tried
             return f"⚠️ Nothing was imported: {exc}"
+        self.uploads.discard(path)
         lines = [f"Read as **{result['format']}** in {result['time_zone']}: **{result['added']}** readings "
                  f"added, {result['duplicates']} already there, {result['refused']} rows refused."]
         lines += [f"- {row}" for row in result["refused_rows"][:20]]

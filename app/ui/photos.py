@@ -6,16 +6,15 @@ comes from the sign-in, never from the page.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 
 import gradio as gr
 import pandas as pd
 
-from app.meals import Analyzer
 from app.dishes import held_out_text, overall_held_out
-from app.errors import check_upload_size, shown_errors
+from app.errors import shown_errors
+from app.ui.common import AppContext
 from db import households, photos, service, validate
 from db.dishes import MAX_PHOTOS_PER_ADD
 from db.dishes import remove_dish as remove_stored_dish
@@ -23,14 +22,12 @@ from models.errors import FoodtagError
 
 
 class PhotoSections:
-    """One method per event; ``user_of(request)`` names the signed-in user, ``analyzer`` reads
-    the photos and learns the dishes, ``max_upload_bytes`` is the most one photo may weigh.
-    ``c`` holds the components, made by build_sharing() and build_dishes()."""
+    """One method per event, over ``ctx`` (the signed-in user, the analyser that reads the
+    photos and learns the dishes, the upload limit, and Gradio's uploads, deleted once
+    learned). ``c`` holds the components, made by build_sharing() and build_dishes()."""
 
-    def __init__(self, user_of: Callable[[gr.Request], str], analyzer: Analyzer, max_upload_bytes: int) -> None:
-        self.user_of = user_of
-        self.analyzer = analyzer
-        self.max_upload_bytes = max_upload_bytes
+    def __init__(self, ctx: AppContext) -> None:
+        self.ctx = ctx
         self.c = SimpleNamespace()
 
     # ---- Kept photos and the household (Settings tab) --------------------------------------
@@ -38,14 +35,14 @@ class PhotoSections:
     def load_photo_settings(self, request: gr.Request):
         """The keep-photos checkbox and the household status."""
         with shown_errors():
-            user = self.user_of(request)
+            user = self.ctx.user(request)
             keep = service.get_settings(user)["keep_photos"]
         return {self.c.keep_photos: keep, self.c.household_status: self.household_view(request)}
 
     def set_keep_photos(self, keep: bool, request: gr.Request) -> str:
         """Consent to keep meal photos, applied at once; withdrawn, the kept ones are deleted."""
         with shown_errors():
-            user = self.user_of(request)
+            user = self.ctx.user(request)
             before = 0 if keep else len(photos.kept_photos(user))
             service.update_settings(user, keep_photos=keep)  # only true or false: None is refused
         if keep:
@@ -54,7 +51,7 @@ class PhotoSections:
 
     def household_view(self, request: gr.Request) -> str:
         with shown_errors():
-            group = households.household(self.user_of(request))
+            group = households.household(self.ctx.user(request))
         if group is None:
             return "You are in no household: your kept photos are yours alone."
         return f"Household **{validate.echo(group['name'])}**: {', '.join(group['members'])}."
@@ -65,23 +62,23 @@ class PhotoSections:
 
     def create_household(self, name: str | None, request: gr.Request):
         with shown_errors():
-            households.create_household(self.user_of(request), name or "")
+            households.create_household(self.ctx.user(request), name or "")
         return self._household_changed(self.household_view(request))
 
     def join_household(self, code: str | None, request: gr.Request):
         with shown_errors():
-            households.join_household(self.user_of(request), code or "")
+            households.join_household(self.ctx.user(request), code or "")
         return self._household_changed(self.household_view(request))
 
     def invite_to_household(self, request: gr.Request):
         with shown_errors():
-            code = households.create_invite(self.user_of(request))
+            code = households.create_invite(self.ctx.user(request))
         return self._household_changed(f"{self.household_view(request)}\n\nInvite code, for one person, valid "
                                        f"{households.INVITE_TTL.days} days: `{code}`")
 
     def leave_household(self, request: gr.Request):
         with shown_errors():
-            households.leave_household(self.user_of(request))
+            households.leave_household(self.ctx.user(request))
         return self._household_changed(self.household_view(request))
 
     def build_sharing(self, page: gr.Blocks, status: gr.Markdown) -> None:
@@ -114,8 +111,8 @@ class PhotoSections:
     def my_dishes(self, request: gr.Request):
         """The user's dishes table, the remove picker and the held-out accuracy line."""
         with shown_errors():
-            user = self.user_of(request)
-            found = self.analyzer.dish_summaries(user, service.user_model(user))
+            user = self.ctx.user(request)
+            found = self.ctx.analyzer.dish_summaries(user, service.user_model(user))
         table = pd.DataFrame([[d["dish"], d["food"], d["photos"], held_out_text(d)] for d in found],
                              columns=["dish", "food", "photos", "recognised from your other photos"])
         recognised, tried = overall_held_out(found)
@@ -128,22 +125,24 @@ class PhotoSections:
     def add_dish(self, name: str | None, food: str | None, files, request: gr.Request):
         """Teach the user a dish from 1-10 photos; it is recognised from the next photo on."""
         with shown_errors():
-            user = self.user_of(request)
+            user = self.ctx.user(request)
             paths = [Path(f if isinstance(f, str) else f.name) for f in (files or [])]
             if not 1 <= len(paths) <= MAX_PHOTOS_PER_ADD:  # counted before any photo is read
                 raise FoodtagError(f"Add 1 to {MAX_PHOTOS_PER_ADD} photos of the dish.")
-            for path in paths:
-                check_upload_size(path.stat().st_size, self.max_upload_bytes, path.name)
             model = service.user_model(user)
-            images = [self.analyzer.read(path.read_bytes(), path.name, model).image for path in paths]
-            added = self.analyzer.add_dish(user, (name or "").strip(), (food or "").strip(), images, model)
+            ctx = self.ctx
+            images = [ctx.analyzer.read(ctx.uploads.read(path, ctx.max_upload_bytes, path.name), path.name,
+                                        model).image for path in paths]
+            added = ctx.analyzer.add_dish(user, (name or "").strip(), (food or "").strip(), images, model)
+        # Kept after a refusal, so that the person may correct the name and press Add again.
+        self.ctx.uploads.discard(*paths)
         return {self.c.dishes_status: f"Saved **{added['dish']}** ({added['food']}), {added['photos']} photos: "
                                       "recognised from your next photo on.",
                 **self.my_dishes(request)}
 
     def remove_dish(self, name: str | None, request: gr.Request):
         with shown_errors():
-            user = self.user_of(request)
+            user = self.ctx.user(request)
             if not name:
                 raise FoodtagError("Pick a dish first.")
             removed = remove_stored_dish(user, name)
@@ -168,5 +167,8 @@ class PhotoSections:
 
         page.load(self.my_dishes, None, [c.dishes_table, c.dish_pick, c.dishes_accuracy], api_name="my_dishes")
         changed = [c.dishes_status, c.dishes_table, c.dish_pick, c.dishes_accuracy]
-        c.add_dish_btn.click(self.add_dish, [c.dish_name, c.dish_food, c.dish_photos], changed, api_name="add_dish")
+        # Once learned, the photos' box is emptied in the browser: add_dish deleted their files.
+        c.add_dish_btn.click(inputs=[c.dish_name, c.dish_food, c.dish_photos], outputs=changed, api_name="add_dish",
+                             **self.ctx.in_turn(self.add_dish)).success(
+            None, None, [c.dish_photos], js="() => null", queue=False, api_visibility="private")
         c.remove_dish_btn.click(self.remove_dish, [c.dish_pick], changed, api_name="remove_dish")
