@@ -37,6 +37,13 @@ PENDING_GRAMS_JS = """(typed) => {
 }"""
 # Enter, leaving the box, a new photo or food: nothing is pending any more.
 CONFIRMED_GRAMS_JS = """() => { document.getElementById('carb-headline')?.classList.remove('pending'); return ''; }"""
+# Log clicked from the grams box (pressing it kept the focus there: app.ui.assets): Log logs the
+# typed grams, and leaving the box now redraws the card for them.
+LOGGED_FROM_BOX_JS = """() => {
+  const box = document.activeElement;
+  if (box?.closest('#portion-grams')) box.blur();
+  return '';
+}"""
 
 
 def _portion_state(analysis: dict | None, photo_sha256: str | None, food: str | None,
@@ -403,8 +410,9 @@ class AnalyseTab:
         # Typed grams are pending until Enter or leaving the box puts them on the card: the
         # headline fades and the message says so (and that Log would log them as typed).
         c.grams.input(None, [c.grams], [c.pending], js=PENDING_GRAMS_JS, queue=False, api_visibility="private")
-        for confirmed in (c.grams.submit, c.grams.blur, c.log_btn.click):
+        for confirmed in (c.grams.submit, c.grams.blur):
             confirmed(None, None, [c.pending], js=CONFIRMED_GRAMS_JS, queue=False, api_visibility="private")
+        c.log_btn.click(None, None, [c.pending], js=LOGGED_FROM_BOX_JS, queue=False, api_visibility="private")
         c.grams.submit(self.set_grams, [c.state, c.grams], portion_outputs, api_name="set_grams",
                        trigger_mode="always_last")
         c.grams.blur(self.set_grams, [c.state, c.grams], portion_outputs, api_name="set_grams_blur",

@@ -38,6 +38,12 @@ HEAD = """<script>
     if (tabbing && event.target.matches("input[role=combobox]")) event.stopPropagation();
   }, true);
   document.addEventListener("pointerdown", () => { tabbing = false; }, true);
+  // Pressing Log leaves the focus in the grams box until the click has landed: leaving the box
+  // redraws the card for the typed grams, and a taller or shorter headline could move Log from
+  // under the pointer before it is released (app.ui.analyse blurs the box once Log is clicked).
+  document.addEventListener("mousedown", event => {
+    if (event.target.closest?.("#log-meal")) event.preventDefault();
+  }, true);
   document.addEventListener("focusin", event => {
     if (tabbing && event.target.matches("input[role=combobox]")) {
       event.target.dispatchEvent(new KeyboardEvent("keydown", {key: "Escape", bubbles: true}));
