@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import delete, func, insert, select
 from sqlalchemy.orm import Session
 
 from db import portions, search, sequences
@@ -343,16 +343,9 @@ def load(session: Session, table: Table, seed_dir: Path, *,
                 alias_rows.append({"food_id": next_id, "alias": synonym[:120],
                                    "alias_key": key[:120]})
         food_rows.append({
-            "id": next_id, "name": name, "name_key": name_key(name), "category": food.category,
+            "id": next_id, "name": name, "name_key": name_key(name),
             "fdc_dataset": table.dataset.name, "fdc_id": None, "source_code": food.code,
-            "fdc_description": food.description, "proxy_note": food.note,
-            "energy_note": food.energy_note, "common_names": food.common_names or None,
-            # Each table lists foods as eaten in its country: the everyday share of
-            # SR Legacy's survey foods; region decides between tables (db.search).
-            "search_weight": search.prior(curated=food.code in everyday, survey=True,
-                                          food_group=food.category,
-                                          description=food.description),
-            "recipe_servings": None, "owner_id": None, **food.nutrients,
+            "recipe_servings": None, "owner_id": None, **_stored(food, everyday),
         })
         serving_rows += [{"food_id": next_id, **_serving(p)} for p in by_code.get(food.code, ())]
         next_id += 1
@@ -362,6 +355,71 @@ def load(session: Session, table: Table, seed_dir: Path, *,
             session.execute(insert(model.__table__), rows)  # type: ignore[attr-defined]
     sequences.sync(session)  # the ids above were chosen here, not by the database
     return len(food_rows)
+
+
+def _stored(food: TableFood, everyday: dict[str, tuple[str, ...]]) -> dict:
+    """What a table row stores of its entry besides its name: category, description, note,
+    energy note, common names, search weight and nutrients."""
+    return {
+        "category": food.category, "fdc_description": food.description, "proxy_note": food.note,
+        "energy_note": food.energy_note, "common_names": food.common_names or None,
+        # Each table lists foods as eaten in its country: the everyday share of SR Legacy's
+        # survey foods; region decides between tables (db.search).
+        "search_weight": search.prior(curated=food.code in everyday, survey=True,
+                                      food_group=food.category, description=food.description),
+        **food.nutrients,
+    }
+
+
+# The seed part that gives a database seeded from older table files today's rows (``refresh``);
+# a new name each time a table's values, notes, search weights or own portions change (-2: no
+# "NFS" row ranked as a brand, CoFID's lager and takeaway spare ribs without a carbohydrate of
+# 0 g, FNDDS defaults that are no "Guideline amount" of a topping).
+ROWS_PART = "table-rows-2"
+
+
+def refresh(session: Session, table: Table, seed_dir: Path) -> int:
+    """The table's rows in the database take today's values, notes and search weights from the
+    shipped files, and a table with portions of its own (FNDDS) today's portions and default,
+    as the SR Legacy catalog's servings are refreshed (db.catalog); portions cited for CoFID and
+    Swiss rows come by ``add_cited_portions``. Meals keep the values they were logged with.
+    Returns how many rows changed."""
+    foods, measures = read_compact(table, seed_dir)
+    everyday = read_aliases(table, seed_dir)
+    # A curated food of the same entry ("Pancakes", FNDDS 55100005) is not the table's row.
+    found = session.scalars(select(Food).where(Food.fdc_dataset == table.dataset.name,
+                                               Food.owner_id.is_(None)))
+    by_entry = {(food.source_code, food.name): food for food in found}
+    public = set(by_entry.values())
+    rows = {}
+    for food in foods:
+        row = (by_entry.get((food.code, food.name))
+               or by_entry.get((food.code, f"{food.name} ({table.dataset.name})")))
+        if row is not None:
+            rows[food.code] = row
+    changed = 0
+    for food in foods:
+        row = rows.get(food.code)
+        if row is None:
+            continue
+        stored = _stored(food, everyday)
+        if any(getattr(row, key) != value for key, value in stored.items()):
+            changed += 1
+            for key, value in stored.items():
+                setattr(row, key, value)
+    if table.shipped_portions and rows:
+        ids = {code: row.id for code, row in rows.items()}
+        others = [food.id for food in public - set(rows.values())] or [0]
+        session.flush()
+        session.execute(delete(Serving).where(Serving.food_id.in_(select(Food.id).where(
+            Food.fdc_dataset == table.dataset.name, Food.owner_id.is_(None),
+            Food.id.not_in(others)))), execution_options={"synchronize_session": False})
+        servings = [{"food_id": ids[m.code], **_serving(m)} for m in measures if m.code in ids]
+        if servings:
+            session.execute(insert(Serving.__table__), servings)  # type: ignore[attr-defined]
+    session.flush()
+    session.expire_all()
+    return changed
 
 
 # The seed part that gives a database seeded before today's table_portions.csv its new rows

@@ -144,6 +144,7 @@ class Row:
     sugars_g: float | None = None
     dataset: str | None = None
     values: tuple[float | None, ...] = ()  # kcal, carbohydrate, protein, fat per 100 g
+    entry: str | None = None  # the table's entry (source_code)
 
 
 # A query's readings (db.search.Query): each a list of words, each word a list of its
@@ -180,7 +181,7 @@ def candidates(session: Session, readings: Readings, *, owner_id: int | None,
         return []
     columns = select(Food.id, Food.name, Food.category, Food.search_weight, Food.common_names,
                      Food.owner_id, Food.sugars_g, Food.fdc_dataset, Food.kcal,
-                     Food.carbohydrate_g, Food.protein_g, Food.fat_g)
+                     Food.carbohydrate_g, Food.protein_g, Food.fat_g, Food.source_code)
     if category is not None:
         columns = columns.where(Food.category == category)
     if not has_index(session):
@@ -223,7 +224,8 @@ def candidates(session: Session, readings: Readings, *, owner_id: int | None,
 def _row(result, aliases: tuple[str, ...]) -> Row:
     return Row(result.id, result.name, result.category, result.search_weight, aliases,
                result.common_names, result.owner_id, result.sugars_g, result.fdc_dataset,
-               (result.kcal, result.carbohydrate_g, result.protein_g, result.fat_g))
+               (result.kcal, result.carbohydrate_g, result.protein_g, result.fat_g),
+               result.source_code)
 
 
 def _index_would_match(readings: Readings, all_words: bool, row: Row,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from db_support import full_db, full_db_url, write_seed  # noqa: F401 (fixtures)
-from sqlalchemy import select, text
+from sqlalchemy import func, select, text
 
 from db import cofid, composition, fndds, service, swiss
 from db.seed import SEED_DIR
@@ -87,7 +87,36 @@ def test_cofid_without_the_sugars_split_keeps_its_figure_and_n_is_no_value():
     # "N" AOAC fibre: no fibre value, and carbohydrate is the available carbohydrate.
     no_fibre = [f for f in composition.read_compact(cofid.TABLE, SEED_DIR)[0]
                 if f.nutrients["fiber_g"] is None]
-    assert len(no_fibre) == 471  # the README's CoFID rows without an AOAC value
+    # The README's CoFID rows without an AOAC value, and the takeaway spare ribs, whose 0 is a
+    # cell this copy lacks (cofid.NO_VALUE).
+    assert len(no_fibre) == 472
+
+
+def test_a_cofid_zero_that_is_not_the_foods_value_is_no_value():
+    # This copy writes CoFID's traces as a bare 0 (no "Tr" in it): a 0 of lager's carbohydrate
+    # is the sugars and starch CoFID measured, not beer's dextrins, so no value and a note;
+    # the takeaway ribs' 0 kcal beside 22.1 g protein and 18.7 g fat is a missing cell.
+    for name in ("Lager, standard", "Lager, premium"):
+        lager = _food(cofid, name)
+        assert lager.nutrients["carbohydrate_g"] is None and lager.nutrients["sugars_g"] is None
+        assert lager.nutrients["kcal"] is not None and "dextrins" in lager.note
+    ribs = _food(cofid, "Pork, spare ribs, Chinese barbecue, takeaway")
+    assert [k for k, v in ribs.nutrients.items() if v is None] == [
+        "kcal", "carbohydrate_g", "sugars_g", "fiber_g", "saturated_fat_g"]
+    assert (ribs.nutrients["protein_g"], ribs.nutrients["fat_g"]) == (22.1, 18.7)
+    # No other row has energy 0 beside a gram of protein or fat.
+    assert not [f.code for f in composition.read_compact(cofid.TABLE, SEED_DIR)[0]
+                if f.nutrients["kcal"] == 0
+                and (f.nutrients["protein_g"] or 0) + (f.nutrients["fat_g"] or 0) >= 1]
+    # "Tr" (a trace, below the last decimal given) reads as 0; "N" and empty are no value.
+    row = {"Sucrose (g)": "Tr", "Maltose (g)": "N", "Lactose (g)": ""}
+    assert [cofid._value(row, c, "x") for c in cofid.DISACCHARIDES] == [0.0, None, None]
+
+
+def test_an_unknown_carbohydrate_is_not_shown_as_0_g(full_db):
+    card = service.lookup("Lager, standard", grams=568)  # a pint
+    assert card["per_100g"]["carbohydrate_g"] is None
+    assert card["portion"]["carbohydrate_g"] is None and "dextrins" in card["source"]["proxy_note"]
 
 
 @pytest.mark.parametrize("entry, carbohydrate, fiber, kcal", [
@@ -449,5 +478,45 @@ def test_a_database_seeded_before_todays_cited_portions_gets_them_once(tmp_path)
         with get_engine().begin() as conn:
             assert conn.execute(select(SeedVersion.foods).where(
                 SeedVersion.part == composition.CITED_PORTIONS_PART)).scalar() == 6  # 2 + 2 + 2
+    finally:
+        configure(None)
+
+
+def test_a_database_seeded_from_older_table_files_gets_todays_rows_once(tmp_path):
+    from db import seed as seed_module
+    from db.tables import Food, FoodAlias, SeedVersion, Serving
+    from db.session import configure, get_engine, init_db, session_scope
+
+    seed = _seed_with_tables(tmp_path / "seed")
+    configure(f"sqlite:///{tmp_path / 'foodtag.db'}")
+    try:
+        init_db(seed_dir=seed)
+        # As seeded before: "NFS" ranked as a brand, lager's carbohydrate 0 g, FNDDS chili's
+        # default its amount on a hot dog, and an alias foods.csv no longer gives Banana.
+        with get_engine().begin() as conn:
+            conn.execute(text("UPDATE foods SET search_weight = 0 WHERE name = 'Biscuit, NFS'"))
+            conn.execute(text("UPDATE foods SET carbohydrate_g = 0, proxy_note = NULL "
+                              "WHERE name = 'Lager, standard'"))
+            conn.execute(text("UPDATE servings SET is_default = (name LIKE 'Guideline amount per hot%') "
+                              "WHERE food_id = (SELECT id FROM foods WHERE name = 'Chili, NFS')"))
+            conn.execute(text("INSERT INTO food_aliases (food_id, alias, alias_key) SELECT id, "
+                              "'plantain', 'plantain' FROM foods WHERE name = 'Banana'"))
+            conn.execute(text(f"DELETE FROM seed_versions WHERE part IN "
+                              f"('{composition.ROWS_PART}', '{seed_module.ALIASES_PART}')"))
+        init_db(seed_dir=seed)
+        chili = service.lookup("Chili, NFS")
+        assert (chili["portion"]["serving"], chili["portion"]["grams"]) == ("1 cup", 255.0)
+        assert service.lookup("Lager, standard", grams=100)["per_100g"]["carbohydrate_g"] is None
+        with session_scope(write=False) as session:
+            biscuit = session.scalar(select(Food).where(Food.name == "Biscuit, NFS"))
+            assert biscuit.search_weight == 1.0
+            assert session.scalar(select(FoodAlias).where(FoodAlias.alias_key == "plantain")) is None
+            counts = dict(session.execute(select(SeedVersion.part, SeedVersion.foods).where(
+                SeedVersion.part.in_([composition.ROWS_PART, seed_module.ALIASES_PART]))).all())
+            servings = session.scalar(select(func.count()).select_from(Serving))
+        assert counts == {composition.ROWS_PART: 2, seed_module.ALIASES_PART: 1}
+        init_db(seed_dir=seed)  # once: nothing refreshed or retired again
+        with session_scope(write=False) as session:
+            assert session.scalar(select(func.count()).select_from(Serving)) == servings
     finally:
         configure(None)
