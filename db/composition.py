@@ -22,6 +22,7 @@ the words exactly, and the searcher's region decides which comes first (db.searc
 import csv
 import gzip
 import io
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +35,8 @@ from db.datasets import Dataset
 from db.errors import SeedError
 from db.keys import name_key
 from db.tables import Food, FoodAlias, FoodLabel, Serving
-from db.nutrition import STORED_NUTRIENTS, energy_consistent
+from db.nutrition import (STORED_NUTRIENTS, available_carbohydrate, energy_consistent,
+                          energy_estimate)
 
 FOOD_COLUMNS: tuple[str, ...] = ("code", "name", "description", "category", "aliases",
                                  "common_names", "note", *STORED_NUTRIENTS, "energy_note")
@@ -241,6 +243,45 @@ def read_aliases(table: Table, seed_dir: Path) -> dict[str, tuple[str, ...]]:
                                 "more cells than two, or is listed twice")
             out[row["entry"]] = names
     return out
+
+
+# Where a cited portion's weight comes from (table_portions.csv's source): a portion of the
+# same food in FNDDS (food code) or SR Legacy (NDB number), named and weighed as that table
+# gives it, or half of it; check-seed verifies each against the table (db.seed_audit).
+CITED_RE = re.compile(r"^(?P<half>half of )?(?P<table>FNDDS 2021-2023|SR Legacy) portion of the "
+                      r"same food: (?P<code>\d+) '(?P<name>.+?)', '(?P<portion>.+?)' "
+                      r"\((?P<grams>\d+(?:\.\d+)?) g[;)]")
+# Two tables' rows are the same food, whose portions one may lend the other, when their energy
+# and carbohydrate per 100 g agree within this share of the larger, or these amounts.
+PAIR_SHARE, PAIR_KCAL, PAIR_CARB_G = 0.25, 10.0, 2.5
+
+
+def comparable_energy(nutrients: dict[str, float | None]) -> float | None:
+    """Energy per 100 g on one basis for every table: available carbohydrate, protein and fat
+    at 4, 4 and 9 kcal/g. The tables' own energy figures are not comparable: CoFID gives fibre
+    no energy and counts available carbohydrate as monosaccharides at 3.75 kcal/g, FNDDS and
+    SR Legacy count carbohydrate by difference (fibre and a fruit's acids in it) with their
+    ingredients' own factors, so a CoFID orange reads 36 kcal where FNDDS's reads 47."""
+    available = available_carbohydrate(nutrients["carbohydrate_g"], nutrients["fiber_g"])
+    if None in (available, nutrients["protein_g"], nutrients["fat_g"]):
+        return None
+    return energy_estimate(available, nutrients["protein_g"], nutrients["fat_g"])  # type: ignore[arg-type]
+
+
+def pair_problems(food: dict[str, float | None], other: dict[str, float | None]) -> list[str]:
+    """Why two rows' nutrients per 100 g are not the same food's (PAIR_SHARE, PAIR_KCAL,
+    PAIR_CARB_G), compared on db.nutrition's one basis: ``comparable_energy`` and carbohydrate
+    with its fibre; none: they are."""
+    problems = []
+    for what, a, b, least in (
+            ("energy", comparable_energy(food), comparable_energy(other), PAIR_KCAL),
+            ("carbohydrate", food["carbohydrate_g"], other["carbohydrate_g"], PAIR_CARB_G)):
+        if a is None or b is None:
+            problems.append(f"no {what} to compare")
+        elif abs(a - b) > max(least, PAIR_SHARE * max(a, b)):
+            problems.append(f"{what} {a:.1f} and {b:.1f} per 100 g differ by more than "
+                            f"{PAIR_SHARE:.0%} (or {least:g})")
+    return problems
 
 
 def cited_portions(table: Table, foods: list[TableFood], seed_dir: Path) -> list[TablePortion]:

@@ -190,6 +190,8 @@ def test_check_seed_reports_aliases_and_portions_of_unknown_entries(tmp_path):
     from db.seed_audit import problems_in
 
     seed = _seed_with_tables(tmp_path)
+    for name in ("sr28_foods.csv.gz", "sr28_portions.csv.gz", "serving_exceptions.csv"):  # cited
+        (seed / name).write_bytes((SEED_DIR / name).read_bytes())
     problems, summary = problems_in(seed)
     assert problems == [] and "CoFID: 2887 foods" in summary and "Swiss FCDB: 999" in summary
     with (seed / cofid.TABLE.aliases_file).open("a", encoding="utf-8") as handle:
@@ -203,6 +205,54 @@ def test_check_seed_reports_aliases_and_portions_of_unknown_entries(tmp_path):
     lines = sum(1 for _ in (seed / composition.CITED_PORTIONS_FILE).open(encoding="utf-8"))
     assert problems[-1] == (f"{seed / composition.CITED_PORTIONS_FILE}:{lines}: ID '99999' is "
                             "not in swiss_foods.csv.gz")
+
+
+@pytest.mark.parametrize("entry, source, problem", [
+    ("Bananas, flesh only", "a label",
+     "the source must name a portion of the same food in FNDDS or SR Legacy"),
+    ("Bananas, flesh only",
+     "FNDDS 2021-2023 portion of the same food: 63107010 'Banana', '1 banana' (126 g)",
+     "FNDDS 2021-2023 63107010 is 'Banana, raw', not 'Banana'"),
+    ("Bananas, flesh only",
+     "FNDDS 2021-2023 portion of the same food: 63107010 'Banana, raw', '1 bunch' (126 g)",
+     "FNDDS 2021-2023 63107010 has no portion '1 bunch' of 126 g"),
+    ("Bananas, flesh only",
+     "half of FNDDS 2021-2023 portion of the same food: 63107010 'Banana, raw', '1 banana' (126 g)",
+     "126 g is not the cited 126 g halved"),
+    # Banana bread is no banana: 4 x 51.266 + 4 x 4.4 + 9 x 12.4 = 334.3 kcal per 100 g on one
+    # basis against 4 x (22.71 - 1.7) + 4 x 0.74 + 9 x 0.28 = 89.5 for FNDDS's banana.
+    ("Banana bread, homemade",
+     "FNDDS 2021-2023 portion of the same food: 63107010 'Banana, raw', '1 banana' (126 g)",
+     "not the same food as FNDDS 2021-2023 63107010 'Banana, raw': energy 334.3 and 89.5 per "
+     "100 g differ by more than 25% (or 10)"),
+])
+def test_check_seed_refuses_a_portion_the_cited_table_does_not_give(tmp_path, entry, source,
+                                                                     problem):
+    from db.seed_audit import cited_portion_problems
+
+    seed = _seed_with_tables(tmp_path)
+    with (seed / composition.CITED_PORTIONS_FILE).open("a", encoding="utf-8") as handle:
+        csv.writer(handle, lineterminator="\n").writerow(
+            ["CoFID", entry, "1 banana", 126, "false", source])
+    found = cited_portion_problems(seed)
+    assert found and all(f"'{entry}' '1 banana'" in line for line in found)
+    assert any(problem in line for line in found), found
+
+
+def test_the_pair_rule_compares_the_tables_on_one_basis():
+    # CoFID's orange reads 36 kcal, FNDDS's 50: CoFID gives fibre no energy and counts sugars as
+    # monosaccharides at 3.75 kcal/g, FNDDS counts carbohydrate by difference (fibre and the
+    # fruit's acids in it). On one basis (4/4/9 kcal/g of available carbohydrate, protein and
+    # fat): 4 x 8.01 + 4 x 0.8 + 9 x 0.2 = 37.0 against 4 x 9.58 + 4 x 0.92 + 9 x 0.14 = 43.3.
+    orange, fndds_orange = _food(cofid, "Oranges, flesh only"), _food(fndds, "61119010")
+    assert (orange.nutrients["kcal"], fndds_orange.nutrients["kcal"]) == (36.0, 50.0)
+    assert round(composition.comparable_energy(orange.nutrients), 1) == 37.0
+    assert round(composition.comparable_energy(fndds_orange.nutrients), 1) == 43.3
+    assert composition.pair_problems(orange.nutrients, fndds_orange.nutrients) == []
+    # CoFID's freshly squeezed orange juice (33 kcal) and FNDDS's (47 kcal) have the same
+    # sugars (7.9 and 8.1 g); on one basis 34.0 and 45.3 kcal, within 25 %.
+    juice, fndds_juice = _food(cofid, "Orange juice, freshly squeezed"), _food(fndds, "61210010")
+    assert composition.pair_problems(juice.nutrients, fndds_juice.nutrients) == []
 
 
 def test_check_seed_refuses_an_edited_row(tmp_path):
@@ -349,25 +399,17 @@ def _cited_rows() -> list[dict[str, str]]:
     return list(csv.DictReader((SEED_DIR / composition.CITED_PORTIONS_FILE).open(encoding="utf-8")))
 
 
-CITED = re.compile(r"^(half of )?FNDDS 2021-2023 portion of the same food: (\d+) '(.+?)', '(.+?)' "
-                   r"\((\d+(?:\.\d+)?) g[;)]")
+def test_every_cited_portion_is_that_tables_portion_of_the_same_food():
+    # table_portions.csv gives CoFID and Swiss rows a portion of the same food in FNDDS or SR
+    # Legacy: check-seed verifies the cited code, name, portion and grams are that table's own,
+    # the row's grams those grams (or half of them where the row says "half of"), and the two
+    # rows the same food by db.composition's pair rule on one basis.
+    from db.seed_audit import cited_portion_problems
 
-
-def test_every_portion_cited_from_fndds_is_that_fndds_portion():
-    # table_portions.csv gives CoFID and Swiss rows a portion of the same food in FNDDS: the
-    # cited code, name, portion and grams are FNDDS's own, and the row's grams are those grams
-    # (or half of them where the row says "half of").
-    names = {r["code"]: r["name"] for r in csv.DictReader(gzip.open(SEED_DIR / "fndds_foods.csv.gz", "rt"))}
-    grams = {(r["code"], r["name"]): float(r["grams"])
-             for r in csv.DictReader(gzip.open(SEED_DIR / "fndds_portions.csv.gz", "rt"))}
     rows = _cited_rows()
     assert len(rows) >= 380 and {row["dataset"] for row in rows} == {"CoFID", "Swiss FCDB"}
-    for row in rows:
-        found = CITED.match(row["source"])
-        assert found, row
-        half, code, name, portion, weight = found.groups()
-        assert names[code] == name and grams[(code, portion)] == float(weight), row
-        assert float(row["grams"]) == float(weight) / (2 if half else 1), row
+    assert all(composition.CITED_RE.match(row["source"]) for row in rows)
+    assert cited_portion_problems(SEED_DIR) == []
     defaults = {(row["dataset"], row["entry"]): (row["serving"], float(row["grams"]))
                 for row in rows if row["is_default"] == "true"}
     assert {"Croissants", "Orange juice, chilled", "Fish fingers, cod, grilled/baked",
@@ -425,10 +467,10 @@ def test_no_cofid_or_swiss_default_is_100_g_an_ounce_or_a_small_drink():
         if row["is_default"] != "true":
             continue
         grams = float(row["grams"])
-        cited = CITED.match(row["source"])
+        cited = composition.CITED_RE.match(row["source"])
         assert grams != 100 and not WEIGHT_MEASURE.search(row["serving"]), row
-        assert not (cited and WEIGHT_MEASURE.search(cited.group(4))), row
-        drink = bool(cited and fndds_category[cited.group(2)] in FNDDS_DRINKS) or (
+        assert not (cited and WEIGHT_MEASURE.search(cited["portion"])), row
+        drink = bool(cited and fndds_category.get(cited["code"]) in FNDDS_DRINKS) or (
             row["dataset"] == "Swiss FCDB" and SWISS_DRINKS.search(swiss_category[row["entry"]]))
         if drink:
             drinks.add(row["entry"])
