@@ -211,7 +211,8 @@ HYPO = [
 
 # Default portions: (region, query, the first hit's default grams must lie within 2x of this
 # portion as eaten, its source). None: the hit must have no default (the card asks for grams)
-# rather than 100 g of a biscuit or a drink.
+# rather than 100 g of a biscuit or a drink; no rule is None now that CoFID's and the Swiss
+# FCDB's biscuits and drinks cite portions (db/seed/table_portions.csv).
 PORTIONS = [
     ("US", "orange juice", 248, "FNDDS/SR28: 1 cup of juice, 8 fl oz"),
     ("US", "popcorn", 30, "FDA reference amount customarily consumed for popcorn (21 CFR 101.12)"),
@@ -220,9 +221,13 @@ PORTIONS = [
     ("US", "cheeseburger", 150, "FNDDS: one cheeseburger"),
     ("US", "bagel", 100, "FNDDS/SR28: one bagel"),
     ("UK", "scone", 70, "FNDDS 52105100 'Scone', 1 regular (table_portions.csv)"),
-    ("UK", "digestives", None, "CoFID gives no portion: no default, never 100 g"),
-    ("UK", "orange squash", None, "CoFID gives no portion: no default, never 100 g"),
-    ("DE", "Apfelschorle", None, "the Swiss FCDB gives no portion: no default, never 100 g"),
+    # Rules of the second round (written before these defaults existed): a biscuit is counted
+    # one by one, a drink is a glass.
+    ("UK", "digestives", 15, "one biscuit: McVitie's Digestives are about 15 g each"),
+    ("UK", "weetabix", 37.5, "the UK pack's serving: 2 biscuits, 37.5 g (Wikipedia 'Weetabix')"),
+    ("UK", "orange squash", 250, "a 250 ml glass of squash as drunk, diluted"),
+    ("DE", "Apfelschorle", 250, "a 250 ml glass of Schorle"),
+    ("UK", "semi skimmed milk", 244, "a cup or glass of milk (FNDDS/SR28: 1 cup, 244 g)"),
 ]
 
 FIRST_TARGET, TOP3_TARGET = 0.95, 0.99

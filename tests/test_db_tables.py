@@ -170,14 +170,20 @@ def test_card_text_names_the_entry_and_the_licence():
         "USDA FNDDS 2021-2023, food code 27311510")
 
 
-def _seed_with_tables(folder: Path) -> Path:
-    """The small test seed (db_support) with the shipped tables and a two-food catalog."""
+def _seed_with_tables(folder: Path, *, whole_catalog: bool = False) -> Path:
+    """The small test seed (db_support) with the shipped tables and a two-food catalog, or
+    (``whole_catalog``, for checks that read SR Legacy rows cited for CoFID foods, not for a
+    database) the whole SR Legacy catalog and its serving exceptions."""
     from db import sr28
 
     seed = write_seed(folder)
     foods, portions = sr28.read_compact(SEED_DIR)
-    sr28.write_compact([f for f in foods if f.ndb == "09003"],
-                       [p for p in portions if p.ndb == "09003"], seed)
+    if whole_catalog:
+        for name in ("sr28_foods.csv.gz", "sr28_portions.csv.gz", "serving_exceptions.csv"):
+            (seed / name).write_bytes((SEED_DIR / name).read_bytes())
+    else:
+        sr28.write_compact([f for f in foods if f.ndb == "09003"],
+                           [p for p in portions if p.ndb == "09003"], seed)
     for module in SOURCES:
         for name in (module.TABLE.foods_file, module.TABLE.portions_file,
                      module.TABLE.aliases_file, composition.CITED_PORTIONS_FILE):
@@ -189,9 +195,7 @@ def _seed_with_tables(folder: Path) -> Path:
 def test_check_seed_reports_aliases_and_portions_of_unknown_entries(tmp_path):
     from db.seed_audit import problems_in
 
-    seed = _seed_with_tables(tmp_path)
-    for name in ("sr28_foods.csv.gz", "sr28_portions.csv.gz", "serving_exceptions.csv"):  # cited
-        (seed / name).write_bytes((SEED_DIR / name).read_bytes())
+    seed = _seed_with_tables(tmp_path, whole_catalog=True)
     problems, summary = problems_in(seed)
     assert problems == [] and "CoFID: 2887 foods" in summary and "Swiss FCDB: 999" in summary
     with (seed / cofid.TABLE.aliases_file).open("a", encoding="utf-8") as handle:
@@ -230,7 +234,7 @@ def test_check_seed_refuses_a_portion_the_cited_table_does_not_give(tmp_path, en
                                                                      problem):
     from db.seed_audit import cited_portion_problems
 
-    seed = _seed_with_tables(tmp_path)
+    seed = _seed_with_tables(tmp_path, whole_catalog=True)
     with (seed / composition.CITED_PORTIONS_FILE).open("a", encoding="utf-8") as handle:
         csv.writer(handle, lineterminator="\n").writerow(
             ["CoFID", entry, "1 banana", 126, "false", source])
@@ -434,6 +438,18 @@ def test_every_cited_portion_is_that_tables_portion_of_the_same_food():
     assert defaults[("CoFID", "Potatoes, old, baked, flesh and skin")] == (
         "1 medium baked potato", 285)  # 71508001 baked potato, peel eaten
     assert defaults[("CoFID", "Porridge oats, unfortified")] == ("1/2 cup, dry", 40)  # half of 1 cup
+    # UK biscuits one by one (FNDDS's graham cracker sheet; 3 of its Marie biscuits when the
+    # number is not said), Weetabix by SR Legacy's 2 biscuits, squash and Schorle as drunk.
+    assert defaults[("CoFID", "Biscuits, digestive, plain")] == ("1 biscuit", 15)  # 54102010
+    assert defaults[("CoFID", "Biscuits, semi-sweet")] == ("3 biscuits", 21)  # 53241510
+    assert defaults[("CoFID", "Breakfast cereal, wheat biscuits, Weetabix type, fortified")] == (
+        "2 biscuits", 35)  # SR Legacy 42237
+    assert defaults[("CoFID", "Fruit juice drink/squash, diluted")] == ("1 glass (8 fl oz)", 248)
+    assert swiss_names["1131"].startswith("Fruchtsaft-Schorle")
+    assert defaults[("Swiss FCDB", "1131")] == ("1 bottle (12 fl oz)", 372)  # 92433000, carbonated
+    # Lager whose carbohydrate CoFID does not give has no default: the pair rule has nothing to
+    # compare (cofid.NO_VALUE).
+    assert ("CoFID", "Lager, standard") not in defaults
     # No default where the FNDDS portion would not be one portion of the UK or Swiss food: a
     # slice of FNDDS's French bread (64 g) is not a slice of a baguette.
     assert ("CoFID", "Bread, white, French stick") not in defaults
