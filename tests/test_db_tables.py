@@ -352,11 +352,25 @@ def test_an_sr_legacy_food_fndds_holds_too_gets_fndds_portions():
     assert fndds.portions_of_the_same_foods([("x", "Zorblax, raw", brie.nutrients)], SEED_DIR) == {}
 
 
+def test_beans_on_toast_is_the_beans_with_their_toast(full_db):
+    # Half a cup of CoFID's baked beans (130 g, FNDDS's cup halved) on two medium slices of its
+    # white toast (2 x 25 g, FNDDS's slice): the card adds the toast's carbohydrate.
+    card = service.lookup("beans on toast")
+    beans = service.lookup("Baked beans, canned in tomato sauce", grams=130)["portion"]
+    toast = service.lookup("Bread, white, toasted", grams=50)["portion"]
+    assert (card["food"], card["portion"]["grams"]) == ("Beans on toast", 180.0)
+    for nutrient in ("carbohydrate_g", "available_carbohydrate_g", "kcal"):
+        assert card["portion"][nutrient] == pytest.approx(beans[nutrient] + toast[nutrient],
+                                                          abs=0.11), nutrient
+    assert "Open Government Licence" in card["source"]["attribution"]
+
+
 def test_fish_and_chips_is_the_fish_with_its_chips_and_an_older_database_gets_it(tmp_path):
     """The dish is a composite of CoFID's two chip-shop rows (140 g of battered cod and 145 g of chips),
     so its carbohydrate includes the chips' and the card carries CoFID's OGL attribution. A
     database seeded when the label named a fish-only stand-in row gets the composite on its next
     start; the stand-in keeps the meal logged with it, and loses the label and the alias."""
+    from db import composites
     from db.tables import Food, FoodAlias, FoodLabel, SeedVersion
     from db.session import configure, init_db, session_scope
 
@@ -383,7 +397,7 @@ def test_fish_and_chips_is_the_fish_with_its_chips_and_an_older_database_gets_it
             stand_in = session.scalar(select(Food).where(Food.source_code == "26109140"))
             stand_in.labels.append(FoodLabel(label="fish_and_chips"))
             stand_in.aliases.append(FoodAlias(alias="fish & chips"))
-            session.delete(session.get(SeedVersion, "composites-any-table"))
+            session.delete(session.get(SeedVersion, composites.UPGRADE_PART))
             stand_in_id = stand_in.id
         service.create_user("ann")
         meal = service.log_meal("ann", "fish_and_chips", eaten_at=datetime(2026, 1, 2, 19, 0))
