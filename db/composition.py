@@ -413,15 +413,17 @@ def _stored(food: TableFood, everyday: dict[str, tuple[str, ...]]) -> dict:
 
 
 # The seed part that gives a database seeded from older table files today's rows (``refresh``);
-# a new name each time a table's values, notes, search weights or own portions change (-2: no
-# "NFS" row ranked as a brand, CoFID's lager and takeaway spare ribs without a carbohydrate of
-# 0 g, FNDDS defaults that are no "Guideline amount" of a topping).
+# a new name each time a table's values, notes, search weights, everyday aliases or own portions
+# change (-2: no "NFS" row ranked as a brand, CoFID's lager and takeaway spare ribs without a
+# carbohydrate of 0 g, FNDDS defaults that are no "Guideline amount" of a topping, FNDDS's
+# lemonade called lemonade).
 ROWS_PART = "table-rows-2"
 
 
 def refresh(session: Session, table: Table, seed_dir: Path) -> int:
     """The table's rows in the database take today's values, notes and search weights from the
-    shipped files, and a table with portions of its own (FNDDS) today's portions and default,
+    shipped files and the everyday aliases they lack (unless another food has the name), and a
+    table with portions of its own (FNDDS) today's portions and default,
     as the SR Legacy catalog's servings are refreshed (db.catalog); portions cited for CoFID and
     Swiss rows come by ``add_cited_portions``. Meals keep the values they were logged with.
     Returns how many rows changed."""
@@ -439,15 +441,20 @@ def refresh(session: Session, table: Table, seed_dir: Path) -> int:
         if row is not None:
             rows[food.code] = row
     changed = 0
+    taken = set(session.scalars(select(FoodAlias.alias_key)))
     for food in foods:
         row = rows.get(food.code)
         if row is None:
             continue
         stored = _stored(food, everyday)
-        if any(getattr(row, key) != value for key, value in stored.items()):
+        new_aliases = [a for a in everyday.get(food.code, ()) if name_key(a) not in taken]
+        if new_aliases or any(getattr(row, key) != value for key, value in stored.items()):
             changed += 1
             for key, value in stored.items():
                 setattr(row, key, value)
+            for alias in new_aliases:
+                taken.add(name_key(alias))
+                session.add(FoodAlias(food_id=row.id, alias=alias))
     if table.shipped_portions and rows:
         ids = {code: row.id for code, row in rows.items()}
         others = [food.id for food in public - set(rows.values())] or [0]

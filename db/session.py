@@ -219,6 +219,7 @@ def _load_seed(session: Session, folder: Path) -> None:
                         if table.part in loaded and composition.has_compact(table, folder))
         session.add(SeedVersion(part=composition.ROWS_PART, foods=refreshed))
         session.flush()
+        changed = changed or bool(refreshed)  # new aliases and weights: the index is rebuilt
     # A table loaded before today's cited portions (table_portions.csv) gets the new ones once;
     # one loaded just now already has them.
     if composition.CITED_PORTIONS_PART not in loaded and catalog_foods:

@@ -88,6 +88,7 @@ AUDIT = [
     ("US", "flapjacks", r"^Pancakes"),
     ("US", "graham crackers", r"^Graham crackers|graham crackers"),
     ("UK", "lager", r"(?i)lager|beer"),
+    ("UK", "satsuma", r"(?i)^tangerine|mandarin|clementine|satsuma"),
     # --- UK
     ("UK", "orange squash", r"squash, (diluted|ready to drink)"),
     ("UK", "blackcurrant squash", r"^Blackcurrant juice drink/squash, diluted"),

@@ -258,6 +258,10 @@ def test_each_hit_shows_its_default_servings_carbohydrate(full_db):
     ("chips", "UK", "French fries"),
     ("chips", None, "Snacks, potato chips, plain, salted"),
     ("biscuits", "US", "Biscuits, plain or buttermilk, frozen, baked"),
+    # Lemonade is still in the US (FNDDS's, 12 g sugar per 100 g), fizzy in the UK (CoFID's,
+    # 5.6 g): each region's is first.
+    ("lemonade", "US", "Lemonade, fruit juice drink"),
+    ("lemonade", "UK", "Lemonade"),
 ])
 def test_region_decides_ambiguous_words(full_db, query, region, expected):
     assert _names(query, region)[0] == expected

@@ -573,6 +573,7 @@ def test_a_database_seeded_from_older_table_files_gets_todays_rows_once(tmp_path
                               "WHERE food_id = (SELECT id FROM foods WHERE name = 'Chili, NFS')"))
             conn.execute(text("INSERT INTO food_aliases (food_id, alias, alias_key) SELECT id, "
                               "'plantain', 'plantain' FROM foods WHERE name = 'Banana'"))
+            conn.execute(text("DELETE FROM food_aliases WHERE alias_key = 'lemonade'"))
             conn.execute(text(f"DELETE FROM seed_versions WHERE part IN "
                               f"('{composition.ROWS_PART}', '{seed_module.ALIASES_PART}')"))
         init_db(seed_dir=seed)
@@ -586,7 +587,8 @@ def test_a_database_seeded_from_older_table_files_gets_todays_rows_once(tmp_path
             counts = dict(session.execute(select(SeedVersion.part, SeedVersion.foods).where(
                 SeedVersion.part.in_([composition.ROWS_PART, seed_module.ALIASES_PART]))).all())
             servings = session.scalar(select(func.count()).select_from(Serving))
-        assert counts == {composition.ROWS_PART: 2, seed_module.ALIASES_PART: 1}
+        assert service.search("lemonade", region="US")[0]["food"] == "Lemonade, fruit juice drink"
+        assert counts == {composition.ROWS_PART: 3, seed_module.ALIASES_PART: 1}
         init_db(seed_dir=seed)  # once: nothing refreshed or retired again
         with session_scope(write=False) as session:
             assert session.scalar(select(func.count()).select_from(Serving)) == servings
