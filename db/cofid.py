@@ -52,6 +52,7 @@ from sqlalchemy.orm import Session
 from db import composition, datasets, search
 from db.errors import SeedError
 from db.keys import name_key
+from db.nutrition import STORED_NUTRIENTS
 from db.tables import Food, FoodAlias, Serving
 
 TABLE = composition.Table(datasets.COFID, "cofid", "cofid_2021", "build-cofid",
@@ -83,7 +84,7 @@ NO_VALUE: dict[str, tuple[tuple[str, ...], str]] = {
     "Lager, standard": (("carbohydrate_g", "sugars_g"), _LAGER),
     "Lager, premium": (("carbohydrate_g", "sugars_g"), _LAGER),
     "Pork, spare ribs, Chinese barbecue, takeaway": (
-        ("kcal", "carbohydrate_g", "sugars_g", "fiber_g", "saturated_fat_g"),
+        tuple(n for n in STORED_NUTRIENTS if n not in ("protein_g", "fat_g", "sodium_mg")),
         "This copy of CoFID gives 0 for this row's energy, carbohydrate, sugars, fibre and "
         "saturated fat beside 22.1 g of protein and 18.7 g of fat: values it lacks, not "
         "zeros, so they have none here. Chinese barbecue sauce holds sugar: take the "
