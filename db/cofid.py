@@ -23,8 +23,19 @@ given, CHO stays as stated. Total sugars in grams likewise: sugars less the disa
 0.05/1.05. ``carbohydrate_g`` is available carbohydrate plus CoFID's AOAC fibre (the method
 USDA's total dietary fibre uses), ``fiber_g`` the AOAC fibre; without an AOAC value the row has
 no fibre and its carbohydrate is the available carbohydrate. "N" (not determined) and empty
-cells are no value, never 0. Energy is CoFID's own (computed from monosaccharide equivalents
-at 3.75 kcal/g).
+cells are no value, never 0. Energy is CoFID's own kcal column (computed from monosaccharide
+equivalents at 3.75 kcal/g, no energy for fibre), per 100 g of the food as its name says it is
+weighed (edible portion; "weighed with skin" rows include the skin).
+
+Traces. CoFID writes "Tr" for a trace (present, below the last decimal it gives); read as 0,
+which is how a trace counts on a card. This copy has no "Tr" at all: it writes CoFID's traces
+as a bare 0 (beside "0.0" for a measured zero in the same row), so a 0 here is a zero or a
+trace, as for meat, eggs, cheese, tea and spirits. Where CoFID's 0 is not the food's value,
+the row gets no value and a note saying why (``NO_VALUE``): standard and premium lager, whose
+carbohydrate CoFID gives as 0 (a bare 0: a trace at most) because it counts the sugars and
+starch it measured and not the dextrins beer keeps (FNDDS 93101000 'Beer': 3.55 g per 100 g by difference), and the
+Chinese takeaway spare ribs, whose energy, carbohydrate, sugars and fibre this copy gives as 0
+beside 22.1 g of protein and 18.7 g of fat (cells it lacks, not zeros).
 
 CoFID gives no portions: a row's default portion comes from db/seed/table_portions.csv
 (db.table_portions), which cites a source for each, or it has none and the card asks for grams.
@@ -41,6 +52,7 @@ from sqlalchemy.orm import Session
 from db import composition, datasets, search
 from db.errors import SeedError
 from db.keys import name_key
+from db.nutrition import STORED_NUTRIENTS
 from db.tables import Food, FoodAlias, Serving
 
 TABLE = composition.Table(datasets.COFID, "cofid", "cofid_2021", "build-cofid",
@@ -55,15 +67,34 @@ ENERGY_WHY = ("CoFID computes energy from available carbohydrate as monosacchari
               "equivalents (3.75 kcal/g) and its own factors, not the general 4/9/4")
 # CoFID 2015's food codes ("11-989"), which the 16 rows an older foodtag seeded carry.
 CODE_2015_RE = re.compile(r"\d{2}-\d{1,4}")
+TRACE = "Tr"
 # What to check before using a row, by CoFID food name.
 NOTES = {
     "Lucozade": "CoFID's values are industry data from 2013. Lucozade Energy has been made "
                 "with less sugar since 2017: check the carbohydrate on the bottle before "
                 "treating a hypo.",
 }
+_LAGER = ("CoFID gives this lager's carbohydrate as 0, a trace at most: the sugars and "
+          "starch it measured, not the dextrins beer keeps (FNDDS 93101000 'Beer' has 3.55 g per 100 g "
+          "by difference), so it has no carbohydrate value here rather than 0 g: take it from "
+          "the can or count it as a beer row that has one.")
+# Rows whose CoFID 0 is not the food's value (module doc): the nutrients that get no value,
+# and the note that says why.
+NO_VALUE: dict[str, tuple[tuple[str, ...], str]] = {
+    "Lager, standard": (("carbohydrate_g", "sugars_g"), _LAGER),
+    "Lager, premium": (("carbohydrate_g", "sugars_g"), _LAGER),
+    "Pork, spare ribs, Chinese barbecue, takeaway": (
+        tuple(n for n in STORED_NUTRIENTS if n not in ("protein_g", "fat_g", "sodium_mg")),
+        "This copy of CoFID gives 0 for this row's energy, carbohydrate, sugars, fibre and "
+        "saturated fat beside 22.1 g of protein and 18.7 g of fat: values it lacks, not "
+        "zeros, so they have none here. Chinese barbecue sauce holds sugar: take the "
+        "carbohydrate from the label."),
+}
 
 
 def _value(row: dict[str, str], column: str, where: str) -> float | None:
+    if row[column].strip() == TRACE:
+        return 0.0
     return composition.number(row[column], f"{where} {column}", missing=("", "N"))
 
 
@@ -107,6 +138,7 @@ def read_source(folder: Path) -> tuple[list[composition.TableFood],
             _value(row, "Oligosaccharide (g)", where), _value(row, "Total sugars (g)", where),
             None if None in parts else sum(parts))  # type: ignore[arg-type]
         fiber = _value(row, "AOAC fibre (g)", where)
+        unknown, why = NO_VALUE.get(name, ((), None))
         nutrients = {
             "kcal": _value(row, "Energy (kcal) (kcal)", where),
             "carbohydrate_g": None if available is None else _round(available + (fiber or 0.0)),
@@ -116,9 +148,9 @@ def read_source(folder: Path) -> tuple[list[composition.TableFood],
             "fat_g": _value(row, "Fat (g)", where),
             "saturated_fat_g": _value(row, "Satd FA /100g fd (g)", where),
             "sodium_mg": _value(row, "Sodium (mg)", where),
-        }
+        } | dict.fromkeys(unknown)
         foods.append(composition.TableFood(
-            entry, entry, name, CATEGORY, (), "", NOTES.get(name), nutrients,
+            entry, entry, name, CATEGORY, (), "", NOTES.get(name) or why, nutrients,
             composition.energy_note(nutrients, ENERGY_WHY)))
     return foods, []
 

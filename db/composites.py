@@ -1,6 +1,7 @@
 """Composite foods: dishes no food table has one row for, summed from table rows by weight (a
 lobster roll = FNDDS lobster salad + an SR Legacy hot-dog roll; fish and chips = CoFID's
-takeaway cod in batter + its chip-shop chips), so a sandwich's carbohydrate includes its bread.
+takeaway cod in batter + its chip-shop chips; beans on toast = CoFID's baked beans on its white
+toast), so a sandwich's carbohydrate includes its bread.
 Each lists its ingredients (shown on the card and in exports) and a note saying how it is made.
 
 Files (db/seed/): ``composites.csv`` (food, labels, aliases, category, serving, note) and
@@ -23,10 +24,11 @@ from db.tables import (
     COMPOSITE_DATASET, Food, FoodAlias, FoodLabel, RecipeIngredient, Serving,
 )
 
-# Seed part of a database whose composites were loaded before they could use the other tables'
-# rows: it gets the new composites once, each taking its labels and aliases over from the
-# stand-in row it replaces (the fish-only "Fish and chips"), whose logged meals stay as they are.
-UPGRADE_PART = "composites-any-table"
+# Seed part of a database whose composites were loaded before today's: it gets the new
+# composites once, each taking its labels and aliases over from the stand-in row it replaces
+# (the fish-only "Fish and chips"), whose logged meals stay as they are. A new name each time
+# composites are added (-2: beans on toast).
+UPGRADE_PART = "composites-any-table-2"
 
 FOODS_FILE = "composites.csv"
 INGREDIENTS_FILE = "composite_ingredients.csv"

@@ -22,11 +22,12 @@ the words exactly, and the searcher's region decides which comes first (db.searc
 import csv
 import gzip
 import io
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import delete, func, insert, select
 from sqlalchemy.orm import Session
 
 from db import portions, search, sequences
@@ -34,7 +35,8 @@ from db.datasets import Dataset
 from db.errors import SeedError
 from db.keys import name_key
 from db.tables import Food, FoodAlias, FoodLabel, Serving
-from db.nutrition import STORED_NUTRIENTS, energy_consistent
+from db.nutrition import (STORED_NUTRIENTS, available_carbohydrate, energy_consistent,
+                          energy_estimate)
 
 FOOD_COLUMNS: tuple[str, ...] = ("code", "name", "description", "category", "aliases",
                                  "common_names", "note", *STORED_NUTRIENTS, "energy_note")
@@ -243,6 +245,45 @@ def read_aliases(table: Table, seed_dir: Path) -> dict[str, tuple[str, ...]]:
     return out
 
 
+# Where a cited portion's weight comes from (table_portions.csv's source): a portion of the
+# same food in FNDDS (food code) or SR Legacy (NDB number), named and weighed as that table
+# gives it, or half of it; check-seed verifies each against the table (db.seed_audit).
+CITED_RE = re.compile(r"^(?P<half>half of )?(?P<table>FNDDS 2021-2023|SR Legacy) portion of the "
+                      r"same food: (?P<code>\d+) '(?P<name>.+?)', '(?P<portion>.+?)' "
+                      r"\((?P<grams>\d+(?:\.\d+)?) g[;)]")
+# Two tables' rows are the same food, whose portions one may lend the other, when their energy
+# and carbohydrate per 100 g agree within this share of the larger, or these amounts.
+PAIR_SHARE, PAIR_KCAL, PAIR_CARB_G = 0.25, 10.0, 2.5
+
+
+def comparable_energy(nutrients: dict[str, float | None]) -> float | None:
+    """Energy per 100 g on one basis for every table: available carbohydrate, protein and fat
+    at 4, 4 and 9 kcal/g. The tables' own energy figures are not comparable: CoFID gives fibre
+    no energy and counts available carbohydrate as monosaccharides at 3.75 kcal/g, FNDDS and
+    SR Legacy count carbohydrate by difference (fibre and a fruit's acids in it) with their
+    ingredients' own factors, so a CoFID orange reads 36 kcal where FNDDS's reads 47."""
+    available = available_carbohydrate(nutrients["carbohydrate_g"], nutrients["fiber_g"])
+    if None in (available, nutrients["protein_g"], nutrients["fat_g"]):
+        return None
+    return energy_estimate(available, nutrients["protein_g"], nutrients["fat_g"])  # type: ignore[arg-type]
+
+
+def pair_problems(food: dict[str, float | None], other: dict[str, float | None]) -> list[str]:
+    """Why two rows' nutrients per 100 g are not the same food's (PAIR_SHARE, PAIR_KCAL,
+    PAIR_CARB_G), compared on db.nutrition's one basis: ``comparable_energy`` and carbohydrate
+    with its fibre; none: they are."""
+    problems = []
+    for what, a, b, least in (
+            ("energy", comparable_energy(food), comparable_energy(other), PAIR_KCAL),
+            ("carbohydrate", food["carbohydrate_g"], other["carbohydrate_g"], PAIR_CARB_G)):
+        if a is None or b is None:
+            problems.append(f"no {what} to compare")
+        elif abs(a - b) > max(least, PAIR_SHARE * max(a, b)):
+            problems.append(f"{what} {a:.1f} and {b:.1f} per 100 g differ by more than "
+                            f"{PAIR_SHARE:.0%} (or {least:g})")
+    return problems
+
+
 def cited_portions(table: Table, foods: list[TableFood], seed_dir: Path) -> list[TablePortion]:
     """The table's rows of ``table_portions.csv`` (``dataset,entry,serving,grams,is_default,
     source``): a portion of one of ``foods``, its grams, whether it is the food's default
@@ -343,16 +384,9 @@ def load(session: Session, table: Table, seed_dir: Path, *,
                 alias_rows.append({"food_id": next_id, "alias": synonym[:120],
                                    "alias_key": key[:120]})
         food_rows.append({
-            "id": next_id, "name": name, "name_key": name_key(name), "category": food.category,
+            "id": next_id, "name": name, "name_key": name_key(name),
             "fdc_dataset": table.dataset.name, "fdc_id": None, "source_code": food.code,
-            "fdc_description": food.description, "proxy_note": food.note,
-            "energy_note": food.energy_note, "common_names": food.common_names or None,
-            # Each table lists foods as eaten in its country: the everyday share of
-            # SR Legacy's survey foods; region decides between tables (db.search).
-            "search_weight": search.prior(curated=food.code in everyday, survey=True,
-                                          food_group=food.category,
-                                          description=food.description),
-            "recipe_servings": None, "owner_id": None, **food.nutrients,
+            "recipe_servings": None, "owner_id": None, **_stored(food, everyday),
         })
         serving_rows += [{"food_id": next_id, **_serving(p)} for p in by_code.get(food.code, ())]
         next_id += 1
@@ -364,9 +398,82 @@ def load(session: Session, table: Table, seed_dir: Path, *,
     return len(food_rows)
 
 
+def _stored(food: TableFood, everyday: dict[str, tuple[str, ...]]) -> dict:
+    """What a table row stores of its entry besides its name: category, description, note,
+    energy note, common names, search weight and nutrients."""
+    return {
+        "category": food.category, "fdc_description": food.description, "proxy_note": food.note,
+        "energy_note": food.energy_note, "common_names": food.common_names or None,
+        # Each table lists foods as eaten in its country: the everyday share of SR Legacy's
+        # survey foods; region decides between tables (db.search).
+        "search_weight": search.prior(curated=food.code in everyday, survey=True,
+                                      food_group=food.category, description=food.description),
+        **food.nutrients,
+    }
+
+
+# The seed part that gives a database seeded from older table files today's rows (``refresh``);
+# a new name each time a table's values, notes, search weights, everyday aliases or own portions
+# change (-2: no "NFS" row ranked as a brand, CoFID's lager and takeaway spare ribs without a
+# carbohydrate of 0 g, FNDDS defaults that are no "Guideline amount" of a topping, FNDDS's
+# lemonade called lemonade).
+ROWS_PART = "table-rows-2"
+
+
+def refresh(session: Session, table: Table, seed_dir: Path) -> int:
+    """The table's rows in the database take today's values, notes and search weights from the
+    shipped files and the everyday aliases they lack (unless another food has the name), and a
+    table with portions of its own (FNDDS) today's portions and default,
+    as the SR Legacy catalog's servings are refreshed (db.catalog); portions cited for CoFID and
+    Swiss rows come by ``add_cited_portions``. Meals keep the values they were logged with.
+    Returns how many rows changed."""
+    foods, measures = read_compact(table, seed_dir)
+    everyday = read_aliases(table, seed_dir)
+    # A curated food of the same entry ("Pancakes", FNDDS 55100005) is not the table's row.
+    found = session.scalars(select(Food).where(Food.fdc_dataset == table.dataset.name,
+                                               Food.owner_id.is_(None)))
+    by_entry = {(food.source_code, food.name): food for food in found}
+    public = set(by_entry.values())
+    rows = {}
+    for food in foods:
+        row = (by_entry.get((food.code, food.name))
+               or by_entry.get((food.code, f"{food.name} ({table.dataset.name})")))
+        if row is not None:
+            rows[food.code] = row
+    changed = 0
+    taken = set(session.scalars(select(FoodAlias.alias_key)))
+    for food in foods:
+        row = rows.get(food.code)
+        if row is None:
+            continue
+        stored = _stored(food, everyday)
+        new_aliases = [a for a in everyday.get(food.code, ()) if name_key(a) not in taken]
+        if new_aliases or any(getattr(row, key) != value for key, value in stored.items()):
+            changed += 1
+            for key, value in stored.items():
+                setattr(row, key, value)
+            for alias in new_aliases:
+                taken.add(name_key(alias))
+                session.add(FoodAlias(food_id=row.id, alias=alias))
+    if table.shipped_portions and rows:
+        ids = {code: row.id for code, row in rows.items()}
+        others = [food.id for food in public - set(rows.values())] or [0]
+        session.flush()
+        session.execute(delete(Serving).where(Serving.food_id.in_(select(Food.id).where(
+            Food.fdc_dataset == table.dataset.name, Food.owner_id.is_(None),
+            Food.id.not_in(others)))), execution_options={"synchronize_session": False})
+        servings = [{"food_id": ids[m.code], **_serving(m)} for m in measures if m.code in ids]
+        if servings:
+            session.execute(insert(Serving.__table__), servings)  # type: ignore[attr-defined]
+    session.flush()
+    session.expire_all()
+    return changed
+
+
 # The seed part that gives a database seeded before today's table_portions.csv its new rows
-# (a new name each time rows are added; -3: the Swiss FCDB's and more CoFID foods).
-CITED_PORTIONS_PART = "table-portions-3"
+# (a new name each time rows are added; -3: the Swiss FCDB's and more CoFID foods; -4: UK
+# biscuits, Weetabix, squash, beer and cider, fruit, pies and puddings, Schorle, Eistee).
+CITED_PORTIONS_PART = "table-portions-4"
 
 
 def add_cited_portions(session: Session, table: Table, seed_dir: Path) -> int:

@@ -14,8 +14,8 @@ import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import (Integer, String, and_, bindparam, column, func, or_, select, text, union,
-                        union_all)
+from sqlalchemy import (Integer, String, and_, bindparam, case, column, func, literal, or_, select,
+                        text, union, union_all)
 from sqlalchemy.orm import Session
 
 from db import datasets, search
@@ -144,6 +144,7 @@ class Row:
     sugars_g: float | None = None
     dataset: str | None = None
     values: tuple[float | None, ...] = ()  # kcal, carbohydrate, protein, fat per 100 g
+    entry: str | None = None  # the table's entry (source_code)
 
 
 # A query's readings (db.search.Query): each a list of words, each word a list of its
@@ -180,7 +181,7 @@ def candidates(session: Session, readings: Readings, *, owner_id: int | None,
         return []
     columns = select(Food.id, Food.name, Food.category, Food.search_weight, Food.common_names,
                      Food.owner_id, Food.sugars_g, Food.fdc_dataset, Food.kcal,
-                     Food.carbohydrate_g, Food.protein_g, Food.fat_g)
+                     Food.carbohydrate_g, Food.protein_g, Food.fat_g, Food.source_code)
     if category is not None:
         columns = columns.where(Food.category == category)
     if not has_index(session):
@@ -223,7 +224,8 @@ def candidates(session: Session, readings: Readings, *, owner_id: int | None,
 def _row(result, aliases: tuple[str, ...]) -> Row:
     return Row(result.id, result.name, result.category, result.search_weight, aliases,
                result.common_names, result.owner_id, result.sugars_g, result.fdc_dataset,
-               (result.kcal, result.carbohydrate_g, result.protein_g, result.fat_g))
+               (result.kcal, result.carbohydrate_g, result.protein_g, result.fat_g),
+               result.source_code)
 
 
 def _index_would_match(readings: Readings, all_words: bool, row: Row,
@@ -251,10 +253,19 @@ def _like_matches(statement, readings: Readings, all_words: bool, *, indexed: bo
     ``id IN (... UNION ...)`` whose parts those indexes answer, where the per-food test reads
     every food."""
     contains = _indexed_contains if indexed else _row_contains
-    return statement.where(or_(*(
+    found = statement.where(or_(*(
         (and_ if all_words else or_)(*(contains(_terms(choices)) for choices in alternatives))
         for alternatives in readings
-    ))).order_by(Food.search_weight.desc(), Food.id).limit(MAX_CANDIDATES)
+    )))
+    if all_words:
+        return found.order_by(Food.search_weight.desc(), Food.id).limit(MAX_CANDIDATES)
+    # Any word will do: the foods with more of the query's words first, as bm25 ranks them in
+    # the index ("orange squash" is many oranges and squashes: the UK's squash drinks, which
+    # hold "juice drink squash" of its reading, must not fall behind them in the limit).
+    words = list(dict.fromkeys(tuple(_terms(choices)) for alternatives in readings
+                               for choices in alternatives))
+    matched = sum((case((contains(list(terms)), 1), else_=0) for terms in words), literal(0))
+    return found.order_by(matched.desc(), Food.search_weight.desc(), Food.id).limit(MAX_CANDIDATES)
 
 
 def _row_contains(terms: Sequence[str]):

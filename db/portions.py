@@ -160,7 +160,10 @@ def portion_problems(food: Food, grams: float, name: str = "") -> list[str]:
 _MEDIUM_RE = re.compile(r"\bmedium\b")
 _CUP_RE = re.compile(r"^[\d.]+ (cup|3 oz)\b|^3 oz\b")
 _UNIT_RE = re.compile(r"^[\d./]+ (fl oz|oz|tbsp|tsp|lb|g|quart|pint|liter|gallon|package|"
-                      r"unit \(yield|cubic inch)\b|\b(mini|miniature|cherry)\b")
+                      r"unit \(yield|cubic inch)\b|\b(mini|miniature|cherry)\b|"
+                      # FNDDS's amount of a food added to another ("Guideline amount per
+                      # cup of hot cereal": milk on porridge, chili on a hot dog)
+                      r"^guideline amount\b")
 _OUNCE_RE = re.compile(r"^1 oz\b")
 _GLASS_RE = re.compile(r"^([4-9]|1[0-9]|20) fl oz\b")  # a glass or a bottle, not 1 fl oz
 _ONE_CUP_RE = re.compile(r"^1 (cup|serving 1 cup)\b")

@@ -7,7 +7,7 @@ How a result list is ordered, best first:
 3. A query word names the food itself: it is in the name's first part ("Rice, white, ..." for
    "white rice", not "Oil, rice bran"), best as its last word ("Almonds, salted", not "Almond
    paste"), or in its second ("Fish, tuna, ..."); and the name has fewer words the query did
-   not ask for.
+   not ask for (FNDDS's "NFS", not further specified, is none: "Muffin, NFS" is the muffin).
 4. The food as eaten (``form_adjustment``): a cooked, prepared, ready-to-drink or
    ready-to-serve row above a raw, dry, condensed, powder, concentrate or mix row, unless the
    query names that form; the plain food above dishes made with it (a sandwich, a soup, a
@@ -49,6 +49,7 @@ PREFIX_INSIDE = 0.3
 HEAD_MISSED = 0.75
 # Per query word that neither the name nor an alias holds.
 MISSING_PENALTY = 2.0
+NOT_FURTHER_SPECIFIED = "nfs"
 
 # prior(): how much more likely a food is what someone means. The curated share equals the
 # survey's: a food the models name is an everyday food, not a better match.
@@ -62,6 +63,10 @@ _GROUP_PENALTY = {
 }
 _BRANDED = -1.0     # a brand in capitals in the description ("KELLOGG'S", "McDONALD'S")
 _BRAND_RE = re.compile(r"\b[A-Z][A-Z'&.]{2,}\b")
+# Capitals that are no brand: FNDDS's "not further specified" (253 of its generic foods,
+# "Biscuit, NFS"), and the tables' UHT milk, ABV of beer, HOLL (high oleic, low linolenic)
+# rapeseed oil and one CoFID "HOMEMADE".
+_NOT_BRANDS = frozenset({"NFS", "UHT", "ABV", "HOLL", "HOMEMADE"})
 # Databases seeded before the curated share was cut stored up to 3 + 1 for it; ranking counts
 # a prior up to this much, so such a database ranks as a fresh one does.
 MAX_PRIOR = 1.0
@@ -219,7 +224,7 @@ def prior(*, curated: bool, survey: bool, food_group: str, description: str) -> 
     """The food's search weight, stored on the row when it is loaded."""
     weight = max(_CURATED if curated else 0.0, _SURVEY if survey else 0.0)
     weight += _GROUP_PENALTY.get(food_group, 0.0) if not curated else 0.0
-    if not curated and _BRAND_RE.search(description):
+    if not curated and any(m not in _NOT_BRANDS for m in _BRAND_RE.findall(description)):
         weight += _BRANDED
     return weight
 
@@ -262,6 +267,7 @@ class Candidate:
     dataset: str | None = None  # the table it comes from (db.datasets)
     # Energy, carbohydrate, protein and fat per 100 g: the same food in two tables has the same.
     values: tuple[float | None, ...] = ()
+    entry: str | None = None  # its entry in that table (source_code)
     # The same food in other tables, ranked below this one: (food id, name, dataset).
     duplicates: tuple[tuple[int, str, str | None], ...] = ()
 
@@ -271,10 +277,10 @@ def candidate(food_id: int, name: str, category: str, weight: float, aliases: It
               favourite: bool = False, sugars_g: float | None = None,
               portion: Portion = Portion(None, None, None),
               names_region: str | None = None, dataset: str | None = None,
-              values: tuple[float | None, ...] = ()) -> Candidate:
+              values: tuple[float | None, ...] = (), entry: str | None = None) -> Candidate:
     return Candidate(food_id, name, category, weight, tuple(aliases), common_names or "",
                      own, recent, favourite, tuple(words(_OTHER_THAN_RE.sub("", name))),
-                     sugars_g, portion, names_region, dataset, values)
+                     sugars_g, portion, names_region, dataset, values, entry)
 
 
 @dataclass(frozen=True)
@@ -394,7 +400,10 @@ def score(query: Sequence[str], item: Candidate, typed: int | None = None) -> fl
         value += HEAD_MISSED
     elif any(w in texts.second or singular(w) in texts.second for w in query):
         value += 1.0
-    extra = max(0, len(item.name_words) - whole - math.ceil(prefix))
+    # "NFS" (FNDDS: not further specified) says the row is the food in general, not a kind of
+    # it: no word the query did not ask for ("Muffin, NFS" is the muffin).
+    generic = item.name_words.count(NOT_FURTHER_SPECIFIED) if NOT_FURTHER_SPECIFIED not in query else 0
+    extra = max(0, len(item.name_words) - whole - math.ceil(prefix) - generic)
     value -= min(3.0, 0.2 * extra)
     return value
 
@@ -524,36 +533,102 @@ def rank(query: Query, candidates: Iterable[Candidate],
 
 
 def same_food_key(name: str, values: Sequence[float | None]) -> tuple | None:
-    """What two tables' rows of the same food share: the first word of the name (singular)
-    and the same energy, carbohydrate, protein and fat per 100 g (``values``; FNDDS copies
-    many SR Legacy rows' values: "Bread, rye" is in both). None when a value is missing."""
+    """What an SR Legacy row and the FNDDS row built from it share exactly, for giving the one
+    the other's portions (db.fndds): the first word of the name (singular) and the same
+    energy, carbohydrate, protein and fat per 100 g (``values``; FNDDS copies many SR Legacy
+    rows' values: "Bread, rye" is in both). None when a value is missing. Search shows the
+    same food once by the looser ``same_food``."""
     first = _words(name.split(",")[0])[:1]
     if not first or not values or None in values:
         return None
     return (singular(first[0]) or first[0], *(round(v, 1) for v in values))  # type: ignore[arg-type]
 
 
-def duplicate_key(item: Candidate) -> tuple | None:
-    """``same_food_key`` of a table's row; None for a person's own food."""
-    return None if item.own or item.dataset is None else same_food_key(item.food, item.values)
+# Two tables' rows are one food when their values agree this closely (FNDDS rounds the SR
+# Legacy rows it is built from anew: 134 and 135 kcal of evaporated milk) ...
+SAME_KCAL, SAME_GRAMS, SAME_SHARE = 1.0, 0.1, 0.02
+# ... (energy is compared in steps of this many kcal, the neighbouring steps too).
+_KCAL_STEP = 10.0
+
+
+# "Trifle (FNDDS)": a table's name taken by another food gets the table after it.
+_TABLE_SUFFIX_RE = re.compile(r"\s*\((FNDDS|CoFID|Swiss FCDB|SR Legacy)\)$")
+
+
+@lru_cache(maxsize=65536)
+def _kind_parts(name: str) -> tuple[frozenset[str], frozenset[str]]:
+    """A name's first and second parts, each as its words in the singular."""
+    parts = [frozenset(singular(w) or w for w in _words(part))
+             for part in _TABLE_SUFFIX_RE.sub("", name).split(",")[:2]]
+    return parts[0], parts[1] if len(parts) > 1 else frozenset()
+
+
+def same_kind(a: str, b: str) -> bool:
+    """Whether two names say the same food: the same first part ("Rice, white, cooked" and
+    "Rice, white, long-grain, ..."), the same first two parts in any order ("Goat milk" and
+    "Milk, goat", "Apple pie" and "Pie, apple"), or the one's first part is the other's
+    second ("Graham crackers" and "Cookies, graham crackers, plain or honey"). "Cookie, NFS"
+    is no "Pie Crust, Cookie-type", "Roll, pumpernickel" no "Bread, pumpernickel"."""
+    (first_a, second_a), (first_b, second_b) = _kind_parts(a), _kind_parts(b)
+    return (first_a == first_b or first_a | second_a == first_b | second_b
+            or first_a == second_b or second_a == first_b)
+
+
+def _close(a: float, b: float, least: float) -> bool:
+    return abs(a - b) <= max(least, SAME_SHARE * max(abs(a), abs(b)))
+
+
+def same_food(a: Candidate, b: Candidate) -> bool:
+    """Whether two public rows are one food, shown once (``dedupe``): their names say the same
+    food (``same_kind``) and they are a curated food and its table's row of the same entry
+    ("Pancakes" and "Pancakes, NFS", FNDDS 55100005; not "Shrimp and grits", which stands in
+    with the entry of "Grits, NFS"), or rows of two tables with the same energy,
+    carbohydrate, protein and fat per 100 g (within SAME_KCAL kcal, SAME_GRAMS g or
+    SAME_SHARE: "Graham crackers" and "Cookies, graham crackers, plain or honey", FNDDS built
+    the one from the other). A person's own food is never one."""
+    if a.own or b.own or a.dataset is None or b.dataset is None:
+        return False
+    if a.dataset == b.dataset:
+        same = a.entry is not None and a.entry == b.entry
+    else:
+        same = (len(a.values) == len(b.values) == 4 and None not in a.values
+                and None not in b.values
+                and _close(a.values[0], b.values[0], SAME_KCAL)  # type: ignore[arg-type]
+                and all(_close(x, y, SAME_GRAMS)  # type: ignore[arg-type]
+                        for x, y in zip(a.values[1:], b.values[1:])))
+    return same and same_kind(a.food, b.food)
+
+
+def _kcal_step(item: Candidate) -> int | None:
+    kcal = item.values[0] if item.values else None
+    return None if kcal is None else int(kcal // _KCAL_STEP)
 
 
 def dedupe(scored: list[tuple[Candidate, float]]) -> list[tuple[Candidate, float]]:
-    """``scored`` (best first) with each food shown once: a row of another table with the
-    same ``duplicate_key`` as a better-ranked one is listed in that row's ``duplicates``
-    (reachable from it), not beside it. The better-ranked row is the best-sourced for the
-    searcher: region decides the tie (``region_handicap``)."""
+    """``scored`` (best first) with each food shown once: a row that is the same food as a
+    better-ranked one (``same_food``) is listed in that row's ``duplicates`` (reachable from
+    it), not beside it. The better-ranked row is the best-sourced for the searcher: region
+    decides a tie between tables (``region_handicap``)."""
     kept: list[list] = []
-    first_of: dict[tuple, int] = {}
+    by_entry: dict[tuple[str, str], int] = {}
+    by_step: dict[int, list[int]] = {}
     for item, value in scored:
-        key = duplicate_key(item)
-        at = first_of.get(key) if key is not None else None
-        if at is not None and kept[at][0].dataset != item.dataset:
+        near = [] if item.dataset is None else [
+            *([by_entry[(item.dataset, item.entry)]] if (item.dataset, item.entry) in by_entry
+              else []),
+            *(i for step in ((_kcal_step(item),) if _kcal_step(item) is not None else ())
+              for s in (step - 1, step, step + 1) for i in by_step.get(s, ()))]
+        at = next((i for i in near if same_food(kept[i][0], item)), None)
+        if at is not None:
             best = kept[at][0]
             kept[at][0] = replace(best, duplicates=(*best.duplicates,
                                                     (item.food_id, item.food, item.dataset)))
             continue
-        if key is not None and at is None:
-            first_of[key] = len(kept)
+        if item.dataset is not None and not item.own:
+            if item.entry is not None:
+                by_entry.setdefault((item.dataset, item.entry), len(kept))
+            step = _kcal_step(item)
+            if step is not None:
+                by_step.setdefault(step, []).append(len(kept))
         kept.append([item, value])
     return [(item, value) for item, value in kept]

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from db import search
@@ -465,3 +466,24 @@ def load(session: Session, seed_dir: Path | None = None) -> int:
         )
     session.add_all(rows.values())
     return len(rows)
+
+
+# The seed part that takes from an older database's curated foods the aliases foods.csv no
+# longer gives them; a new name each time aliases are retired (-2: "flapjacks" of Pancakes, a
+# pancake in the US only, which db/seed/search_vocabulary.csv now reads as one there).
+ALIASES_PART = "curated-aliases-2"
+
+
+def retire_aliases(session: Session, seed_dir: Path | None = None) -> int:
+    """Delete the aliases of the curated foods in the database that foods.csv does not list
+    for them (no other seed file gives a curated food aliases); returns how many went."""
+    listed = {name_key(food.name): {name_key(a) for a in food.aliases}
+              for food in read_seed(seed_dir).foods}
+    retired = [alias_id for alias_id, alias_key, food_key in session.execute(
+        select(FoodAlias.id, FoodAlias.alias_key, Food.name_key).join(Food).where(
+            Food.owner_id.is_(None), Food.name_key.in_(listed)))
+        if alias_key not in listed[food_key]]
+    if retired:
+        session.execute(delete(FoodAlias).where(FoodAlias.id.in_(retired)),
+                        execution_options={"synchronize_session": False})
+    return len(retired)

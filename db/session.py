@@ -177,6 +177,11 @@ def _load_seed(session: Session, folder: Path) -> None:
         session.flush()
         changed = True
         loaded = set(session.scalars(select(SeedVersion.part)))
+    if seed.ALIASES_PART not in loaded and "curated" in loaded:
+        retired = seed.retire_aliases(session, folder)
+        session.add(SeedVersion(part=seed.ALIASES_PART, foods=retired))
+        session.flush()
+        changed = changed or bool(retired)
     catalog_loaded_now = "sr28" not in loaded and sr28.has_compact(folder)
     if catalog_loaded_now:
         session.add(SeedVersion(part="sr28", foods=catalog.load(session, folder)))
@@ -207,6 +212,14 @@ def _load_seed(session: Session, folder: Path) -> None:
             session.add(SeedVersion(part=table.part, foods=added + len(present)))
             session.flush()
             changed = True
+    # A table loaded from older files gets today's values, notes, search weights and own
+    # portions once; one loaded just now already has them.
+    if composition.ROWS_PART not in loaded and catalog_foods:
+        refreshed = sum(composition.refresh(session, table, folder) for table in TABLES
+                        if table.part in loaded and composition.has_compact(table, folder))
+        session.add(SeedVersion(part=composition.ROWS_PART, foods=refreshed))
+        session.flush()
+        changed = changed or bool(refreshed)  # new aliases and weights: the index is rebuilt
     # A table loaded before today's cited portions (table_portions.csv) gets the new ones once;
     # one loaded just now already has them.
     if composition.CITED_PORTIONS_PART not in loaded and catalog_foods:

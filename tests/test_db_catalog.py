@@ -128,7 +128,10 @@ def test_white_rice_lists_cooked_white_rice_first(full_db):
 
 @pytest.mark.parametrize("query, expected", COMMON_FOODS)
 def test_common_foods_are_in_the_top_three(full_db, query, expected):
-    top = [hit["food"] for hit in service.search(query, limit=3)]
+    # A food another table holds too may be shown once as the other table's row, which lists
+    # it among its duplicates (db.search.dedupe): reachable from the top three.
+    hits = service.search(query, limit=3)
+    top = [name for hit in hits for name in (hit["food"], *(d["food"] for d in hit["duplicates"]))]
     assert expected in top, f"{query!r}: {top}"
 
 

@@ -9,7 +9,7 @@ import pytest
 from db_support import write_seed
 from sqlalchemy import delete, select, update
 
-from db import catalog, portions, service, sr28
+from db import catalog, composition, fndds, portions, service, sr28
 from db.tables import Food, SeedVersion, Serving
 from db.seed import SEED_DIR
 from db.session import configure, init_db, session_scope
@@ -146,3 +146,18 @@ def test_a_catalog_seeded_under_the_old_rule_gets_todays_servings_once(tmp_path)
                                                                   92.0)
     finally:
         configure(None)
+
+
+def test_a_guideline_amount_of_a_topping_is_no_default():
+    # FNDDS 27111400 'Chili, NFS': 64 g is its amount on a hot dog, a bowl is the cup (255 g);
+    # FNDDS milk's 61 g is the milk on a cup of hot cereal, a glass is the cup (244 g).
+    chili = portions.Food("Meat mixed dishes", "Chili, NFS", 118.0, 10.25)
+    measures = [("1 cup", 255.0), ("Guideline amount per hot dog or per hamburger", 64.0),
+                ("Guideline amount per cup of french fries", 64.0),
+                ("Quantity not specified", 255.0)]
+    assert portions.choose_default(chili, measures) == portions.Choice(0)
+    shipped = composition.read_compact(fndds.TABLE, SEED_DIR)[1]
+    defaults = {m.code: m.name for m in shipped if m.is_default}
+    assert defaults["27111400"] == "1 cup" and defaults["11114300"] == "1 cup"  # milk, lactose free
+    # Only lettuce "for use on a sandwich" is measured by its guideline amount alone.
+    assert {code for code, name in defaults.items() if name.startswith("Guideline")} == {"89902020"}

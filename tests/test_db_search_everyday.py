@@ -14,7 +14,9 @@ from db import search, service
 # Each set is every row that is that food as it is eaten, in any table (SR Legacy, FNDDS,
 # CoFID, the Swiss FCDB's German names); a kind the query did not name (a dish with the food
 # in it, a dry or raw form, a diet or flavoured kind) is not in it. Crumpet, quark, schnitzel,
-# digestive biscuit and Lucozade are UK CoFID rows (db/cofid.py).
+# digestive biscuit and Lucozade are UK CoFID rows (db/cofid.py). FNDDS's generic "NFS" row (not
+# further specified: the food as eaten, 253 of them) is the food: once no longer ranked as a brand
+# it came first for chickpeas, black beans, popcorn and almonds, and the patterns accept it.
 EVERYDAY = [
     ("crumpet", "UK", r"^Crumpets"),
     ("quark", "DE", r"^Cheese, [Qq]uark"),
@@ -24,8 +26,8 @@ EVERYDAY = [
     ('diet coke', None, r'^Beverages, carbonated, low calorie, cola|^Cola, diet|^Soft drink, cola, diet'),
     ('diet cola', None, r'^Beverages, carbonated, low calorie, cola|^Cola, diet|^Soft drink, cola, diet'),
     ('coke zero', None, r'^Beverages, carbonated, low calorie, cola|^Cola, diet|^Soft drink, cola, diet'),
-    ('chickpeas', None, r'^Chickpeas .*(cooked|canned)|^Chickpeas, from (dried|canned)'),
-    ('black beans', None, r'^Beans, black(?! turtle).*(cooked|canned)|^Beans, black turtle.*(cooked|canned)'),
+    ('chickpeas', None, r'^Chickpeas .*(cooked|canned)|^Chickpeas, (from (dried|canned)|NFS$)'),
+    ('black beans', None, r'^Beans, black(?! turtle).*(cooked|canned)|^Beans, black turtle.*(cooked|canned)|^Black beans, NFS$'),
     ('spaghetti', None, r'^Pasta, .*cooked|^Spaghetti, .*cooked'),
     ('hot chocolate', None, r'hot cocoa|^Beverages, (C|c)ocoa mix.*prepared|chocolate.*beverage mix.*prepared'),
     ('chicken noodle soup', None, r'^Soup, (chunky )?chicken noodle.*(ready-to-serve|prepared)|^Soup, chicken noodle$'),
@@ -36,7 +38,7 @@ EVERYDAY = [
     ('wholemeal toast', 'UK', r'^Bread, whole-wheat.*toasted|^Bread, wholemeal, toasted'),
     ('basmati rice', None, r'^Rice, white, long-grain.*cooked'),
     ('avocado', None, r'^Avocados?, raw'),
-    ('popcorn', None, r'^Snacks, popcorn, (air-popped|oil-popped|microwave)|^Popcorn, ready-to-eat, plain'),
+    ('popcorn', None, r'^Snacks, popcorn, (air-popped|oil-popped|microwave)|^Popcorn, (ready-to-eat, plain|NFS$)'),
     ('ham sandwich', None, r'[Hh]am sandwich|submarine sandwich, ham on'),
     ('sweet potato fries', None, r'^Sweet Potatoes, french fried, frozen as packaged|^Sweet potato fries'),
     ('apfelkuchen', 'DE', r'^Apple pie|^Pie, apple'),
@@ -81,7 +83,7 @@ EVERYDAY = [
     ('kidney beans', 'US', r'^Beans, kidney.*(cooked|canned)'),
     ('oreo', 'US', r'^Cookies, chocolate sandwich|OREO'),
     ('peanut butter', 'US', r'^Peanut butter'),
-    ('almonds', 'US', r'^Nuts, almonds|^Almonds, (salted|unsalted)'),
+    ('almonds', 'US', r'^Nuts, almonds|^Almonds, (salted|unsalted|NFS$)'),
     ('ice cream', 'US', r'^Ice creams?, (vanilla|chocolate)|^(Vanilla|Chocolate) ice cream'),
     ('honey', 'US', r'^Honey'),
     ('maple syrup', 'US', r'^Syrups, maple'),
@@ -132,7 +134,7 @@ EVERYDAY = [
     ('banane', 'DE', r'^Banana'),
     ('cola light', 'DE', r'^Beverages, carbonated, low calorie, cola|^Cola, diet|^Soft drink, cola, diet'),
     ('fischstäbchen', 'DE', r'^Fish, fish sticks|^Fish fingers|^Fischstäbchen'),
-    ('kichererbsen', 'DE', r'^Chickpeas .*(cooked|canned)|^Chickpeas, from (dried|canned)'),
+    ('kichererbsen', 'DE', r'^Chickpeas .*(cooked|canned)|^Chickpeas, (from (dried|canned)|NFS$)'),
     ('linsen', 'DE', r'^Lentils.*cooked'),
     ('schinken', 'DE', r'^Ham,|^Pork, cured, ham|^Ham$|^Schinken'),
     ('käse', 'DE', r'^Cheese'),
@@ -256,6 +258,10 @@ def test_each_hit_shows_its_default_servings_carbohydrate(full_db):
     ("chips", "UK", "French fries"),
     ("chips", None, "Snacks, potato chips, plain, salted"),
     ("biscuits", "US", "Biscuits, plain or buttermilk, frozen, baked"),
+    # Lemonade is still in the US (FNDDS's, 12 g sugar per 100 g), fizzy in the UK (CoFID's,
+    # 5.6 g): each region's is first.
+    ("lemonade", "US", "Lemonade, fruit juice drink"),
+    ("lemonade", "UK", "Lemonade"),
 ])
 def test_region_decides_ambiguous_words(full_db, query, region, expected):
     assert _names(query, region)[0] == expected
@@ -281,3 +287,61 @@ def test_unknown_region_is_refused(full_db):
 ])
 def test_compounds_are_split_and_joined(full_db, query, expected):
     assert re.search(expected, _names(query)[0].lower())
+
+
+def test_nfs_is_no_brand_and_no_word_the_query_did_not_ask_for():
+    # FNDDS's 253 generic rows ("Biscuit, NFS": not further specified) rank as everyday foods,
+    # not as branded ones; brands in capitals still do.
+    assert search.prior(curated=False, survey=True, food_group="Biscuits, muffins, quick breads",
+                        description="Biscuit, NFS") == 1.0
+    assert search.prior(curated=False, survey=True, food_group="Breakfast Cereals",
+                        description="Cereals ready-to-eat, KELLOGG'S, Corn Flakes") == 0.0
+    muffin, plain = (search.candidate(i, name, "x", 1.0, (), None)
+                     for i, name in ((1, "Muffin, NFS"), (2, "Muffin, plain")))
+    assert search.score(["muffin"], muffin) > search.score(["muffin"], plain)
+
+
+def _row(food_id: int, name: str, dataset: str, values=(), entry=None) -> search.Candidate:
+    return search.candidate(food_id, name, "x", 1.0, (), None, dataset=dataset,
+                            values=tuple(values), entry=entry)
+
+
+def test_one_food_in_two_tables_or_two_rows_is_shown_once():
+    graham = (430.0, 77.66, 6.69, 10.6)  # FNDDS 54102010 is SR Legacy 18173's values
+    evaporated = (134.0, 10.04, 6.81, 7.56)  # FNDDS rounds SR Legacy 01097's 135 kcal anew
+    rows = [
+        _row(1, "Graham crackers", "FNDDS", graham, "54102010"),
+        _row(2, "Cookies, graham crackers, plain or honey (includes cinnamon)", "SR Legacy",
+             graham, "18173"),
+        _row(3, "Pancakes", "FNDDS", (282.0, 35.32, 7.41, 12.07), "55100005"),  # curated
+        _row(4, "Pancakes, NFS", "FNDDS", (282.0, 35.32, 7.41, 12.07), "55100005"),
+        _row(5, "Milk, evaporated, whole", "FNDDS", evaporated, "11212050"),
+        _row(6, "Milk, canned, evaporated, without added vitamin A and vitamin D", "SR Legacy",
+             (135.0, 10.04, 6.81, 7.56), "01097"),
+        # Not one food: a dish standing in with another row's entry, another food with the
+        # same values, a second row of one table, zero-energy drinks, a person's own food.
+        _row(7, "Shrimp and grits", "FNDDS", (109.0, 14.6, 2.5, 4.4), "56201990"),
+        _row(8, "Grits, NFS", "FNDDS", (109.0, 14.6, 2.5, 4.4), "56201990"),
+        _row(9, "Pie Crust, Cookie-type, Graham Cracker, Ready Crust", "SR Legacy",
+             (501.0, 64.3, 5.1, 24.83), "18942"),
+        _row(10, "Cookie, NFS", "FNDDS", (501.0, 64.3, 5.1, 24.83), "53201000"),
+        _row(11, "Graham crackers (Teddy Grahams)", "FNDDS", graham, "54102015"),
+        _row(12, "Cola, diet", "CoFID", (1.0, 0.0, 0.0, 0.0), "Cola, diet"),
+        _row(13, "Beverages, The COCA-COLA company, DASANI, water, bottled", "SR Legacy",
+             (0.0, 0.0, 0.0, 0.0), "14555"),
+        search.candidate(14, "Graham crackers", "x", 1.0, (), None, own=True, values=graham),
+    ]
+    kept = search.dedupe([(row, 1.0) for row in rows])
+    assert [(c.food_id, [d[0] for d in c.duplicates]) for c, _ in kept] == [
+        (1, [2]), (3, [4]), (5, [6]), (7, []), (8, []), (9, []), (10, []), (11, []), (12, []),
+        (13, []), (14, [])]
+
+
+def test_the_same_food_of_two_tables_is_listed_once_with_the_other_reachable(full_db):
+    [graham] = [h for h in service.search("graham crackers", limit=5) if h["food"] == "Graham crackers"]
+    assert graham["dataset"] == "FNDDS"
+    assert [d["food"] for d in graham["duplicates"]] == [
+        "Cookies, graham crackers, plain or honey (includes cinnamon)"]
+    names = _names("pancakes", "US", limit=10)
+    assert names[0] == "Pancakes" and "Pancakes, NFS" not in names
+    assert "Bread, pumpernickel (FNDDS)" not in _names("pumpernickel", "US", limit=10)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from db_support import full_db, full_db_url, write_seed  # noqa: F401 (fixtures)
-from sqlalchemy import select, text
+from sqlalchemy import func, select, text
 
 from db import cofid, composition, fndds, service, swiss
 from db.seed import SEED_DIR
@@ -87,7 +87,36 @@ def test_cofid_without_the_sugars_split_keeps_its_figure_and_n_is_no_value():
     # "N" AOAC fibre: no fibre value, and carbohydrate is the available carbohydrate.
     no_fibre = [f for f in composition.read_compact(cofid.TABLE, SEED_DIR)[0]
                 if f.nutrients["fiber_g"] is None]
-    assert len(no_fibre) == 471  # the README's CoFID rows without an AOAC value
+    # The README's CoFID rows without an AOAC value, and the takeaway spare ribs, whose 0 is a
+    # cell this copy lacks (cofid.NO_VALUE).
+    assert len(no_fibre) == 472
+
+
+def test_a_cofid_zero_that_is_not_the_foods_value_is_no_value():
+    # This copy writes CoFID's traces as a bare 0 (no "Tr" in it): a 0 of lager's carbohydrate
+    # is the sugars and starch CoFID measured, not beer's dextrins, so no value and a note;
+    # the takeaway ribs' 0 kcal beside 22.1 g protein and 18.7 g fat is a missing cell.
+    for name in ("Lager, standard", "Lager, premium"):
+        lager = _food(cofid, name)
+        assert lager.nutrients["carbohydrate_g"] is None and lager.nutrients["sugars_g"] is None
+        assert lager.nutrients["kcal"] is not None and "dextrins" in lager.note
+    ribs = _food(cofid, "Pork, spare ribs, Chinese barbecue, takeaway")
+    assert [k for k, v in ribs.nutrients.items() if v is None] == [
+        "kcal", "carbohydrate_g", "sugars_g", "fiber_g", "saturated_fat_g"]
+    assert (ribs.nutrients["protein_g"], ribs.nutrients["fat_g"]) == (22.1, 18.7)
+    # No other row has energy 0 beside a gram of protein or fat.
+    assert not [f.code for f in composition.read_compact(cofid.TABLE, SEED_DIR)[0]
+                if f.nutrients["kcal"] == 0
+                and (f.nutrients["protein_g"] or 0) + (f.nutrients["fat_g"] or 0) >= 1]
+    # "Tr" (a trace, below the last decimal given) reads as 0; "N" and empty are no value.
+    row = {"Sucrose (g)": "Tr", "Maltose (g)": "N", "Lactose (g)": ""}
+    assert [cofid._value(row, c, "x") for c in cofid.DISACCHARIDES] == [0.0, None, None]
+
+
+def test_an_unknown_carbohydrate_is_not_shown_as_0_g(full_db):
+    card = service.lookup("Lager, standard", grams=568)  # a pint
+    assert card["per_100g"]["carbohydrate_g"] is None
+    assert card["portion"]["carbohydrate_g"] is None and "dextrins" in card["source"]["proxy_note"]
 
 
 @pytest.mark.parametrize("entry, carbohydrate, fiber, kcal", [
@@ -141,14 +170,20 @@ def test_card_text_names_the_entry_and_the_licence():
         "USDA FNDDS 2021-2023, food code 27311510")
 
 
-def _seed_with_tables(folder: Path) -> Path:
-    """The small test seed (db_support) with the shipped tables and a two-food catalog."""
+def _seed_with_tables(folder: Path, *, whole_catalog: bool = False) -> Path:
+    """The small test seed (db_support) with the shipped tables and a two-food catalog, or
+    (``whole_catalog``, for checks that read SR Legacy rows cited for CoFID foods, not for a
+    database) the whole SR Legacy catalog and its serving exceptions."""
     from db import sr28
 
     seed = write_seed(folder)
     foods, portions = sr28.read_compact(SEED_DIR)
-    sr28.write_compact([f for f in foods if f.ndb == "09003"],
-                       [p for p in portions if p.ndb == "09003"], seed)
+    if whole_catalog:
+        for name in ("sr28_foods.csv.gz", "sr28_portions.csv.gz", "serving_exceptions.csv"):
+            (seed / name).write_bytes((SEED_DIR / name).read_bytes())
+    else:
+        sr28.write_compact([f for f in foods if f.ndb == "09003"],
+                           [p for p in portions if p.ndb == "09003"], seed)
     for module in SOURCES:
         for name in (module.TABLE.foods_file, module.TABLE.portions_file,
                      module.TABLE.aliases_file, composition.CITED_PORTIONS_FILE):
@@ -160,7 +195,7 @@ def _seed_with_tables(folder: Path) -> Path:
 def test_check_seed_reports_aliases_and_portions_of_unknown_entries(tmp_path):
     from db.seed_audit import problems_in
 
-    seed = _seed_with_tables(tmp_path)
+    seed = _seed_with_tables(tmp_path, whole_catalog=True)
     problems, summary = problems_in(seed)
     assert problems == [] and "CoFID: 2887 foods" in summary and "Swiss FCDB: 999" in summary
     with (seed / cofid.TABLE.aliases_file).open("a", encoding="utf-8") as handle:
@@ -174,6 +209,54 @@ def test_check_seed_reports_aliases_and_portions_of_unknown_entries(tmp_path):
     lines = sum(1 for _ in (seed / composition.CITED_PORTIONS_FILE).open(encoding="utf-8"))
     assert problems[-1] == (f"{seed / composition.CITED_PORTIONS_FILE}:{lines}: ID '99999' is "
                             "not in swiss_foods.csv.gz")
+
+
+@pytest.mark.parametrize("entry, source, problem", [
+    ("Bananas, flesh only", "a label",
+     "the source must name a portion of the same food in FNDDS or SR Legacy"),
+    ("Bananas, flesh only",
+     "FNDDS 2021-2023 portion of the same food: 63107010 'Banana', '1 banana' (126 g)",
+     "FNDDS 2021-2023 63107010 is 'Banana, raw', not 'Banana'"),
+    ("Bananas, flesh only",
+     "FNDDS 2021-2023 portion of the same food: 63107010 'Banana, raw', '1 bunch' (126 g)",
+     "FNDDS 2021-2023 63107010 has no portion '1 bunch' of 126 g"),
+    ("Bananas, flesh only",
+     "half of FNDDS 2021-2023 portion of the same food: 63107010 'Banana, raw', '1 banana' (126 g)",
+     "126 g is not the cited 126 g halved"),
+    # Banana bread is no banana: 4 x 51.266 + 4 x 4.4 + 9 x 12.4 = 334.3 kcal per 100 g on one
+    # basis against 4 x (22.71 - 1.7) + 4 x 0.74 + 9 x 0.28 = 89.5 for FNDDS's banana.
+    ("Banana bread, homemade",
+     "FNDDS 2021-2023 portion of the same food: 63107010 'Banana, raw', '1 banana' (126 g)",
+     "not the same food as FNDDS 2021-2023 63107010 'Banana, raw': energy 334.3 and 89.5 per "
+     "100 g differ by more than 25% (or 10)"),
+])
+def test_check_seed_refuses_a_portion_the_cited_table_does_not_give(tmp_path, entry, source,
+                                                                     problem):
+    from db.seed_audit import cited_portion_problems
+
+    seed = _seed_with_tables(tmp_path, whole_catalog=True)
+    with (seed / composition.CITED_PORTIONS_FILE).open("a", encoding="utf-8") as handle:
+        csv.writer(handle, lineterminator="\n").writerow(
+            ["CoFID", entry, "1 banana", 126, "false", source])
+    found = cited_portion_problems(seed)
+    assert found and all(f"'{entry}' '1 banana'" in line for line in found)
+    assert any(problem in line for line in found), found
+
+
+def test_the_pair_rule_compares_the_tables_on_one_basis():
+    # CoFID's orange reads 36 kcal, FNDDS's 50: CoFID gives fibre no energy and counts sugars as
+    # monosaccharides at 3.75 kcal/g, FNDDS counts carbohydrate by difference (fibre and the
+    # fruit's acids in it). On one basis (4/4/9 kcal/g of available carbohydrate, protein and
+    # fat): 4 x 8.01 + 4 x 0.8 + 9 x 0.2 = 37.0 against 4 x 9.58 + 4 x 0.92 + 9 x 0.14 = 43.3.
+    orange, fndds_orange = _food(cofid, "Oranges, flesh only"), _food(fndds, "61119010")
+    assert (orange.nutrients["kcal"], fndds_orange.nutrients["kcal"]) == (36.0, 50.0)
+    assert round(composition.comparable_energy(orange.nutrients), 1) == 37.0
+    assert round(composition.comparable_energy(fndds_orange.nutrients), 1) == 43.3
+    assert composition.pair_problems(orange.nutrients, fndds_orange.nutrients) == []
+    # CoFID's freshly squeezed orange juice (33 kcal) and FNDDS's (47 kcal) have the same
+    # sugars (7.9 and 8.1 g); on one basis 34.0 and 45.3 kcal, within 25 %.
+    juice, fndds_juice = _food(cofid, "Orange juice, freshly squeezed"), _food(fndds, "61210010")
+    assert composition.pair_problems(juice.nutrients, fndds_juice.nutrients) == []
 
 
 def test_check_seed_refuses_an_edited_row(tmp_path):
@@ -269,11 +352,25 @@ def test_an_sr_legacy_food_fndds_holds_too_gets_fndds_portions():
     assert fndds.portions_of_the_same_foods([("x", "Zorblax, raw", brie.nutrients)], SEED_DIR) == {}
 
 
+def test_beans_on_toast_is_the_beans_with_their_toast(full_db):
+    # Half a cup of CoFID's baked beans (130 g, FNDDS's cup halved) on two medium slices of its
+    # white toast (2 x 25 g, FNDDS's slice): the card adds the toast's carbohydrate.
+    card = service.lookup("beans on toast")
+    beans = service.lookup("Baked beans, canned in tomato sauce", grams=130)["portion"]
+    toast = service.lookup("Bread, white, toasted", grams=50)["portion"]
+    assert (card["food"], card["portion"]["grams"]) == ("Beans on toast", 180.0)
+    for nutrient in ("carbohydrate_g", "available_carbohydrate_g", "kcal"):
+        assert card["portion"][nutrient] == pytest.approx(beans[nutrient] + toast[nutrient],
+                                                          abs=0.11), nutrient
+    assert "Open Government Licence" in card["source"]["attribution"]
+
+
 def test_fish_and_chips_is_the_fish_with_its_chips_and_an_older_database_gets_it(tmp_path):
     """The dish is a composite of CoFID's two chip-shop rows (140 g of battered cod and 145 g of chips),
     so its carbohydrate includes the chips' and the card carries CoFID's OGL attribution. A
     database seeded when the label named a fish-only stand-in row gets the composite on its next
     start; the stand-in keeps the meal logged with it, and loses the label and the alias."""
+    from db import composites
     from db.tables import Food, FoodAlias, FoodLabel, SeedVersion
     from db.session import configure, init_db, session_scope
 
@@ -300,7 +397,7 @@ def test_fish_and_chips_is_the_fish_with_its_chips_and_an_older_database_gets_it
             stand_in = session.scalar(select(Food).where(Food.source_code == "26109140"))
             stand_in.labels.append(FoodLabel(label="fish_and_chips"))
             stand_in.aliases.append(FoodAlias(alias="fish & chips"))
-            session.delete(session.get(SeedVersion, "composites-any-table"))
+            session.delete(session.get(SeedVersion, composites.UPGRADE_PART))
             stand_in_id = stand_in.id
         service.create_user("ann")
         meal = service.log_meal("ann", "fish_and_chips", eaten_at=datetime(2026, 1, 2, 19, 0))
@@ -320,25 +417,17 @@ def _cited_rows() -> list[dict[str, str]]:
     return list(csv.DictReader((SEED_DIR / composition.CITED_PORTIONS_FILE).open(encoding="utf-8")))
 
 
-CITED = re.compile(r"^(half of )?FNDDS 2021-2023 portion of the same food: (\d+) '(.+?)', '(.+?)' "
-                   r"\((\d+(?:\.\d+)?) g[;)]")
+def test_every_cited_portion_is_that_tables_portion_of_the_same_food():
+    # table_portions.csv gives CoFID and Swiss rows a portion of the same food in FNDDS or SR
+    # Legacy: check-seed verifies the cited code, name, portion and grams are that table's own,
+    # the row's grams those grams (or half of them where the row says "half of"), and the two
+    # rows the same food by db.composition's pair rule on one basis.
+    from db.seed_audit import cited_portion_problems
 
-
-def test_every_portion_cited_from_fndds_is_that_fndds_portion():
-    # table_portions.csv gives CoFID and Swiss rows a portion of the same food in FNDDS: the
-    # cited code, name, portion and grams are FNDDS's own, and the row's grams are those grams
-    # (or half of them where the row says "half of").
-    names = {r["code"]: r["name"] for r in csv.DictReader(gzip.open(SEED_DIR / "fndds_foods.csv.gz", "rt"))}
-    grams = {(r["code"], r["name"]): float(r["grams"])
-             for r in csv.DictReader(gzip.open(SEED_DIR / "fndds_portions.csv.gz", "rt"))}
     rows = _cited_rows()
     assert len(rows) >= 380 and {row["dataset"] for row in rows} == {"CoFID", "Swiss FCDB"}
-    for row in rows:
-        found = CITED.match(row["source"])
-        assert found, row
-        half, code, name, portion, weight = found.groups()
-        assert names[code] == name and grams[(code, portion)] == float(weight), row
-        assert float(row["grams"]) == float(weight) / (2 if half else 1), row
+    assert all(composition.CITED_RE.match(row["source"]) for row in rows)
+    assert cited_portion_problems(SEED_DIR) == []
     defaults = {(row["dataset"], row["entry"]): (row["serving"], float(row["grams"]))
                 for row in rows if row["is_default"] == "true"}
     assert {"Croissants", "Orange juice, chilled", "Fish fingers, cod, grilled/baked",
@@ -363,6 +452,18 @@ def test_every_portion_cited_from_fndds_is_that_fndds_portion():
     assert defaults[("CoFID", "Potatoes, old, baked, flesh and skin")] == (
         "1 medium baked potato", 285)  # 71508001 baked potato, peel eaten
     assert defaults[("CoFID", "Porridge oats, unfortified")] == ("1/2 cup, dry", 40)  # half of 1 cup
+    # UK biscuits one by one (FNDDS's graham cracker sheet; 3 of its Marie biscuits when the
+    # number is not said), Weetabix by SR Legacy's 2 biscuits, squash and Schorle as drunk.
+    assert defaults[("CoFID", "Biscuits, digestive, plain")] == ("1 biscuit", 15)  # 54102010
+    assert defaults[("CoFID", "Biscuits, semi-sweet")] == ("3 biscuits", 21)  # 53241510
+    assert defaults[("CoFID", "Breakfast cereal, wheat biscuits, Weetabix type, fortified")] == (
+        "2 biscuits", 35)  # SR Legacy 42237
+    assert defaults[("CoFID", "Fruit juice drink/squash, diluted")] == ("1 glass (8 fl oz)", 248)
+    assert swiss_names["1131"].startswith("Fruchtsaft-Schorle")
+    assert defaults[("Swiss FCDB", "1131")] == ("1 bottle (12 fl oz)", 372)  # 92433000, carbonated
+    # Lager whose carbohydrate CoFID does not give has no default: the pair rule has nothing to
+    # compare (cofid.NO_VALUE).
+    assert ("CoFID", "Lager, standard") not in defaults
     # No default where the FNDDS portion would not be one portion of the UK or Swiss food: a
     # slice of FNDDS's French bread (64 g) is not a slice of a baguette.
     assert ("CoFID", "Bread, white, French stick") not in defaults
@@ -396,10 +497,10 @@ def test_no_cofid_or_swiss_default_is_100_g_an_ounce_or_a_small_drink():
         if row["is_default"] != "true":
             continue
         grams = float(row["grams"])
-        cited = CITED.match(row["source"])
+        cited = composition.CITED_RE.match(row["source"])
         assert grams != 100 and not WEIGHT_MEASURE.search(row["serving"]), row
-        assert not (cited and WEIGHT_MEASURE.search(cited.group(4))), row
-        drink = bool(cited and fndds_category[cited.group(2)] in FNDDS_DRINKS) or (
+        assert not (cited and WEIGHT_MEASURE.search(cited["portion"])), row
+        drink = bool(cited and fndds_category.get(cited["code"]) in FNDDS_DRINKS) or (
             row["dataset"] == "Swiss FCDB" and SWISS_DRINKS.search(swiss_category[row["entry"]]))
         if drink:
             drinks.add(row["entry"])
@@ -449,5 +550,47 @@ def test_a_database_seeded_before_todays_cited_portions_gets_them_once(tmp_path)
         with get_engine().begin() as conn:
             assert conn.execute(select(SeedVersion.foods).where(
                 SeedVersion.part == composition.CITED_PORTIONS_PART)).scalar() == 6  # 2 + 2 + 2
+    finally:
+        configure(None)
+
+
+def test_a_database_seeded_from_older_table_files_gets_todays_rows_once(tmp_path):
+    from db import seed as seed_module
+    from db.tables import Food, FoodAlias, SeedVersion, Serving
+    from db.session import configure, get_engine, init_db, session_scope
+
+    seed = _seed_with_tables(tmp_path / "seed")
+    configure(f"sqlite:///{tmp_path / 'foodtag.db'}")
+    try:
+        init_db(seed_dir=seed)
+        # As seeded before: "NFS" ranked as a brand, lager's carbohydrate 0 g, FNDDS chili's
+        # default its amount on a hot dog, and an alias foods.csv no longer gives Banana.
+        with get_engine().begin() as conn:
+            conn.execute(text("UPDATE foods SET search_weight = 0 WHERE name = 'Biscuit, NFS'"))
+            conn.execute(text("UPDATE foods SET carbohydrate_g = 0, proxy_note = NULL "
+                              "WHERE name = 'Lager, standard'"))
+            conn.execute(text("UPDATE servings SET is_default = (name LIKE 'Guideline amount per hot%') "
+                              "WHERE food_id = (SELECT id FROM foods WHERE name = 'Chili, NFS')"))
+            conn.execute(text("INSERT INTO food_aliases (food_id, alias, alias_key) SELECT id, "
+                              "'plantain', 'plantain' FROM foods WHERE name = 'Banana'"))
+            conn.execute(text("DELETE FROM food_aliases WHERE alias_key = 'lemonade'"))
+            conn.execute(text(f"DELETE FROM seed_versions WHERE part IN "
+                              f"('{composition.ROWS_PART}', '{seed_module.ALIASES_PART}')"))
+        init_db(seed_dir=seed)
+        chili = service.lookup("Chili, NFS")
+        assert (chili["portion"]["serving"], chili["portion"]["grams"]) == ("1 cup", 255.0)
+        assert service.lookup("Lager, standard", grams=100)["per_100g"]["carbohydrate_g"] is None
+        with session_scope(write=False) as session:
+            biscuit = session.scalar(select(Food).where(Food.name == "Biscuit, NFS"))
+            assert biscuit.search_weight == 1.0
+            assert session.scalar(select(FoodAlias).where(FoodAlias.alias_key == "plantain")) is None
+            counts = dict(session.execute(select(SeedVersion.part, SeedVersion.foods).where(
+                SeedVersion.part.in_([composition.ROWS_PART, seed_module.ALIASES_PART]))).all())
+            servings = session.scalar(select(func.count()).select_from(Serving))
+        assert service.search("lemonade", region="US")[0]["food"] == "Lemonade, fruit juice drink"
+        assert counts == {composition.ROWS_PART: 3, seed_module.ALIASES_PART: 1}
+        init_db(seed_dir=seed)  # once: nothing refreshed or retired again
+        with session_scope(write=False) as session:
+            assert session.scalar(select(func.count()).select_from(Serving)) == servings
     finally:
         configure(None)
