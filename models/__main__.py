@@ -1,4 +1,4 @@
-"""`python -m models`: list, export, merge, ship, quantize, predict, bench."""
+"""`python -m models`: list, export, merge, ship, calibrate, quantize, predict, bench."""
 
 from __future__ import annotations
 
@@ -43,6 +43,23 @@ def _ship(args) -> None:
 
     path = ship(args.model, args.eval, args.run_dir, **({"out": args.out} if args.out else {}))
     print(f"wrote {path} ({path.stat().st_size / 2**20:.1f} MB) and its model card {path.with_suffix('.md')}")
+
+
+def _calibrate(args) -> None:
+    from models.calibration import calibrate_file
+    from models.shipped import SHIPPED_MODEL, render_card
+
+    path, result, shares = calibrate_file(args.model, args.data, args.out, held_out=tuple(args.held_out or ()),
+                                          threshold=args.threshold, figure=args.figure)
+    print(f"wrote {path}: temperature {result.temperature:.3f} fitted on {result.fitted_on:,} photos; on the other "
+          f"{result.measured_on:,}: expected calibration error {result.ece_before:.1%} before, {result.ece_after:.1%} "
+          f"after (top-1 {result.top1:.1%}, unchanged)")
+    if shares:
+        print(f"photos of {shares['classes']} classes the model is made not to know, answered at >= "
+              f"{shares['threshold']:.0%}: {shares['before']:.1%} before, {shares['after']:.1%} after")
+    if path.resolve() == SHIPPED_MODEL.resolve():
+        SHIPPED_MODEL.with_suffix(".md").write_text(render_card(SHIPPED_MODEL))
+        print(f"wrote its model card {SHIPPED_MODEL.with_suffix('.md')}")
 
 
 def _quantize(args) -> None:
@@ -138,6 +155,19 @@ def main(argv: list[str] | None = None) -> int:
     ship.add_argument("--run-dir", required=True, type=Path, help="the pipeline's run folder (its pipeline.json)")
     ship.add_argument("--out", type=Path, help="default: models/shipped/food101.onnx")
     ship.set_defaults(run=_ship)
+    calibrate = commands.add_parser("calibrate", help="temperature scaling fitted on held-out photos, written "
+                                    "into the model file (confidence that means what it says)")
+    calibrate.add_argument("model", type=Path, help="an exported .onnx file (e.g. models/shipped/food101.onnx)")
+    calibrate.add_argument("--data", required=True, type=Path,
+                           help="held-out photos, one folder a class named as the model's labels (e.g. a val split)")
+    calibrate.add_argument("--out", type=Path, help="default: the model file itself")
+    calibrate.add_argument("--held-out", action="append", metavar="CLASS",
+                           help="also measure how often photos of this class (repeatable) would be answered "
+                                "confidently by the model without it")
+    calibrate.add_argument("--threshold", type=float, default=0.5, help="confidence threshold for that measure "
+                           "(default 0.5, the app's default)")
+    calibrate.add_argument("--figure", type=Path, help="write the reliability diagram (PNG) here")
+    calibrate.set_defaults(run=_calibrate)
     quantize = commands.add_parser("quantize", help="int8 variant of an exported model, checked against fp32 on photos")
     quantize.add_argument("model", type=Path, help="an exported fp32 .onnx file")
     quantize.add_argument("--out", required=True, type=Path, help="where to write, e.g. MODEL.int8.onnx")

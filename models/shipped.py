@@ -79,6 +79,7 @@ def render_card(path: Path) -> str:
     recipe = ("a fine-tuned EfficientNet-Lite0 teacher distilled into this model on cached augmented views"
               if stage == "student" else f"the run's {stage} stage")
     weakest = "\n".join(f"| {label.replace('_', ' ')} | {accuracy:.0%} |" for label, accuracy in card["weakest"])
+    calibration = _calibration_text(meta)
     return f"""# Model card: {meta['model_name']} (version {meta['version']})
 
 The food recogniser `python -m app` serves by default (merged on first use with ImageNet's foods
@@ -106,6 +107,7 @@ metadata; do not edit by hand.
 On {card['val_images']:,} held-out photos (50 a dish, from Food-101's train split, never trained on):
 **top-1 {card['val_top1']:.1%}, top-5 {card['val_top5']:.1%}** ({card['data']}).
 Results of the whole run, per class and the most confused pairs: docs/results-food101.md.
+{calibration}
 
 ## Where it is weak
 
@@ -118,3 +120,19 @@ The ten dishes it names least often (top-1 on their 50 val photos); a photo of t
 
 It saw 64 px photos only: a phone photo is downscaled by the app to {preprocess['input_size']} px first.
 """
+
+
+def _calibration_text(meta: dict) -> str:
+    """The card's paragraph on what its confidence means (models.calibration), if calibrated."""
+    if "calibration" not in meta:
+        return "\nIts confidence is the network's softmax, not calibrated (`python -m models calibrate`).\n"
+    fit = json.loads(meta["calibration"])
+    text = (f"\n**Confidence:** calibrated by temperature scaling (T = {fit['temperature']:.3f}, `python -m models "
+            f"calibrate`), fitted on {fit['fitted_on']:,} of those photos; on the other {fit['measured_on']:,} the "
+            f"expected calibration error is {fit['ece_after']:.1%} ({fit['ece_before']:.1%} before): of answers "
+            f"given at 70%, about 70% are right.")
+    shares = fit.get("out_of_class") or {}
+    if shares:
+        text += (f" Photos of {shares['classes']} dishes it is made not to know get an answer at "
+                 f"{shares['threshold']:.0%} or more {shares['after']:.1%} of the time.")
+    return text + "\n"

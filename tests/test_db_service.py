@@ -214,7 +214,7 @@ def test_settings(alice):
     assert service.get_settings(alice) == {"daily_kcal_target": 2000.0,
                                            "daily_carb_target_g": 275.0,
                                            "exchange_unit_g": 15.0,
-                                           "confidence_threshold": 0.5,
+                                           "confidence_threshold": 0.7,
                                            "region": "US",
                                            "keep_photos": False}
     updated = service.update_settings(alice, exchange_unit_g=12, daily_carb_target_g=180)
