@@ -55,7 +55,7 @@ REVIEWED_ENDPOINTS = {
     "open_pack_form": "open_pack_form",
     # My foods tab: db.personal scoped by the request's user (test_own_foods_... below,
     # tests/test_app_myfoods.py).
-    "my_foods": "my_foods", "add_own_food": "add_own_food", "add_recipe": "add_recipe",
+    "my_foods": "my_foods", "add_own_food": "add_own_food", "add_recipe": "add_recipe_api",
     "delete_own_food": "delete_own_food",
     "batch_run": "run",  # app.ui.batch: analyses an uploaded CSV; reads and writes no meal log
     # Settings: consent to keep meal photos and the household, by the request's user (below and

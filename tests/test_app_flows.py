@@ -14,7 +14,7 @@ import pytest
 from app_support import CHROMIUM, CHROMIUM_ARGS, jpeg_bytes, needs_chromium, seeded_server
 
 from app import views
-from db import service
+from db import personal, service
 
 # Installed by .ci/run (npm); the version is pinned there.
 AXE = Path(__file__).resolve().parents[1] / ".ci" / "node" / "node_modules" / "axe-core" / "axe.min.js"
@@ -233,6 +233,47 @@ def test_unit_change_updates_the_card_on_screen(server, browser, photo, viewport
         expect(page.locator("#nutrition-card")).to_contain_text("1 = 10 g")
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_recipe_rows_keep_every_key_and_a_refused_save_keeps_the_list(server, browser, viewport):
+    """Issue 42: in the recipe table a new row's first key was lost ("banana" became "anana",
+    "150" became "50": a wrong recipe that passes the checks), and a refused save turned the list
+    of foods into Error badges."""
+    user = {"desktop": "dave", "phone": "erin"}[viewport]
+    context, page = signed_in(browser, server, user, VIEWPORTS[viewport])
+    try:
+        page.get_by_role("tab", name="My foods").click()
+        page.get_by_label("Recipe name").fill("Banana bowl")
+        foods, grams = page.locator(".ingredient-food textarea, .ingredient-food input"), \
+            page.locator(".ingredient-grams textarea, .ingredient-grams input")
+        expect(foods).to_have_count(3)  # visible ones; one more per click
+        page.get_by_role("button", name="+ Add an ingredient").click()
+        expect(foods.locator("visible=true")).to_have_count(4)
+        for row, (food, weight) in enumerate((("banana", "150"), ("espresso", "30"))):
+            foods.nth(row).click()
+            foods.nth(row).press_sequentially(food, delay=30)
+            grams.nth(row).click()
+            grams.nth(row).press_sequentially(weight, delay=30)
+        expect(foods.nth(0)).to_have_value("banana")
+        expect(grams.nth(0)).to_have_value("150")
+        page.get_by_role("button", name="Save recipe").click()
+        status = page.locator("#my-foods-status")
+        expect(status).to_contain_text("Saved recipe **Banana bowl**".replace("**", ""), timeout=30_000)
+        listed = page.get_by_test_id("cell-0-3").get_by_text("150 g Banana; 30 g Espresso")
+        expect(listed).to_be_visible()
+        # Refused: an unknown food. The reason shows beside the form; the list stays as it was.
+        foods.nth(1).fill("zzz qqq")
+        page.get_by_label("Recipe name").fill("Bad bowl")
+        page.get_by_role("button", name="Save recipe").click()
+        expect(status).to_contain_text("Recipe not saved", timeout=30_000)
+        expect(status).to_contain_text("zzz qqq")
+        expect(listed).to_be_visible()
+        expect(page.get_by_text("Error", exact=True)).to_have_count(0)
+    finally:
+        context.close()
+    [recipe] = personal.own_foods(user)
+    assert [(i["food"], i["grams"]) for i in recipe["ingredients"]] == [("Banana", 150), ("Espresso", 30)]
 
 
 def test_sign_out_leaves_no_user_data_and_an_ended_session_says_so(server, browser, photo):

@@ -132,24 +132,21 @@ def test_my_foods_through_gradio_client(server):
     dave = Client(server.url, auth=("dave", PASSWORDS["dave"]), verbose=False)
     status, table, _picker = carol.predict(*BAR, api_name="/add_own_food")
     assert "Saved **Muesli bar**" in status and table["data"][0][0] == "Muesli bar"
-    rows = {"headers": ["food", "grams"], "data": [["Banana", 118], ["Muesli bar", 60]]}
-    status, table, _picker = carol.predict("Bar and banana", 2, rows, None, api_name="/add_recipe")
+    rows = [["Banana", 118], ["Muesli bar", 60]]
+    status, table = carol.predict("Bar and banana", 2, rows, None, api_name="/add_recipe")
     assert "| Carbohydrate | 33.5 g |" in status
-    assert ["Bar and banana", "recipe", "2", "118 g Banana; 60 g Muesli bar"] in table["data"]
+    assert ["Bar and banana", "recipe", "2", "118 g Banana; 60 g Muesli bar"] in table
     with pytest.raises(Exception, match="unknown food"):
-        carol.predict("Bad", 1, {"headers": ["food", "grams"], "data": [["zzz qqq", 10]]}, None,
-                      api_name="/add_recipe")
+        carol.predict("Bad", 1, [["zzz qqq", 10]], None, api_name="/add_recipe")
     with pytest.raises(Exception, match="grams must be from 1"):
-        carol.predict("Bad", 1, {"headers": ["food", "grams"], "data": [["Banana", 0.5]]}, None,
-                      api_name="/add_recipe")
+        carol.predict("Bad", 1, [["Banana", 0.5]], None, api_name="/add_recipe")
     # Dave's list is empty, and he can neither delete nor build on Carol's foods.
     table, _picker = dave.predict(api_name="/my_foods")
     assert "Muesli bar" not in str(table)
     with pytest.raises(Exception, match="no own food|not in the list of choices"):
         dave.predict("Bar and banana", api_name="/delete_own_food")
     with pytest.raises(Exception, match="unknown food"):
-        dave.predict("Copy", 1, {"headers": ["food", "grams"], "data": [["Muesli bar", 10]]}, None,
-                     api_name="/add_recipe")
+        dave.predict("Copy", 1, [["Muesli bar", 10]], None, api_name="/add_recipe")
     # Carol lists, then deletes her recipe.
     carol.predict(api_name="/my_foods")
     status, table, _picker = carol.predict("Bar and banana", api_name="/delete_own_food")

@@ -16,6 +16,9 @@ from db.nutrition import NUTRIENT_LABELS, STORED_NUTRIENTS
 from models.errors import FoodtagError
 
 PER_100G, PER_SERVING = "per 100 g", "per serving"
+# The recipe's ingredient rows: plain text boxes (a Dataframe's new cell swallowed the first key
+# typed into it: "oats" became "ats"), the first few shown, one more per "Add an ingredient".
+INGREDIENT_ROWS, SHOWN_ROWS = 15, 3
 
 
 def _ingredient_rows(rows) -> list[tuple[str, object]]:
@@ -82,6 +85,29 @@ class MyFoodsTab:
                                           cooked_grams=cooked_grams or None)
         return {self.c.my_status: views.recipe_markdown(made, float(servings)), **self.my_foods(request)}
 
+    def save_recipe(self, name: str | None, servings: float | None, cooked_grams: float | None,
+                    request: gr.Request, *cells: str | None):
+        """The page's Save recipe: ``cells`` are the rows' food names, then their grams. A refused
+        recipe says why beside the form, and the list of foods stays as it was."""
+        foods, grams = cells[:INGREDIENT_ROWS], cells[INGREDIENT_ROWS:]
+        try:
+            return self.add_recipe(name, servings, list(zip(foods, grams, strict=True)), cooked_grams, request)
+        except gr.Error as exc:
+            return {self.c.my_status: f"❌ **Recipe not saved:** {exc.message}"}
+
+    def add_recipe_api(self, name: str, servings: float, rows: list[list], cooked_grams: float | None,
+                       request: gr.Request) -> tuple[str, list[list[str]]]:
+        """POST /gradio_api/call/add_recipe: ``rows`` as [[food, grams], ...]; answers the saved
+        recipe's card and the person's foods and recipes (name, kind, servings, ingredients)."""
+        made = self.add_recipe(name, servings, rows, cooked_grams, request)
+        return made[self.c.my_status], made[self.c.my_table].values.tolist()
+
+    def more_ingredient_rows(self, shown: int):
+        """One more ingredient row on screen."""
+        shown = min(int(shown or SHOWN_ROWS) + 1, INGREDIENT_ROWS)
+        return {self.c.shown_rows: shown, **{row: gr.update(visible=i < shown) for i, row in enumerate(self.c.rows)},
+                self.c.more_rows_btn: gr.update(interactive=shown < INGREDIENT_ROWS)}
+
     def delete_own_food(self, food: str | None, request: gr.Request):
         with shown_errors():
             if not food:
@@ -125,11 +151,19 @@ class MyFoodsTab:
                     c.recipe_servings = gr.Number(label="Servings it makes", value=1, minimum=0)
                 c.recipe_cooked = gr.Number(label="Weight after cooking (g), if weighed: portions "
                                                   "weighed off the plate then count right", minimum=0)
-                c.recipe_rows = gr.Dataframe(label="Ingredients: a food's name (as found by search) and grams",
-                                             headers=["food", "grams"], datatype=["str", "number"],
-                                             column_count=(2, "fixed"), row_count=(3, "dynamic"),
-                                             type="array", interactive=True)
-                c.add_recipe_btn = gr.Button("Save recipe", variant="primary")
+                gr.Markdown("Ingredients: a food's name (as found by search) and its grams.")
+                c.rows, c.row_foods, c.row_grams = [], [], []
+                for i in range(INGREDIENT_ROWS):
+                    with gr.Row(visible=i < SHOWN_ROWS) as row:
+                        c.row_foods.append(gr.Textbox(label=f"Ingredient {i + 1}", scale=3, min_width=160,
+                                                      elem_classes="ingredient-food"))
+                        c.row_grams.append(gr.Textbox(label="grams", scale=1, min_width=90,
+                                                      elem_classes="ingredient-grams"))
+                    c.rows.append(row)
+                c.shown_rows = gr.State(SHOWN_ROWS)
+                with gr.Row():
+                    c.more_rows_btn = gr.Button("+ Add an ingredient", scale=0, min_width=180)
+                    c.add_recipe_btn = gr.Button("Save recipe", variant="primary")
             c.my_status = gr.Markdown(elem_id="my-foods-status")
             c.my_table = gr.Dataframe(label="Your foods and recipes", interactive=False)
             with gr.Row():
@@ -139,7 +173,10 @@ class MyFoodsTab:
         changed = [c.my_status, c.my_table, c.my_pick]
         c.add_food_btn.click(self.add_own_food, [c.own_name, c.own_basis, c.own_serving_name, c.own_serving_grams,
                                                  *c.own_values], changed, api_name="add_own_food")
-        c.add_recipe_btn.click(self.add_recipe, [c.recipe_name, c.recipe_servings, c.recipe_rows, c.recipe_cooked],
-                               changed, api_name="add_recipe")
+        c.add_recipe_btn.click(self.save_recipe, [c.recipe_name, c.recipe_servings, c.recipe_cooked, *c.row_foods,
+                                                  *c.row_grams], changed, api_visibility="private")
+        gr.api(self.add_recipe_api, api_name="add_recipe")
+        c.more_rows_btn.click(self.more_ingredient_rows, [c.shown_rows], [c.shown_rows, *c.rows, c.more_rows_btn],
+                              queue=False, api_visibility="private")
         c.delete_food_btn.click(self.delete_own_food, [c.my_pick], changed, api_name="delete_own_food")
         page.load(self.my_foods, None, [c.my_table, c.my_pick], api_name="my_foods")
