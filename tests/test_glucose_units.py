@@ -176,3 +176,15 @@ def test_the_settings_tab_offers_by_region_and_both_units(db_url):
     assert glucose.glucose_unit("ben") == "mg/dL"
     tab.save_settings(None, None, None, None, None, BY_REGION, ben)
     assert glucose.glucose_unit("ben") == "mmol/L" and service.get_settings("ben")["glucose_unit"] is None
+
+
+def test_the_cli_food_table_is_in_the_persons_unit():
+    from app.glucose.cli import foods_table
+
+    food = {"food": "Banana", "meals": 3, "iauc_per_10g": 1801.6, "iauc_per_10g_sd": 180.2,
+            "rise_per_10g": 18.0, "rise_per_10g_sd": 9.0}
+    shared = {"minimum_meals": 3, "main_food_share": 0.5, "foods": [food], "disclaimer": "Not advice."}
+    in_mmol = foods_table({**shared, "glucose_unit": "mmol/L"})
+    assert "iAUC/10 g 100.0 (SD 10.0) mmol/L x min  rise/10 g 1.0 (SD 0.5) mmol/L" in in_mmol
+    in_mg = foods_table({**shared, "glucose_unit": "mg/dL"})
+    assert "iAUC/10 g 1802 (SD 180) mg/dL x min  rise/10 g 18 (SD 9) mg/dL" in in_mg

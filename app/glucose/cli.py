@@ -15,7 +15,8 @@
   python -m app glucose export USER FILE
                                    every reading as CSV, for the diabetes team
 
-Glucose is shown in the user's unit (--json keeps the mg/dL fields and names the unit).
+Glucose is shown in the user's unit; --json keeps the values in their mg/dL fields (a report's
+and foods' "glucose_unit" names the user's unit).
 It shows what happened: no dosing advice, no prediction.
 """
 
