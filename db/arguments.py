@@ -8,6 +8,7 @@ from typing import Any
 
 from db import validate
 from db.errors import InvalidValue
+from db.glucose.units import check_unit
 from db.nutrition import check_exchange_unit, check_region
 
 USER_NAME_MAX = 64
@@ -21,7 +22,7 @@ SETTING_RANGES: dict[str, tuple[float, float]] = {
 }
 SETTINGS: tuple[str, ...] = (
     "daily_kcal_target", "daily_carb_target_g", "exchange_unit_g", "confidence_threshold",
-    "region", "keep_photos",
+    "region", "keep_photos", "glucose_unit",
 )
 
 
@@ -105,11 +106,11 @@ def flag(field: str, value: object) -> bool:
     raise InvalidValue(f"{field} must be true or false, got {validate.echo(value)}")
 
 
-def settings(values: dict[str, Any]) -> dict[str, float | str | bool]:
+def settings(values: dict[str, Any]) -> dict[str, float | str | bool | None]:
     unknown = sorted(set(values) - set(SETTINGS))
     if unknown:
         raise InvalidValue(f"unknown settings {unknown}; settings are {list(SETTINGS)}")
-    checked: dict[str, float | str | bool] = {}
+    checked: dict[str, float | str | bool | None] = {}
     for field, value in values.items():
         if field == "exchange_unit_g":
             checked[field] = check_exchange_unit(value)
@@ -117,6 +118,8 @@ def settings(values: dict[str, Any]) -> dict[str, float | str | bool]:
             checked[field] = check_region(value)
         elif field == "keep_photos":
             checked[field] = flag(field, value)
+        elif field == "glucose_unit":  # None: the region's unit
+            checked[field] = None if value is None else check_unit(value)
         else:
             checked[field] = number(field, value, *SETTING_RANGES[field])
     return checked

@@ -340,7 +340,8 @@ def user_region(user: str) -> str:
 def update_settings(user: str, **values: Any) -> dict[str, Any]:
     """Change some of: daily_kcal_target, daily_carb_target_g, exchange_unit_g (15, 12 or
     10), confidence_threshold (0-1), region (US, UK, DE), keep_photos (consent to keep the
-    photos of logged meals, db.photos). A new region brings its exchange unit unless the
+    photos of logged meals, db.photos), glucose_unit (mg/dL, mmol/L, or None: the region's,
+    db.glucose.units). A new region brings its exchange unit unless the
     current one is also taught there or ``exchange_unit_g`` is given. Turning keep_photos off
     deletes the meal photos kept so far. Returns all settings."""
     checked = arguments.settings(values)

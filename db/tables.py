@@ -22,6 +22,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship, validates
 
 from db.errors import InvalidValue
+from db.glucose.units import UNITS as GLUCOSE_UNITS
 from db.keys import name_key
 from db.nutrition import DEFAULT_EXCHANGE_UNIT_G, DEFAULT_REGION, NUTRIENTS, REGIONS, STORED_NUTRIENTS
 
@@ -313,6 +314,8 @@ class User(Base):
     # no zone are read in it, and meals (local wall-clock) are placed on the glucose curve by it.
     time_zone: Mapped[str] = mapped_column(String(64), default=DEFAULT_TIME_ZONE,
                                            server_default=DEFAULT_TIME_ZONE)
+    # The unit glucose is shown in (db.glucose.units); None: their region's.
+    glucose_unit: Mapped[Optional[str]] = mapped_column(String(6))
 
     meals: Mapped[list["MealEntry"]] = relationship(
         back_populates="user", cascade="all, delete-orphan", passive_deletes=True
@@ -322,6 +325,8 @@ class User(Base):
         CheckConstraint("exchange_unit_g IN (10, 12, 15)", name="exchange_unit"),
         CheckConstraint("region IN (" + ", ".join(f"'{code}'" for code in REGIONS) + ")",
                         name="region"),
+        CheckConstraint("glucose_unit IS NULL OR glucose_unit IN ("
+                        + ", ".join(f"'{unit}'" for unit in GLUCOSE_UNITS) + ")", name="glucose_unit"),
         CheckConstraint(
             "confidence_threshold >= 0 AND confidence_threshold <= 1", name="confidence_threshold"
         ),

@@ -49,6 +49,8 @@ REVIEWED_ENDPOINTS = {
     "choose_recent": "choose_recent", "recent_foods": "recent_foods", "recent_after_log": "recent_foods",
     "food_groups": "food_groups",  # public food groups only: no user data
     "unit_for_region": "unit_for_region",  # a region's unit: reads no user data
+    # A region's glucose unit named in the Settings choice: reads no user data.
+    "glucose_unit_for_region": "glucose_units_for_region", "glucose_unit_on_load": "glucose_units_for_region",
     "toggle_favourite": "toggle_favourite",
     # A glucose-tablet search entry picked: the label form filled in; reads whether the request's
     # user already has that own food (db.service.pack_entry), nothing else.
@@ -170,7 +172,7 @@ def test_user_b_cannot_read_or_change_user_a_through_the_api(bob, alice_entry):
     with pytest.raises(Exception, match="no dish|not in the list of choices"):
         bob.predict("Pie", api_name="/remove_dish")
     assert [d["dish"] for d in dishes.list_dishes("alice")] == ["Pie"]
-    bob.predict(2500, 300, "12", 0.3, "DE", api_name="/save_settings")
+    bob.predict(2500, 300, "12", 0.3, "DE", "mmol/L", api_name="/save_settings")
     assert "are kept" in bob.predict(True, api_name="/set_keep_photos")
     bob.predict("Bob's flat", api_name="/create_household")
 
@@ -178,6 +180,7 @@ def test_user_b_cannot_read_or_change_user_a_through_the_api(bob, alice_entry):
     [after] = service.day_summary("alice", date.today())["entries"]
     assert after == alice_entry
     assert service.get_settings("alice")["exchange_unit_g"] == 15.0
+    assert service.get_settings("alice")["glucose_unit"] is None
     assert service.user_region("alice") == "US" and service.user_region("bob") == "DE"
     assert not service.get_settings("alice")["keep_photos"] and service.get_settings("bob")["keep_photos"]
     assert service.household_members("alice") == ["alice"]

@@ -136,3 +136,18 @@ def test_a_meal_entrys_curve_is_its_owners_only(alice):
     assert web.get("/api/glucose/meals/x/curve.png", headers=as_user(alice)).status_code == 422
     # An id past 64 bits is no entry, not a database error.
     assert web.get("/api/glucose/meals/99999999999999999999999/curve.png", headers=as_user(alice)).status_code == 404
+
+
+def test_values_stay_in_mg_dl_and_the_persons_unit_is_named_beside_them(alice):
+    service.create_user("ben", region="UK")
+    web = client()
+    for user in (alice, "ben"):
+        web.post("/api/glucose/import?tz=Europe/London", headers=as_user(user),
+                 content=(DATA / "libreview_uk_mmol.csv").read_bytes())
+    reports = {user: web.get("/api/glucose/report?days=2&end=2026-10-25", headers=as_user(user)).json()
+               for user in (alice, "ben")}
+    assert (reports[alice]["glucose_unit"], reports["ben"]["glucose_unit"]) == ("mg/dL", "mmol/L")
+    assert reports[alice]["mean_mg_dl"] == reports["ben"]["mean_mg_dl"] > 54  # mg/dL for both
+    for route in ("/api/glucose/meals", "/api/glucose/foods"):
+        assert web.get(route, headers=as_user("ben")).json()["glucose_unit"] == "mmol/L"
+        assert web.get(route, headers=as_user(alice)).json()["glucose_unit"] == "mg/dL"

@@ -73,7 +73,8 @@ def test_report_text_keeps_one_decimal_for_percentages():
     from app.glucose.chart import report_text
 
     text = report_text({"time_in_range": 94.0, "gmi_percent": 6.0, "cv_percent": 30.0, "active_percent": 100.0,
-                        "mean_mg_dl": 140.0, "readings": 12, "time_below_54": None})
+                        "mean_mg_dl": 140.0, "readings": 12, "time_below_54": None,
+                        "glucose_unit": "mg/dL"})
     lines = {line[:17].strip(): line[17:].strip() for line in text.splitlines() if line[:17].strip()}
     assert lines["GMI"] == "6.0%" and lines["CV"] == "30.0%  goal <=36%" and lines["Time with data"] == "100.0%"
     assert lines["In range 70-180"] == "94.0%  goal >70%"

@@ -8,7 +8,7 @@ import gradio as gr
 from db_support import alice, db_url  # noqa: F401  (fixtures)
 
 from app.security import Uploads
-from app.ui.glucose import MEAL_COLUMNS, NO_READINGS, GlucoseTab
+from app.ui.glucose import MEAL_COLUMNS, NO_READINGS, GlucoseTab, columns_in
 from db import service
 
 DATA = Path(__file__).parent / "data" / "glucose"
@@ -51,7 +51,7 @@ def test_import_report_and_meals_through_the_handlers(alice, tmp_path):
     service.log_meal(alice, "banana", eaten_at=datetime(2026, 3, 29, 1, 40))
     shown = h.meals(ALICE)
     table, picker = shown[h.c.meals_table], shown[h.c.meal_pick]
-    assert list(table.columns) == MEAL_COLUMNS and table.iloc[0]["Foods"] == "Banana"
+    assert list(table.columns) == columns_in("mg/dL", MEAL_COLUMNS) and table.iloc[0]["Foods"] == "Banana"
     assert picker["choices"] == ["2026-03-29T01:40"]
     assert h.meal_curve("2026-03-29T01:40", ALICE) is not None
     assert h.meal_curve("2026-03-29T01:40", BOB) is None

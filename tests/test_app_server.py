@@ -232,7 +232,7 @@ def test_unsure_model_says_so(client, tmp_path):
     noise = tmp_path / "noise.png"
     Image.fromarray(np.random.default_rng(0).integers(0, 255, (224, 224, 3), dtype=np.uint8)).save(noise)
     before = client.predict(api_name="/load_settings")
-    client.predict(2000, 250, "15", 0.95, "US", api_name="/save_settings")
+    client.predict(2000, 250, "15", 0.95, "US", None, api_name="/save_settings")
     try:
         _preview, headline, *_ = client.predict(handle_file(str(noise)), None, api_name="/analyze")
         assert "not sure" in headline and "threshold is 95%" in headline
@@ -301,18 +301,18 @@ def test_search_pick_edit_delete_and_export(client, coffee_jpeg, tmp_path):
 
 def test_settings_round_trip_and_refusals(client):
     before = client.predict(api_name="/load_settings")
-    assert "saved" in client.predict(1800, 180, "10", 0.4, "UK", api_name="/save_settings")
-    assert client.predict(api_name="/load_settings") == (1800, 180, "10", 0.4, "UK")
+    assert "saved" in client.predict(1800, 180, "10", 0.4, "UK", "mg/dL", api_name="/save_settings")
+    assert client.predict(api_name="/load_settings") == (1800, 180, "10", 0.4, "UK", "mg/dL")
     # The fields refuse what the service would: their bounds are db.arguments' own.
     low, high = SETTING_RANGES["daily_kcal_target"]
     with pytest.raises(Exception, match=f"less than minimum value {low}"):
-        client.predict(low - 1, 180, "10", 0.4, "UK", api_name="/save_settings")
+        client.predict(low - 1, 180, "10", 0.4, "UK", None, api_name="/save_settings")
     with pytest.raises(Exception, match=f"greater than maximum value {high}"):
-        client.predict(high + 1, 180, "10", 0.4, "UK", api_name="/save_settings")
+        client.predict(high + 1, 180, "10", 0.4, "UK", None, api_name="/save_settings")
     low, high = SETTING_RANGES["daily_carb_target_g"]
     with pytest.raises(Exception, match=f"greater than maximum value {high}"):
-        client.predict(1800, high + 1, "10", 0.4, "UK", api_name="/save_settings")
-    assert client.predict(api_name="/load_settings") == (1800, 180, "10", 0.4, "UK")
+        client.predict(1800, high + 1, "10", 0.4, "UK", None, api_name="/save_settings")
+    assert client.predict(api_name="/load_settings") == (1800, 180, "10", 0.4, "UK", "mg/dL")
     client.predict(*before, api_name="/save_settings")
 
 

@@ -1,6 +1,7 @@
-"""Migration 0012 (glucose readings and the person's time zone) on SQLite and PostgreSQL:
-existing users stay and get UTC, and the database itself refuses a duplicate reading, an
-impossible value and an unknown kind; a downgrade keeps the users."""
+"""Migrations 0012 (glucose readings and the person's time zone) and 0016 (their glucose unit) on
+SQLite and PostgreSQL: existing users stay and get UTC and their region's unit, and the database
+itself refuses a duplicate reading, an impossible value, an unknown kind and an unknown unit; a
+downgrade keeps the users."""
 
 import pytest
 from db_support import empty_db_url  # noqa: F401  (fixture)
@@ -13,14 +14,20 @@ READING = ("INSERT INTO glucose_readings (user_id, measured_at, mg_dl, kind, sou
            "VALUES ({user}, '2026-11-01 05:00:00', {value}, '{kind}', 'clarity')")
 
 
-def test_0012_adds_readings_and_a_time_zone_keeping_users(empty_db_url):
-    engine = create_engine(empty_db_url)
+def ann_at(url: str, revision: str):
+    """An engine on ``url`` migrated to ``revision``, with one user, ann."""
+    engine = create_engine(url)
     with engine.begin() as conn:
-        migrate.upgrade(conn, "0011")
+        migrate.upgrade(conn, revision)
         conn.exec_driver_sql(
-            "INSERT INTO users (id, name, name_key, daily_kcal_target, daily_carb_target_g, "
-            "exchange_unit_g, confidence_threshold, created_at) VALUES (1, 'ann', 'ann', "
-            "2000, 275, 15, 0.5, '2024-01-01 00:00:00')")
+            "INSERT INTO users (id, name, name_key, daily_kcal_target, daily_carb_target_g, exchange_unit_g, "
+            "confidence_threshold, created_at) VALUES (1, 'ann', 'ann', 2000, 275, 15, 0.5, '2024-01-01 00:00:00')")
+    return engine
+
+
+def test_0012_adds_readings_and_a_time_zone_keeping_users(empty_db_url):
+    engine = ann_at(empty_db_url, "0011")
+    with engine.begin() as conn:
         migrate.upgrade(conn, "0012")
         assert conn.exec_driver_sql("SELECT time_zone FROM users").scalar() == "UTC"
         conn.exec_driver_sql(READING.format(user=1, value=120, kind="cgm"))
@@ -36,4 +43,22 @@ def test_0012_adds_readings_and_a_time_zone_keeping_users(empty_db_url):
         assert "glucose_readings" not in inspect(conn).get_table_names()
         assert "time_zone" not in {c["name"] for c in inspect(conn).get_columns("users")}
         assert conn.exec_driver_sql("SELECT name FROM users").scalar() == "ann"
+    engine.dispose()
+
+
+def test_0016_adds_the_glucose_unit_null_by_region_and_its_downgrade_keeps_users(empty_db_url):
+    engine = ann_at(empty_db_url, "0015")
+    with engine.begin() as conn:
+        migrate.upgrade(conn, "0016")
+        assert conn.exec_driver_sql("SELECT glucose_unit FROM users").scalar() is None  # by region
+        conn.exec_driver_sql("UPDATE users SET glucose_unit = 'mmol/L'")
+    with pytest.raises(IntegrityError, match="ck_users_glucose_unit"), engine.begin() as conn:
+        conn.exec_driver_sql("UPDATE users SET glucose_unit = 'mmol'")
+    with engine.begin() as conn:
+        assert conn.exec_driver_sql("SELECT glucose_unit FROM users").scalar() == "mmol/L"
+        migrate.downgrade(conn, "0015")
+        assert "glucose_unit" not in {c["name"] for c in inspect(conn).get_columns("users")}
+        assert conn.exec_driver_sql("SELECT name FROM users").scalar() == "ann"
+        migrate.upgrade(conn, "0016")  # and up again
+        assert conn.exec_driver_sql("SELECT glucose_unit FROM users").scalar() is None
     engine.dispose()

@@ -216,11 +216,13 @@ def test_settings(alice):
                                            "exchange_unit_g": 15.0,
                                            "confidence_threshold": 0.7,
                                            "region": "US",
-                                           "keep_photos": False}
+                                           "keep_photos": False,
+                                           "glucose_unit": None}  # None: the region's
     updated = service.update_settings(alice, exchange_unit_g=12, daily_carb_target_g=180)
     assert updated["exchange_unit_g"] == 12.0 and updated["daily_carb_target_g"] == 180.0
     for bad in ({"exchange_unit_g": 13}, {"confidence_threshold": 1.5}, {"daily_kcal_target": -1},
-                {"colour": "blue"}, {"daily_kcal_target": "2000"}, {"keep_photos": "yes"}):
+                {"colour": "blue"}, {"daily_kcal_target": "2000"}, {"keep_photos": "yes"},
+                {"glucose_unit": "mmol"}):
         with pytest.raises(InvalidValue):
             service.update_settings(alice, **bad)
     assert service.get_settings(alice)["exchange_unit_g"] == 12.0

@@ -15,6 +15,9 @@ Uploads: a declared Content-Length over the limit is refused before any byte is 
 that streams past it is cut off, and at most IMPORT_SLOTS imports read their bodies at once per
 process, so a hostile client cannot make the server hold more than a few files in memory; one
 user has one of them at a time, so that their slow uploads cannot keep everyone else waiting.
+Values stay in mg/dL under their mg/dL names (``mean_mg_dl``, ``peak_mg_dl``...), so clients
+written before the unit setting keep working; "glucose_unit" beside them (report, meals, foods)
+names the unit the person reads, which the PNGs are drawn in (db.glucose.units.in_unit converts).
 (No ``from __future__ import annotations``: FastAPI reads the handlers' annotations.)
 """
 
@@ -98,16 +101,16 @@ def add_routes(api: FastAPI, signed_in_user: Any) -> None:
             "Content-Disposition": f'attachment; filename="glucose-{result["start"]}-{result["end"]}.png"'})
 
     async def meals(user: signed_in_user) -> Response:
-        result = await _call(glucose.meal_responses_json, user)
-        return result if isinstance(result, Response) else JSONResponse({"meals": result,
-                                                                         "disclaimer": glucose.DISCLAIMER})
+        result = await _call(lambda: {"glucose_unit": glucose.glucose_unit(user),
+                                      "meals": glucose.meal_responses_json(user), "disclaimer": glucose.DISCLAIMER})
+        return result if isinstance(result, Response) else JSONResponse(result)
 
     async def meal_curve_png(entry_id: int, user: signed_in_user) -> Response:
         """The curve of the meal that the user's entry ``entry_id`` belongs to."""
-        result = await _call(glucose.meal_of_entry, user, entry_id)
+        result = await _call(lambda: (glucose.meal_of_entry(user, entry_id), glucose.glucose_unit(user)))
         if isinstance(result, Response):
             return result
-        image = await run_in_threadpool(lambda: chart.png(chart.meal_figure(result)))
+        image = await run_in_threadpool(lambda: chart.png(chart.meal_figure(*result)))
         return Response(image, media_type="image/png")
 
     async def foods(user: signed_in_user) -> Response:

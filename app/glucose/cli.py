@@ -1,4 +1,4 @@
-"""python -m app glucose import|report|meals|foods|zone|export ...
+"""python -m app glucose import|report|meals|foods|zone|unit|export ...
 
   python -m app glucose import USER FILE [--format auto|clarity|libreview|nightscout|csv] [--tz ZONE]
                                    readings added, duplicates skipped, rows refused (by line)
@@ -10,9 +10,13 @@
                                    the person's own response per food (enough meals only)
   python -m app glucose zone USER [ZONE]
                                    show or set the time zone zone-less exports are read in
+  python -m app glucose unit USER [mg/dL|mmol/L|region]
+                                   show or set the unit glucose is shown in (region: the region's)
   python -m app glucose export USER FILE
                                    every reading as CSV, for the diabetes team
 
+Glucose is shown in the user's unit; --json keeps the values in their mg/dL fields (a report's
+and foods' "glucose_unit" names the user's unit).
 It shows what happened: no dosing advice, no prediction.
 """
 
@@ -24,6 +28,7 @@ import sys
 from pathlib import Path
 
 from db.errors import InvalidValue
+from db.glucose.units import shown
 from models.cli import unknown_command
 
 
@@ -56,6 +61,9 @@ def parser() -> tuple[argparse.ArgumentParser, argparse.Action]:
     zone = sub.add_parser("zone", parents=[database], help="show or set the user's time zone")
     zone.add_argument("user")
     zone.add_argument("zone", nargs="?")
+    unit = sub.add_parser("unit", parents=[database], help="show or set the unit glucose is shown in")
+    unit.add_argument("user")
+    unit.add_argument("unit", nargs="?", help="mg/dL, mmol/L, or region (the user's region's unit)")
     export = sub.add_parser("export", parents=[database], help="every reading as CSV")
     export.add_argument("user")
     export.add_argument("file", type=Path)
@@ -63,7 +71,7 @@ def parser() -> tuple[argparse.ArgumentParser, argparse.Action]:
 
 
 def main(argv: list[str]) -> int:
-    from db import session
+    from db import service, session
     from db.glucose import service as glucose
 
     built, actions = parser()
@@ -79,13 +87,17 @@ def main(argv: list[str]) -> int:
         return _report(glucose, args)
     if args.action == "meals":
         meals = glucose.meal_responses_json(args.user)
-        print(json.dumps(meals, indent=1) if args.json else meals_table(meals))
+        print(json.dumps(meals, indent=1) if args.json else meals_table(meals, glucose.glucose_unit(args.user)))
     elif args.action == "foods":
         foods = glucose.food_responses(args.user)
         print(json.dumps(foods, indent=1) if args.json else foods_table(foods))
     elif args.action == "zone":
         zone = glucose.set_time_zone(args.user, args.zone) if args.zone else glucose.time_zone(args.user)
         print(f"{args.user}: {zone}")
+    elif args.action == "unit":
+        if args.unit:  # "region" clears the person's own choice
+            service.update_settings(args.user, glucose_unit=None if args.unit == "region" else args.unit)
+        print(f"{args.user}: {glucose.glucose_unit(args.user)}")
     elif args.action == "export":
         with _open_out(args.file) as out:
             count = glucose.export_readings_csv(args.user, out)
@@ -126,27 +138,32 @@ def _report(glucose, args) -> int:
     return 0
 
 
-def meals_table(meals: list[dict]) -> str:
+def meals_table(meals: list[dict], unit: str) -> str:
+    """Each meal's response, glucose in ``unit``."""
     lines = [f"{'meal (local time)':<17} {'carbs g':>7} {'base':>5} {'peak':>5} {'rise':>5} "
              f"{'min':>4} {'iAUC 2h':>8}  foods; flags"]
     for meal in meals:
         r = meal["response"]
         cell = lambda v, w: f"{'-' if v is None else f'{v:g}':>{w}}"  # noqa: E731
+        glucose = lambda key, w: f"{shown(r[key], unit):>{w}}"  # noqa: E731
         flags = [f for f in r["flags"] if f != "a correction bolus cannot be excluded (foodtag holds no insulin data)"]
         lines.append(f"{meal['eaten_at'].replace('T', ' '):<17} {cell(meal['carbohydrate_g'], 7)} "
-                     f"{cell(r['baseline_mg_dl'], 5)} {cell(r['peak_mg_dl'], 5)} {cell(r['rise_mg_dl'], 5)} "
-                     f"{cell(r['minutes_to_peak'], 4)} {cell(r['iauc_2h'], 8)}  {', '.join(meal['foods'])}"
+                     f"{glucose('baseline_mg_dl', 5)} {glucose('peak_mg_dl', 5)} {glucose('rise_mg_dl', 5)} "
+                     f"{cell(r['minutes_to_peak'], 4)} {glucose('iauc_2h', 8)}  {', '.join(meal['foods'])}"
                      + (f"; {'; '.join(flags)}" if flags else ""))
-    lines.append("mg/dL; iAUC in mg/dL x min. A correction bolus cannot be excluded for any meal: "
+    lines.append(f"{unit}; iAUC in {unit} x min. A correction bolus cannot be excluded for any meal: "
                  "foodtag holds no insulin data. Shows what happened; not dosing advice.")
     return "\n".join(lines)
 
 
 def foods_table(foods: dict) -> str:
+    """The response per food (db.glucose.service.food_responses), in its glucose unit."""
+    unit = foods["glucose_unit"]
     lines = [f"Foods with at least {foods['minimum_meals']} clean meals (the food gives at least "
              f"{foods['main_food_share']:.0%} of the meal's carbohydrate; no other meal, no missing data):"]
-    lines += [f"  {f['food']:<30} {f['meals']:>3} meals  iAUC/10 g {f['iauc_per_10g']:g} "
-              f"(SD {f['iauc_per_10g_sd']:g})  rise/10 g {f['rise_per_10g']:g} (SD {f['rise_per_10g_sd']:g})"
+    lines += [f"  {f['food']:<30} {f['meals']:>3} meals  iAUC/10 g {shown(f['iauc_per_10g'], unit)} "
+              f"(SD {shown(f['iauc_per_10g_sd'], unit)}) {unit} x min  rise/10 g {shown(f['rise_per_10g'], unit)} "
+              f"(SD {shown(f['rise_per_10g_sd'], unit)}) {unit}"
               for f in foods["foods"]] or ["  none yet"]
     lines.append(foods["disclaimer"])
     return "\n".join(lines)

@@ -23,15 +23,24 @@ from app.ui.common import QUIET
 from db.errors import InvalidValue
 from db.glucose import formats
 from db.glucose import service as glucose
+from db.glucose.units import in_unit
 from models.errors import FoodtagError
 
 NOTE = ("**Shows what happened.** These numbers describe your glucose after your meals; they are "
         "not dosing advice and predict nothing. A correction bolus cannot be excluded for any meal: "
         "foodtag holds no insulin data. Talk to your diabetes team before changing treatment.")
 MEAL_COLUMNS = ["Meal (local time)", "Foods", "Carbohydrate g", "Baseline", "Peak", "Rise",
-                "Minutes to peak", "iAUC 2 h (mg/dL x min)", "Flags"]
+                "Minutes to peak", "iAUC 2 h", "Flags"]
 NO_READINGS = "No glucose readings around this meal (30 min before to 3 h after); import them in the Glucose tab."
 FOOD_COLUMNS = ["Food", "Meals", "iAUC per 10 g", "SD", "Rise per 10 g", "SD "]
+# The columns holding glucose, with what follows the unit in their headings (an area is per minute).
+_IN_UNIT = {"Baseline": "", "Peak": "", "Rise": "", "iAUC 2 h": " x min", "iAUC per 10 g": " x min",
+            "Rise per 10 g": ""}
+
+
+def columns_in(unit: str, columns: list[str]) -> list[str]:
+    """The table's headings, each glucose column naming ``unit``: "Peak (mmol/L)"."""
+    return [f"{c} ({unit}{_IN_UNIT[c]})" if c in _IN_UNIT else c for c in columns]
 
 
 class GlucoseTab:
@@ -89,7 +98,7 @@ class GlucoseTab:
             result = glucose.report(user, days=_whole_days(days), end=(end or "").strip() or None)
         except FoodtagError as exc:
             return {c.metrics_text: f"⚠️ {exc}", c.agp: None, c.png: None}
-        figure = chart.agp_figure(result)
+        figure = chart.agp_figure(result)  # in result["glucose_unit"], as is the text
         path = self.owned_path(f"glucose-{result['start']}-{result['end']}", ".png", user)
         path.write_bytes(chart.png(figure))
         text = (f"**{result['start']} to {result['end']}** ({result['time_zone']}, "
@@ -97,21 +106,23 @@ class GlucoseTab:
         return {c.metrics_text: text, c.agp: figure, c.png: str(path)}
 
     def meals(self, request: gr.Request):
-        """The table of meals and the meal picker."""
-        meals = glucose.meal_responses_json(self.user_of(request))
+        """The table of meals and the meal picker, glucose in the person's unit."""
+        user = self.user_of(request)
+        meals, unit = glucose.meal_responses_json(user), glucose.glucose_unit(user)
         rows = [[m["eaten_at"].replace("T", " "), ", ".join(m["foods"]), m["carbohydrate_g"],
-                 m["response"]["baseline_mg_dl"], m["response"]["peak_mg_dl"], m["response"]["rise_mg_dl"],
-                 m["response"]["minutes_to_peak"], m["response"]["iauc_2h"],
+                 *(in_unit(m["response"][key], unit) for key in ("baseline_mg_dl", "peak_mg_dl", "rise_mg_dl")),
+                 m["response"]["minutes_to_peak"], in_unit(m["response"]["iauc_2h"], unit),
                  "; ".join(m["response"]["flags"][:-1])] for m in reversed(meals)]
         choices = [m["eaten_at"] for m in reversed(meals)]
-        return {self.c.meals_table: pd.DataFrame(rows, columns=MEAL_COLUMNS),
+        return {self.c.meals_table: pd.DataFrame(rows, columns=columns_in(unit, MEAL_COLUMNS)),
                 self.c.meal_pick: gr.update(choices=choices, value=None)}
 
     def meal_curve(self, eaten_at: str | None, request: gr.Request):
         if not eaten_at:
             return None
-        found = [m for m in glucose.meal_responses_json(self.user_of(request)) if m["eaten_at"] == eaten_at]
-        return chart.meal_figure(found[0]) if found else None
+        user = self.user_of(request)
+        found = [m for m in glucose.meal_responses_json(user) if m["eaten_at"] == eaten_at]
+        return chart.meal_figure(found[0], glucose.glucose_unit(user)) if found else None
 
     def entry_response(self, entry_id: int | float | None, request: gr.Request):
         """The meal's curve and its response figures for one of the signed-in user's entries,
@@ -119,20 +130,24 @@ class GlucoseTab:
         c = self.c
         if entry_id is None:
             return {c.entry_plot: gr.update(value=None, visible=False), c.entry_text: ""}
+        user = self.user_of(request)
         try:
-            meal = glucose.meal_of_entry(self.user_of(request), int(entry_id))
+            meal = glucose.meal_of_entry(user, int(entry_id))
         except FoodtagError as exc:  # not their entry (NotFound) or no such user
             return {c.entry_plot: gr.update(value=None, visible=False), c.entry_text: f"⚠️ {exc}"}
         if not meal["curve"]:
             return {c.entry_plot: gr.update(value=None, visible=False), c.entry_text: NO_READINGS}
-        return {c.entry_plot: gr.update(value=chart.meal_figure(meal), visible=True),
-                c.entry_text: chart.response_text(meal)}
+        unit = glucose.glucose_unit(user)
+        return {c.entry_plot: gr.update(value=chart.meal_figure(meal, unit), visible=True),
+                c.entry_text: chart.response_text(meal, unit)}
 
     def foods(self, request: gr.Request):
         result = glucose.food_responses(self.user_of(request))
-        rows = [[f["food"], f["meals"], f["iauc_per_10g"], f["iauc_per_10g_sd"], f["rise_per_10g"],
-                 f["rise_per_10g_sd"]] for f in result["foods"]]
-        return pd.DataFrame(rows, columns=FOOD_COLUMNS)
+        unit = result["glucose_unit"]
+        rows = [[f["food"], f["meals"], *(in_unit(f[key], unit) for key in
+                                          ("iauc_per_10g", "iauc_per_10g_sd", "rise_per_10g", "rise_per_10g_sd"))]
+                for f in result["foods"]]
+        return pd.DataFrame(rows, columns=columns_in(unit, FOOD_COLUMNS))
 
     def export_readings(self, request: gr.Request) -> str:
         user = self.user_of(request)

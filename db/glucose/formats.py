@@ -50,9 +50,9 @@ from zoneinfo import ZoneInfo
 
 from db.errors import InvalidValue
 from db.glucose import zones
+from db.glucose.units import MMOL_L_TO_MG_DL
 from db.tables import GLUCOSE_MG_DL_RANGE, MAX_CARBS_G, MAX_INSULIN_UNITS
 
-MMOL_L_TO_MG_DL = 18.016
 FORMATS: tuple[str, ...] = ("clarity", "libreview", "nightscout", "csv")
 # A year of 5-minute readings is about 105,000 rows; reading stops past this many.
 MAX_ROWS = 400_000

@@ -30,7 +30,7 @@ from statistics import mean, median, stdev
 
 import numpy as np
 
-from db.glucose.formats import MMOL_L_TO_MG_DL
+from db.glucose.units import MMOL_L_TO_MG_DL
 
 RANGE_KEYS: tuple[str, ...] = ("time_below_54", "time_54_69", "time_in_range", "time_181_250",
                                "time_above_250")

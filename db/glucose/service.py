@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 
 from db import arguments, repo
 from db.errors import InvalidValue, NotFound
-from db.glucose import formats, metrics, zones
+from db.glucose import formats, metrics, units, zones
 from db.tables import GlucoseEvent, GlucoseReading, MealEntry, User
 from db.session import session_scope
 
@@ -50,6 +50,18 @@ def set_time_zone(user: str, name: str) -> str:
     with session_scope() as session:
         repo.get_user(user, session=session).time_zone = checked
     return checked
+
+
+# --- the unit glucose is shown in -----------------------------------------------------------
+
+def glucose_unit(user: str) -> str:
+    """The unit the person is shown glucose in: their choice (Settings), else their region's."""
+    with session_scope(write=False) as session:
+        return _unit(repo.get_user(user, session=session))
+
+
+def _unit(owner: User) -> str:
+    return units.unit_for(owner.region, owner.glucose_unit)
 
 
 # --- import ---------------------------------------------------------------------------------
@@ -192,11 +204,11 @@ def _period(days: object, end: object, where) -> tuple[date, date]:
 def report(user: str, days: int = 14, end: date | str | None = None) -> dict[str, Any]:
     """The standard CGM report for the ``days`` local days ending with ``end`` (default today
     in the person's zone): the consensus metrics (metrics.consensus_metrics' keys, GRI
-    included), "data_warning" (metrics.data_warning: too few days or readings, else None), the
+    included; values in mg/dL whatever the person reads, "glucose_unit" the unit to show them in), "data_warning" (metrics.data_warning: too few days or readings, else None), the
     AGP by local time of day ("agp") and the period's meals with their carbohydrate ("meals")."""
     with session_scope(write=False) as session:
         owner = repo.get_user(user, session=session)
-        where = zones.zone(owner.time_zone)
+        where, unit = zones.zone(owner.time_zone), _unit(owner)
         first, last = _period(days, end, where)
         start_local = datetime.combine(first, time())
         end_local = datetime.combine(last + timedelta(days=1), time())
@@ -208,8 +220,8 @@ def report(user: str, days: int = 14, end: date | str | None = None) -> dict[str
     values = [v for _, v in readings]
     interval = metrics.sampling_interval_minutes(minutes)
     local = [zones.local_naive(t, where) for t, _ in readings]
-    out = {"user": user, "time_zone": where.key, "start": first.isoformat(), "end": last.isoformat(),
-           "days": days, "sampling_minutes": interval}
+    out = {"user": user, "time_zone": where.key, "glucose_unit": unit, "start": first.isoformat(),
+           "end": last.isoformat(), "days": days, "sampling_minutes": interval}
     out |= metrics.consensus_metrics(values, minutes, period_minutes=(stop - start).total_seconds() / 60,
                                      interval_minutes=interval)
     out["data_warning"] = metrics.data_warning(days, out["active_percent"])
@@ -312,8 +324,9 @@ def meal_responses_json(user: str, start: datetime | None = None, end: datetime 
 
 
 def food_responses(user: str) -> dict[str, Any]:
-    """The person's own response per food (metrics.per_food), with the minimum it needs."""
-    return {"minimum_meals": metrics.MIN_MEALS_PER_FOOD,
+    """The person's own response per food (metrics.per_food, in mg/dL), with the minimum it
+    needs and the unit to show it in."""
+    return {"glucose_unit": glucose_unit(user), "minimum_meals": metrics.MIN_MEALS_PER_FOOD,
             "main_food_share": metrics.MAIN_FOOD_CARB_SHARE,
             "foods": metrics.per_food(meal_responses(user)), "disclaimer": DISCLAIMER}
 
@@ -335,7 +348,7 @@ def export_readings_csv(user: str, out: IO[str]) -> int:
     writer.writerow(GLUCOSE_EXPORT_COLUMNS)
     for reading in rows:
         writer.writerow([reading.measured_at.isoformat(), zones.local_naive(reading.measured_at, where).isoformat(),
-                         reading.mg_dl, round(reading.mg_dl / formats.MMOL_L_TO_MG_DL, 1), reading.kind,
+                         reading.mg_dl, units.in_unit(reading.mg_dl, units.MMOL_L), reading.kind,
                          reading.source, reading.reported_as or ""])
     return len(rows)
 
