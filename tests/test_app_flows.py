@@ -226,11 +226,20 @@ def test_unit_change_updates_the_card_on_screen(server, browser, photo, viewport
         expect(page.locator("#carb-headline")).to_contain_text("choices")
         page.get_by_role("tab", name="Settings").click()
         page.get_by_text(re.compile(r"^10 g KE")).click()  # the choices name each unit (db.nutrition)
+        # Nothing applies before Save: the page says so (issue 42: a changed unit did nothing, silently).
+        expect(page.get_by_text("Changed, not saved yet")).to_be_visible()
         page.get_by_role("button", name="Save settings").click()
         expect(page.get_by_text("Settings saved.")).to_be_visible(timeout=30_000)
+        expect(page.get_by_text("Changed, not saved yet")).to_have_count(0)
         page.get_by_role("tab", name="Analyse").click()
         expect(page.locator("#carb-headline")).to_contain_text("KE / CP", timeout=30_000)
         expect(page.locator("#nutrition-card")).to_contain_text("1 = 10 g")
+        # A refused setting never stands beside the earlier "Settings saved.".
+        page.get_by_role("tab", name="Settings").first.click()
+        page.get_by_label("Daily carbohydrate target (g)").fill("99999")
+        page.get_by_role("button", name="Save settings").click()
+        expect(page.locator(".toast-body")).to_have_count(1, timeout=30_000)
+        expect(page.get_by_text("Settings saved.")).to_have_count(0)
     finally:
         context.close()
 

@@ -11,7 +11,7 @@ import pandas as pd
 from app import views
 from app.errors import shown_errors
 from app.ui.common import AppContext
-from db import personal, service, validate
+from db import personal, service
 from db.nutrition import NUTRIENT_LABELS, STORED_NUTRIENTS
 from models.errors import FoodtagError
 
@@ -139,8 +139,9 @@ class MyFoodsTab:
                     c.own_basis = gr.Radio(label="The label's values are", choices=[PER_100G, PER_SERVING],
                                            value=PER_100G, scale=2)
                     c.own_serving_name = gr.Textbox(label="Serving name", placeholder="1 bar")
-                    c.own_serving_grams = gr.Number(label="Serving grams", minimum=validate.MIN_PORTION_G,
-                                                    maximum=validate.MAX_PORTION_G)
+                    # No minimum here: an empty box below it was drawn red before anything was
+                    # typed; db.personal refuses grams out of range with a message.
+                    c.own_serving_grams = gr.Number(label="Serving grams")
                 with gr.Row():
                     c.own_values = [gr.Number(label=f"{label} ({unit})", minimum=0)
                                     for label, unit in map(NUTRIENT_LABELS.get, STORED_NUTRIENTS)]

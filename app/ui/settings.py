@@ -24,6 +24,7 @@ def _setting_number(label: str, setting: str) -> gr.Number:
 
 # The glucose unit choice that follows the region (the stored None).
 BY_REGION = "region"
+UNSAVED_JS = "() => '✎ Changed, not saved yet: press **Save settings** to apply it.'"
 
 
 class SettingsTab:
@@ -94,6 +95,12 @@ class SettingsTab:
             self.photos.build_sharing(page, c.settings_status)
 
         self.fields = [c.kcal_target, c.carb_target, c.unit, c.threshold, c.region, c.glucose_unit]
+        # Client-side: a changed field says it is not saved yet (nothing applies before Save), and
+        # Save clears the last answer first, so a refusal never stands beside "Settings saved.".
+        for field in self.fields:
+            field.input(None, None, [c.settings_status], js=UNSAVED_JS, queue=False, api_visibility="private")
+        c.save_settings_btn.click(None, None, [c.settings_status], js="() => ''", queue=False,
+                                  api_visibility="private")
         c.region.input(self.unit_for_region, [c.region, c.unit], [c.unit], api_name="unit_for_region", **QUIET)
         c.region.input(self.glucose_units_for_region, [c.region], [c.glucose_unit],
                        api_name="glucose_unit_for_region", **QUIET)
