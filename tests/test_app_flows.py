@@ -387,6 +387,7 @@ def test_history_rows_are_told_apart_and_delete_asks_first(server, browser):
         # As a person does: Delete once the form shows the entry (its load finished).
         expect(page.locator("#edit-grams input")).to_have_value(
             str(round(next(e["grams"] for e in entries("bob") if e["id"] == ids[1]))), timeout=30_000)
+        settled(server)  # the load's chained events done (a click sent meanwhile can stay pending)
         page.locator("#delete-entry").click()
         expect(page.locator("#delete-question")).to_contain_text(f"#{ids[1]}", timeout=30_000)
         assert ids[1] in [e["id"] for e in entries("bob")]  # nothing deleted yet
