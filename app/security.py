@@ -20,6 +20,7 @@ internals tie a cookie to a user and no process keeps sign-ins in its memory.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import re
@@ -258,10 +259,8 @@ class Uploads:
             path.unlink(missing_ok=True)
             self._listed.discard(str(path))
             if path.parent.resolve() != self.folder:
-                try:
+                with contextlib.suppress(OSError):  # not empty: the same file uploaded again meanwhile
                     path.parent.rmdir()
-                except OSError:  # not empty: the same file uploaded again meanwhile
-                    pass
 
     def sweep(self, max_age_s: float) -> int:
         """Delete files older than ``max_age_s``, and the folders left empty: what a stopped
@@ -272,20 +271,16 @@ class Uploads:
         for parent, folders, files in os.walk(self.folder, topdown=False):
             for name in files:
                 path = Path(parent, name)
-                try:
+                with contextlib.suppress(OSError):  # another process swept it first
                     if path.lstat().st_ctime < cutoff:
                         path.unlink()
                         removed += 1
                         emptied.add(path.parent)
-                except OSError:  # another process swept it first
-                    pass
             for name in folders:
                 path = Path(parent, name)
-                try:
+                with contextlib.suppress(OSError):  # not empty, or gone
                     if path in emptied or path.lstat().st_ctime < cutoff:
                         path.rmdir()
-                except OSError:  # not empty, or gone
-                    pass
         return removed
 
 

@@ -13,6 +13,7 @@ import numpy as np
 import onnxruntime as ort
 from PIL import Image
 
+from models.calibration import softmax
 from models.errors import ModelError
 from models.machine import cpu_flags
 from models.metadata import read_metadata
@@ -211,11 +212,8 @@ class Engine:
         return [[Prediction(self.labels[i], float(row[i])) for i in indices] for row, indices in zip(probabilities, order)]
 
     def probabilities(self, logits: np.ndarray) -> np.ndarray:
-        """Softmax of each row of logits, float64."""
-        logits = logits.astype(np.float64)
-        logits = logits - logits.max(axis=1, keepdims=True)
-        probabilities = np.exp(logits)
-        return probabilities / probabilities.sum(axis=1, keepdims=True)
+        """Softmax of each row of logits, float64 (a calibrated file's logits are already / T)."""
+        return softmax(logits)
 
     def embed(self, images: list[Image.Image]) -> np.ndarray:
         """The embeddings (N, D) of ``images``; ModelError for a file without that output."""

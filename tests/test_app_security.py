@@ -283,7 +283,7 @@ def test_sign_out_ends_the_session_and_the_page_asks_signed_out_browsers_to_sign
         assert replay.get("/api/my/foods").status_code == 401
 
 
-def test_only_admins_change_the_default_model_and_each_user_may_pick_their_own(server, coffee_image, default_model_path):
+def test_only_admins_change_the_default_model_and_each_user_may_pick_their_own(server, coffee_image, default_model_path, tiny):
     photo = jpeg_bytes(coffee_image)
     alice = Client(server.url, auth=("alice", PASSWORDS["alice"]), verbose=False)
     bob = Client(server.url, auth=("bob", PASSWORDS["bob"]), verbose=False)
@@ -292,25 +292,25 @@ def test_only_admins_change_the_default_model_and_each_user_may_pick_their_own(s
     assert "file" not in table["headers"] and str(default_model_path.parent) not in json.dumps(table)
     assert "Only an admin" in note
     with pytest.raises(AppError, match="Only an admin can change the server's default model"):
-        bob.predict("tiny-0", api_name="/activate_model")
+        bob.predict(tiny.stem, api_name="/activate_model")
     assert server.app.ctx.catalog.active_info.name == "food101"
     assert basic_analyze(server, "bob", photo)["model"] == {"name": "food101", "version": server.app.ctx.catalog.active()[0].version}
 
     # Bob's own choice changes his predictions only.
-    bob.predict("tiny-0", api_name="/use_model")
+    bob.predict(tiny.stem, api_name="/use_model")
     as_bob, as_alice = basic_analyze(server, "bob", photo), basic_analyze(server, "alice", photo)
-    assert as_bob["model"]["name"] == "tiny-0" and as_bob["predictions"][0]["label"] in KNOWN_LABELS
+    assert as_bob["model"]["name"] == tiny.stem and as_bob["predictions"][0]["label"] in KNOWN_LABELS
     assert as_alice["model"]["name"] == "food101" and as_alice["predictions"][0]["label"] == "espresso"
 
     # The admin changes the default: recorded with who, when, from and to.
     alice.predict(api_name="/list_models")  # the page load that fills her model picker
-    table, _choice, status = alice.predict("tiny-0", api_name="/activate_model")
+    table, _choice, status = alice.predict(tiny.stem, api_name="/activate_model")
     try:
-        assert "Server default model: tiny-0" in status and "file" in table["headers"]
-        assert basic_analyze(server, "alice", photo)["model"]["name"] == "tiny-0"
+        assert f"Server default model: {tiny.stem}" in status and "file" in table["headers"]
+        assert basic_analyze(server, "alice", photo)["model"]["name"] == tiny.stem
         changes = service.model_changes()
         assert [(c["changed_by"], c["scope"], c["from_model"], c["to_model"]) for c in changes[:2]] == [
-            ("alice", "server", "food101", "tiny-0"), ("bob", "user", None, "tiny-0")]
+            ("alice", "server", "food101", tiny.stem), ("bob", "user", None, tiny.stem)]
     finally:
         alice.predict("food101", api_name="/activate_model")
         bob.predict("", api_name="/use_model")
