@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -47,9 +48,11 @@ def _ship(args) -> None:
 
 def _calibrate(args) -> None:
     from models.calibration import calibrate_file
+    from models.engine import Engine
     from models.shipped import SHIPPED_MODEL, render_card
 
-    path, result, shares = calibrate_file(args.model, args.data, args.out, held_out=tuple(args.held_out or ()),
+    engine = Engine(args.model, threads=os.cpu_count())
+    path, result, shares = calibrate_file(engine, args.data, args.out, held_out=tuple(args.held_out or ()),
                                           threshold=args.threshold, figure=args.figure)
     print(f"wrote {path}: temperature {result.temperature:.3f} fitted on {result.fitted_on:,} photos; on the other "
           f"{result.measured_on:,}: expected calibration error {result.ece_before:.1%} before, {result.ece_after:.1%} "

@@ -220,19 +220,19 @@ def folder_logits(engine, folder: Path, batch: int = 64) -> tuple[np.ndarray, np
     return np.concatenate(logits), np.array([label for _, label in paths])
 
 
-def calibrate_file(model: Path, data: Path, out: Path | None = None, *, held_out: tuple[str, ...] = (),
+def calibrate_file(engine, data: Path, out: Path | None = None, *, held_out: tuple[str, ...] = (),
                    threshold: float = 0.5, figure: Path | None = None) -> tuple[Path, Calibration, dict]:
-    """Fit the temperature of ``model`` on ``data`` and write the calibrated file to ``out``
-    (default: in place). Returns the file, the fit, and the out-of-class shares before and after
-    for the ``held_out`` classes (an empty dict without them)."""
+    """Fit the temperature of the file ``engine`` runs on ``data`` and write the calibrated file to
+    ``out`` (default: in place). Returns the file, the fit, and the out-of-class shares before and
+    after for the ``held_out`` classes (an empty dict without them). The caller builds the engine,
+    as the engine imports this module's softmax."""
     import os
     import tempfile
 
-    from models.engine import Engine
     from models.metadata import read_metadata, set_metadata
 
-    model, out = Path(model), Path(out or model)
-    engine = Engine(model, threads=os.cpu_count())
+    model = engine.path
+    out = Path(out or model)
     proto = onnx.load(str(model))
     logits, labels = folder_logits(engine, data)
     raw = logits * current_temperature(proto)  # a calibrated file's logits are raw / T

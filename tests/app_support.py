@@ -114,6 +114,22 @@ def chromium_page(url: str, *, flags: tuple[str, ...] = (), **context) -> Iterat
             browser.close()
 
 
+def settled(server, timeout_s: float = 30) -> None:
+    """Wait until the server has no event of any page pending: an event sent while Gradio
+    6.31 closes a page's event stream (its previous events just done) can stay pending for
+    good, a race in Gradio's client, so a test that clicks on at once waits as a person would."""
+    pending = server.app.blocks._queue.pending_event_ids_session
+    deadline, quiet_since = time.monotonic() + timeout_s, None
+    while time.monotonic() < deadline:  # quiet for 0.3 s: a chained event is sent once one ends
+        if any(pending.values()):
+            quiet_since = None
+        elif quiet_since is None:
+            quiet_since = time.monotonic()
+        elif time.monotonic() - quiet_since > 0.3:
+            return
+        time.sleep(0.05)
+
+
 def fresh_database(folder: Path, users: dict[str, str | None] = {}) -> str:
     """Point the (running) app at a new SQLite file with the small test seed and the local
     user; returns its URL. ``users``: name -> password (None: no password)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from app_support import ARTIFACTS, chromium_page, jpeg_bytes, module_server, needs_chromium
+from app_support import ARTIFACTS, chromium_page, jpeg_bytes, module_server, needs_chromium, settled
 
 from app.config import LOCAL_USER
 from db import service
@@ -22,6 +22,7 @@ def test_upload_photo_see_card_and_log(server, coffee_image, tmp_path):
 
     with chromium_page(server.url, viewport={"width": 1280, "height": 1400}) as page:
         expect(page.locator("#safety-note")).to_contain_text("not medical advice", timeout=30_000)
+        settled(server)  # the page's load events done (an upload sent as they end can stay pending)
 
         page.locator("#photo-upload input[type=file]").set_input_files(str(photo))
         card = page.locator("#nutrition-card")
@@ -53,6 +54,8 @@ def test_webcam_snapshot_is_analysed(server):
     expect = pytest.importorskip("playwright.sync_api").expect
     with chromium_page(server.url, flags=("--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream"),
                        permissions=["camera"]) as page:
+        expect(page.locator("#safety-note")).to_contain_text("not medical advice", timeout=30_000)
+        settled(server)
         page.get_by_text("Use the webcam").click()
         page.get_by_text("Click to Access Webcam").click()
         # Capture only once the (fake) camera delivers frames.

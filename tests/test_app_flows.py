@@ -6,12 +6,11 @@ behind, the phone layout fits, and axe-core finds no serious accessibility probl
 from __future__ import annotations
 
 import re
-import time
 from datetime import date
 from pathlib import Path
 
 import pytest
-from app_support import CHROMIUM, CHROMIUM_ARGS, jpeg_bytes, needs_chromium, seeded_server
+from app_support import CHROMIUM, CHROMIUM_ARGS, jpeg_bytes, needs_chromium, seeded_server, settled
 
 from app import views
 from db import personal, service
@@ -69,22 +68,6 @@ def analyse(page, photo: Path) -> None:
 
 def entries(user: str) -> list[dict]:
     return service.day_summary(user, date.today())["entries"]
-
-
-def settled(server, timeout_s: float = 30) -> None:
-    """Wait until the server has no event of any page pending: an event sent while Gradio
-    6.31 closes a page's event stream (its previous events just done) can stay pending for
-    good, a race in Gradio's client, so a test that clicks on at once waits as a person would."""
-    pending = server.app.blocks._queue.pending_event_ids_session
-    deadline, quiet_since = time.monotonic() + timeout_s, None
-    while time.monotonic() < deadline:  # quiet for 0.3 s: a chained event is sent once one ends
-        if any(pending.values()):
-            quiet_since = None
-        elif quiet_since is None:
-            quiet_since = time.monotonic()
-        elif time.monotonic() - quiet_since > 0.3:
-            return
-        time.sleep(0.05)
 
 
 def axe_problems(page) -> list[str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import date, datetime
 
 import pytest
-from app_support import ARTIFACTS, chromium_page, module_server, needs_chromium
+from app_support import ARTIFACTS, chromium_page, module_server, needs_chromium, settled
 
 from app.config import LOCAL_USER
 from benchmarks.bench_glucose import clarity_export
@@ -29,6 +29,7 @@ def test_import_report_and_meals_in_the_glucose_tab(server, tmp_path):
         expect(page.locator("#glucose-note")).to_contain_text("not dosing advice", timeout=30_000)
         zone = page.locator("#glucose-zone textarea, #glucose-zone input").first
         expect(zone).to_have_value("UTC", timeout=30_000)
+        settled(server)
         zone.fill("Europe/London")
         page.get_by_role("button", name="Save time zone").click()
         status = page.locator("#glucose-import-status")
