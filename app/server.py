@@ -35,6 +35,7 @@ from app.errors import check_upload_size, error, error_response
 from app.model_catalog import DefaultFollower, ModelCatalog
 from app.glucose.api import add_routes as add_glucose_routes
 from app.config import LOCAL_USER, AppConfig
+from app.event_stream import PageStreams
 from app.security import BodyTooLarge, Guard, OwnedFiles, Sessions, limited_body, private_dir
 from app.signin import add_routes as add_sign_in_routes
 from app.ui import GRADIO_CACHE_S, PAGE_ASSETS, AppContext, build_ui
@@ -149,6 +150,8 @@ class App:
         api = FastAPI(title="foodtag", lifespan=lifespan, docs_url="/api/docs", redoc_url=None,
                       openapi_url="/api/openapi.json")
         api.state.identity = self.ctx.identity  # read by _signed_in_user
+        # Inside the Guard (added after it): a refused request marks no page's stream open.
+        api.add_middleware(PageStreams, queue_of=lambda: self.blocks._queue)
         api.add_middleware(Guard, accounts=self.config.accounts, allowed_hosts=self.config.allowed_hosts,
                            sessions=self.ctx.identity.sessions, files=self.ctx.files, uploads=self.ctx.uploads)
         api.add_api_route("/healthz", self.healthz, methods=["GET"])
