@@ -235,10 +235,12 @@ def meal_carbs_frame(entries: list[dict], start: date, end: date) -> pd.DataFram
         for e in entries
     ]
     frame = pd.DataFrame(rows, columns=["day", "meal", "carbohydrate (g)", "food"])
-    # Days without meals still get a zero bar, so gaps in logging are visible.
+    # Days without meals still get a zero bar, so gaps in logging are visible. It is of a meal
+    # already in the legend, so that the legend lists meals only ("nothing logged" is its tooltip).
     logged = set(frame["day"])
+    legend_meal = rows[0]["meal"] if rows else MEAL_TYPES[0]
     empty = [
-        {"day": d.isoformat(), "meal": "none logged", "carbohydrate (g)": 0.0, "food": ""}
+        {"day": d.isoformat(), "meal": legend_meal, "carbohydrate (g)": 0.0, "food": "nothing logged"}
         for d in (start + timedelta(days=i) for i in range((end - start).days + 1))
         if d.isoformat() not in logged
     ]

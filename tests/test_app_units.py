@@ -250,6 +250,10 @@ def test_meal_chart_has_a_bar_for_every_day():
     frame = views.meal_carbs_frame(entries, date(2024, 3, 1), date(2024, 3, 3))
     assert list(frame["day"]) == ["2024-03-01", "2024-03-02", "2024-03-03"]
     assert frame.loc[1, "carbohydrate (g)"] == 40.0
+    # The legend names meals only; an empty day's bar says so in its tooltip.
+    assert set(frame["meal"]) == {"breakfast"}
+    assert list(frame["food"]) == ["nothing logged", "Oatmeal", "nothing logged"]
+    assert set(views.meal_carbs_frame([], date(2024, 3, 1), date(2024, 3, 2))["meal"]) <= set(views.MEAL_TYPES)
 
 
 def test_meal_for_time():

@@ -312,7 +312,7 @@ class AnalyseTab:
             with gr.Row(equal_height=False):
                 with gr.Column(scale=1, min_width=300):
                     c.upload = gr.File(label="Meal photo", file_types=["image"], type="filepath",
-                                       elem_id="photo-upload", height=80)
+                                       elem_id="photo-upload", height=120)
                     with gr.Row():
                         c.analyze_btn = gr.Button("Analyse", variant="primary", min_width=100)
                         with gr.Column(scale=2, min_width=180):
@@ -338,7 +338,7 @@ class AnalyseTab:
                     with gr.Row():
                         c.meal_type = gr.Dropdown(label="Meal", choices=list(views.MEAL_TYPES), min_width=110)
                         c.eaten_at = gr.DateTime(label="Eaten at", value="now", include_time=True, type="string",
-                                                 min_width=180, scale=2)
+                                                 min_width=180, scale=2, elem_id="eaten-at")
                     with gr.Row():
                         c.log_btn = gr.Button("Log this meal", variant="primary", elem_id="log-meal",
                                               interactive=False)

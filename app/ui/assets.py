@@ -18,6 +18,12 @@ THEME = gr.themes.Default().set(
 # Phones first: a short header, and the carbohydrate figure large.
 CSS = """
 #page-title h1 { font-size: 1.25rem !important; margin: 0 !important; }
+/* The title takes the row (the sign-in line goes under it on a phone): never "carbohydrate/s". */
+#page-title { flex: 3 1 300px !important; min-width: 0 !important; }
+#signed-in-as { flex: 1 1 160px !important; }
+/* The date box shrinks so that its calendar button stays on a phone's screen. */
+#eaten-at input { min-width: 0 !important; width: 100% !important; }
+#eaten-at > div { min-width: 0 !important; }
 #carb-headline h2 { font-size: 2rem; margin: 0.2rem 0; }
 #carb-headline.pending { opacity: 0.45; }  /* grams typed, not yet on the card */
 """
