@@ -43,7 +43,8 @@ def main(argv: list[str] | None = None) -> int:
     preset = load_preset(args.preset)
     labels = [f"class_{i}" for i in range(args.classes)]
     # The teacher as the pipeline exports it: one member, or the ensemble of all of them.
-    members = [build({**(member.warmup or {}), **member.finetune}, labels) for member in preset.teachers]
+    members = [build({**(member.warmup or {}), **{k: v for cycle in member.finetune for k, v in cycle.items()}}, labels)
+               for member in preset.teachers]
     models = {"teacher": members[0] if len(members) == 1 else EnsembleModel(members),
               "student": build(preset.student, labels)}
     with tempfile.TemporaryDirectory() as tmp:

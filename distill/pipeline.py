@@ -127,12 +127,13 @@ class Pipeline:
     def onnx(self, name: str, suffix: str = ".onnx") -> Path:
         return self.run_dir / f"{name}{suffix}"
 
-    def member_folder(self, member: str, head: bool = False) -> Path:
+    def member_folder(self, member: str, head: bool = False, cycle: int = 1) -> Path:
+        """teacher[-NAME][-head | -cycleN]: the first fine-tuning cycle keeps the plain name."""
         base = "teacher" if len(self.preset.teachers) == 1 else f"teacher-{member}"
-        return self.run_dir / (f"{base}-head" if head else base)
+        return self.run_dir / (f"{base}-head" if head else base if cycle == 1 else f"{base}-cycle{cycle}")
 
     def teacher_checkpoints(self) -> list[Path]:
-        return [self.member_folder(m.name) / "best.pt" for m in self.preset.teachers]
+        return [self.member_folder(m.name, cycle=len(m.finetune)) / "best.pt" for m in self.preset.teachers]
 
     def teacher_spec(self) -> str:
         specs = [f"ckpt:{p}" for p in self.teacher_checkpoints()]
@@ -191,18 +192,20 @@ class Pipeline:
     def stages(self) -> list[Stage]:
         stages = []
         for member in self.preset.teachers:
-            finetune = {**self.common, **member.finetune, "teacher": "none"}
+            start, inputs = None, []  # the checkpoint the next fine-tuning cycle starts from
             if member.warmup is not None:
                 head = self.member_folder(member.name, head=True)
                 stages.append(self._train_stage(head.name, {**self.common, **member.warmup, "teacher": "none",
                                                             "freeze_body": True}, head, []))
-                finetune["model"] = f"ckpt:{head / 'best.pt'}"
-                finetune["freeze_body"] = False
-                inputs = [head / "best.pt"]
-            else:
-                inputs = []
-            folder = self.member_folder(member.name)
-            stages.append(self._train_stage(folder.name, finetune, folder, inputs))
+                start = head / "best.pt"
+            for cycle, options in enumerate(member.finetune, start=1):
+                finetune = {**self.common, **options, "teacher": "none"}
+                if start is not None:
+                    finetune.update(model=f"ckpt:{start}", freeze_body=False)
+                    inputs = [start]
+                folder = self.member_folder(member.name, cycle=cycle)
+                stages.append(self._train_stage(folder.name, finetune, folder, inputs))
+                start = folder / "best.pt"
         stages += self._model_stages("teacher", self.teacher_spec(), self.teacher_checkpoints())
         teacher_ckpts = self.teacher_checkpoints()
         student = self.student_options()

@@ -1,14 +1,20 @@
 """Mixed precision: which autocast dtype, whether a GradScaler is needed (fp16 only), and which
 kernels a ViT trains fastest with under it (bf16 on a CPU: plain matmuls, see use_plain_kernels).
 
-`auto` follows the hardware: bf16 on a CUDA device that supports it, and on a CPU only where
-bf16 is native (AVX-512 BF16 or AMX); elsewhere (e.g. AVX2-only CPUs, where bf16 autocast is
-emulated and trains many times slower than fp32) fp32.
+`auto` follows the hardware: bf16 on a CUDA device that supports it; fp32 on a CPU without native
+bf16 (AVX2-only CPUs emulate it and train many times slower); and on a CPU with native bf16
+(AVX-512 BF16 or AMX) whichever of the two trains the model faster, timed on a few steps
+(faster_on_cpu): native is not enough. EfficientNet-Lite0 at 112 px trained at 48 images/s in
+bf16 against 34 in fp32 on an AMD EPYC with AVX-512 BF16, but at 52 against 83 on an Intel Xeon
+with AMX (its depthwise convolutions are slow in bf16 there).
 """
 
 from __future__ import annotations
 
 import contextlib
+import copy
+import statistics
+import time
 
 import torch
 import torch.nn.functional as F
@@ -34,6 +40,30 @@ def resolve(precision: str, device: torch.device) -> str:
     if precision == "auto":
         return "bf16" if native_bf16(device) else "fp32"
     return precision
+
+
+def faster_on_cpu(model: nn.Module, input_size: int, channels_last: bool, batch: int = 16,
+                  steps: int = 3) -> tuple[str, dict[str, float]]:
+    """bf16 or fp32, whichever trains a copy of ``model`` faster here (forward, loss, backward on
+    random images, the median of ``steps`` after one warm-up); returns it and each one's images/s."""
+    rates = {}
+    for candidate in ("fp32", "bf16"):
+        probe = copy.deepcopy(model).train()
+        if plain_kernels_are_faster(candidate, torch.device("cpu")):
+            use_plain_kernels(probe)
+        # Its own generator: the probe leaves the training's random stream as it was.
+        x = torch.randn(batch, 3, input_size, input_size, generator=torch.Generator().manual_seed(0))
+        if channels_last:
+            probe, x = probe.to(memory_format=torch.channels_last), x.contiguous(memory_format=torch.channels_last)
+        times = []
+        for _ in range(steps + 1):
+            start = time.perf_counter()
+            with autocast(candidate, torch.device("cpu")):
+                out = probe(x)
+            (out[0] if isinstance(out, tuple) else out).float().logsumexp(-1).mean().backward()
+            times.append(time.perf_counter() - start)
+        rates[candidate] = batch / statistics.median(times[1:])
+    return max(rates, key=rates.get), rates
 
 
 def autocast(precision: str, device: torch.device):

@@ -5,7 +5,10 @@ A preset (``distill/presets/<name>.yaml``, or any YAML file path) holds:
     description   one paragraph, copied into the report
     train         `python -m distill train` options shared by every training stage
     teacher       a list of members {name, warmup (optional), finetune}; two or more members
-                  are averaged into one ensemble teacher
+                  are averaged into one ensemble teacher. finetune is one block of options, or a
+                  list of them: fine-tuning cycles, each a fresh schedule starting from the
+                  previous cycle's best.pt (a warm restart), so a finished teacher can learn on
+                  without training again what it has learnt
     student       {why: a few sentences on why this student (into the report), options}
     baseline      options on top of the student's for the no-teacher baseline; `false` = none
     caches        {images: true, logits: true}: decode every photo once into RUN_DIR/cache for all
@@ -37,7 +40,7 @@ RESERVED = ("data", "val_data", "out", "resume", "teacher", "log_dir", "image_ca
 class TeacherMember:
     name: str
     warmup: dict | None  # options of the frozen-body head warm-up, None to skip it
-    finetune: dict
+    finetune: list[dict]  # the fine-tuning cycles, in order
 
 
 @dataclass(frozen=True)
@@ -80,8 +83,14 @@ def load_preset(spec: str) -> Preset:
         if "finetune" not in member:
             raise DistillError(f"{where}: teacher member {member['name']} has no finetune options")
         warmup = _options(member["warmup"], f"{where}: teacher {member['name']} warmup") if member.get("warmup") else None
-        finetune = _options(member["finetune"], f"{where}: teacher {member['name']} finetune")
-        if "model" not in (warmup or finetune):
+        cycles = member["finetune"] if isinstance(member["finetune"], list) else [member["finetune"]]
+        if not cycles:
+            raise DistillError(f"{where}: teacher member {member['name']} has an empty finetune list")
+        finetune = [_options(cycle, f"{where}: teacher {member['name']} finetune {i + 1}") for i, cycle in enumerate(cycles)]
+        if any("model" in cycle for cycle in finetune[1:]):
+            raise DistillError(f"{where}: teacher member {member['name']}: a later fine-tuning cycle starts from "
+                               "the one before it and names no model")
+        if "model" not in (warmup or finetune[0]):
             raise DistillError(f"{where}: teacher member {member['name']} names no model")
         teachers.append(TeacherMember(str(member["name"]), warmup, finetune))
     if len({m.name for m in teachers}) != len(teachers):

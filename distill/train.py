@@ -83,6 +83,12 @@ class Trainer:
                                f"the data's {len(self.classes)}")
         self.student = self._build_student(resume)
         enable_distillation_head(self.student)
+        if cfg.run.precision == "auto" and self.precision == "bf16" and self.device.type == "cpu":
+            # Every rank trains in rank 0's choice: their timings may differ.
+            self.precision, rates = dist.broadcast_object(precision.faster_on_cpu(
+                self.student, self.student.preprocess.input_size, cfg.run.channels_last))
+            self.notes.append(f"--precision auto: {self.precision}, timed here ("
+                              + ", ".join(f"{k} {v:.0f} images/s" for k, v in rates.items()) + ")")
         self.teacher = None
         if teacher_model is not None:
             self.teacher = FrozenTeacher(teacher_model, cfg.model.teacher, self.student.preprocess, self.classes,

@@ -95,7 +95,8 @@ def test_the_food101_preset_runs_on_101_classes_in_miniature(tmp_path):
             "model_kwargs": {"img_size": 16, "patch_size": 8, "depth": 1, "embed_dim": 16, "num_heads": 2}}
     for member in preset["teacher"]:
         member["warmup"] = {**member["warmup"], **tiny}
-        member["finetune"] = {**member["finetune"], **tiny}
+        later = {k: v for k, v in tiny.items() if k != "model"}  # a later cycle starts from the one before
+        member["finetune"] = [{**cycle, **(tiny if i == 0 else later)} for i, cycle in enumerate(member["finetune"])]
     preset["student"]["options"].update(tiny, logit_views=1)
     preset["train"].update(batch_size=8, num_workers=0, synthetic_classes=101, synthetic_images=101)
     path = tmp_path / "food101-tiny.yaml"
@@ -104,7 +105,7 @@ def test_the_food101_preset_runs_on_101_classes_in_miniature(tmp_path):
     assert run_cli("pipeline", "--data", "synthetic", "--out", str(run_dir), "--preset", str(path),
                    "--baseline", "false", "--bench-rounds", "1") == 0
     log = (run_dir / "pipeline.log").read_text()
-    for stage in ("teacher-head", "teacher", "export-teacher",
+    for stage in ("teacher-head", "teacher", "teacher-cycle2", "export-teacher",
                   "student", "int8", "bench", "report"):
         assert f"[{stage}] running" in log
     for name in ("teacher", "student"):

@@ -461,7 +461,32 @@ def test_shipped_presets_are_valid(name):
     assert all(m.warmup["freeze_body"] for m in preset.teachers)
 
 
+def test_a_second_fine_tuning_cycle_continues_the_finished_teacher(tmp_path):
+    """A preset that adds a cycle keeps the trained teacher: only the new cycle and what follows run,
+    from the first cycle's best.pt, and the student learns from the new cycle's teacher."""
+    preset, run_dir = {**TINY_PRESET, "baseline": False}, tmp_path / "run"
+    path = tmp_path / "tiny.yaml"
+    path.write_text(yaml.safe_dump(preset))
+    args = ["pipeline", "--data", "synthetic", "--out", str(run_dir), "--preset", str(path), "--bench-rounds", "1"]
+    assert run_cli(*args) == 0
+    first = (run_dir / "pipeline.log").read_text()
+    cycles = [preset["teacher"][0]["finetune"], {"epochs": 1, "lr": 1e-3}]
+    path.write_text(yaml.safe_dump({**preset, "teacher": [{**preset["teacher"][0], "finetune": cycles}]}))
+    assert run_cli(*args) == 0
+    ran = stage_lines((run_dir / "pipeline.log").read_text()[len(first):])
+    assert ran["teacher-head"] == ran["teacher"] == "skipped"
+    assert ran["teacher-cycle2"] == ran["student"] == "ran"
+    config = yaml.safe_load((run_dir / "teacher-cycle2" / "config.yaml").read_text())
+    assert config["model"]["model"] == f"ckpt:{run_dir / 'teacher' / 'best.pt'}"
+    assert not config["model"]["freeze_body"]
+    student = json.loads((run_dir / "stages" / "student.json").read_text())
+    assert list(student["inputs"]) == ["teacher-cycle2/best.pt"]
+
+
 @pytest.mark.parametrize("change, message", [
+    ({"teacher": [{"name": "a", "finetune": [{"model": "vit_micro"}, {"model": "vit_micro"}]}]},
+     "a later fine-tuning cycle starts from the one before it"),
+    ({"teacher": [{"name": "a", "finetune": []}]}, "empty finetune list"),
     ({"student": {"options": {"modle": "vit_micro"}}}, "unknown option 'modle'"),
     ({"student": {"options": {"teacher": "none"}}}, "teacher are set by the pipeline"),
     ({"teacher": []}, "teacher must be a list"),
