@@ -42,27 +42,31 @@ def resolve(precision: str, device: torch.device) -> str:
     return precision
 
 
-def faster_on_cpu(model: nn.Module, input_size: int, channels_last: bool, batch: int = 16,
-                  steps: int = 3) -> tuple[str, dict[str, float]]:
-    """bf16 or fp32, whichever trains a copy of ``model`` faster here (forward, loss, backward on
-    random images, the median of ``steps`` after one warm-up); returns it and each one's images/s."""
-    rates = {}
+def faster_on_cpu(model: nn.Module, input_size: int, channels_last: bool, batch: int = 32,
+                  rounds: int = 3) -> tuple[str, dict[str, float]]:
+    """bf16 or fp32, whichever trains a copy of ``model`` faster here: forward, loss and backward on
+    random images, the two interleaved over ``rounds`` after a warm-up of each (so that other work
+    on the machine slows both alike), the median of each; returns it and each one's images/s."""
+    # Its own generator: the probe leaves the training's random stream as it was.
+    x = torch.randn(batch, 3, input_size, input_size, generator=torch.Generator().manual_seed(0))
+    probes = {}
     for candidate in ("fp32", "bf16"):
         probe = copy.deepcopy(model).train()
         if plain_kernels_are_faster(candidate, torch.device("cpu")):
             use_plain_kernels(probe)
-        # Its own generator: the probe leaves the training's random stream as it was.
-        x = torch.randn(batch, 3, input_size, input_size, generator=torch.Generator().manual_seed(0))
         if channels_last:
-            probe, x = probe.to(memory_format=torch.channels_last), x.contiguous(memory_format=torch.channels_last)
-        times = []
-        for _ in range(steps + 1):
+            probe = probe.to(memory_format=torch.channels_last)
+        probes[candidate] = probe
+    images = x.contiguous(memory_format=torch.channels_last) if channels_last else x
+    times: dict[str, list[float]] = {candidate: [] for candidate in probes}
+    for _ in range(rounds + 1):
+        for candidate, probe in probes.items():
             start = time.perf_counter()
             with autocast(candidate, torch.device("cpu")):
-                out = probe(x)
+                out = probe(images)
             (out[0] if isinstance(out, tuple) else out).float().logsumexp(-1).mean().backward()
-            times.append(time.perf_counter() - start)
-        rates[candidate] = batch / statistics.median(times[1:])
+            times[candidate].append(time.perf_counter() - start)
+    rates = {candidate: batch / statistics.median(t[1:]) for candidate, t in times.items()}
     return max(rates, key=rates.get), rates
 
 

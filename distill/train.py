@@ -86,7 +86,8 @@ class Trainer:
         if cfg.run.precision == "auto" and self.precision == "bf16" and self.device.type == "cpu":
             # Every rank trains in rank 0's choice: their timings may differ.
             self.precision, rates = dist.broadcast_object(precision.faster_on_cpu(
-                self.student, self.student.preprocess.input_size, cfg.run.channels_last))
+                self.student, self.student.preprocess.input_size, cfg.run.channels_last,
+                batch=min(cfg.data.batch_size, 32)))
             self.notes.append(f"--precision auto: {self.precision}, timed here ("
                               + ", ".join(f"{k} {v:.0f} images/s" for k, v in rates.items()) + ")")
         self.teacher = None

@@ -149,7 +149,7 @@ def test_auto_precision_on_a_native_bf16_cpu_trains_in_whichever_is_faster_here(
     from models.registry import create_model
 
     model = create_model("vit_micro", labels=["a", "b"], pretrained=False, **TINY_VIT)
-    choice, rates = precision.faster_on_cpu(model, 16, channels_last=True, batch=2, steps=1)
+    choice, rates = precision.faster_on_cpu(model, 16, channels_last=True, batch=2, rounds=1)
     assert set(rates) == {"fp32", "bf16"} and choice == max(rates, key=rates.get)
     assert all(p.grad is None for p in model.parameters())  # timed on a copy
 
