@@ -26,6 +26,9 @@ from urllib.parse import parse_qs
 log = logging.getLogger(__name__)
 
 STREAM_PATH_END = "/queue/data"
+# At most this many streams are kept open at once; past it a stream closes as Gradio's do (the
+# race comes back, nothing else), so that a client opening streams by the thousand holds no more.
+MAX_KEPT_OPEN = 512
 _warned = False
 
 
@@ -53,10 +56,14 @@ class _PendingBySession(dict):
             ids = _PendingWhileThePageIsOpen(ids)
         super().__setitem__(session, ids)
 
-    def page_opened(self, session: str) -> None:
+    def page_opened(self, session: str) -> bool:
+        """Mark ``session``'s page open; False (nothing marked) when MAX_KEPT_OPEN are open."""
+        if self.open_pages.total() >= MAX_KEPT_OPEN:
+            return False
         self.open_pages[session] += 1
         if session in self:
             self[session] = set(self[session])
+        return True
 
     def page_closed(self, session: str) -> None:
         self.open_pages[session] -= 1
@@ -95,10 +102,9 @@ class PageStreams:
     async def __call__(self, scope, receive, send) -> None:
         table = keep_page_streams_open(self.queue_of()) if scope["type"] == "http" and scope["path"].endswith(STREAM_PATH_END) else None
         session = _browser_session(scope) if table is not None else None
-        if session is None:
+        if session is None or not table.page_opened(session):
             await self.app(scope, receive, send)
             return
-        table.page_opened(session)
         try:
             await self.app(scope, receive, send)
         finally:

@@ -82,3 +82,15 @@ def test_the_pending_set_of_an_open_page_is_never_empty_to_the_close_check():
     table.page_closed("page")
     assert len(table["page"]) == 0 and type(table["page"]) is set
     assert "page" not in table.open_pages
+
+
+def test_past_the_cap_a_stream_closes_as_gradios_do(monkeypatch):
+    from app import event_stream
+
+    monkeypatch.setattr(event_stream, "MAX_KEPT_OPEN", 2)
+    table = _PendingBySession({})
+    assert table.page_opened("a") and table.page_opened("a")
+    assert not table.page_opened("b")
+    assert "b" not in table.open_pages
+    table.page_closed("a")
+    assert table.page_opened("b")
