@@ -79,3 +79,21 @@ def test_report_text_keeps_one_decimal_for_percentages():
     assert lines["GMI"] == "6.0%" and lines["CV"] == "30.0%  goal <=36%" and lines["Time with data"] == "100.0%"
     assert lines["In range 70-180"] == "94.0%  goal >70%"
     assert "94.0%" in text and lines["Mean"] == "140 mg/dL"
+
+
+def test_the_meal_texts_say_which_flagged_meals_are_kept():
+    """A flagged meal the person keeps is marked in `glucose meals` and in the entry's response
+    text (the Today tab); an unflagged one is not."""
+    from app.glucose.chart import response_text
+    from app.glucose.cli import meals_table
+
+    def meal(flags: list[str], kept: bool) -> dict:
+        response = metrics.MealResponse(100.0, 160.0, 60.0, 60.0, 3600.0, flags)
+        return {"eaten_at": "2026-12-01T08:00", "carbohydrate_g": 27.0, "foods": ["Banana"], "kept": kept,
+                "response": response.to_dict()}
+    kept, unflagged = meals_table([meal([metrics.FLAG_OTHER_MEAL], True), meal([], True)], "mg/dL").splitlines()[1:3]
+    assert kept.endswith(f"Banana; {metrics.FLAG_OTHER_MEAL}; kept in the per-food figures")
+    assert unflagged.endswith("Banana")
+    said = "Counted in your per-food figures all the same"
+    assert said in response_text(meal([metrics.FLAG_OTHER_MEAL], True), "mg/dL")
+    assert said not in response_text(meal([metrics.FLAG_OTHER_MEAL], False), "mg/dL")

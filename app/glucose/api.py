@@ -36,7 +36,7 @@ from db.glucose import service as glucose
 from models.errors import FoodtagError
 
 IMPORT_SLOTS = 2
-_MAX_ZONE_BODY = 1024
+_MAX_JSON_BODY = 1024
 
 
 async def _call(fn, *args: Any, **kwargs: Any) -> Any:
@@ -113,6 +113,20 @@ def add_routes(api: FastAPI, signed_in_user: Any) -> None:
         image = await run_in_threadpool(lambda: chart.png(chart.meal_figure(*result)))
         return Response(image, media_type="image/png")
 
+    async def put_kept(entry_id: int, request: Request, user: signed_in_user) -> Response:
+        """Keep the meal that the user's entry ``entry_id`` belongs to in the per-food figures
+        although it is flagged, or not; answers the meal as /meals lists it."""
+        try:
+            body = json.loads(await limited_body(request, _MAX_JSON_BODY).body())
+        except BodyTooLarge:
+            return error(413, "request body too large")
+        except ValueError:
+            return error(400, 'the body must be {"kept": true} or {"kept": false}')
+        if not isinstance(body, dict) or set(body) != {"kept"}:
+            return error(422, 'the body must be {"kept": true} or {"kept": false}')
+        result = await _call(glucose.keep_meal, user, entry_id, body["kept"])
+        return result if isinstance(result, Response) else JSONResponse(result)
+
     async def foods(user: signed_in_user) -> Response:
         result = await _call(glucose.food_responses, user)
         return result if isinstance(result, Response) else JSONResponse(result)
@@ -132,7 +146,7 @@ def add_routes(api: FastAPI, signed_in_user: Any) -> None:
 
     async def put_zone(request: Request, user: signed_in_user) -> Response:
         try:
-            body = json.loads(await limited_body(request, _MAX_ZONE_BODY).body())
+            body = json.loads(await limited_body(request, _MAX_JSON_BODY).body())
         except BodyTooLarge:
             return error(413, "request body too large")
         except ValueError:
@@ -149,6 +163,7 @@ def add_routes(api: FastAPI, signed_in_user: Any) -> None:
     api.add_api_route("/api/glucose/report.png", report_png, methods=["GET"])
     api.add_api_route("/api/glucose/meals", meals, methods=["GET"])
     api.add_api_route("/api/glucose/meals/{entry_id}/curve.png", meal_curve_png, methods=["GET"])
+    api.add_api_route("/api/glucose/meals/{entry_id}/kept", put_kept, methods=["PUT"])
     api.add_api_route("/api/glucose/foods", foods, methods=["GET"])
     api.add_api_route("/api/glucose/readings.csv", readings_csv, methods=["GET"])
     api.add_api_route("/api/glucose/zone", get_zone, methods=["GET"])

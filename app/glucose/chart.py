@@ -164,6 +164,8 @@ def response_text(meal: dict[str, Any], unit: str) -> str:
              "- Time to peak " + ("-" if response["minutes_to_peak"] is None else f"{response['minutes_to_peak']:g} min")
              + f"; 2-h iAUC {glucose('iauc_2h', ' x min')}"]
     lines += [f"- ⚠️ {flag}" for flag in response["flags"]]
+    if meal.get("kept") and set(response["flags"]) & set(metrics.EXCLUDING_FLAGS):
+        lines.append("- Counted in your per-food figures all the same: you chose to keep it (Glucose tab)")
     return "\n".join(lines)
 
 

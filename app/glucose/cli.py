@@ -28,6 +28,7 @@ import sys
 from pathlib import Path
 
 from db.errors import InvalidValue
+from db.glucose import metrics
 from db.glucose.units import shown
 from models.cli import unknown_command
 
@@ -146,7 +147,9 @@ def meals_table(meals: list[dict], unit: str) -> str:
         r = meal["response"]
         cell = lambda v, w: f"{'-' if v is None else f'{v:g}':>{w}}"  # noqa: E731
         glucose = lambda key, w: f"{shown(r[key], unit):>{w}}"  # noqa: E731
-        flags = [f for f in r["flags"] if f != "a correction bolus cannot be excluded (foodtag holds no insulin data)"]
+        flags = [f for f in r["flags"] if f != metrics.FLAG_INSULIN_UNKNOWN]
+        if meal.get("kept") and set(flags) & set(metrics.EXCLUDING_FLAGS):
+            flags.append("kept in the per-food figures")
         lines.append(f"{meal['eaten_at'].replace('T', ' '):<17} {cell(meal['carbohydrate_g'], 7)} "
                      f"{glucose('baseline_mg_dl', 5)} {glucose('peak_mg_dl', 5)} {glucose('rise_mg_dl', 5)} "
                      f"{cell(r['minutes_to_peak'], 4)} {glucose('iauc_2h', 8)}  {', '.join(meal['foods'])}"

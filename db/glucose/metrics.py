@@ -51,6 +51,8 @@ FLAG_OTHER_MEAL = "another meal in the window"
 FLAG_MISSING_DATA = "missing data"
 FLAG_INSULIN_UNKNOWN = "a correction bolus cannot be excluded (foodtag holds no insulin data)"
 FLAG_CORRECTION = "insulin was given after the meal (a correction bolus)"
+# The flags that keep a meal out of the per-food figures unless the person keeps it (per_food).
+EXCLUDING_FLAGS: tuple[str, ...] = (FLAG_OTHER_MEAL, FLAG_MISSING_DATA, FLAG_CORRECTION)
 # A bolus from this long before the meal to this long after it is the meal's own; a later one
 # within the curve is a correction, which changes the curve.
 MEAL_BOLUS_MINUTES = (-30.0, 30.0)
@@ -270,8 +272,9 @@ def _has_gap(minutes: Sequence[float]) -> bool:
 
 # --- the person's response per food ---------------------------------------------------------
 
-# Below this many clean meals (no other meal, no missing data, no correction bolus) a food's mean is not shown: with
-# two meals the spread of one person's responses (easily 30-50 %) swamps any difference.
+# Below this many clean meals (no other meal, no missing data, no correction bolus; or flagged
+# but kept by the person) a food's mean is not shown: with two meals the spread of one person's
+# responses (easily 30-50 %) swamps any difference.
 MIN_MEALS_PER_FOOD = 3
 # A meal counts for a food when the food gives at least this share of its carbohydrate.
 MAIN_FOOD_CARB_SHARE = 0.5
@@ -280,13 +283,15 @@ MAIN_FOOD_CARB_SHARE = 0.5
 def per_food(meals: Sequence[dict]) -> list[dict]:
     """Foods ranked by mean iAUC per 10 g of carbohydrate, highest first, each with the mean
     rise per 10 g, the count and the sample SD; only foods with MIN_MEALS_PER_FOOD clean
-    meals. Each meal: {"main_food", "main_share", "carbohydrate_g", "response": MealResponse}."""
+    meals. A flagged meal never counts unless the person keeps it ("kept"), and then only when
+    its readings give its numbers. Each meal: {"main_food", "main_share", "carbohydrate_g",
+    "response": MealResponse, "kept" (optional, False)}."""
     by_food: dict[str, list[tuple[float, float]]] = {}
     for meal in meals:
         response: MealResponse = meal["response"]
         carbs = meal["carbohydrate_g"] or 0.0
-        clean = not {FLAG_OTHER_MEAL, FLAG_MISSING_DATA, FLAG_CORRECTION} & set(response.flags)
-        if (not clean or carbs < 5 or meal["main_share"] < MAIN_FOOD_CARB_SHARE
+        flagged = set(EXCLUDING_FLAGS) & set(response.flags)
+        if ((flagged and not meal.get("kept", False)) or carbs < 5 or meal["main_share"] < MAIN_FOOD_CARB_SHARE
                 or response.iauc_2h is None or response.rise_mg_dl is None):
             continue
         tens = carbs / 10.0
