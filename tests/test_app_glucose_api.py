@@ -52,6 +52,10 @@ def test_each_user_sees_only_their_own_readings(alice):
     assert web.get("/api/glucose/readings.csv", headers=as_user(alice)).text.count("\n") == 12
     png = web.get("/api/glucose/report.png?days=2&end=2026-10-25", headers=as_user(alice))
     assert png.headers["content-type"] == "image/png" and png.content[:4] == b"\x89PNG"
+    pdf = web.get("/api/glucose/report.pdf?days=2&end=2026-10-25", headers=as_user(alice))
+    assert pdf.headers["content-type"] == "application/pdf" and pdf.content[:5] == b"%PDF-"
+    assert pdf.headers["content-disposition"] == 'attachment; filename="glucose-2026-10-24-2026-10-25.pdf"'
+    assert web.get("/api/glucose/report.pdf?days=x", headers=as_user(alice)).status_code == 422
     assert web.get("/api/glucose/meals", headers=as_user("bob")).json()["meals"] == []
     assert web.get("/api/glucose/foods", headers=as_user("bob")).json()["foods"] == []
 

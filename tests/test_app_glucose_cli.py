@@ -37,18 +37,21 @@ def test_bad_input_is_an_error_message_and_nothing_is_imported(alice, capsys, tm
     assert "YYYY-MM-DD" in capsys.readouterr().err
 
 
-def test_report_json_has_the_consensus_keys_and_writes_the_png(alice, capsys, tmp_path):
+def test_report_json_has_the_consensus_keys_and_writes_the_png_and_pdf(alice, capsys, tmp_path):
     export = tmp_path / "clarity.csv"
     export.write_bytes(clarity_export(14, date(2026, 11, 17)))
     assert main(["glucose", "zone", alice, "Europe/London"]) == 0
     assert main(["glucose", "import", alice, str(export)]) == 0
     capsys.readouterr()
-    png = tmp_path / "agp.png"
-    assert main(["glucose", "report", alice, "--end", "2026-11-30", "--json", "--png", str(png)]) == 0
+    png, pdf = tmp_path / "report.png", tmp_path / "report.pdf"
+    assert main(["glucose", "report", alice, "--end", "2026-11-30", "--json", "--png", str(png), "--pdf", str(pdf)]) == 0
     report = json.loads(capsys.readouterr().out)
     assert all(isinstance(report[k], float) for k in REPORT_KEYS)
     assert report["active_percent"] == 100.0 and report["readings"] == 14 * 288
-    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and pdf.read_bytes()[:5] == b"%PDF-"
+    assert len(report["daily"]) == 14 and len(report["agp_smoothed"]["p50"]) == 96
+    assert main(["glucose", "report", alice, "--pdf", str(tmp_path / "no" / "such" / "folder.pdf")]) == 1
+    assert "cannot write" in capsys.readouterr().err
     assert main(["glucose", "report", alice, "--end", "2026-11-30"]) == 0
     assert "Shows what happened." in capsys.readouterr().out
 

@@ -48,9 +48,11 @@ def test_import_report_and_meals_through_the_handlers(alice, tmp_path):
     assert "Read as **clarity** in Europe/Berlin: **4** readings added" in status
     assert "line 14: 2026-03-29 02:30:00 does not exist in Europe/Berlin" in status
     shown = h.report(2, "2026-03-29", ALICE)
-    text, figure, png = shown[h.c.metrics_text], shown[h.c.agp], shown[h.c.png]
+    text, figure, png, pdf = shown[h.c.metrics_text], shown[h.c.agp], shown[h.c.png], shown[h.c.pdf]
     assert "4 readings" in text and "Shows what happened." in text and figure is not None
+    assert [a.get_title() for a in shown[h.c.daily].axes] == ["Sat 28 Mar", "Sun 29 Mar"]
     assert Path(png).read_bytes()[:4] == b"\x89PNG" and "/alice/" in png
+    assert Path(pdf).read_bytes()[:5] == b"%PDF-" and pdf == png[:-4] + ".pdf"
     assert "0 readings" in h.report(2, "2026-03-29", BOB)[h.c.metrics_text]
     service.log_meal(alice, "banana", eaten_at=datetime(2026, 3, 29, 1, 40))
     shown = h.meals(ALICE)

@@ -113,6 +113,12 @@ def test_report_over_14_days(alice):
     assert report["gmi_percent"] == pytest.approx(metrics.gmi_percent(report["mean_mg_dl"]), abs=0.051)
     # the AGP is by local time: "Low" is written at 03:00 local every day
     assert report["agp"]["p5"][3 * 4] == 40.0
+    assert report["agp_smoothed"] == metrics.smooth_profile(report["agp"])
+    # the last 14 days' readings by local time of day, 288 a day
+    assert [d["date"] for d in report["daily"]][::13] == ["2026-11-17", "2026-11-30"]
+    assert all(len(d["readings"]) == 288 for d in report["daily"])
+    assert report["daily"][0]["readings"][36][1] == 40.0  # 03:00 local, "Low"
+    assert len(glucose.report(alice, days=20, end=date(2026, 11, 30))["daily"]) == 14
     with pytest.raises(InvalidValue, match="days must be"):
         glucose.report(alice, days=0)
 

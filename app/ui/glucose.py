@@ -1,6 +1,6 @@
-"""The Glucose tab: import a CGM or meter export, the standard report with its AGP chart (and a
-PNG to bring to the clinic), each meal beside the glucose that followed it, and the person's
-response per food. Thin handlers over db.glucose.service; the user comes from the sign-in, never
+"""The Glucose tab: import a CGM or meter export, the standard report with its AGP chart and
+daily profiles (and the whole report on one page, as a PNG and a PDF to bring to the clinic),
+each meal beside the glucose that followed it, and the person's response per food. Thin handlers over db.glucose.service; the user comes from the sign-in, never
 from the page. It shows what happened: no dosing advice, no prediction.
 """
 
@@ -91,19 +91,23 @@ class GlucoseTab:
         return "\n".join(lines)
 
     def report(self, days: float | None, end: str | None, request: gr.Request):
-        """The period's metrics text, AGP figure and PNG file."""
+        """The period's metrics text, AGP and daily profiles figures, and the one-page report as
+        PNG and PDF files."""
         c = self.c
         user = self.user_of(request)
         try:
             result = glucose.report(user, days=_whole_days(days), end=(end or "").strip() or None)
         except FoodtagError as exc:
-            return {c.metrics_text: f"⚠️ {exc}", c.agp: None, c.png: None}
-        figure = chart.agp_figure(result)  # in result["glucose_unit"], as is the text
-        path = self.owned_path(f"glucose-{result['start']}-{result['end']}", ".png", user)
-        path.write_bytes(chart.png(figure))
+            return {c.metrics_text: f"⚠️ {exc}", c.agp: None, c.daily: None, c.png: None, c.pdf: None}
+        stem = f"glucose-{result['start']}-{result['end']}"
+        png, pdf = self.owned_path(stem, ".png", user), self.owned_path(stem, ".pdf", user)
+        page = chart.report_page(result)  # in result["glucose_unit"], as is everything shown
+        png.write_bytes(chart.report_png(result, page))
+        pdf.write_bytes(chart.report_pdf(result, page))
         text = (f"**{result['start']} to {result['end']}** ({result['time_zone']}, "
                 f"{result['readings']} readings)\n\n```\n{chart.report_text(result)}\n```")
-        return {c.metrics_text: text, c.agp: figure, c.png: str(path)}
+        return {c.metrics_text: text, c.agp: chart.agp_figure(result), c.daily: chart.daily_figure(result),
+                c.png: str(png), c.pdf: str(pdf)}
 
     def meals(self, request: gr.Request):
         """The table of meals and the meal picker, glucose in the person's unit."""
@@ -206,8 +210,10 @@ class GlucoseTab:
             with gr.Row():
                 c.agp = gr.Plot(label="Ambulatory glucose profile", elem_id="glucose-agp", scale=3)
                 c.metrics_text = gr.Markdown(elem_id="glucose-metrics")
+            c.daily = gr.Plot(label="Daily glucose profiles (the last 14 days)", elem_id="glucose-daily")
             with gr.Row():
-                c.png = gr.File(label="AGP as PNG (for your clinic)", elem_id="glucose-png")
+                c.png = gr.File(label="Report as PNG (one page, for your clinic)", elem_id="glucose-png")
+                c.pdf = gr.File(label="Report as PDF (one page, for your clinic)", elem_id="glucose-pdf")
                 c.readings_file = gr.File(label="All readings as CSV (for your diabetes team)")
                 c.readings_btn = gr.Button("Export readings")
             gr.Markdown("### Meals beside glucose")
@@ -227,7 +233,8 @@ class GlucoseTab:
 
         c.import_btn.click(self.import_file, [c.upload, c.fmt], [c.import_status], api_name="glucose_import")
         c.save_zone_btn.click(self.save_zone, [c.zone], [c.import_status], api_name="glucose_save_zone")
-        c.report_btn.click(self.report, [c.days, c.end], [c.metrics_text, c.agp, c.png], api_name="glucose_report")
+        c.report_btn.click(self.report, [c.days, c.end], [c.metrics_text, c.agp, c.daily, c.png, c.pdf],
+                           api_name="glucose_report")
         c.readings_btn.click(self.export_readings, None, [c.readings_file], api_name="glucose_export_readings")
         c.meals_btn.click(self.meals, None, [c.meals_table, c.meal_pick], api_name="glucose_meals").success(
             self.foods, None, [c.foods_table], api_name="glucose_foods", **QUIET)

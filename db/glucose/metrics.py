@@ -12,7 +12,13 @@ glycemia risk index GRI = 3.0 x %<54 + 2.4 x %54-69 + 1.6 x %>250 + 0.8 x %181-2
 percentage of time with data, the time the readings cover (each the sampling interval after it,
 up to the next one) over the period; and the ambulatory glucose
 profile (AGP): the 5th, 25th, 50th, 75th and 95th percentiles of the readings in each
-15-minute slot of the day (numpy's linear percentile).
+15-minute slot of the day (numpy's linear percentile), and those curves smoothed for the chart:
+each slot's percentile becomes the weighted mean of its own and its two neighbours' on either
+side, weights 1-2-3-2-1 (a centred 75-minute triangular window), taken round midnight (23:45 is
+beside 00:00); a neighbour without readings is left out of the mean and a slot without readings
+stays empty (smooth_profile). The IDC's AGP smooths its curves too, by a method its papers do not
+spell out; this one is ours, stated so that the chart can be checked. Daily profiles: each of the
+period's last 14 days' readings by local time of day (daily_profiles), as AGP v4 shows them.
 
 Meal response (minutes from the start of the meal): the baseline is the mean of the readings
 from 15 minutes before to the start; the peak the highest reading up to 3 h after; rise = peak
@@ -26,6 +32,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from datetime import date, datetime, timedelta
 from statistics import mean, median, stdev
 
 import numpy as np
@@ -36,6 +43,10 @@ RANGE_KEYS: tuple[str, ...] = ("time_below_54", "time_54_69", "time_in_range", "
                                "time_above_250")
 AGP_PERCENTILES: tuple[int, ...] = (5, 25, 50, 75, 95)
 AGP_SLOT_MINUTES = 15
+# The smoothing of the AGP's curves (smooth_profile): the weights of a slot's neighbours, centred.
+AGP_SMOOTHING_WEIGHTS: tuple[int, ...] = (1, 2, 3, 2, 1)
+# The daily profiles shown: the period's last this many days (AGP v4's page shows 14).
+DAILY_PROFILE_DAYS = 14
 BASELINE_FROM_MIN = -15.0
 IAUC_MINUTES = 120.0
 PEAK_MINUTES = 180.0
@@ -98,6 +109,14 @@ GRI_WEIGHTS = {"time_below_54": 3.0, "time_54_69": 2.4, "time_above_250": 1.6, "
 def gri(ranges: dict[str, float]) -> float:
     """The glycemia risk index (0-100) of the time in ranges."""
     return min(100.0, sum(weight * ranges[key] for key, weight in GRI_WEIGHTS.items()))
+
+
+def gri_components(ranges: dict[str, float]) -> tuple[float, float]:
+    """The GRI's hypoglycemia component (%<54 + 0.8 x %54-69) and hyperglycemia component
+    (%>250 + 0.5 x %181-250), the axes of Klonoff's GRI grid: GRI = 3.0 x hypo + 1.6 x hyper."""
+    hypo = ranges["time_below_54"] + 0.8 * ranges["time_54_69"]
+    hyper = ranges["time_above_250"] + 0.5 * ranges["time_181_250"]
+    return hypo, hyper
 
 
 def gri_zone(value: float) -> str:
@@ -180,6 +199,45 @@ def agp_profile(minute_of_day: Sequence[float], values: Sequence[float],
         for p, value in zip(AGP_PERCENTILES, found):
             profile[f"p{p}"].append(None if value is None else round(float(value), 1))
     return profile
+
+
+def smooth_profile(profile: dict[str, list], weights: Sequence[float] = AGP_SMOOTHING_WEIGHTS) -> dict[str, list]:
+    """``profile`` (agp_profile) with each percentile curve smoothed round the clock: a slot's
+    value is the weighted mean of the slots from len(weights) // 2 before it to as many after
+    (the first slot's neighbours include the last ones), leaving out those without readings; a
+    slot without readings stays None. Every curve gets the same weights at each slot, so the
+    smoothed percentiles keep their order."""
+    half = len(weights) // 2
+    slots = len(profile["minute"])
+    out: dict[str, list] = {"minute": list(profile["minute"])}
+    for p in AGP_PERCENTILES:
+        curve = profile[f"p{p}"]
+        smoothed = []
+        for slot in range(slots):
+            if curve[slot] is None:
+                smoothed.append(None)
+                continue
+            near = [(w, curve[(slot + offset) % slots]) for offset, w in zip(range(-half, half + 1), weights)]
+            near = [(w, v) for w, v in near if v is not None]
+            smoothed.append(round(sum(w * v for w, v in near) / sum(w for w, _ in near), 1))
+        out[f"p{p}"] = smoothed
+    return out
+
+
+def daily_profiles(local_times: Sequence[datetime], values: Sequence[float], first: date,
+                   last: date, days: int = DAILY_PROFILE_DAYS) -> list[dict]:
+    """The last ``days`` local days up to ``last`` (none before ``first``), each {"date": ISO
+    date, "readings": [[minute of the day, mg/dL], ...]} in time order; ``local_times`` are the
+    readings' local wall-clock times, sorted."""
+    start = max(first, last - timedelta(days=days - 1))
+    by_day: dict[date, list[list[float]]] = {}
+    for when, value in zip(local_times, values):
+        if start <= when.date() <= last:
+            minute = when.hour * 60 + when.minute + when.second / 60
+            by_day.setdefault(when.date(), []).append([round(minute, 2), value])
+    count = (last - start).days + 1
+    return [{"date": (start + timedelta(days=n)).isoformat(), "readings": by_day.get(start + timedelta(days=n), [])}
+            for n in range(count)]
 
 
 # --- a meal's response ----------------------------------------------------------------------

@@ -204,8 +204,11 @@ def _period(days: object, end: object, where) -> tuple[date, date]:
 def report(user: str, days: int = 14, end: date | str | None = None) -> dict[str, Any]:
     """The standard CGM report for the ``days`` local days ending with ``end`` (default today
     in the person's zone): the consensus metrics (metrics.consensus_metrics' keys, GRI
-    included; values in mg/dL whatever the person reads, "glucose_unit" the unit to show them in), "data_warning" (metrics.data_warning: too few days or readings, else None), the
-    AGP by local time of day ("agp") and the period's meals with their carbohydrate ("meals")."""
+    included; values in mg/dL whatever the person reads, "glucose_unit" the unit to show them
+    in), "data_warning" (metrics.data_warning: too few days or readings, else None), the AGP by
+    local time of day ("agp"; smoothed for the chart: "agp_smoothed", metrics.smooth_profile),
+    the last 14 days' readings by time of day ("daily", metrics.daily_profiles), the period's
+    meals with their carbohydrate ("meals") and the devices' insulin and carbohydrate ("events")."""
     with session_scope(write=False) as session:
         owner = repo.get_user(user, session=session)
         where, unit = zones.zone(owner.time_zone), _unit(owner)
@@ -226,6 +229,8 @@ def report(user: str, days: int = 14, end: date | str | None = None) -> dict[str
                                      interval_minutes=interval)
     out["data_warning"] = metrics.data_warning(days, out["active_percent"])
     out["agp"] = metrics.agp_profile([t.hour * 60 + t.minute + t.second / 60 for t in local], values)
+    out["agp_smoothed"] = metrics.smooth_profile(out["agp"])
+    out["daily"] = metrics.daily_profiles(local, values, first, last)
     out["meals"] = [{"eaten_at": m["eaten_at"].isoformat(timespec="minutes"),
                      "minute_of_day": m["eaten_at"].hour * 60 + m["eaten_at"].minute,
                      "carbohydrate_g": m["carbohydrate_g"], "foods": m["foods"]} for m in meals]
