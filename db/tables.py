@@ -379,6 +379,9 @@ class MealEntry(Base):
 
     # The caller's id for the entry: importing the same entry twice is a no-op.
     external_id: Mapped[Optional[str]] = mapped_column(String(200))
+    # The person keeps the meal of this entry in their per-food glucose figures although it is
+    # flagged (another meal, a correction bolus, missing data: db.glucose.metrics.per_food).
+    keep_in_food_figures: Mapped[bool] = mapped_column(default=False, server_default=false())
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
 

@@ -38,7 +38,7 @@ REVIEWED_ENDPOINTS = {
     # The Glucose tab (app.ui.glucose): every handler names the user by GlucoseTab.user_of(request).
     "glucose_import": "import_file", "glucose_save_zone": "save_zone", "glucose_report": "report",
     "glucose_export_readings": "export_readings", "glucose_meals": "meals", "glucose_foods": "foods",
-    "glucose_meal_curve": "meal_curve", "glucose_zone": "load",
+    "glucose_meal_curve": "meal_curve", "glucose_zone": "load", "glucose_keep_meal": "keep_meal",
     "pick_row": "pick_row",  # the clicked row's own "#" cell, checked by load_entry afterwards
     "card_after_settings": "refresh_card",
     "day_view": "day_view", "day_view_after_log": "day_view", "day_view_after_edit": "day_view",

@@ -11,6 +11,7 @@ from typing import Annotated
 import httpx
 import pytest
 from db_support import alice, db_url  # noqa: F401  (fixtures)
+from glucose_support import flagged_bananas
 from fastapi import Depends, FastAPI, Request
 from fastapi.testclient import TestClient
 
@@ -51,6 +52,10 @@ def test_each_user_sees_only_their_own_readings(alice):
     assert web.get("/api/glucose/readings.csv", headers=as_user(alice)).text.count("\n") == 12
     png = web.get("/api/glucose/report.png?days=2&end=2026-10-25", headers=as_user(alice))
     assert png.headers["content-type"] == "image/png" and png.content[:4] == b"\x89PNG"
+    pdf = web.get("/api/glucose/report.pdf?days=2&end=2026-10-25", headers=as_user(alice))
+    assert pdf.headers["content-type"] == "application/pdf" and pdf.content[:5] == b"%PDF-"
+    assert pdf.headers["content-disposition"] == 'attachment; filename="glucose-2026-10-24-2026-10-25.pdf"'
+    assert web.get("/api/glucose/report.pdf?days=x", headers=as_user(alice)).status_code == 422
     assert web.get("/api/glucose/meals", headers=as_user("bob")).json()["meals"] == []
     assert web.get("/api/glucose/foods", headers=as_user("bob")).json()["foods"] == []
 
@@ -151,3 +156,22 @@ def test_values_stay_in_mg_dl_and_the_persons_unit_is_named_beside_them(alice):
     for route in ("/api/glucose/meals", "/api/glucose/foods"):
         assert web.get(route, headers=as_user("ben")).json()["glucose_unit"] == "mmol/L"
         assert web.get(route, headers=as_user(alice)).json()["glucose_unit"] == "mg/dL"
+
+
+def test_a_flagged_meal_is_kept_through_the_api_by_its_owner_only(alice):
+    web = client()
+    bananas = flagged_bananas(alice)
+    assert web.get("/api/glucose/foods", headers=as_user(alice)).json()["foods"] == []
+    for entry_id in bananas:
+        answer = web.put(f"/api/glucose/meals/{entry_id}/kept", headers=as_user(alice), json={"kept": True})
+        assert answer.status_code == 200 and answer.json()["kept"] is True
+        assert answer.json()["entry_ids"] == [entry_id] and "another meal in the window" in answer.json()["response"]["flags"]
+    assert [f["food"] for f in web.get("/api/glucose/foods", headers=as_user(alice)).json()["foods"]] == ["Banana"]
+    assert all(m["kept"] for m in web.get("/api/glucose/meals", headers=as_user(alice)).json()["meals"]
+               if m["foods"] == ["Banana"])
+    service.create_user("bob")
+    assert web.put(f"/api/glucose/meals/{bananas[0]}/kept", headers=as_user("bob"), json={"kept": False}).status_code == 404
+    for body, status in (({"kept": "no"}, 422), ({"keep": True}, 422), ([True], 422)):
+        assert web.put(f"/api/glucose/meals/{bananas[0]}/kept", headers=as_user(alice), json=body).status_code == status
+    assert web.put(f"/api/glucose/meals/{bananas[0]}/kept", headers=as_user(alice), content=b"{").status_code == 400
+    assert glucose.meal_of_entry(alice, bananas[0])["kept"] is True  # none of those changed it

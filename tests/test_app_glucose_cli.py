@@ -37,18 +37,21 @@ def test_bad_input_is_an_error_message_and_nothing_is_imported(alice, capsys, tm
     assert "YYYY-MM-DD" in capsys.readouterr().err
 
 
-def test_report_json_has_the_consensus_keys_and_writes_the_png(alice, capsys, tmp_path):
+def test_report_json_has_the_consensus_keys_and_writes_the_png_and_pdf(alice, capsys, tmp_path):
     export = tmp_path / "clarity.csv"
     export.write_bytes(clarity_export(14, date(2026, 11, 17)))
     assert main(["glucose", "zone", alice, "Europe/London"]) == 0
     assert main(["glucose", "import", alice, str(export)]) == 0
     capsys.readouterr()
-    png = tmp_path / "agp.png"
-    assert main(["glucose", "report", alice, "--end", "2026-11-30", "--json", "--png", str(png)]) == 0
+    png, pdf = tmp_path / "report.png", tmp_path / "report.pdf"
+    assert main(["glucose", "report", alice, "--end", "2026-11-30", "--json", "--png", str(png), "--pdf", str(pdf)]) == 0
     report = json.loads(capsys.readouterr().out)
     assert all(isinstance(report[k], float) for k in REPORT_KEYS)
     assert report["active_percent"] == 100.0 and report["readings"] == 14 * 288
-    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and pdf.read_bytes()[:5] == b"%PDF-"
+    assert len(report["daily"]) == 14 and len(report["agp_smoothed"]["p50"]) == 96
+    assert main(["glucose", "report", alice, "--pdf", str(tmp_path / "no" / "such" / "folder.pdf")]) == 1
+    assert "cannot write" in capsys.readouterr().err
     assert main(["glucose", "report", alice, "--end", "2026-11-30"]) == 0
     assert "Shows what happened." in capsys.readouterr().out
 
@@ -79,3 +82,21 @@ def test_report_text_keeps_one_decimal_for_percentages():
     assert lines["GMI"] == "6.0%" and lines["CV"] == "30.0%  goal <=36%" and lines["Time with data"] == "100.0%"
     assert lines["In range 70-180"] == "94.0%  goal >70%"
     assert "94.0%" in text and lines["Mean"] == "140 mg/dL"
+
+
+def test_the_meal_texts_say_which_flagged_meals_are_kept():
+    """A flagged meal the person keeps is marked in `glucose meals` and in the entry's response
+    text (the Today tab); an unflagged one is not."""
+    from app.glucose.chart import response_text
+    from app.glucose.cli import meals_table
+
+    def meal(flags: list[str], kept: bool) -> dict:
+        response = metrics.MealResponse(100.0, 160.0, 60.0, 60.0, 3600.0, flags)
+        return {"eaten_at": "2026-12-01T08:00", "carbohydrate_g": 27.0, "foods": ["Banana"], "kept": kept,
+                "response": response.to_dict()}
+    kept, unflagged = meals_table([meal([metrics.FLAG_OTHER_MEAL], True), meal([], True)], "mg/dL").splitlines()[1:3]
+    assert kept.endswith(f"Banana; {metrics.FLAG_OTHER_MEAL}; kept in the per-food figures")
+    assert unflagged.endswith("Banana")
+    said = "Counted in your per-food figures all the same"
+    assert said in response_text(meal([metrics.FLAG_OTHER_MEAL], True), "mg/dL")
+    assert said not in response_text(meal([metrics.FLAG_OTHER_MEAL], False), "mg/dL")

@@ -1,15 +1,19 @@
 """The Glucose tab's handlers in process (each user's own data, clear messages for bad input)."""
 
+import json
 from datetime import datetime
 from pathlib import Path
 from types import SimpleNamespace
 
 import gradio as gr
 from db_support import alice, db_url  # noqa: F401  (fixtures)
+from glucose_support import flagged_bananas
 
 from app.security import Uploads
 from app.ui.glucose import MEAL_COLUMNS, NO_READINGS, GlucoseTab, columns_in
 from db import service
+from db.glucose import metrics
+from db.glucose import service as glucose
 
 DATA = Path(__file__).parent / "data" / "glucose"
 
@@ -44,17 +48,19 @@ def test_import_report_and_meals_through_the_handlers(alice, tmp_path):
     assert "Read as **clarity** in Europe/Berlin: **4** readings added" in status
     assert "line 14: 2026-03-29 02:30:00 does not exist in Europe/Berlin" in status
     shown = h.report(2, "2026-03-29", ALICE)
-    text, figure, png = shown[h.c.metrics_text], shown[h.c.agp], shown[h.c.png]
+    text, figure, png, pdf = shown[h.c.metrics_text], shown[h.c.agp], shown[h.c.png], shown[h.c.pdf]
     assert "4 readings" in text and "Shows what happened." in text and figure is not None
+    assert [a.get_title() for a in shown[h.c.daily].axes] == ["Sat 28 Mar", "Sun 29 Mar"]
     assert Path(png).read_bytes()[:4] == b"\x89PNG" and "/alice/" in png
+    assert Path(pdf).read_bytes()[:5] == b"%PDF-" and pdf == png[:-4] + ".pdf"
     assert "0 readings" in h.report(2, "2026-03-29", BOB)[h.c.metrics_text]
     service.log_meal(alice, "banana", eaten_at=datetime(2026, 3, 29, 1, 40))
     shown = h.meals(ALICE)
     table, picker = shown[h.c.meals_table], shown[h.c.meal_pick]
     assert list(table.columns) == columns_in("mg/dL", MEAL_COLUMNS) and table.iloc[0]["Foods"] == "Banana"
     assert picker["choices"] == ["2026-03-29T01:40"]
-    assert h.meal_curve("2026-03-29T01:40", ALICE) is not None
-    assert h.meal_curve("2026-03-29T01:40", BOB) is None
+    assert h.meal_curve("2026-03-29T01:40", ALICE)[h.c.meal_plot] is not None
+    assert h.meal_curve("2026-03-29T01:40", BOB)[h.c.meal_plot] is None
     assert h.meals(BOB)[h.c.meals_table].empty and h.foods(ALICE).empty
     csv_path = h.export_readings(ALICE)
     assert Path(csv_path).read_text().count("\n") == 5
@@ -102,3 +108,33 @@ def test_an_entry_shows_its_own_curve_to_its_owner_only(alice, tmp_path):
     assert text == f"⚠️ no meal entry {around} for 'bob'"
     assert h.entry_response(None, ALICE) == {h.c.entry_plot: {"__type__": "update", "value": None, "visible": False},
                                              h.c.entry_text: ""}
+
+
+def test_a_flagged_meal_is_kept_in_the_per_food_figures_from_the_tab(alice, tmp_path):
+    """A picked flagged meal offers the choice to count it; kept, the meals table says so and
+    the foods table gains the food once three are kept. The table names every flag but the
+    insulin one said of every meal (a correction bolus was cut off as the last flag)."""
+    h = handlers(tmp_path)
+    flagged_bananas(alice)
+    correction = [{"eventType": "Correction Bolus", "insulin": 1.5, "created_at": "2026-12-01T09:30:00Z"}]
+    glucose.import_export(alice, json.dumps(correction).encode())
+    table = h.meals(ALICE)[h.c.meals_table]
+    flags = dict(zip(table["Meal (local time)"], table["Flags"]))
+    assert flags["2026-12-01 08:00"] == (f"{metrics.FLAG_OTHER_MEAL}; {metrics.FLAG_CORRECTION}")
+    assert flags["2026-12-02 08:00"] == metrics.FLAG_OTHER_MEAL  # insulin data: no "cannot be excluded"
+    shown = h.meal_curve("2026-12-01T08:00", ALICE)
+    assert shown[h.c.meal_plot] is not None
+    assert shown[h.c.meal_keep] == {"__type__": "update", "value": False, "visible": True}
+    for day in (1, 2, 3):
+        shown = h.keep_meal(f"2026-12-0{day}T08:00", True, ALICE)
+    assert shown[h.c.meal_keep_status].startswith("Kept: this meal counts for **Banana**")
+    assert shown[h.c.foods_table]["Food"].tolist() == ["Banana"]
+    flags = dict(zip(shown[h.c.meals_table]["Meal (local time)"], shown[h.c.meals_table]["Flags"]))
+    assert flags["2026-12-02 08:00"] == f"{metrics.FLAG_OTHER_MEAL}; kept in your per-food figures"
+    assert h.meal_curve("2026-12-02T08:00", ALICE)[h.c.meal_keep]["value"] is True
+    shown = h.keep_meal("2026-12-02T08:00", False, ALICE)
+    assert shown[h.c.meal_keep_status].startswith("This meal is left out") and shown[h.c.foods_table].empty
+    # Bob has no such meal: nothing of Alice's is kept or shown.
+    service.create_user("bob")
+    assert h.keep_meal("2026-12-01T08:00", False, BOB) == {h.c.meal_keep_status: "⚠️ Pick a meal first."}
+    assert h.meal_curve("2026-12-01T08:00", BOB)[h.c.meal_plot] is None

@@ -1,6 +1,8 @@
 """Reading glucose exports: each fixture in tests/data/glucose is laid out as its format's public
 description says (db/glucose/formats.py), in mg/dL and mmol/L, across a DST change."""
 
+import csv
+import io
 import json
 from datetime import datetime
 from pathlib import Path
@@ -60,6 +62,97 @@ def test_libreview_header_in_any_language_and_semicolons():
     original = parse("libreview_uk_mmol.csv", "Europe/London")
     assert [(r.kind, r.measured_at, r.mg_dl) for r in translated.readings] == [
         (r.kind, r.measured_at, r.mg_dl) for r in original.readings]
+
+
+# LibreView exports in French, Italian, Spanish and Dutch: the English export's 19 columns in the
+# same positions with their header words translated and a metadata first line, each with its
+# locale's separator (; or ,), decimal mark and day-first date (14/11/2026, 14-11-2026); 07:00 on
+# 14 November is 06:00 UTC in each country. Mg/dL in France, Italy and Spain, mmol/L with decimal
+# commas in the Netherlands.
+EUROPEAN = {"libreview_fr_mgdl.csv": "Europe/Paris", "libreview_it_mgdl.csv": "Europe/Rome",
+            "libreview_es_mgdl.csv": "Europe/Madrid", "libreview_nl_mmol.csv": "Europe/Amsterdam"}
+
+
+@pytest.mark.parametrize("name", sorted(EUROPEAN))
+def test_libreview_in_french_italian_spanish_and_dutch(name):
+    parsed = parse(name, EUROPEAN[name])
+    mmol = [5.8, 6.6, 7.3, 7.9, 8.3, 8.6]
+    values = [round(v * 18.016, 1) for v in mmol] if "mmol" in name else [104.0, 118.0, 131.0, 142.0, 150.0, 155.0]
+    assert parsed.source == "libreview"
+    assert [(r.kind, r.measured_at, r.mg_dl) for r in parsed.readings] == list(zip(
+        ["cgm", "cgm", "scan", "cgm", "meter", "cgm"],
+        [utc(f"2026-11-14T06:{m}") for m in ("00", "15", "22", "30", "40")] + [utc("2026-11-14T07:00")], values))
+    # The rapid-acting insulin (4,5 or 4.5 units) and the food's 45 g; the note (type 6) is no event.
+    assert [(e.kind, e.at, e.amount) for e in parsed.events] == [
+        ("bolus", utc("2026-11-14T06:25"), 4.5), ("carbs", utc("2026-11-14T06:35"), 45.0)]
+    assert [str(r) for r in parsed.refused] == ["line 10: no glucose value"]
+
+
+def test_libreview_saved_again_by_a_spreadsheet():
+    """Dates as a European spreadsheet saves them (14.11.26, a two-digit year), and a
+    comma-separated file whose decimal commas are quoted, read as the export itself."""
+    original = parse("libreview_nl_mmol.csv", "Europe/Amsterdam")
+    text = (DATA / "libreview_nl_mmol.csv").read_text(encoding="utf-8-sig")
+    short_years = formats.parse(text.replace("14-11-2026", "14.11.26"), "auto", zones.zone("Europe/Amsterdam"))
+    rows = list(csv.reader(io.StringIO(text), delimiter=";"))
+    out = io.StringIO()
+    csv.writer(out).writerows(rows)  # "5,8" quoted where it holds a comma
+    quoted = formats.parse(out.getvalue(), "auto", zones.zone("Europe/Amsterdam"))
+    for parsed in (short_years, quoted):
+        assert [(r.kind, r.measured_at, r.mg_dl) for r in parsed.readings] == [
+            (r.kind, r.measured_at, r.mg_dl) for r in original.readings]
+        assert [(e.kind, e.amount) for e in parsed.events] == [("bolus", 4.5), ("carbs", 45.0)]
+
+
+def test_an_unquoted_decimal_comma_is_refused_never_misread():
+    """5,8 mmol/L unquoted in a comma-separated file splits into 5 and 8: every value after it
+    moves one column. The row is refused (it was read as 5 mmol/L), the others are kept."""
+    text = (DATA / "libreview_uk_mmol.csv").read_text(encoding="utf-8-sig").replace(",6.1,", ",6,1,")
+    parsed = formats.parse(text, "auto", zones.zone("Europe/London"))
+    assert round(6 * 18.016, 1) not in [r.mg_dl for r in parsed.readings]
+    assert str(next(iter(parsed.refused))) == (
+        "line 3: 20 fields where the header has 19: a decimal comma in a comma-separated file? (export it again)")
+    assert len(parsed.readings) == len(parse("libreview_uk_mmol.csv", "Europe/London").readings) - 1
+
+
+@pytest.mark.parametrize("change, message", [
+    # The Italian header with its historic glucose column's unit gone.
+    (lambda lines: [lines[0], lines[1].replace("Storico glucosio mg/dL", "Storico glucosio"), *lines[2:]],
+     "read as a LibreView export (Italian header on line 2), but it lacks the unit (mg/dL or mmol/L) in the "
+     "name of Historic Glucose (5th column), 'Storico glucosio': export it again from LibreView"),
+    # The English words with Record Type renamed: the reader says which column it lacks.
+    (lambda lines: [lines[0], lines[1].replace("Tipo di registrazione", "Type").replace(
+        "Timestamp dispositivo", "Device Timestamp"), *lines[2:]],
+     "read as a LibreView export (English header on line 2), but it lacks Record Type (4th column)"),
+    # A header cut short (a spreadsheet's column deleted): not the export's 19 columns.
+    (lambda lines: [lines[0], ",".join(lines[1].split(",")[:5]), *lines[2:]],
+     "read as a LibreView export (Italian header on line 2), but it lacks the 19 columns of an export "
+     "(its header has 5)"),
+    # Only notes (record type 6): no reading at all.
+    (lambda lines: lines[:2] + [line for line in lines[2:] if ",6," in line],
+     "read as a LibreView export (Italian header on line 2), but none of its rows is a reading: no record "
+     "type 0 (historic glucose), 1 (scan), 2 (strip), 4 (insulin) or 5 (food)"),
+])
+def test_a_libreview_file_that_cannot_be_read_says_what_was_recognised_and_what_is_missing(change, message):
+    lines = (DATA / "libreview_it_mgdl.csv").read_text(encoding="utf-8-sig").splitlines()
+    with pytest.raises(InvalidValue) as raised:
+        formats.parse("\n".join(change(lines)), "auto", zones.zone("Europe/Rome"))
+    assert str(raised.value).startswith(message)
+
+
+@pytest.mark.parametrize("text, fmt, message", [
+    ("when,glucose\n2026-12-01T08:00,100\n", "auto",
+     "cannot tell which export this is (Dexcom Clarity, LibreView, Nightscout or a CSV with timestamp and value "
+     "columns) (its first line has a glucose column but no time column"),
+    ("Index,Timestamp (YYYY-MM-DDThh:mm:ss),Event Type,Glucose Value\n1,2026-12-01T08:00:00,EGV,100\n", "auto",
+     "read as a Dexcom Clarity export (its header on line 1), but its column 'Glucose Value' names no unit"),
+    ("time,reading\n2026-12-01T08:00,100\n", "csv",
+     "read as a plain CSV, but its header has a time column but no glucose column (value, glucose, gl or sgv)"),
+])
+def test_other_formats_say_what_they_lack(text, fmt, message):
+    with pytest.raises(InvalidValue) as raised:
+        formats.parse(text, fmt, zones.zone("UTC"))
+    assert str(raised.value).startswith(message)
 
 
 def test_nightscout_sgv_as_text_and_in_mmol():
@@ -147,7 +240,8 @@ def test_plain_csv_units_offsets_and_refusals():
 @pytest.mark.parametrize("text, message", [
     ("hello,world\n1,2\n", "cannot tell which export"),
     ("timestamp,value,unit\n", "holds no glucose readings"),
-    ("Index,Timestamp (YYYY-MM-DDThh:mm:ss),Event Type\n", "needs the columns"),
+    ("Index,Timestamp (YYYY-MM-DDThh:mm:ss),Event Type\n",
+     r"read as a Dexcom Clarity export \(its header on line 1\), but it lacks the column Glucose Value"),
     ("[1, 2", "not valid JSON"),
 ])
 def test_unreadable_files_are_refused_whole(text, message):

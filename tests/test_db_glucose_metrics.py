@@ -176,3 +176,44 @@ def test_too_little_data_is_said():
     assert metrics.data_warning(14, 92.0) is None
     assert metrics.data_warning(9, 61.6) == ("Too little data: 9 days (the consensus asks for 14) and 61.6% time "
                                              "with data (at least 70%).")
+
+
+def test_agp_curves_are_smoothed_round_midnight_by_the_stated_weights():
+    """Each slot becomes the 1-2-3-2-1 weighted mean of itself and two neighbours either side,
+    taken round midnight; a neighbour without readings is left out, a slot without them stays
+    empty; the percentiles keep their order."""
+    slots = 24 * 60 // metrics.AGP_SLOT_MINUTES
+    profile = {"minute": [s * metrics.AGP_SLOT_MINUTES for s in range(slots)]}
+    for offset, p in zip((-20, -10, 0, 10, 20), metrics.AGP_PERCENTILES):
+        curve = [100.0 + offset] * slots
+        curve[0] = 190.0 + offset  # 00:00-00:15 high
+        curve[10] = None  # 02:30-02:45 without readings
+        profile[f"p{p}"] = curve
+    smooth = metrics.smooth_profile(profile)
+    p50 = smooth["p50"]
+    assert p50[0] == 130.0  # (100 + 2 x 100 + 3 x 190 + 2 x 100 + 100) / 9
+    assert p50[slots - 1] == 120.0  # 23:45: (100 + 2 x 100 + 3 x 100 + 2 x 190 + 100) / 9, round midnight
+    assert p50[2] == 110.0  # (190 + 2 x 100 + 3 x 100 + 2 x 100 + 100) / 9
+    assert p50[3] == 100.0 and p50[50] == 100.0
+    assert p50[10] is None and p50[11] == 100.0  # 02:45: weights 1 + 3 + 2 + 1 over 7 slots' 100s
+    assert smooth["minute"] == profile["minute"]
+    for slot in range(slots):
+        if p50[slot] is not None:
+            values = [smooth[f"p{p}"][slot] for p in metrics.AGP_PERCENTILES]
+            assert values == sorted(values)
+
+
+def test_daily_profiles_are_the_last_14_days_by_time_of_day():
+    """A 20-day period gives its last 14 days, each with its own readings by minute of the day
+    (seconds kept) and an empty list for a day without readings."""
+    from datetime import date, datetime, timedelta
+
+    first, last = date(2026, 11, 11), date(2026, 11, 30)
+    times = [datetime(2026, 11, 11, 0, 2, 30) + timedelta(hours=6 * n) for n in range(20 * 4)]
+    times = [t for t in times if t.date() != date(2026, 11, 20)]  # a day without readings
+    days = metrics.daily_profiles(times, [100.0 + n for n in range(len(times))], first, last)
+    assert [d["date"] for d in days] == [(date(2026, 11, 17) + timedelta(days=n)).isoformat() for n in range(14)]
+    assert days[3] == {"date": "2026-11-20", "readings": []}
+    assert [m for m, _ in days[0]["readings"]] == [2.5, 362.5, 722.5, 1082.5]
+    assert days[0]["readings"][0][1] == 100.0 + 6 * 4  # the 25th reading, the first of 17 November
+    assert len(metrics.daily_profiles(times[:4], [1.0] * 4, first, first)) == 1  # a 1-day period: its day

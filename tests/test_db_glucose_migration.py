@@ -1,7 +1,8 @@
-"""Migrations 0012 (glucose readings and the person's time zone) and 0016 (their glucose unit) on
-SQLite and PostgreSQL: existing users stay and get UTC and their region's unit, and the database
-itself refuses a duplicate reading, an impossible value, an unknown kind and an unknown unit; a
-downgrade keeps the users."""
+"""Migrations 0012 (glucose readings and the person's time zone), 0016 (their glucose unit) and
+0017 (a flagged meal kept in the per-food figures) on SQLite and PostgreSQL: existing users stay
+and get UTC and their region's unit, existing meals are not kept, and the database itself refuses
+a duplicate reading, an impossible value, an unknown kind and an unknown unit; a downgrade keeps
+the users and their meals."""
 
 import pytest
 from db_support import empty_db_url  # noqa: F401  (fixture)
@@ -61,4 +62,24 @@ def test_0016_adds_the_glucose_unit_null_by_region_and_its_downgrade_keeps_users
         assert conn.exec_driver_sql("SELECT name FROM users").scalar() == "ann"
         migrate.upgrade(conn, "0016")  # and up again
         assert conn.exec_driver_sql("SELECT glucose_unit FROM users").scalar() is None
+    engine.dispose()
+
+
+def test_0017_adds_the_kept_choice_off_for_every_meal_and_its_downgrade_keeps_them(empty_db_url):
+    """Every existing meal stays out of the per-food figures while flagged (keep_in_food_figures
+    false) until the person keeps it; a downgrade keeps the meals."""
+    engine = ann_at(empty_db_url, "0016")
+    with engine.begin() as conn:
+        conn.exec_driver_sql("INSERT INTO foods (id, name, name_key, category, fdc_dataset, fdc_description, "
+                             "search_weight, fdc_id) VALUES (1, 'Banana', 'banana', 'Fruits', 'SR Legacy', '', 0, 173944)")
+        conn.exec_driver_sql("INSERT INTO meal_entries (id, user_id, eaten_at, food_id, food_name, grams, meal_type, "
+                             "note, created_at, updated_at) VALUES (1, 1, '2026-12-01 08:00:00', 1, 'Banana', 118, "
+                             "'', '', '2026-12-01 08:00:00', '2026-12-01 08:00:00')")
+        migrate.upgrade(conn, "0017")
+        assert conn.exec_driver_sql("SELECT keep_in_food_figures FROM meal_entries").scalar() in (False, 0)
+        conn.exec_driver_sql("UPDATE meal_entries SET keep_in_food_figures = true")
+        assert conn.exec_driver_sql("SELECT keep_in_food_figures FROM meal_entries").scalar() in (True, 1)
+        migrate.downgrade(conn, "0016")
+        assert "keep_in_food_figures" not in {c["name"] for c in inspect(conn).get_columns("meal_entries")}
+        assert conn.exec_driver_sql("SELECT food_name FROM meal_entries").scalar() == "Banana"
     engine.dispose()

@@ -9,14 +9,15 @@ from pathlib import Path
 
 import pytest
 from db_support import alice, db_url  # noqa: F401  (fixtures)
+from glucose_support import flagged_bananas
 from sqlalchemy import func, select
 
 from benchmarks.bench_glucose import clarity_export
 from db import service
-from db.errors import InvalidValue, UnknownUser
+from db.errors import InvalidValue, NotFound, UnknownUser
 from db.glucose import metrics
 from db.glucose import service as glucose
-from db.tables import GlucoseEvent, GlucoseReading
+from db.tables import GlucoseEvent, GlucoseReading, MealEntry
 from db.session import session_scope
 
 DATA = Path(__file__).parent / "data" / "glucose"
@@ -112,6 +113,12 @@ def test_report_over_14_days(alice):
     assert report["gmi_percent"] == pytest.approx(metrics.gmi_percent(report["mean_mg_dl"]), abs=0.051)
     # the AGP is by local time: "Low" is written at 03:00 local every day
     assert report["agp"]["p5"][3 * 4] == 40.0
+    assert report["agp_smoothed"] == metrics.smooth_profile(report["agp"])
+    # the last 14 days' readings by local time of day, 288 a day
+    assert [d["date"] for d in report["daily"]][::13] == ["2026-11-17", "2026-11-30"]
+    assert all(len(d["readings"]) == 288 for d in report["daily"])
+    assert report["daily"][0]["readings"][36][1] == 40.0  # 03:00 local, "Low"
+    assert len(glucose.report(alice, days=20, end=date(2026, 11, 30))["daily"]) == 14
     with pytest.raises(InvalidValue, match="days must be"):
         glucose.report(alice, days=0)
 
@@ -212,3 +219,39 @@ def test_insulin_and_carbohydrate_events_beside_meals_and_in_the_report(alice):
     service.remove_user(alice)
     with session_scope(write=False) as session:
         assert session.scalar(select(func.count(GlucoseEvent.id))) == 0  # gone with the account
+
+
+def test_a_flagged_meal_feeds_the_per_food_figures_only_once_the_person_keeps_it(alice):
+    """Three breakfasts of banana, each with a coffee 2 h later on the same curve: all flagged
+    (another meal), so banana has no per-food figures. Kept by the person (on one entry
+    of the meal, stored on each of its entries), they count; unkept, they are out again. Only the
+    owner can keep their meal."""
+    bananas = flagged_bananas(alice)
+    meals = [m for m in glucose.meal_responses_json(alice) if m["foods"] == ["Banana"]]
+    assert all(metrics.FLAG_OTHER_MEAL in m["response"]["flags"] and not m["kept"] for m in meals)
+    assert glucose.food_responses(alice)["foods"] == []
+    for entry_id in bananas:
+        kept = glucose.keep_meal(alice, entry_id, True)
+        assert kept["kept"] and kept["entry_ids"] == [entry_id]
+    [banana] = glucose.food_responses(alice)["foods"]
+    assert (banana["food"], banana["meals"]) == ("Banana", 3)
+    assert all(m["kept"] for m in glucose.meal_responses_json(alice) if m["foods"] == ["Banana"])
+    glucose.keep_meal(alice, bananas[0], False)
+    assert glucose.food_responses(alice)["foods"] == []  # two kept meals are below the minimum
+    service.create_user("bob")
+    with pytest.raises(NotFound):
+        glucose.keep_meal("bob", bananas[0], True)
+    with pytest.raises(InvalidValue, match="keep must be true or false"):
+        glucose.keep_meal(alice, bananas[0], "yes")
+    assert not glucose.meal_of_entry(alice, bananas[0])["kept"]
+
+
+def test_keeping_a_meal_keeps_each_of_its_entries(alice):
+    """A meal of two entries logged 5 minutes apart, kept through either entry: both are
+    stored as kept, and the meal reads as kept."""
+    first = service.log_meal(alice, "banana", eaten_at=datetime(2026, 12, 1, 8, 0))["id"]
+    second = service.log_meal(alice, "espresso", eaten_at=datetime(2026, 12, 1, 8, 5))["id"]
+    assert glucose.keep_meal(alice, second, True)["entry_ids"] == [first, second]
+    with session_scope(write=False) as session:
+        assert [e.keep_in_food_figures for e in session.scalars(select(MealEntry).order_by(MealEntry.id))] == [
+            True, True]

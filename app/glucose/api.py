@@ -4,9 +4,12 @@ and report; no route names a user):
   POST /api/glucose/import?format=auto&tz=ZONE   body: the export file's bytes (at most
                                                  db.glucose.service.MAX_IMPORT_BYTES)
   GET  /api/glucose/report?days=14&end=YYYY-MM-DD      the consensus metrics, AGP, meals
-  GET  /api/glucose/report.png?days=14&end=YYYY-MM-DD  the AGP chart to bring to the clinic
+  GET  /api/glucose/report.png?days=14&end=YYYY-MM-DD  the report on one page to bring to the
+  GET  /api/glucose/report.pdf?days=14&end=YYYY-MM-DD  clinic (AGP, daily profiles, metrics)
   GET  /api/glucose/meals                        each meal's response with its curve
   GET  /api/glucose/meals/ENTRY_ID/curve.png     the curve of the meal that entry belongs to
+  PUT  /api/glucose/meals/ENTRY_ID/kept          {"kept": true}: count that flagged meal in the
+                                                 per-food figures (false: its flags decide)
   GET  /api/glucose/foods                        the person's response per food
   GET  /api/glucose/readings.csv                 every reading, for the diabetes team
   GET|PUT /api/glucose/zone                      {"time_zone": "Europe/London"}
@@ -36,7 +39,7 @@ from db.glucose import service as glucose
 from models.errors import FoodtagError
 
 IMPORT_SLOTS = 2
-_MAX_ZONE_BODY = 1024
+_MAX_JSON_BODY = 1024
 
 
 async def _call(fn, *args: Any, **kwargs: Any) -> Any:
@@ -92,13 +95,16 @@ def add_routes(api: FastAPI, signed_in_user: Any) -> None:
         result = await _report(request, user)
         return result if isinstance(result, Response) else JSONResponse(result)
 
-    async def report_png(request: Request, user: signed_in_user) -> Response:
-        result = await _report(request, user)
-        if isinstance(result, Response):
-            return result
-        image = await run_in_threadpool(lambda: chart.png(chart.agp_figure(result)))
-        return Response(image, media_type="image/png", headers={
-            "Content-Disposition": f'attachment; filename="glucose-{result["start"]}-{result["end"]}.png"'})
+    def page(draw, media_type: str, suffix: str):
+        """A route answering the one-page report as a file: draw(report) gives its bytes."""
+        async def route(request: Request, user: signed_in_user) -> Response:
+            result = await _report(request, user)
+            if isinstance(result, Response):
+                return result
+            data = await run_in_threadpool(draw, result)
+            return Response(data, media_type=media_type, headers={
+                "Content-Disposition": f'attachment; filename="glucose-{result["start"]}-{result["end"]}{suffix}"'})
+        return route
 
     async def meals(user: signed_in_user) -> Response:
         result = await _call(lambda: {"glucose_unit": glucose.glucose_unit(user),
@@ -112,6 +118,20 @@ def add_routes(api: FastAPI, signed_in_user: Any) -> None:
             return result
         image = await run_in_threadpool(lambda: chart.png(chart.meal_figure(*result)))
         return Response(image, media_type="image/png")
+
+    async def put_kept(entry_id: int, request: Request, user: signed_in_user) -> Response:
+        """Keep the meal that the user's entry ``entry_id`` belongs to in the per-food figures
+        although it is flagged, or not; answers the meal as /meals lists it."""
+        try:
+            body = json.loads(await limited_body(request, _MAX_JSON_BODY).body())
+        except BodyTooLarge:
+            return error(413, "request body too large")
+        except ValueError:
+            return error(400, 'the body must be {"kept": true} or {"kept": false}')
+        if not isinstance(body, dict) or set(body) != {"kept"}:
+            return error(422, 'the body must be {"kept": true} or {"kept": false}')
+        result = await _call(glucose.keep_meal, user, entry_id, body["kept"])
+        return result if isinstance(result, Response) else JSONResponse(result)
 
     async def foods(user: signed_in_user) -> Response:
         result = await _call(glucose.food_responses, user)
@@ -132,7 +152,7 @@ def add_routes(api: FastAPI, signed_in_user: Any) -> None:
 
     async def put_zone(request: Request, user: signed_in_user) -> Response:
         try:
-            body = json.loads(await limited_body(request, _MAX_ZONE_BODY).body())
+            body = json.loads(await limited_body(request, _MAX_JSON_BODY).body())
         except BodyTooLarge:
             return error(413, "request body too large")
         except ValueError:
@@ -146,9 +166,11 @@ def add_routes(api: FastAPI, signed_in_user: Any) -> None:
         "requestBody": {"content": {"text/csv": {"schema": {"type": "string", "format": "binary"}},
                                     "application/json": {"schema": {"type": "array"}}}}})
     api.add_api_route("/api/glucose/report", report, methods=["GET"])
-    api.add_api_route("/api/glucose/report.png", report_png, methods=["GET"])
+    api.add_api_route("/api/glucose/report.png", page(chart.report_png, "image/png", ".png"), methods=["GET"])
+    api.add_api_route("/api/glucose/report.pdf", page(chart.report_pdf, "application/pdf", ".pdf"), methods=["GET"])
     api.add_api_route("/api/glucose/meals", meals, methods=["GET"])
     api.add_api_route("/api/glucose/meals/{entry_id}/curve.png", meal_curve_png, methods=["GET"])
+    api.add_api_route("/api/glucose/meals/{entry_id}/kept", put_kept, methods=["PUT"])
     api.add_api_route("/api/glucose/foods", foods, methods=["GET"])
     api.add_api_route("/api/glucose/readings.csv", readings_csv, methods=["GET"])
     api.add_api_route("/api/glucose/zone", get_zone, methods=["GET"])

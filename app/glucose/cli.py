@@ -2,8 +2,9 @@
 
   python -m app glucose import USER FILE [--format auto|clarity|libreview|nightscout|csv] [--tz ZONE]
                                    readings added, duplicates skipped, rows refused (by line)
-  python -m app glucose report USER [--days 14] [--end DATE] [--json] [--png FILE]
-                                   the standard CGM report (consensus metrics, AGP chart)
+  python -m app glucose report USER [--days 14] [--end DATE] [--json] [--png FILE] [--pdf FILE]
+                                   the standard CGM report (consensus metrics; the one-page
+                                   report with the AGP and daily profiles as PNG or PDF)
   python -m app glucose meals USER [--json]
                                    each meal's glucose response
   python -m app glucose foods USER [--json]
@@ -28,6 +29,7 @@ import sys
 from pathlib import Path
 
 from db.errors import InvalidValue
+from db.glucose import metrics
 from db.glucose.units import shown
 from models.cli import unknown_command
 
@@ -52,7 +54,8 @@ def parser() -> tuple[argparse.ArgumentParser, argparse.Action]:
     report.add_argument("--days", type=int, default=14)
     report.add_argument("--end", help="last day, YYYY-MM-DD (default: today in the user's zone)")
     report.add_argument("--json", action="store_true")
-    report.add_argument("--png", type=Path, help="also write the AGP chart as a PNG")
+    report.add_argument("--png", type=Path, help="also write the one-page report (AGP, daily profiles) as a PNG")
+    report.add_argument("--pdf", type=Path, help="also write the one-page report as a PDF")
     for name, what in (("meals", "each meal's glucose response"),
                        ("foods", "the person's own response per food")):
         command = sub.add_parser(name, parents=[database], help=what)
@@ -128,8 +131,9 @@ def _report(glucose, args) -> int:
     from app.glucose import chart
 
     report = glucose.report(args.user, days=args.days, end=args.end)
-    if args.png:
-        args.png.write_bytes(chart.png(chart.agp_figure(report)))
+    for path, draw in ((args.png, chart.report_png), (args.pdf, chart.report_pdf)):
+        if path:
+            _write(path, draw(report))
     if args.json:
         print(json.dumps(report, indent=1))
     else:
@@ -146,7 +150,9 @@ def meals_table(meals: list[dict], unit: str) -> str:
         r = meal["response"]
         cell = lambda v, w: f"{'-' if v is None else f'{v:g}':>{w}}"  # noqa: E731
         glucose = lambda key, w: f"{shown(r[key], unit):>{w}}"  # noqa: E731
-        flags = [f for f in r["flags"] if f != "a correction bolus cannot be excluded (foodtag holds no insulin data)"]
+        flags = [f for f in r["flags"] if f != metrics.FLAG_INSULIN_UNKNOWN]
+        if meal.get("kept") and set(flags) & set(metrics.EXCLUDING_FLAGS):
+            flags.append("kept in the per-food figures")
         lines.append(f"{meal['eaten_at'].replace('T', ' '):<17} {cell(meal['carbohydrate_g'], 7)} "
                      f"{glucose('baseline_mg_dl', 5)} {glucose('peak_mg_dl', 5)} {glucose('rise_mg_dl', 5)} "
                      f"{cell(r['minutes_to_peak'], 4)} {glucose('iauc_2h', 8)}  {', '.join(meal['foods'])}"
@@ -167,6 +173,13 @@ def foods_table(foods: dict) -> str:
               for f in foods["foods"]] or ["  none yet"]
     lines.append(foods["disclaimer"])
     return "\n".join(lines)
+
+
+def _write(path: Path, data: bytes) -> None:
+    try:
+        path.write_bytes(data)
+    except OSError as exc:
+        raise InvalidValue(f"cannot write {path}: {exc.strerror}") from None
 
 
 def _open_out(path: Path):

@@ -1,6 +1,6 @@
-"""The Glucose tab: import a CGM or meter export, the standard report with its AGP chart (and a
-PNG to bring to the clinic), each meal beside the glucose that followed it, and the person's
-response per food. Thin handlers over db.glucose.service; the user comes from the sign-in, never
+"""The Glucose tab: import a CGM or meter export, the standard report with its AGP chart and
+daily profiles (and the whole report on one page, as a PNG and a PDF to bring to the clinic),
+each meal beside the glucose that followed it, and the person's response per food. Thin handlers over db.glucose.service; the user comes from the sign-in, never
 from the page. It shows what happened: no dosing advice, no prediction.
 """
 
@@ -91,38 +91,61 @@ class GlucoseTab:
         return "\n".join(lines)
 
     def report(self, days: float | None, end: str | None, request: gr.Request):
-        """The period's metrics text, AGP figure and PNG file."""
+        """The period's metrics text, AGP and daily profiles figures, and the one-page report as
+        PNG and PDF files."""
         c = self.c
         user = self.user_of(request)
         try:
             result = glucose.report(user, days=_whole_days(days), end=(end or "").strip() or None)
         except FoodtagError as exc:
-            return {c.metrics_text: f"⚠️ {exc}", c.agp: None, c.png: None}
-        figure = chart.agp_figure(result)  # in result["glucose_unit"], as is the text
-        path = self.owned_path(f"glucose-{result['start']}-{result['end']}", ".png", user)
-        path.write_bytes(chart.png(figure))
+            return {c.metrics_text: f"⚠️ {exc}", c.agp: None, c.daily: None, c.png: None, c.pdf: None}
+        stem = f"glucose-{result['start']}-{result['end']}"
+        png, pdf = self.owned_path(stem, ".png", user), self.owned_path(stem, ".pdf", user)
+        page = chart.report_page(result)  # in result["glucose_unit"], as is everything shown
+        png.write_bytes(chart.report_png(result, page))
+        pdf.write_bytes(chart.report_pdf(result, page))
         text = (f"**{result['start']} to {result['end']}** ({result['time_zone']}, "
                 f"{result['readings']} readings)\n\n```\n{chart.report_text(result)}\n```")
-        return {c.metrics_text: text, c.agp: figure, c.png: str(path)}
+        return {c.metrics_text: text, c.agp: chart.agp_figure(result), c.daily: chart.daily_figure(result),
+                c.png: str(png), c.pdf: str(pdf)}
 
     def meals(self, request: gr.Request):
         """The table of meals and the meal picker, glucose in the person's unit."""
         user = self.user_of(request)
-        meals, unit = glucose.meal_responses_json(user), glucose.glucose_unit(user)
-        rows = [[m["eaten_at"].replace("T", " "), ", ".join(m["foods"]), m["carbohydrate_g"],
-                 *(in_unit(m["response"][key], unit) for key in ("baseline_mg_dl", "peak_mg_dl", "rise_mg_dl")),
-                 m["response"]["minutes_to_peak"], in_unit(m["response"]["iauc_2h"], unit),
-                 "; ".join(m["response"]["flags"][:-1])] for m in reversed(meals)]
-        choices = [m["eaten_at"] for m in reversed(meals)]
-        return {self.c.meals_table: pd.DataFrame(rows, columns=columns_in(unit, MEAL_COLUMNS)),
-                self.c.meal_pick: gr.update(choices=choices, value=None)}
+        meals = glucose.meal_responses_json(user)
+        return {self.c.meals_table: meals_frame(meals, glucose.glucose_unit(user)),
+                self.c.meal_pick: gr.update(choices=[m["eaten_at"] for m in reversed(meals)], value=None)}
 
     def meal_curve(self, eaten_at: str | None, request: gr.Request):
-        if not eaten_at:
-            return None
+        """The picked meal's curve, and the choice to keep it in the per-food figures, offered
+        when it is flagged."""
+        c = self.c
         user = self.user_of(request)
-        found = [m for m in glucose.meal_responses_json(user) if m["eaten_at"] == eaten_at]
-        return chart.meal_figure(found[0], glucose.glucose_unit(user)) if found else None
+        found = [m for m in glucose.meal_responses_json(user) if m["eaten_at"] == eaten_at] if eaten_at else []
+        if not found:
+            return {c.meal_plot: None, c.meal_keep: gr.update(value=False, visible=False), c.meal_keep_status: ""}
+        meal = found[0]
+        return {c.meal_plot: chart.meal_figure(meal, glucose.glucose_unit(user)),
+                c.meal_keep: gr.update(value=meal["kept"], visible=bool(excluding_flags(meal))),
+                c.meal_keep_status: ""}
+
+    def keep_meal(self, eaten_at: str | None, keep: bool, request: gr.Request):
+        """Keep the picked flagged meal in the per-food figures (or not): the meals and foods
+        tables follow."""
+        c = self.c
+        user = self.user_of(request)
+        found = [m for m in glucose.meal_responses_json(user) if m["eaten_at"] == eaten_at] if eaten_at else []
+        if not found:
+            return {c.meal_keep_status: "⚠️ Pick a meal first."}
+        try:
+            meal = glucose.keep_meal(user, found[0]["entry_ids"][0], bool(keep))
+        except FoodtagError as exc:
+            return {c.meal_keep_status: f"⚠️ {exc}"}
+        status = (f"Kept: this meal counts for **{meal['main_food']}** in your per-food figures despite its flags."
+                  if meal["kept"] else "This meal is left out of your per-food figures again (it is flagged).")
+        return {c.meal_keep_status: status, c.meals_table: meals_frame(glucose.meal_responses_json(user),
+                                                                         glucose.glucose_unit(user)),
+                c.foods_table: self.foods(request)}
 
     def entry_response(self, entry_id: int | float | None, request: gr.Request):
         """The meal's curve and its response figures for one of the signed-in user's entries,
@@ -187,8 +210,10 @@ class GlucoseTab:
             with gr.Row():
                 c.agp = gr.Plot(label="Ambulatory glucose profile", elem_id="glucose-agp", scale=3)
                 c.metrics_text = gr.Markdown(elem_id="glucose-metrics")
+            c.daily = gr.Plot(label="Daily glucose profiles (the last 14 days)", elem_id="glucose-daily")
             with gr.Row():
-                c.png = gr.File(label="AGP as PNG (for your clinic)", elem_id="glucose-png")
+                c.png = gr.File(label="Report as PNG (one page, for your clinic)", elem_id="glucose-png")
+                c.pdf = gr.File(label="Report as PDF (one page, for your clinic)", elem_id="glucose-pdf")
                 c.readings_file = gr.File(label="All readings as CSV (for your diabetes team)")
                 c.readings_btn = gr.Button("Export readings")
             gr.Markdown("### Meals beside glucose")
@@ -196,19 +221,47 @@ class GlucoseTab:
             c.meals_table = gr.Dataframe(headers=MEAL_COLUMNS, interactive=False, elem_id="glucose-meals")
             c.meal_pick = gr.Dropdown(label="Meal", choices=[], interactive=True)
             c.meal_plot = gr.Plot(label="The meal's curve, 30 min before to 3 h after")
+            # Offered for a flagged meal only: the person decides that its curve is still the food's.
+            c.meal_keep = gr.Checkbox(label="Count this flagged meal in my per-food figures", value=False,
+                                      visible=False, elem_id="glucose-meal-keep")
+            c.meal_keep_status = gr.Markdown(elem_id="glucose-meal-keep-status")
             gr.Markdown(f"### Your response per food\nShown for a food once it is the main carbohydrate of at "
-                        f"least {glucose.metrics.MIN_MEALS_PER_FOOD} meals without another meal or missing data "
-                        "in the window. It describes your past meals; it is not a prescription.")
+                        f"least {glucose.metrics.MIN_MEALS_PER_FOOD} meals without another meal, a correction bolus "
+                        "or missing data in the window (or flagged meals you chose to count). It describes your "
+                        "past meals; it is not a prescription.")
             c.foods_table = gr.Dataframe(headers=FOOD_COLUMNS, interactive=False)
 
         c.import_btn.click(self.import_file, [c.upload, c.fmt], [c.import_status], api_name="glucose_import")
         c.save_zone_btn.click(self.save_zone, [c.zone], [c.import_status], api_name="glucose_save_zone")
-        c.report_btn.click(self.report, [c.days, c.end], [c.metrics_text, c.agp, c.png], api_name="glucose_report")
+        c.report_btn.click(self.report, [c.days, c.end], [c.metrics_text, c.agp, c.daily, c.png, c.pdf],
+                           api_name="glucose_report")
         c.readings_btn.click(self.export_readings, None, [c.readings_file], api_name="glucose_export_readings")
         c.meals_btn.click(self.meals, None, [c.meals_table, c.meal_pick], api_name="glucose_meals").success(
             self.foods, None, [c.foods_table], api_name="glucose_foods", **QUIET)
-        c.meal_pick.input(self.meal_curve, [c.meal_pick], [c.meal_plot], api_name="glucose_meal_curve")
+        c.meal_pick.input(self.meal_curve, [c.meal_pick], [c.meal_plot, c.meal_keep, c.meal_keep_status],
+                          api_name="glucose_meal_curve")
+        c.meal_keep.input(self.keep_meal, [c.meal_pick, c.meal_keep],
+                          [c.meal_keep_status, c.meals_table, c.foods_table], api_name="glucose_keep_meal")
         c.tab.select(self.load, None, [c.zone], api_name="glucose_zone")
+
+
+def excluding_flags(meal: dict) -> list[str]:
+    """The flags that keep ``meal`` (meal_responses_json) out of the per-food figures."""
+    return [f for f in meal["response"]["flags"] if f in glucose.metrics.EXCLUDING_FLAGS]
+
+
+def meals_frame(meals: list[dict], unit: str) -> pd.DataFrame:
+    """The meals table, newest first, glucose in ``unit``; a flagged meal the person keeps says so."""
+    rows = []
+    for m in reversed(meals):
+        response = m["response"]
+        flags = [f for f in response["flags"] if f != glucose.metrics.FLAG_INSULIN_UNKNOWN]  # said for every meal
+        if m["kept"] and excluding_flags(m):
+            flags.append("kept in your per-food figures")
+        rows.append([m["eaten_at"].replace("T", " "), ", ".join(m["foods"]), m["carbohydrate_g"],
+                     *(in_unit(response[key], unit) for key in ("baseline_mg_dl", "peak_mg_dl", "rise_mg_dl")),
+                     response["minutes_to_peak"], in_unit(response["iauc_2h"], unit), "; ".join(flags)])
+    return pd.DataFrame(rows, columns=columns_in(unit, MEAL_COLUMNS))
 
 
 def _whole_days(days: float | None) -> int:

@@ -13,8 +13,12 @@
   but always in that order, so columns are read by position. Record Type 0 is a historic (every 15
   minutes) reading, 1 a scan, 2 a strip (meter) reading; other types (insulin, food, notes)
   are not glucose. Device Timestamp is wall-clock time without a zone, written as the
-  account's locale does: ``MM-DD-YYYY hh:mm AM`` (US), ``DD-MM-YYYY HH:MM`` or
+  account's locale does: ``MM-DD-YYYY hh:mm AM`` (US), ``DD-MM-YYYY HH:MM`` (``/`` or ``.``
+  between them too, and a two-digit year as a spreadsheet saves it: ``14.11.26``) or
   ``YYYY-MM-DD HH:MM``; which of day and month comes first is read from the file itself.
+  European exports (and files a spreadsheet saved again) may separate fields with ``;`` and
+  write a decimal comma (``5,8``); a row with more fields than its header (an unquoted decimal
+  comma in a comma-separated file, which would shift every value) is refused, never misread.
 - Nightscout ``entries`` export: JSON (an array of entries: ``type`` "sgv" with ``sgv`` in
   mg/dL (a number or numeric text; mmol/L where ``units`` says so, or a decimal below 39, which
   no mg/dL sensor writes), or "mbg" with ``mbg``, a meter value; ``date`` in milliseconds since 1970 UTC,
@@ -54,6 +58,9 @@ from db.glucose.units import MMOL_L_TO_MG_DL
 from db.tables import GLUCOSE_MG_DL_RANGE, MAX_CARBS_G, MAX_INSULIN_UNITS
 
 FORMATS: tuple[str, ...] = ("clarity", "libreview", "nightscout", "csv")
+# Each format as a message names it: "read as a LibreView export, but ...".
+FORMAT_NAMES = {"clarity": "a Dexcom Clarity export", "libreview": "a LibreView export",
+                "nightscout": "a Nightscout export", "csv": "a plain CSV"}
 # A year of 5-minute readings is about 105,000 rows; reading stops past this many.
 MAX_ROWS = 400_000
 # Refused rows whose reasons are kept (the others are only counted).
@@ -189,10 +196,13 @@ def detect(text: str) -> str:
     first = lines[0] if lines else ""
     if "\t" in first and re.match(r'"?\d{4}-\d\d-\d\dT', first):
         return "nightscout"
-    if _plain_columns([c.strip().lower() for c in re.split(r"[,;\t]", first)]) is not None:
+    names = [c.strip().lower() for c in re.split(r"[,;\t]", first)]
+    if _plain_columns(names) is not None:
         return "csv"
+    lacks = _plain_lacks(names)
+    found = f" (its first line has {lacks})" if lacks else ""
     raise InvalidValue("cannot tell which export this is (Dexcom Clarity, LibreView, Nightscout "
-                       "or a CSV with timestamp and value columns): name it with --format")
+                       f"or a CSV with timestamp and value columns){found}: name it with --format")
 
 
 def parse(text: str, fmt: str, where: ZoneInfo) -> ParsedFile:
@@ -209,7 +219,7 @@ def parse(text: str, fmt: str, where: ZoneInfo) -> ParsedFile:
     place = "entry" if fmt == "nightscout" and _is_json(text) else "line"
     _finish(rows, where, parsed, place)
     if not parsed.readings and not parsed.events and not parsed.refused:
-        raise InvalidValue(f"the file holds no glucose readings (read as {fmt})")
+        raise InvalidValue(f"the file holds no glucose readings (read as {FORMAT_NAMES[fmt]})")
     return parsed
 
 
@@ -341,6 +351,8 @@ def libre_time(text: str, day_first: bool) -> datetime | str:
         return f"Device Timestamp {text.strip()[:40]!r} is not a date and time"
     a, b, c, hour, minute, second, half = parts
     year, month, day = (a, b, c) if a > 31 else (c, b, a) if day_first else (c, a, b)
+    if year < 100:  # 14.11.26: a spreadsheet's short year, in this century
+        year += 2000
     if half is not None:
         if not 1 <= hour <= 12:
             return f"Device Timestamp {text.strip()!r} has hour {hour} with {half}"
@@ -398,10 +410,16 @@ def read_clarity(text: str, refused: list[Refused]) -> Iterator[_Row]:
         "insulin": lambda n: n.startswith("Insulin Value"),
         "carbs": lambda n: n.startswith("Carb Value"),
     })
-    if not {"time", "event", "glucose"} <= set(cols):
-        raise InvalidValue("a Clarity export needs the columns Timestamp (YYYY-MM-DDThh:mm:ss), "
-                           "Event Type and Glucose Value (mg/dL or mmol/L)")
-    unit = glucose_unit(header[cols["glucose"]])
+    missing = [name for key, name in (("time", _CLARITY_TIME), ("event", "Event Type"),
+                                      ("glucose", "Glucose Value (mg/dL or mmol/L)")) if key not in cols]
+    if missing:
+        raise InvalidValue(f"read as {FORMAT_NAMES['clarity']} (its header on line {start + 1}), but it "
+                           f"lacks the column{'s' * (len(missing) > 1)} {' and '.join(missing)}")
+    try:
+        unit = glucose_unit(header[cols["glucose"]])
+    except ValueError:
+        raise InvalidValue(f"read as {FORMAT_NAMES['clarity']} (its header on line {start + 1}), but its "
+                           f"column {header[cols['glucose']].strip()[:40]!r} names no unit (mg/dL or mmol/L)") from None
     kinds = {"EGV": "cgm", "Calibration": "meter"}
     for line, cells in records:
         event = _cell(cells, cols["event"])
@@ -419,24 +437,46 @@ def read_clarity(text: str, refused: list[Refused]) -> Iterator[_Row]:
 # ...) but always in this order, the glucose columns named with their unit: the position says
 # what a column is, whatever the words.
 _LIBRE_COLUMNS = {"time": 2, "type": 3, "0": 4, "1": 5, "2": 14}
+_LIBRE_NAMES = {"time": "Device Timestamp (3rd column)", "type": "Record Type (4th column)",
+                "0": "Historic Glucose (5th column)", "1": "Scan Glucose (6th column)",
+                "2": "Strip Glucose (15th column)"}
+# The Device Timestamp column's name in the languages of our fixtures (tests/data/glucose:
+# the English export's columns with their words translated; the French ones as a public reader
+# of Libre exports lists them). They only name the language in messages and recognise a header
+# whose glucose columns lost their units; any other language is read by position all the same.
+LIBREVIEW_LANGUAGES = {"device timestamp": "English", "gerätezeitstempel": "German",
+                       "horodatage de l'appareil": "French", "timestamp dispositivo": "Italian",
+                       "sello de tiempo del dispositivo": "Spanish", "tijdstempel apparaat": "Dutch"}
 
 
 def _has_unit(name: str) -> bool:
     return "mg/dl" in name.lower() or "mmol/l" in name.lower()
 
 
+def _split(line: str) -> list[str]:
+    return next(csv.reader([line], delimiter=_delimiter(line)), [])
+
+
+def libreview_language(header: list[str]) -> str | None:
+    """The language of a LibreView header, told by its Device Timestamp column; None when it is
+    not one of LIBREVIEW_LANGUAGES."""
+    if len(header) <= _LIBRE_COLUMNS["time"]:
+        return None
+    return LIBREVIEW_LANGUAGES.get(header[_LIBRE_COLUMNS["time"]].strip().lower().replace("\u2019", "'"))
+
+
 def _is_libreview_header(line: str) -> bool:
     if "Device Timestamp" in line and "Record Type" in line:
         return True
-    cells = next(csv.reader([line], delimiter=_delimiter(line)), [])
+    cells = _split(line)
+    if libreview_language(cells) is not None:
+        return True
     return len(cells) >= 15 and all(_has_unit(cells[_LIBRE_COLUMNS[t]]) for t in ("0", "1", "2"))
 
 
-def read_libreview(text: str, refused: list[Refused]) -> Iterator[_Row]:
-    start = _header_index(text, _is_libreview_header, "LibreView (Device, Serial Number, Device Timestamp, "
-                          "Record Type, Historic Glucose ... in any export language)")
-    records = _records(text, start)
-    _, header = next(records)
+def _libreview_columns(header: list[str], what: str) -> tuple[dict[str, int], dict[str, str]]:
+    """The glucose columns of a LibreView header (by their English names, else by position) and
+    each glucose column's unit; InvalidValue naming what is missing."""
     cols = _columns(header, {
         "time": lambda n: n == "Device Timestamp",
         "type": lambda n: n == "Record Type",
@@ -446,15 +486,44 @@ def read_libreview(text: str, refused: list[Refused]) -> Iterator[_Row]:
     })
     if "time" not in cols and len(header) > max(_LIBRE_COLUMNS.values()):  # another language
         cols = dict(_LIBRE_COLUMNS)
-    if "time" not in cols or "type" not in cols or "0" not in cols:
-        raise InvalidValue("a LibreView export needs the columns Device Timestamp, Record Type and "
-                           "Historic Glucose (mg/dL or mmol/L)")
-    units = {t: glucose_unit(header[cols[t]]) for t in ("0", "1", "2") if t in cols}
+    missing = [_LIBRE_NAMES[key] for key in ("time", "type", "0") if key not in cols]
+    if "time" not in cols and len(header) <= max(_LIBRE_COLUMNS.values()):
+        missing = [f"the 19 columns of an export (its header has {len(header)})"]
+    units = {}
+    for key in ("0", "1", "2"):
+        if key in cols and not missing:
+            try:
+                units[key] = glucose_unit(header[cols[key]])
+            except ValueError:
+                missing.append(f"the unit (mg/dL or mmol/L) in the name of {_LIBRE_NAMES[key]}, "
+                               f"{header[cols[key]].strip()[:40]!r}")
+    if missing:
+        raise InvalidValue(f"read as {what}, but it lacks {'; '.join(missing)}: export it again from "
+                           "LibreView (Glucose History, Download glucose data) and import it unchanged")
+    return cols, units
+
+
+def read_libreview(text: str, refused: list[Refused]) -> Iterator[_Row]:
+    start = _header_index(text, _is_libreview_header, "LibreView (Device, Serial Number, Device Timestamp, "
+                          "Record Type, Historic Glucose ... in any export language)")
+    records = _records(text, start)
+    _, header = next(records)
+    language = libreview_language(header)
+    what = (f"{FORMAT_NAMES['libreview']} ({language + ' header' if language else 'header'} on line "
+            f"{start + 1}{'' if language else ', read by column position'})")
+    cols, units = _libreview_columns(header, what)
     kinds = {"0": "cgm", "1": "scan", "2": "meter"}
     # Two passes (day-first is read from all the dates): only glucose, insulin and food rows kept.
     glucose = [(line, cells) for line, cells in records if _cell(cells, cols["type"]) in (*units, "4", "5")]
+    if not glucose:
+        raise InvalidValue(f"read as {what}, but none of its rows is a reading: no record type 0 "
+                           "(historic glucose), 1 (scan), 2 (strip), 4 (insulin) or 5 (food)")
     day_first = libre_day_first([_cell(cells, cols["time"]) for _, cells in glucose])
     for line, cells in glucose:
+        if len(cells) > len(header):  # every value after an unquoted decimal comma moved one column
+            refused.append(Refused(line, f"{len(cells)} fields where the header has {len(header)}: "
+                                         "a decimal comma in a comma-separated file? (export it again)"))
+            continue
         record_type = _cell(cells, cols["type"])
         when = libre_time(_cell(cells, cols["time"]), day_first)
         if record_type in units:
@@ -585,14 +654,27 @@ def _plain_columns(names: list[str]) -> tuple[int, int] | None:
     return None if time_at is None or value_at is None else (time_at, value_at)
 
 
+def _plain_lacks(names: list[str]) -> str | None:
+    """Which of its two columns a plain CSV header (names lower-cased) has and which it lacks,
+    for the message; None when it has both or neither (then it may be no plain CSV at all)."""
+    has_time = any(n in _TIME_NAMES for n in names)
+    has_value = any(n in _VALUE_NAMES or (n.split(" ")[0] in _VALUE_NAMES and _has_unit(n)) for n in names)
+    if has_time == has_value:
+        return None
+    return ("a time column but no glucose column (value, glucose, gl or sgv)" if has_time
+            else "a glucose column but no time column (timestamp, time, datetime or date_time)")
+
+
 def read_plain_csv(text: str, refused: list[Refused]) -> Iterator[_Row]:
     records = _records(text, 0)
     _, header = next(records)
     names = [h.strip().lower() for h in header]
     columns = _plain_columns(names)
     if columns is None:
-        raise InvalidValue("the CSV needs a header naming its time (timestamp or time) and glucose (value, "
-                           "glucose or gl) columns, and optionally unit (mg/dL or mmol/L) and kind")
+        lacks = _plain_lacks(names) or "neither a time nor a glucose column"
+        raise InvalidValue(f"read as {FORMAT_NAMES['csv']}, but its header has {lacks}: the CSV needs a "
+                           "header naming its time (timestamp, time) and glucose (value, glucose, gl) columns, "
+                           "and optionally unit (mg/dL or mmol/L) and kind")
     time_at, value_at = columns
     unit_at = names.index("unit") if "unit" in names else None
     named_unit = glucose_unit(names[value_at]) if _has_unit(names[value_at]) else None

@@ -12,7 +12,13 @@ glycemia risk index GRI = 3.0 x %<54 + 2.4 x %54-69 + 1.6 x %>250 + 0.8 x %181-2
 percentage of time with data, the time the readings cover (each the sampling interval after it,
 up to the next one) over the period; and the ambulatory glucose
 profile (AGP): the 5th, 25th, 50th, 75th and 95th percentiles of the readings in each
-15-minute slot of the day (numpy's linear percentile).
+15-minute slot of the day (numpy's linear percentile), and those curves smoothed for the chart:
+each slot's percentile becomes the weighted mean of its own and its two neighbours' on either
+side, weights 1-2-3-2-1 (a centred 75-minute triangular window), taken round midnight (23:45 is
+beside 00:00); a neighbour without readings is left out of the mean and a slot without readings
+stays empty (smooth_profile). The IDC's AGP smooths its curves too, by a method its papers do not
+spell out; this one is ours, stated so that the chart can be checked. Daily profiles: each of the
+period's last 14 days' readings by local time of day (daily_profiles), as AGP v4 shows them.
 
 Meal response (minutes from the start of the meal): the baseline is the mean of the readings
 from 15 minutes before to the start; the peak the highest reading up to 3 h after; rise = peak
@@ -26,6 +32,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from datetime import date, datetime, timedelta
 from statistics import mean, median, stdev
 
 import numpy as np
@@ -36,6 +43,10 @@ RANGE_KEYS: tuple[str, ...] = ("time_below_54", "time_54_69", "time_in_range", "
                                "time_above_250")
 AGP_PERCENTILES: tuple[int, ...] = (5, 25, 50, 75, 95)
 AGP_SLOT_MINUTES = 15
+# The smoothing of the AGP's curves (smooth_profile): the weights of a slot's neighbours, centred.
+AGP_SMOOTHING_WEIGHTS: tuple[int, ...] = (1, 2, 3, 2, 1)
+# The daily profiles shown: the period's last this many days (AGP v4's page shows 14).
+DAILY_PROFILE_DAYS = 14
 BASELINE_FROM_MIN = -15.0
 IAUC_MINUTES = 120.0
 PEAK_MINUTES = 180.0
@@ -51,6 +62,8 @@ FLAG_OTHER_MEAL = "another meal in the window"
 FLAG_MISSING_DATA = "missing data"
 FLAG_INSULIN_UNKNOWN = "a correction bolus cannot be excluded (foodtag holds no insulin data)"
 FLAG_CORRECTION = "insulin was given after the meal (a correction bolus)"
+# The flags that keep a meal out of the per-food figures unless the person keeps it (per_food).
+EXCLUDING_FLAGS: tuple[str, ...] = (FLAG_OTHER_MEAL, FLAG_MISSING_DATA, FLAG_CORRECTION)
 # A bolus from this long before the meal to this long after it is the meal's own; a later one
 # within the curve is a correction, which changes the curve.
 MEAL_BOLUS_MINUTES = (-30.0, 30.0)
@@ -96,6 +109,14 @@ GRI_WEIGHTS = {"time_below_54": 3.0, "time_54_69": 2.4, "time_above_250": 1.6, "
 def gri(ranges: dict[str, float]) -> float:
     """The glycemia risk index (0-100) of the time in ranges."""
     return min(100.0, sum(weight * ranges[key] for key, weight in GRI_WEIGHTS.items()))
+
+
+def gri_components(ranges: dict[str, float]) -> tuple[float, float]:
+    """The GRI's hypoglycemia component (%<54 + 0.8 x %54-69) and hyperglycemia component
+    (%>250 + 0.5 x %181-250), the axes of Klonoff's GRI grid: GRI = 3.0 x hypo + 1.6 x hyper."""
+    hypo = ranges["time_below_54"] + 0.8 * ranges["time_54_69"]
+    hyper = ranges["time_above_250"] + 0.5 * ranges["time_181_250"]
+    return hypo, hyper
 
 
 def gri_zone(value: float) -> str:
@@ -178,6 +199,45 @@ def agp_profile(minute_of_day: Sequence[float], values: Sequence[float],
         for p, value in zip(AGP_PERCENTILES, found):
             profile[f"p{p}"].append(None if value is None else round(float(value), 1))
     return profile
+
+
+def smooth_profile(profile: dict[str, list], weights: Sequence[float] = AGP_SMOOTHING_WEIGHTS) -> dict[str, list]:
+    """``profile`` (agp_profile) with each percentile curve smoothed round the clock: a slot's
+    value is the weighted mean of the slots from len(weights) // 2 before it to as many after
+    (the first slot's neighbours include the last ones), leaving out those without readings; a
+    slot without readings stays None. Every curve gets the same weights at each slot, so the
+    smoothed percentiles keep their order."""
+    half = len(weights) // 2
+    slots = len(profile["minute"])
+    out: dict[str, list] = {"minute": list(profile["minute"])}
+    for p in AGP_PERCENTILES:
+        curve = profile[f"p{p}"]
+        smoothed = []
+        for slot in range(slots):
+            if curve[slot] is None:
+                smoothed.append(None)
+                continue
+            near = [(w, curve[(slot + offset) % slots]) for offset, w in zip(range(-half, half + 1), weights)]
+            near = [(w, v) for w, v in near if v is not None]
+            smoothed.append(round(sum(w * v for w, v in near) / sum(w for w, _ in near), 1))
+        out[f"p{p}"] = smoothed
+    return out
+
+
+def daily_profiles(local_times: Sequence[datetime], values: Sequence[float], first: date,
+                   last: date, days: int = DAILY_PROFILE_DAYS) -> list[dict]:
+    """The last ``days`` local days up to ``last`` (none before ``first``), each {"date": ISO
+    date, "readings": [[minute of the day, mg/dL], ...]} in time order; ``local_times`` are the
+    readings' local wall-clock times, sorted."""
+    start = max(first, last - timedelta(days=days - 1))
+    by_day: dict[date, list[list[float]]] = {}
+    for when, value in zip(local_times, values):
+        if start <= when.date() <= last:
+            minute = when.hour * 60 + when.minute + when.second / 60
+            by_day.setdefault(when.date(), []).append([round(minute, 2), value])
+    count = (last - start).days + 1
+    return [{"date": (start + timedelta(days=n)).isoformat(), "readings": by_day.get(start + timedelta(days=n), [])}
+            for n in range(count)]
 
 
 # --- a meal's response ----------------------------------------------------------------------
@@ -270,8 +330,9 @@ def _has_gap(minutes: Sequence[float]) -> bool:
 
 # --- the person's response per food ---------------------------------------------------------
 
-# Below this many clean meals (no other meal, no missing data, no correction bolus) a food's mean is not shown: with
-# two meals the spread of one person's responses (easily 30-50 %) swamps any difference.
+# Below this many clean meals (no other meal, no missing data, no correction bolus; or flagged
+# but kept by the person) a food's mean is not shown: with two meals the spread of one person's
+# responses (easily 30-50 %) swamps any difference.
 MIN_MEALS_PER_FOOD = 3
 # A meal counts for a food when the food gives at least this share of its carbohydrate.
 MAIN_FOOD_CARB_SHARE = 0.5
@@ -280,13 +341,15 @@ MAIN_FOOD_CARB_SHARE = 0.5
 def per_food(meals: Sequence[dict]) -> list[dict]:
     """Foods ranked by mean iAUC per 10 g of carbohydrate, highest first, each with the mean
     rise per 10 g, the count and the sample SD; only foods with MIN_MEALS_PER_FOOD clean
-    meals. Each meal: {"main_food", "main_share", "carbohydrate_g", "response": MealResponse}."""
+    meals. A flagged meal never counts unless the person keeps it ("kept"), and then only when
+    its readings give its numbers. Each meal: {"main_food", "main_share", "carbohydrate_g",
+    "response": MealResponse, "kept" (optional, False)}."""
     by_food: dict[str, list[tuple[float, float]]] = {}
     for meal in meals:
         response: MealResponse = meal["response"]
         carbs = meal["carbohydrate_g"] or 0.0
-        clean = not {FLAG_OTHER_MEAL, FLAG_MISSING_DATA, FLAG_CORRECTION} & set(response.flags)
-        if (not clean or carbs < 5 or meal["main_share"] < MAIN_FOOD_CARB_SHARE
+        flagged = set(EXCLUDING_FLAGS) & set(response.flags)
+        if ((flagged and not meal.get("kept", False)) or carbs < 5 or meal["main_share"] < MAIN_FOOD_CARB_SHARE
                 or response.iauc_2h is None or response.rise_mg_dl is None):
             continue
         tens = carbs / 10.0

@@ -204,8 +204,11 @@ def _period(days: object, end: object, where) -> tuple[date, date]:
 def report(user: str, days: int = 14, end: date | str | None = None) -> dict[str, Any]:
     """The standard CGM report for the ``days`` local days ending with ``end`` (default today
     in the person's zone): the consensus metrics (metrics.consensus_metrics' keys, GRI
-    included; values in mg/dL whatever the person reads, "glucose_unit" the unit to show them in), "data_warning" (metrics.data_warning: too few days or readings, else None), the
-    AGP by local time of day ("agp") and the period's meals with their carbohydrate ("meals")."""
+    included; values in mg/dL whatever the person reads, "glucose_unit" the unit to show them
+    in), "data_warning" (metrics.data_warning: too few days or readings, else None), the AGP by
+    local time of day ("agp"; smoothed for the chart: "agp_smoothed", metrics.smooth_profile),
+    the last 14 days' readings by time of day ("daily", metrics.daily_profiles), the period's
+    meals with their carbohydrate ("meals") and the devices' insulin and carbohydrate ("events")."""
     with session_scope(write=False) as session:
         owner = repo.get_user(user, session=session)
         where, unit = zones.zone(owner.time_zone), _unit(owner)
@@ -226,6 +229,8 @@ def report(user: str, days: int = 14, end: date | str | None = None) -> dict[str
                                      interval_minutes=interval)
     out["data_warning"] = metrics.data_warning(days, out["active_percent"])
     out["agp"] = metrics.agp_profile([t.hour * 60 + t.minute + t.second / 60 for t in local], values)
+    out["agp_smoothed"] = metrics.smooth_profile(out["agp"])
+    out["daily"] = metrics.daily_profiles(local, values, first, last)
     out["meals"] = [{"eaten_at": m["eaten_at"].isoformat(timespec="minutes"),
                      "minute_of_day": m["eaten_at"].hour * 60 + m["eaten_at"].minute,
                      "carbohydrate_g": m["carbohydrate_g"], "foods": m["foods"]} for m in meals]
@@ -239,8 +244,9 @@ def report(user: str, days: int = 14, end: date | str | None = None) -> dict[str
 
 def _meal_groups(entries: list[MealEntry]) -> list[dict[str, Any]]:
     """Entries logged within SAME_MEAL_MINUTES of a meal's first entry, as one meal each: its
-    start (local), foods, total carbohydrate, and the food giving the most carbohydrate with
-    its share."""
+    start (local), foods, total carbohydrate, the food giving the most carbohydrate with its
+    share, and whether the person keeps it in the per-food figures ("kept": any of its entries
+    kept, see keep_meal)."""
     groups: list[list[MealEntry]] = []
     for entry in entries:  # in time order
         if groups and entry.eaten_at - groups[-1][0].eaten_at <= timedelta(minutes=SAME_MEAL_MINUTES):
@@ -254,7 +260,8 @@ def _meal_groups(entries: list[MealEntry]) -> list[dict[str, Any]]:
         main, main_carbs = max(carbs, key=lambda pair: pair[1])
         meals.append({"eaten_at": group[0].eaten_at, "entry_ids": [e.id for e in group],
                       "foods": [e.food_name for e in group], "carbohydrate_g": round(total, 1),
-                      "main_food": main, "main_share": main_carbs / total if total else 0.0})
+                      "main_food": main, "main_share": main_carbs / total if total else 0.0,
+                      "kept": any(e.keep_in_food_figures for e in group)})
     return meals
 
 
@@ -318,14 +325,28 @@ def meal_of_entry(user: str, entry_id: int) -> dict[str, Any]:
     raise NotFound(f"no meal entry #{entry_id}")  # not reached: the entry was found above
 
 
+def keep_meal(user: str, entry_id: int, keep: bool) -> dict[str, Any]:
+    """Keep the meal that the user's entry ``entry_id`` belongs to in their per-food figures
+    although it is flagged (``keep`` True), or let its flags decide again (False): the choice is
+    stored on each of the meal's entries (MealEntry.keep_in_food_figures). Returns the meal as
+    meal_of_entry does; NotFound for an entry that is not theirs."""
+    keep = arguments.flag("keep", keep)
+    meal = meal_of_entry(user, entry_id)
+    with session_scope() as session:
+        owner = repo.get_user(user, session=session)
+        for each in meal["entry_ids"]:
+            repo.get_entry(owner, each, session=session).keep_in_food_figures = keep
+    return {**meal, "kept": keep}
+
+
 def meal_responses_json(user: str, start: datetime | None = None, end: datetime | None = None) -> list[dict[str, Any]]:
     """meal_responses with each response as a dict (for JSON)."""
     return [{**m, "response": m["response"].to_dict()} for m in meal_responses(user, start, end)]
 
 
 def food_responses(user: str) -> dict[str, Any]:
-    """The person's own response per food (metrics.per_food, in mg/dL), with the minimum it
-    needs and the unit to show it in."""
+    """The person's own response per food (metrics.per_food, in mg/dL: clean meals and the
+    flagged ones they keep), with the minimum it needs and the unit to show it in."""
     return {"glucose_unit": glucose_unit(user), "minimum_meals": metrics.MIN_MEALS_PER_FOOD,
             "main_food_share": metrics.MAIN_FOOD_CARB_SHARE,
             "foods": metrics.per_food(meal_responses(user)), "disclaimer": DISCLAIMER}
