@@ -29,7 +29,8 @@ expect = sync_api.expect
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, default_model_path):
-    users = {name: PASSWORD for name in ("alice", "bob", "carol", "dave", "erin", "frank", "gina", "hank")}
+    users = {name: PASSWORD for name in ("alice", "bob", "carol", "dave", "erin", "frank", "gina", "hank",
+                                         "ivy", "jack", "kim", "lee", "max", "nina", "olga")}
     with seeded_server(tmp_path_factory.mktemp("app-flows"), users=users, accounts=True) as live:
         yield live
 
@@ -81,6 +82,28 @@ def axe_problems(page) -> list[str]:
         .filter(v => v.impact === 'serious' || v.impact === 'critical')
         .map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).join(', '))""")
     return found
+
+
+def at_rest(page) -> None:
+    """Wait for Gradio's transitions (0.2 s fades) to end, so colours are measured as shown."""
+    page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')")
+
+
+# WCAG's contrast ratio of an element's text against the first background drawn behind it.
+CONTRAST_JS = r"""element => {
+  const rgba = text => text.match(/[\d.]+/g).map(Number);
+  const luminance = rgb => {
+    const [r, g, b] = rgb.slice(0, 3).map(v => (v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  let background = [255, 255, 255];
+  for (let node = element; node; node = node.parentElement) {
+    const colour = rgba(getComputedStyle(node).backgroundColor);
+    if (colour.length < 4 || colour[3] > 0) { background = colour; break; }
+  }
+  const text = luminance(rgba(getComputedStyle(element).color)), back = luminance(background);
+  return (Math.max(text, back) + 0.05) / (Math.min(text, back) + 0.05);
+}"""
 
 
 @pytest.mark.parametrize("viewport", VIEWPORTS)
@@ -409,5 +432,30 @@ def test_tab_from_search_box_passes_food_group_to_search_without_opening_it(serv
         expect(group).to_have_attribute("aria-expanded", "false")  # no list left open behind
         tab_to(page.get_by_role("combobox", name="Search results"))
         expect(options).to_have_count(0)
+    finally:
+        context.close()
+
+
+# --- issue 42, item 6: what a person sees, at a desktop's and a phone's size --------------------
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_edit_panel_shows_save_and_delete_readably(server, browser, viewport):
+    """'Edit or delete an entry' showed only Save: Delete was white text on no background."""
+    user = {"desktop": "kim", "phone": "lee"}[viewport]
+    service.log_meal(user, "Banana", grams=120, meal_type="breakfast")
+    context, page = signed_in(browser, server, user, VIEWPORTS[viewport])
+    try:
+        page.get_by_role("tab", name="Today").click()
+        expect(page.locator("#day-entries")).to_contain_text("Banana", timeout=30_000)
+        page.get_by_text("Edit or delete an entry").click()
+        save, delete = page.get_by_role("button", name="Save changes"), page.get_by_role("button", name="Delete entry")
+        expect(save).to_be_visible()
+        expect(delete).to_be_visible()
+        at_rest(page)
+        for button in (save, delete):
+            assert button.evaluate(CONTRAST_JS) >= 4.5, button  # WCAG 2.1 AA for text
+        if viewport == "desktop":  # side by side; a phone's column puts Delete under Save
+            assert abs(save.bounding_box()["y"] - delete.bounding_box()["y"]) < 1
     finally:
         context.close()
