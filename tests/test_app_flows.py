@@ -440,6 +440,28 @@ def test_tab_from_search_box_passes_food_group_to_search_without_opening_it(serv
 
 
 @pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_number_boxes_are_not_red_before_anything_is_typed(server, browser, viewport):
+    """The label form's Serving grams (and the Edit panel's Grams) were drawn red, as wrong,
+    before anything was typed in them."""
+    context, page = signed_in(browser, server, "olga", VIEWPORTS[viewport])
+    border = "e => getComputedStyle(e).borderTopColor"
+    try:
+        page.get_by_role("tab", name="My foods").click()
+        grams, name = page.get_by_label("Serving grams"), page.get_by_label("Serving name")
+        expect(grams).to_be_visible()
+        at_rest(page)
+        assert grams.evaluate(border) == name.evaluate(border)
+        page.get_by_role("tab", name="Today").click()
+        page.get_by_text("Edit or delete an entry").click()
+        grams, note = page.locator("#edit-grams input"), page.get_by_label("Note", exact=True)
+        expect(grams).to_be_visible()
+        at_rest(page)
+        assert grams.evaluate(border) == note.evaluate(border)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
 def test_edit_panel_shows_save_and_delete_readably(server, browser, viewport):
     """'Edit or delete an entry' showed only Save: Delete was white text on no background."""
     user = {"desktop": "kim", "phone": "lee"}[viewport]
