@@ -84,11 +84,31 @@ def axe_problems(page) -> list[str]:
     return found
 
 
+def inside(inner: dict, outer: dict, slack: float = 0.5) -> bool:
+    """Whether the bounding box ``inner`` lies within ``outer`` (Playwright's x, y, width, height)."""
+    return (inner["x"] >= outer["x"] - slack and inner["y"] >= outer["y"] - slack
+            and inner["x"] + inner["width"] <= outer["x"] + outer["width"] + slack
+            and inner["y"] + inner["height"] <= outer["y"] + outer["height"] + slack)
+
+
 def at_rest(page) -> None:
     """Wait for Gradio's transitions (0.2 s fades) to end, so colours are measured as shown."""
     page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')")
 
 
+# The words of an element that the browser broke across lines ("carbohydrate" / "s").
+SPLIT_WORDS_JS = r"""element => {
+  const split = [], walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+  for (let node; (node = walker.nextNode());) {
+    for (const word of node.data.matchAll(/\S+/g)) {
+      const range = document.createRange();
+      range.setStart(node, word.index);
+      range.setEnd(node, word.index + word[0].length);
+      if (new Set([...range.getClientRects()].map(r => Math.round(r.top))).size > 1) split.push(word[0]);
+    }
+  }
+  return split;
+}"""
 # WCAG's contrast ratio of an element's text against the first background drawn behind it.
 CONTRAST_JS = r"""element => {
   const rgba = text => text.match(/[\d.]+/g).map(Number);
@@ -440,6 +460,53 @@ def test_tab_from_search_box_passes_food_group_to_search_without_opening_it(serv
 
 
 @pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_title_breaks_no_word(server, browser, viewport):
+    """On a phone the title broke as 'carbohydrate / s'."""
+    context, page = signed_in(browser, server, "olga", VIEWPORTS[viewport])
+    try:
+        title = page.locator("#page-title h1")
+        expect(title).to_contain_text("carbohydrates")
+        assert title.evaluate(SPLIT_WORDS_JS) == []
+        box = title.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= VIEWPORTS[viewport]["viewport"]["width"], box
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_eaten_at_calendar_button_is_on_screen(server, browser, viewport):
+    """On a phone the Eaten-at calendar button was cut off at the right edge."""
+    context, page = signed_in(browser, server, "olga", VIEWPORTS[viewport])
+    try:
+        calendar, date_box = page.locator("#eaten-at button.calendar"), page.locator("#eaten-at")
+        expect(calendar).to_be_visible()
+        button, width = calendar.bounding_box(), VIEWPORTS[viewport]["viewport"]["width"]
+        assert button["x"] >= 0 and button["x"] + button["width"] <= width, (button, width)
+        assert inside(button, date_box.bounding_box()), (button, date_box.bounding_box())
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_upload_box_shows_its_whole_icon_and_text(server, browser, viewport):
+    """The upload icon was clipped at the top of its box (and 'Click to Upload' at the bottom)."""
+    context, page = signed_in(browser, server, "olga", VIEWPORTS[viewport])
+    try:
+        drop_zone = page.locator("#photo-upload .upload-container")
+        expect(drop_zone).to_contain_text("Click to Upload")
+        zone = drop_zone.bounding_box()
+        icon = drop_zone.locator("[data-testid=upload-icon]").bounding_box()
+        assert inside(icon, zone), (icon, zone)
+        # The words as drawn (their element is a taller flex box, centred and cut by the zone).
+        words = drop_zone.locator("[data-testid=upload-text]").evaluate(
+            "e => { const r = document.createRange(); r.selectNodeContents(e);"
+            " const b = r.getBoundingClientRect(); return {x: b.x, y: b.y, width: b.width, height: b.height}; }")
+        assert inside(words, zone), (words, zone)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
 def test_number_boxes_are_not_red_before_anything_is_typed(server, browser, viewport):
     """The label form's Serving grams (and the Edit panel's Grams) were drawn red, as wrong,
     before anything was typed in them."""
@@ -457,6 +524,20 @@ def test_number_boxes_are_not_red_before_anything_is_typed(server, browser, view
         expect(grams).to_be_visible()
         at_rest(page)
         assert grams.evaluate(border) == note.evaluate(border)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_meal_chart_legend_names_meals_only(server, browser, viewport):
+    """The Today chart's legend listed 'none logged' (the empty days' bars) as if it were a meal."""
+    user = {"desktop": "ivy", "phone": "jack"}[viewport]
+    service.log_meal(user, "Banana", grams=120, meal_type="breakfast")  # 27 empty days before it
+    context, page = signed_in(browser, server, user, VIEWPORTS[viewport])
+    try:
+        page.get_by_role("tab", name="Today").click()
+        expect(page.locator("#day-entries")).to_contain_text("Banana", timeout=30_000)
+        expect(page.locator("#meals-plot .role-legend-label text")).to_have_text(["breakfast"], timeout=30_000)
     finally:
         context.close()
 
