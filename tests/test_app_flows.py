@@ -260,14 +260,29 @@ def test_unit_change_updates_the_card_on_screen(server, browser, photo, viewport
         page.get_by_role("tab", name="Analyse").click()
         expect(page.locator("#carb-headline")).to_contain_text("KE / CP", timeout=30_000)
         expect(page.locator("#nutrition-card")).to_contain_text("1 = 10 g")
-        # A refused setting never stands beside the earlier "Settings saved.".
-        page.get_by_role("tab", name="Settings").first.click()
-        page.get_by_label("Daily carbohydrate target (g)").fill("99999")
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_a_refused_setting_does_not_stand_beside_settings_saved(server, browser, viewport):
+    """Issue 42: a refused setting showed its error while the earlier 'Settings saved.' stayed."""
+    user = {"desktop": "max", "phone": "nina"}[viewport]
+    context, page = signed_in(browser, server, user, VIEWPORTS[viewport])
+    try:
+        page.get_by_role("tab", name="Settings").click()
+        target = page.get_by_label("Daily carbohydrate target (g)")
+        target.fill("180")
+        page.get_by_role("button", name="Save settings").click()
+        expect(page.get_by_text("Settings saved.")).to_be_visible(timeout=30_000)
+        settled(server)
+        target.fill("99999")
         page.get_by_role("button", name="Save settings").click()
         expect(page.locator(".toast-body")).to_have_count(1, timeout=30_000)
         expect(page.get_by_text("Settings saved.")).to_have_count(0)
     finally:
         context.close()
+    assert service.get_settings(user)["daily_carb_target_g"] == 180
 
 
 @pytest.mark.parametrize("viewport", VIEWPORTS)
@@ -502,6 +517,35 @@ def test_upload_box_shows_its_whole_icon_and_text(server, browser, viewport):
             "e => { const r = document.createRange(); r.selectNodeContents(e);"
             " const b = r.getBoundingClientRect(); return {x: b.x, y: b.y, width: b.width, height: b.height}; }")
         assert inside(words, zone), (words, zone)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_keyboard_opens_the_photo_chooser(server, browser, viewport):
+    """Keyboard only: Tab reaches the upload box, and Enter or Space opens the file chooser."""
+    context, page = signed_in(browser, server, "olga", VIEWPORTS[viewport])
+    choosers = []
+    # Listening makes Playwright intercept choosers, a message it does not wait for: listen long
+    # before the key is pressed, or an early chooser goes unseen (puppeteer/puppeteer#6040).
+    page.on("filechooser", lambda chooser: choosers.append(chooser))
+    try:
+        settled(server)
+        drop_zone = page.locator("#photo-upload .upload-container")
+        page.get_by_role("tab", name="Analyse").focus()
+        for _ in range(20):
+            page.keyboard.press("Tab")
+            if drop_zone.evaluate("e => e === document.activeElement"):
+                break
+        expect(drop_zone).to_be_focused()
+        for opened, key in enumerate(("Enter", "Space"), start=1):
+            page.keyboard.press(key)
+            for _ in range(100):  # 10 s
+                if len(choosers) == opened:
+                    break
+                page.wait_for_timeout(100)
+            assert len(choosers) == opened, f"{key} opened no file chooser"
+        assert not choosers[0].is_multiple()
     finally:
         context.close()
 
