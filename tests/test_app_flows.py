@@ -29,7 +29,8 @@ expect = sync_api.expect
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, default_model_path):
-    users = {name: PASSWORD for name in ("alice", "bob", "carol", "dave", "erin", "frank", "gina", "hank")}
+    users = {name: PASSWORD for name in ("alice", "bob", "carol", "dave", "erin", "frank", "gina", "hank",
+                                         "ivy", "jack", "kim", "lee", "max", "nina", "olga")}
     with seeded_server(tmp_path_factory.mktemp("app-flows"), users=users, accounts=True) as live:
         yield live
 
@@ -81,6 +82,48 @@ def axe_problems(page) -> list[str]:
         .filter(v => v.impact === 'serious' || v.impact === 'critical')
         .map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).join(', '))""")
     return found
+
+
+def inside(inner: dict, outer: dict, slack: float = 0.5) -> bool:
+    """Whether the bounding box ``inner`` lies within ``outer`` (Playwright's x, y, width, height)."""
+    return (inner["x"] >= outer["x"] - slack and inner["y"] >= outer["y"] - slack
+            and inner["x"] + inner["width"] <= outer["x"] + outer["width"] + slack
+            and inner["y"] + inner["height"] <= outer["y"] + outer["height"] + slack)
+
+
+def at_rest(page) -> None:
+    """Wait for Gradio's transitions (0.2 s fades) to end, so colours are measured as shown."""
+    page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')")
+
+
+# The words of an element that the browser broke across lines ("carbohydrate" / "s").
+SPLIT_WORDS_JS = r"""element => {
+  const split = [], walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+  for (let node; (node = walker.nextNode());) {
+    for (const word of node.data.matchAll(/\S+/g)) {
+      const range = document.createRange();
+      range.setStart(node, word.index);
+      range.setEnd(node, word.index + word[0].length);
+      if (new Set([...range.getClientRects()].map(r => Math.round(r.top))).size > 1) split.push(word[0]);
+    }
+  }
+  return split;
+}"""
+# WCAG's contrast ratio of an element's text against the first background drawn behind it.
+CONTRAST_JS = r"""element => {
+  const rgba = text => text.match(/[\d.]+/g).map(Number);
+  const luminance = rgb => {
+    const [r, g, b] = rgb.slice(0, 3).map(v => (v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  let background = [255, 255, 255];
+  for (let node = element; node; node = node.parentElement) {
+    const colour = rgba(getComputedStyle(node).backgroundColor);
+    if (colour.length < 4 || colour[3] > 0) { background = colour; break; }
+  }
+  const text = luminance(rgba(getComputedStyle(element).color)), back = luminance(background);
+  return (Math.max(text, back) + 0.05) / (Math.min(text, back) + 0.05);
+}"""
 
 
 @pytest.mark.parametrize("viewport", VIEWPORTS)
@@ -217,14 +260,29 @@ def test_unit_change_updates_the_card_on_screen(server, browser, photo, viewport
         page.get_by_role("tab", name="Analyse").click()
         expect(page.locator("#carb-headline")).to_contain_text("KE / CP", timeout=30_000)
         expect(page.locator("#nutrition-card")).to_contain_text("1 = 10 g")
-        # A refused setting never stands beside the earlier "Settings saved.".
-        page.get_by_role("tab", name="Settings").first.click()
-        page.get_by_label("Daily carbohydrate target (g)").fill("99999")
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_a_refused_setting_does_not_stand_beside_settings_saved(server, browser, viewport):
+    """Issue 42: a refused setting showed its error while the earlier 'Settings saved.' stayed."""
+    user = {"desktop": "max", "phone": "nina"}[viewport]
+    context, page = signed_in(browser, server, user, VIEWPORTS[viewport])
+    try:
+        page.get_by_role("tab", name="Settings").click()
+        target = page.get_by_label("Daily carbohydrate target (g)")
+        target.fill("180")
+        page.get_by_role("button", name="Save settings").click()
+        expect(page.get_by_text("Settings saved.")).to_be_visible(timeout=30_000)
+        settled(server)
+        target.fill("99999")
         page.get_by_role("button", name="Save settings").click()
         expect(page.locator(".toast-body")).to_have_count(1, timeout=30_000)
         expect(page.get_by_text("Settings saved.")).to_have_count(0)
     finally:
         context.close()
+    assert service.get_settings(user)["daily_carb_target_g"] == 180
 
 
 @pytest.mark.parametrize("viewport", VIEWPORTS)
@@ -409,5 +467,142 @@ def test_tab_from_search_box_passes_food_group_to_search_without_opening_it(serv
         expect(group).to_have_attribute("aria-expanded", "false")  # no list left open behind
         tab_to(page.get_by_role("combobox", name="Search results"))
         expect(options).to_have_count(0)
+    finally:
+        context.close()
+
+
+# --- issue 42, item 6: what a person sees, at a desktop's and a phone's size --------------------
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_title_breaks_no_word(server, browser, viewport):
+    """On a phone the title broke as 'carbohydrate / s'."""
+    context, page = signed_in(browser, server, "olga", VIEWPORTS[viewport])
+    try:
+        title = page.locator("#page-title h1")
+        expect(title).to_contain_text("carbohydrates")
+        assert title.evaluate(SPLIT_WORDS_JS) == []
+        box = title.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= VIEWPORTS[viewport]["viewport"]["width"], box
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_eaten_at_calendar_button_is_on_screen(server, browser, viewport):
+    """On a phone the Eaten-at calendar button was cut off at the right edge."""
+    context, page = signed_in(browser, server, "olga", VIEWPORTS[viewport])
+    try:
+        calendar, date_box = page.locator("#eaten-at button.calendar"), page.locator("#eaten-at")
+        expect(calendar).to_be_visible()
+        button, width = calendar.bounding_box(), VIEWPORTS[viewport]["viewport"]["width"]
+        assert button["x"] >= 0 and button["x"] + button["width"] <= width, (button, width)
+        assert inside(button, date_box.bounding_box()), (button, date_box.bounding_box())
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_upload_box_shows_its_whole_icon_and_text(server, browser, viewport):
+    """The upload icon was clipped at the top of its box (and 'Click to Upload' at the bottom)."""
+    context, page = signed_in(browser, server, "olga", VIEWPORTS[viewport])
+    try:
+        drop_zone = page.locator("#photo-upload .upload-container")
+        expect(drop_zone).to_contain_text("Click to Upload")
+        zone = drop_zone.bounding_box()
+        icon = drop_zone.locator("[data-testid=upload-icon]").bounding_box()
+        assert inside(icon, zone), (icon, zone)
+        # The words as drawn (their element is a taller flex box, centred and cut by the zone).
+        words = drop_zone.locator("[data-testid=upload-text]").evaluate(
+            "e => { const r = document.createRange(); r.selectNodeContents(e);"
+            " const b = r.getBoundingClientRect(); return {x: b.x, y: b.y, width: b.width, height: b.height}; }")
+        assert inside(words, zone), (words, zone)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_keyboard_opens_the_photo_chooser(server, browser, viewport):
+    """Keyboard only: Tab reaches the upload box, and Enter or Space opens the file chooser."""
+    context, page = signed_in(browser, server, "olga", VIEWPORTS[viewport])
+    choosers = []
+    # Listening makes Playwright intercept choosers, a message it does not wait for: listen long
+    # before the key is pressed, or an early chooser goes unseen (puppeteer/puppeteer#6040).
+    page.on("filechooser", lambda chooser: choosers.append(chooser))
+    try:
+        settled(server)
+        drop_zone = page.locator("#photo-upload .upload-container")
+        page.get_by_role("tab", name="Analyse").focus()
+        for _ in range(20):
+            page.keyboard.press("Tab")
+            if drop_zone.evaluate("e => e === document.activeElement"):
+                break
+        expect(drop_zone).to_be_focused()
+        for opened, key in enumerate(("Enter", "Space"), start=1):
+            page.keyboard.press(key)
+            for _ in range(100):  # 10 s
+                if len(choosers) == opened:
+                    break
+                page.wait_for_timeout(100)
+            assert len(choosers) == opened, f"{key} opened no file chooser"
+        assert not choosers[0].is_multiple()
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_number_boxes_are_not_red_before_anything_is_typed(server, browser, viewport):
+    """The label form's Serving grams (and the Edit panel's Grams) were drawn red, as wrong,
+    before anything was typed in them."""
+    context, page = signed_in(browser, server, "olga", VIEWPORTS[viewport])
+    border = "e => getComputedStyle(e).borderTopColor"
+    try:
+        page.get_by_role("tab", name="My foods").click()
+        grams, name = page.get_by_label("Serving grams"), page.get_by_label("Serving name")
+        expect(grams).to_be_visible()
+        at_rest(page)
+        assert grams.evaluate(border) == name.evaluate(border)
+        page.get_by_role("tab", name="Today").click()
+        page.get_by_text("Edit or delete an entry").click()
+        grams, note = page.locator("#edit-grams input"), page.get_by_label("Note", exact=True)
+        expect(grams).to_be_visible()
+        at_rest(page)
+        assert grams.evaluate(border) == note.evaluate(border)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_meal_chart_legend_names_meals_only(server, browser, viewport):
+    """The Today chart's legend listed 'none logged' (the empty days' bars) as if it were a meal."""
+    user = {"desktop": "ivy", "phone": "jack"}[viewport]
+    service.log_meal(user, "Banana", grams=120, meal_type="breakfast")  # 27 empty days before it
+    context, page = signed_in(browser, server, user, VIEWPORTS[viewport])
+    try:
+        page.get_by_role("tab", name="Today").click()
+        expect(page.locator("#day-entries")).to_contain_text("Banana", timeout=30_000)
+        expect(page.locator("#meals-plot .role-legend-label text")).to_have_text(["breakfast"], timeout=30_000)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_edit_panel_shows_save_and_delete_readably(server, browser, viewport):
+    """'Edit or delete an entry' showed only Save: Delete was white text on no background."""
+    user = {"desktop": "kim", "phone": "lee"}[viewport]
+    service.log_meal(user, "Banana", grams=120, meal_type="breakfast")
+    context, page = signed_in(browser, server, user, VIEWPORTS[viewport])
+    try:
+        page.get_by_role("tab", name="Today").click()
+        expect(page.locator("#day-entries")).to_contain_text("Banana", timeout=30_000)
+        page.get_by_text("Edit or delete an entry").click()
+        save, delete = page.get_by_role("button", name="Save changes"), page.get_by_role("button", name="Delete entry")
+        expect(save).to_be_visible()
+        expect(delete).to_be_visible()
+        at_rest(page)
+        for button in (save, delete):
+            assert button.evaluate(CONTRAST_JS) >= 4.5, button  # WCAG 2.1 AA for text
+        if viewport == "desktop":  # side by side; a phone's column puts Delete under Save
+            assert abs(save.bounding_box()["y"] - delete.bounding_box()["y"]) < 1
     finally:
         context.close()

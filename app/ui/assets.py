@@ -4,13 +4,16 @@ gr.mount_gradio_app adds to the page (app.server)."""
 import gradio as gr
 
 # White text on the default orange is 2.8:1; WCAG 2.1 AA asks 4.5:1 for text. The darker
-# shades keep the brand colour and pass (orange 700 on white text: 5.2:1).
+# shades keep the brand colour and pass (orange 700 on white text: 5.2:1). Red is named by its
+# value: the theme has no error hue, so "*error_700" was an undefined CSS variable, and the Delete
+# buttons were white text on no background, invisible (issue 42: "shows only Save").
+RED = gr.themes.colors.red
 THEME = gr.themes.Default().set(
     button_primary_background_fill="*primary_700",
     button_primary_background_fill_hover="*primary_800",
     button_primary_text_color="white",
-    button_cancel_background_fill="*error_700",
-    button_cancel_background_fill_hover="*error_800",
+    button_cancel_background_fill=RED.c700,  # white text on it: 6.5:1
+    button_cancel_background_fill_hover=RED.c800,
     button_cancel_text_color="white",
     body_text_color_subdued="*neutral_600",
     color_accent="*primary_700",

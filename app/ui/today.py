@@ -156,8 +156,9 @@ class TodayTab:
             with gr.Accordion("Edit or delete an entry", open=False) as c.edit_box:
                 c.entry_pick = gr.Dropdown(label="Entry", choices=[], interactive=True, elem_id="entry-pick")
                 with gr.Row():
-                    c.edit_grams = gr.Number(label="Grams", minimum=validate.MIN_PORTION_G,
-                                             maximum=validate.MAX_PORTION_G, elem_id="edit-grams")
+                    # No minimum here: the empty form's 0 was drawn red before an entry was
+                    # picked; edit_entry refuses grams out of range with a message (db.validate).
+                    c.edit_grams = gr.Number(label="Grams", elem_id="edit-grams")
                     c.edit_meal = gr.Dropdown(label="Meal", choices=list(views.MEAL_TYPES))
                     c.edit_when = gr.Textbox(label="Eaten at (YYYY-MM-DD HH:MM)")
                     c.edit_note = gr.Textbox(label="Note")
