@@ -109,6 +109,12 @@ SPLIT_WORDS_JS = r"""element => {
   }
   return split;
 }"""
+# How many lines an element's text takes (distinct tops of its text's boxes).
+LINE_TOPS_JS = r"""element => {
+  const range = document.createRange();
+  range.selectNodeContents(element);
+  return new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top))).size;
+}"""
 # WCAG's contrast ratio of an element's text against the first background drawn behind it.
 CONTRAST_JS = r"""element => {
   const rgba = text => text.match(/[\d.]+/g).map(Number);
@@ -484,6 +490,8 @@ def test_title_breaks_no_word(server, browser, viewport):
         assert title.evaluate(SPLIT_WORDS_JS) == []
         box = title.bounding_box()
         assert box["x"] >= 0 and box["x"] + box["width"] <= VIEWPORTS[viewport]["viewport"]["width"], box
+        # "Sign out" wrapped onto two lines at both sizes.
+        assert page.locator("#sign-out").evaluate(LINE_TOPS_JS) == 1
     finally:
         context.close()
 

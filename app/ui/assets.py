@@ -24,6 +24,7 @@ CSS = """
 /* The title takes the row (the sign-in line goes under it on a phone): never "carbohydrate/s". */
 #page-title { flex: 3 1 300px !important; min-width: 0 !important; }
 #signed-in-as { flex: 1 1 160px !important; }
+#sign-out { white-space: nowrap; }  /* "Sign out" on one line, also on a phone */
 /* The date box shrinks so that its calendar button stays on a phone's screen. */
 #eaten-at input { min-width: 0 !important; width: 100% !important; }
 #eaten-at > div { min-width: 0 !important; }
