@@ -266,6 +266,9 @@ def test_unit_change_updates_the_card_on_screen(server, browser, photo, viewport
         page.get_by_role("tab", name="Analyse").click()
         expect(page.locator("#carb-headline")).to_contain_text("KE / CP", timeout=30_000)
         expect(page.locator("#nutrition-card")).to_contain_text("1 = 10 g")
+        # One basis on the line (issue 42 item 3): the grams shown / 10 are the count shown.
+        grams, count = re.search(r"([\d.]+) g carbs, ([\d.]+) KE / CP", page.locator("#carb-headline").inner_text()).groups()
+        assert round(float(grams) / 10, 1) == float(count), (grams, count)
     finally:
         context.close()
 
