@@ -14,13 +14,13 @@ import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import (Integer, String, and_, bindparam, case, column, func, literal, or_, select,
-                        text, union, union_all)
+from sqlalchemy import (Integer, String, and_, bindparam, case, column, exists, func, literal, or_,
+                        select, text, union, union_all)
 from sqlalchemy.orm import Session
 
 from db import datasets, search
 from db.keys import name_key
-from db.tables import Food, FoodAlias, FoodLabel, SeedVersion
+from db.tables import Food, FoodAlias, FoodLabel, SeedVersion, Serving
 
 FTS_TABLE = "foods_fts"
 TRIGRAM_INDEX_PREFIX = "trgm_"
@@ -145,6 +145,7 @@ class Row:
     dataset: str | None = None
     values: tuple[float | None, ...] = ()  # kcal, carbohydrate, protein, fat per 100 g
     entry: str | None = None  # the table's entry (source_code)
+    has_portion: bool | None = None  # whether it has a default serving
 
 
 # A query's readings (db.search.Query): each a list of words, each word a list of its
@@ -179,9 +180,13 @@ def candidates(session: Session, readings: Readings, *, owner_id: int | None,
     readings = [r for r in readings if r]
     if not readings:
         return []
+    # Whether the food has a default serving: one row of the unique index on (food_id) of the
+    # default servings.
+    has_portion = exists().where(Serving.food_id == Food.id, Serving.is_default).label("has_portion")
     columns = select(Food.id, Food.name, Food.category, Food.search_weight, Food.common_names,
                      Food.owner_id, Food.sugars_g, Food.fdc_dataset, Food.kcal,
-                     Food.carbohydrate_g, Food.protein_g, Food.fat_g, Food.source_code)
+                     Food.carbohydrate_g, Food.protein_g, Food.fat_g, Food.source_code,
+                     has_portion)
     if category is not None:
         columns = columns.where(Food.category == category)
     if not has_index(session):
@@ -225,7 +230,7 @@ def _row(result, aliases: tuple[str, ...]) -> Row:
     return Row(result.id, result.name, result.category, result.search_weight, aliases,
                result.common_names, result.owner_id, result.sugars_g, result.fdc_dataset,
                (result.kcal, result.carbohydrate_g, result.protein_g, result.fat_g),
-               result.source_code)
+               result.source_code, bool(result.has_portion))
 
 
 def _index_would_match(readings: Readings, all_words: bool, row: Row,
