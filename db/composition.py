@@ -416,8 +416,8 @@ def _stored(food: TableFood, everyday: dict[str, tuple[str, ...]]) -> dict:
 # a new name each time a table's values, notes, search weights, everyday aliases or own portions
 # change (-2: no "NFS" row ranked as a brand, CoFID's lager and takeaway spare ribs without a
 # carbohydrate of 0 g, FNDDS defaults that are no "Guideline amount" of a topping, FNDDS's
-# lemonade called lemonade).
-ROWS_PART = "table-rows-2"
+# lemonade called lemonade; -3: everyday names of UK dishes and brands, "fried chicken", "tofu").
+ROWS_PART = "table-rows-3"
 
 
 def refresh(session: Session, table: Table, seed_dir: Path) -> int:
