@@ -472,8 +472,10 @@ def refresh(session: Session, table: Table, seed_dir: Path) -> int:
 
 # The seed part that gives a database seeded before today's table_portions.csv its new rows
 # (a new name each time rows are added; -3: the Swiss FCDB's and more CoFID foods; -4: UK
-# biscuits, Weetabix, squash, beer and cider, fruit, pies and puddings, Schorle, Eistee).
-CITED_PORTIONS_PART = "table-portions-4"
+# biscuits, Weetabix, squash, beer and cider, fruit, pies and puddings, Schorle, Eistee; -5:
+# shortbread, fruit pastilles, pilau rice, cheese and pickle sandwich, hot cross buns, chicken
+# korma, mushy peas).
+CITED_PORTIONS_PART = "table-portions-5"
 
 
 def add_cited_portions(session: Session, table: Table, seed_dir: Path) -> int:
