@@ -474,7 +474,7 @@ def refresh(session: Session, table: Table, seed_dir: Path) -> int:
 # (a new name each time rows are added; -3: the Swiss FCDB's and more CoFID foods; -4: UK
 # biscuits, Weetabix, squash, beer and cider, fruit, pies and puddings, Schorle, Eistee; -5:
 # shortbread, fruit pastilles, pilau rice, cheese and pickle sandwich, hot cross buns, chicken
-# korma, mushy peas).
+# korma, mushy peas, custard creams, wine gums).
 CITED_PORTIONS_PART = "table-portions-5"
 
 
