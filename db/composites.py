@@ -27,8 +27,9 @@ from db.tables import (
 # Seed part of a database whose composites were loaded before today's: it gets the new
 # composites once, each taking its labels and aliases over from the stand-in row it replaces
 # (the fish-only "Fish and chips"), whose logged meals stay as they are. A new name each time
-# composites are added (-2: beans on toast).
-UPGRADE_PART = "composites-any-table-2"
+# composites are added (-2: beans on toast; -3: sausages and mash, chips and curry sauce,
+# Currywurst).
+UPGRADE_PART = "composites-any-table-3"
 
 FOODS_FILE = "composites.csv"
 INGREDIENTS_FILE = "composite_ingredients.csv"

@@ -416,8 +416,8 @@ def _stored(food: TableFood, everyday: dict[str, tuple[str, ...]]) -> dict:
 # a new name each time a table's values, notes, search weights, everyday aliases or own portions
 # change (-2: no "NFS" row ranked as a brand, CoFID's lager and takeaway spare ribs without a
 # carbohydrate of 0 g, FNDDS defaults that are no "Guideline amount" of a topping, FNDDS's
-# lemonade called lemonade).
-ROWS_PART = "table-rows-2"
+# lemonade called lemonade; -3: everyday names of UK dishes and brands, "fried chicken", "tofu").
+ROWS_PART = "table-rows-3"
 
 
 def refresh(session: Session, table: Table, seed_dir: Path) -> int:
@@ -472,8 +472,10 @@ def refresh(session: Session, table: Table, seed_dir: Path) -> int:
 
 # The seed part that gives a database seeded before today's table_portions.csv its new rows
 # (a new name each time rows are added; -3: the Swiss FCDB's and more CoFID foods; -4: UK
-# biscuits, Weetabix, squash, beer and cider, fruit, pies and puddings, Schorle, Eistee).
-CITED_PORTIONS_PART = "table-portions-4"
+# biscuits, Weetabix, squash, beer and cider, fruit, pies and puddings, Schorle, Eistee; -5:
+# shortbread, fruit pastilles, pilau rice, cheese and pickle sandwich, hot cross buns, chicken
+# korma, mushy peas, custard creams, wine gums).
+CITED_PORTIONS_PART = "table-portions-5"
 
 
 def add_cited_portions(session: Session, table: Table, seed_dir: Path) -> int:

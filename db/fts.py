@@ -14,16 +14,19 @@ import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import (Integer, String, and_, bindparam, case, column, func, literal, or_, select,
-                        text, union, union_all)
+from sqlalchemy import (Integer, String, and_, bindparam, case, column, exists, func, literal, or_,
+                        select, text, union, union_all)
 from sqlalchemy.orm import Session
 
 from db import datasets, search
 from db.keys import name_key
-from db.tables import Food, FoodAlias, FoodLabel, SeedVersion
+from db.tables import Food, FoodAlias, FoodLabel, SeedVersion, Serving
 
 FTS_TABLE = "foods_fts"
 TRIGRAM_INDEX_PREFIX = "trgm_"
+# The tables with rows that have no default serving (db.composition: a CoFID or Swiss row no
+# portion is cited for, an FNDDS food none of whose measures is one portion).
+_PORTIONS_MAY_LACK = (datasets.FNDDS.name, datasets.COFID.name, datasets.SWISS_FCDB.name)
 # At most this many candidates are ranked in Python; bm25 picks them when more match.
 MAX_CANDIDATES = 400
 # bm25 column weights: name, aliases, common names, description.
@@ -145,6 +148,7 @@ class Row:
     dataset: str | None = None
     values: tuple[float | None, ...] = ()  # kcal, carbohydrate, protein, fat per 100 g
     entry: str | None = None  # the table's entry (source_code)
+    has_portion: bool | None = None  # whether it has a default serving
 
 
 # A query's readings (db.search.Query): each a list of words, each word a list of its
@@ -179,6 +183,9 @@ def candidates(session: Session, readings: Readings, *, owner_id: int | None,
     readings = [r for r in readings if r]
     if not readings:
         return []
+    # Whether the food has a default serving: one row of the unique index on (food_id) of the
+    # default servings, looked up for the tables whose rows may lack one (every SR Legacy,
+    # curated, composite and own food has one).
     columns = select(Food.id, Food.name, Food.category, Food.search_weight, Food.common_names,
                      Food.owner_id, Food.sugars_g, Food.fdc_dataset, Food.kcal,
                      Food.carbohydrate_g, Food.protein_g, Food.fat_g, Food.source_code)
@@ -191,11 +198,11 @@ def candidates(session: Session, readings: Readings, *, owner_id: int | None,
         indexed = session.get_bind().dialect.name == "postgresql"
         # Each row brings its aliases and labels (as the index row does): no second and third
         # query with a few hundred ids to send.
-        found = session.execute(_like_matches(
+        found = session.execute(_with_portion(_like_matches(
             columns.where(visible).add_columns(
                 _names_of(FoodAlias.alias, FoodAlias.food_id, "aliases"),
                 _names_of(FoodLabel.label, FoodLabel.food_id, "labels")),
-            readings, all_words, indexed=indexed)).all()
+            readings, all_words, indexed=indexed))).all()
         return [_row(r, (*_split(r.aliases), *map(name_key, _split(r.labels)))) for r in found]
     # The index holds the public foods only; each own food gets its place too, so another
     # user's many own foods cannot crowd the public ones out of anyone's results.
@@ -207,25 +214,41 @@ def candidates(session: Session, readings: Readings, *, owner_id: int | None,
     # The index row already holds the aliases and labels: no second query for them.
     public = session.execute(
         columns.where(Food.owner_id.is_(None)).join(fts, fts.c.id == Food.id)
-        .add_columns(fts.c.aliases),
+        .add_columns(fts.c.aliases, _has_portion(Food.id, Food.fdc_dataset)),
         {"q": _fts_expression(readings, all_words=all_words), "category": category,
          "n": MAX_CANDIDATES}).all()
     found = [_row(r, tuple(a for a in r.aliases.split("; ") if a)) for r in public]
     if owner_id is not None:
-        own = session.execute(_like_matches(
+        own = session.execute(_with_portion(_like_matches(
             columns.where(Food.owner_id == owner_id).add_columns(Food.fdc_description),
-            readings, all_words)).all()
+            readings, all_words))).all()
         # LIKE finds words inside words ("ice" in "rice"); keep the matches the index would make.
         found += [row for row, result in zip(_rows(session, own), own)
                   if _index_would_match(readings, all_words, row, result.fdc_description)]
     return found
 
 
+def _has_portion(food_id, dataset):
+    """Whether the food has a default serving: a row of the unique index on the default
+    servings' food_id, looked up for the tables whose rows may lack one (every SR Legacy,
+    curated, composite and own food has one)."""
+    return case((dataset.in_(_PORTIONS_MAY_LACK),
+                 exists().where(Serving.food_id == food_id, Serving.is_default)),
+                else_=True).label("has_portion")
+
+
+def _with_portion(matches):
+    """``matches`` (at most MAX_CANDIDATES foods) with ``_has_portion``: looked up for those
+    only, not for every food the words match before the limit."""
+    found = matches.subquery()
+    return select(*found.c, _has_portion(found.c.id, found.c.fdc_dataset))
+
+
 def _row(result, aliases: tuple[str, ...]) -> Row:
     return Row(result.id, result.name, result.category, result.search_weight, aliases,
                result.common_names, result.owner_id, result.sugars_g, result.fdc_dataset,
                (result.kcal, result.carbohydrate_g, result.protein_g, result.fat_g),
-               result.source_code)
+               result.source_code, bool(result.has_portion))
 
 
 def _index_would_match(readings: Readings, all_words: bool, row: Row,

@@ -97,12 +97,13 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
                               recent=r.food_id in recent, favourite=r.food_id in favourite,
                               sugars_g=r.sugars_g,
                               names_region=_names_region(r.dataset), dataset=r.dataset,
-                              values=r.values, entry=r.entry)
+                              values=r.values, entry=r.entry, has_portion=r.has_portion)
              for r in rows]
     # Rank with each word as the food names spell it (the first correction of a typo).
     query = search.make_query([([choices[0] for choices in words], handicap)
                                for words, (_, handicap) in zip(alternatives, readings)],
-                              diet=diet, typed=len(wanted), region=region)
+                              diet=diet, typed=len(wanted), region=region,
+                              typed_words=wanted)
     return with_portions(session, search.rank(query, found, limit))
 
 

@@ -1,7 +1,9 @@
 """Food search ranking: pure functions, no database (db.fts fetches the candidates).
 
 How a result list is ordered, best first:
-1. The query is the food's name, an alias or a USDA common name ("white rice").
+1. The query is the food's name, an alias or a USDA common name ("white rice"), or its name
+   without a group head and generic parts ("Candies, milk chocolate", "Trail mix, NFS",
+   "Blueberries, raw" where raw is how it is eaten: ``plain_match``).
 2. More query words found as whole words in the name ("rice" in "Rice, white, cooked" beats
    "rice" only as the start of "ricotta"), then in aliases and common names.
 3. A query word names the food itself: it is in the name's first part ("Rice, white, ..." for
@@ -18,12 +20,16 @@ How a result list is ordered, best first:
 6. The food's prior (``prior``): everyday foods (USDA's dietary survey, the foods the photo
    models name, everyday aliases), and below them baby foods, branded and restaurant items. It
    is small: a curated dish never outranks the plain food on its prior alone.
+7. Between tables, the searcher's region (``region_handicap``: US FNDDS and SR Legacy, UK
+   CoFID, DE the Swiss FCDB's German names), then a default serving: a row whose card would
+   ask for grams ranks below an equivalent row with one.
 Then the person's own matches come first, in tiers (``tier``): favourites, then their own
 foods and recently logged foods, then everything else, each tier in the order above: what
 someone logged before is most likely what they mean again.
 
 Query words: typos are replaced by the closest catalog words (``corrections``), so
-"spagetti" finds spaghetti; plurals match singulars ("berries" ~ "berry"); compounds are split
+"spagetti" finds spaghetti; a measure ("a pint of lager") and stop words are no words to find
+(nor in a name compared whole: "Fish and chips"); plurals match singulars ("berries" ~ "berry"); compounds are split
 and joined ("cornflakes" ~ "corn flakes", "soy milk" ~ "soymilk"); regional words are read
 in the catalog's words too (db.vocabulary). Each reading of the query is scored and the best
 counts.
@@ -39,7 +45,8 @@ from functools import lru_cache
 from db.keys import name_key
 
 # Words that never decide a match on their own ("rice with beans").
-STOPWORDS = frozenset({"a", "an", "and", "the", "of", "with", "in", "on", "or", "w"})
+STOPWORDS = frozenset({"a", "an", "and", "the", "of", "with", "in", "on", "or", "w", "n",
+                       "mit", "und"})
 # Below this similarity a replacement is noise ("tea" ~ "pea" is fine, "tea" ~ "steak" not).
 TYPO_CUTOFF = 0.75
 MAX_TYPO_CHOICES = 3
@@ -50,6 +57,20 @@ HEAD_MISSED = 0.75
 # Per query word that neither the name nor an alias holds.
 MISSING_PENALTY = 2.0
 NOT_FURTHER_SPECIFIED = "nfs"
+# Parts of a name that say its entry is the food in general, not a kind of it: FNDDS's "Trail
+# mix, NFS", CoFID's "Bread, brown, average", "Flapjacks, retail", "Toad in the hole, homemade";
+# and "raw" where raw is how the food is eaten ("Blueberries, raw"). Without them the name is
+# the query's food as much as a name that is the query ("Blueberries"): the searcher's region,
+# then a default portion, decide between them (``total``).
+# A name that is the query once they are left out counts a little less than the query's own
+# name or an everyday alias: "Orange juice, chilled" (alias "orange juice") before "Orange
+# juice, raw" (the juice of one orange).
+PLAIN_NAME = 9.5
+GENERIC_PARTS = frozenset({NOT_FURTHER_SPECIFIED, "average", "retail", "homemade"})
+# First parts that name an SR Legacy food group, not the food: "Candies, milk chocolate" is
+# milk chocolate, "Snacks, trail mix, regular" trail mix.
+GROUP_HEADS = frozenset({("candies",), ("snacks",), ("beverages",),
+                         ("cereals", "ready", "to", "eat"), ("alcoholic", "beverage")})
 
 # prior(): how much more likely a food is what someone means. The curated share equals the
 # survey's: a food the models name is an everyday food, not a better match.
@@ -74,10 +95,15 @@ MAX_PRIOR = 1.0
 _WORD_RE = re.compile(r"[a-z0-9]+")
 # "Beverages, carbonated, low calorie, other than cola or pepper": not a cola; such words
 # do not match the query.
-_OTHER_THAN_RE = re.compile(r"\bother than [^,(]*", re.IGNORECASE)
+# "Pudding, flavors other than chocolate, NFS" is the pudding that is not chocolate: not a
+# flavoured kind.
+_OTHER_THAN_RE = re.compile(r"\b(flavors )?other than [^,(]*", re.IGNORECASE)
 # "Kartoffelsalat mit Essig-Öl-Sauce" is a salad, not a sauce: in a German name (the Swiss
 # FCDB's) what comes after "mit" is what the food is made with, not its kind.
-_MADE_WITH_RE = re.compile(r"\bmit\b.*", re.IGNORECASE)
+# Likewise what an English name says a food was cooked or kept in ("Potato crisps, fried in
+# sunflower oil", "Baked beans, canned in tomato sauce") is not its kind: no oil, no sauce.
+_MADE_WITH_RE = re.compile(r"\bmit\b.*|\b(fried|cooked|canned|roasted|boiled|stewed|packed|"
+                           r"preserved|stored) in\b[^,(]*", re.IGNORECASE)
 
 # --- the food as eaten (form_adjustment) ---
 # Forms that are not what a person eats. A query naming one (or its FORM_SYNONYMS) asks for it.
@@ -92,6 +118,13 @@ RAW_NOT_EATEN_GROUPS = frozenset({
     "Poultry Products", "Lamb, Veal, and Game Products", "Finfish and Shellfish Products",
     "Sausages and Luncheon Meats", "Dairy and Egg Products", "Breakfast Cereals",
 })
+# The Swiss FCDB's groups of the same foods.
+RAW_NOT_EATEN_PREFIXES = ("Meat and offal/", "Fish/", "Eggs", "Cereal products, pulses and potatoes/",
+                          "Sausages and cold meats/")
+# CoFID's copy names no food groups: whether raw is how its food is eaten is not known.
+UNGROUPED = frozenset({"UK foods (CoFID)"})
+# The Swiss FCDB's German form words ("Rotkohl, roh", "Reis poliert, trocken").
+GERMAN_FORMS = {"roh": "raw", "trocken": "dry"}
 _STARCHY_RE = re.compile(r"^(potato|potatoes|sweet potato|yams?|cassava|taro|plantains?|peas|"
                          r"corn|parsnips?)\b")
 # "dry roasted" nuts, "dry curd" cottage cheese, "dry-fried" black pudding and juice "from
@@ -132,7 +165,7 @@ SUBSTITUTE_PENALTY = 3.0
 # --- diet words (diet_adjustment) ---
 DIET_WORDS = frozenset({"diet", "zero", "light", "lite", "sugarfree", "unsweetened",
                         "zuckerfrei", "sugarless", "skinny"})
-DIET_PHRASES = (("sugar", "free"), ("no", "sugar"), ("no", "added", "sugar"),
+DIET_PHRASES = (("sugar", "free"), ("no", "sugar"), ("zero", "sugar"), ("no", "added", "sugar"),
                 ("low", "calorie"), ("calorie", "free"), ("ohne", "zucker"), ("low", "sugar"),
                 ("without", "sugar"))
 _DIET_MARKER_RE = re.compile(
@@ -176,10 +209,11 @@ def words(text: str) -> list[str]:
     return list(_words(text))
 
 
-# "a cup of tea", "a glass of milk", "a bowl of porridge": the measure says how much, the
-# words after "of" what.
+# "a cup of tea", "a glass of milk", "a pint of lager", "a bar of chocolate": the measure says
+# how much, the words after "of" what.
 MEASURE_WORDS = frozenset({"cup", "glass", "bowl", "mug", "plate", "slice", "piece", "portion",
-                           "serving", "can", "bottle", "handful", "spoonful"})
+                           "serving", "can", "bottle", "handful", "spoonful", "pint", "half",
+                           "bar", "packet", "bag", "tin", "pot", "tub", "jar", "box", "scoop"})
 
 
 def query_words(text: str) -> list[str]:
@@ -270,6 +304,7 @@ class Candidate:
     entry: str | None = None  # its entry in that table (source_code)
     # The same food in other tables, ranked below this one: (food id, name, dataset).
     duplicates: tuple[tuple[int, str, str | None], ...] = ()
+    has_portion: bool | None = None  # whether it has a default serving (None: not known)
 
 
 def candidate(food_id: int, name: str, category: str, weight: float, aliases: Iterable[str],
@@ -277,10 +312,12 @@ def candidate(food_id: int, name: str, category: str, weight: float, aliases: It
               favourite: bool = False, sugars_g: float | None = None,
               portion: Portion = Portion(None, None, None),
               names_region: str | None = None, dataset: str | None = None,
-              values: tuple[float | None, ...] = (), entry: str | None = None) -> Candidate:
+              values: tuple[float | None, ...] = (), entry: str | None = None,
+              has_portion: bool | None = None) -> Candidate:
     return Candidate(food_id, name, category, weight, tuple(aliases), common_names or "",
                      own, recent, favourite, tuple(words(_OTHER_THAN_RE.sub("", name))),
-                     sugars_g, portion, names_region, dataset, values, entry)
+                     sugars_g, portion, names_region, dataset, values, entry, (),
+                     has_portion)
 
 
 @dataclass(frozen=True)
@@ -294,16 +331,21 @@ class Query:
     asked: frozenset[str] = frozenset()
     typed: int | None = None  # how many words were typed (score's ``typed``)
     region: str | None = None  # the searcher's (db.vocabulary.SEARCH_REGIONS)
+    phrases: frozenset[str] = frozenset()  # each reading as a phrase of singulars
+    typed_phrase: str | None = None  # the words as typed, as such a phrase
 
 
 def make_query(readings: Sequence[tuple[Sequence[str], float]], *, diet: bool = False,
-               typed: int | None = None, region: str | None = None) -> Query:
+               typed: int | None = None, region: str | None = None,
+               typed_words: Sequence[str] | None = None) -> Query:
     asked = frozenset(w for reading, _ in readings for w in reading)
     asked |= frozenset(filter(None, (singular(w) for w in asked)))
     forms = frozenset(FORM_SYNONYMS.get(w, w) for w in asked) & FORM_WORDS
     if "dry" in forms:
         forms |= {"raw", "uncooked"}  # dry beans are "mature seeds, raw"
-    return Query(tuple((tuple(r), h) for r, h in readings), diet, forms, asked, typed, region)
+    phrases = frozenset(_singular_phrase(r) for r, _ in readings)
+    return Query(tuple((tuple(r), h) for r, h in readings), diet, forms, asked, typed, region,
+                 phrases, None if typed_words is None else _singular_phrase(typed_words))
 
 
 def _forms(found: Iterable[str]) -> frozenset[str]:
@@ -328,8 +370,10 @@ def _word_hits(query: Sequence[str], target: Sequence[str],
 
 
 def _singular_phrase(found: Sequence[str]) -> str:
-    """The words as one phrase, each in its singular ("potatoes" is the alias "potato")."""
-    return " ".join(singular(w) or w for w in found)
+    """The words as one phrase, each in its singular ("potatoes" is the alias "potato"), without
+    stop words as a query has none ("Fish and chips" is the query "fish and chips")."""
+    kept = [w for w in found if w not in STOPWORDS] or found
+    return " ".join(singular(w) or w for w in kept)
 
 
 @lru_cache(maxsize=65536)
@@ -352,6 +396,30 @@ class _Texts:
     second: frozenset[str]  # and of its second part
     name_forms: frozenset[str]
     other_forms: frozenset[str]
+    # The name without its group head and generic parts (GENERIC_PARTS, GROUP_HEADS), as
+    # phrases ``name`` is read as; and how many words those parts hold. ``*_raw``: without a
+    # "raw" part too, for a food eaten raw.
+    plain: frozenset[str]
+    plain_raw: frozenset[str]
+    ignored: int
+    ignored_raw: int
+
+
+def _name_phrases(parts: Sequence[tuple[str, ...]]) -> frozenset[str]:
+    """A name's parts as the phrase ``score`` compares with the query: in order, a name of two
+    parts its second part first ("Chocolate, milk" is milk chocolate)."""
+    if len(parts) == 2:
+        return frozenset({_singular_phrase((*parts[1], *parts[0]))})
+    return frozenset({_singular_phrase([w for part in parts for w in part])})
+
+
+def _plain_parts(parts: list[tuple[str, ...]], drop: frozenset[str]
+                 ) -> tuple[list[tuple[str, ...]], int]:
+    """``parts`` without a leading group head and the parts made of ``drop`` words only, and
+    how many words were dropped."""
+    kept = parts[1:] if len(parts) > 1 and parts[0] in GROUP_HEADS else list(parts)
+    kept = [part for part in kept if not set(part) <= drop] or kept
+    return kept, sum(map(len, parts)) - sum(map(len, kept))
 
 
 @lru_cache(maxsize=65536)
@@ -366,25 +434,49 @@ def _texts(name_words: tuple[str, ...], food: str, aliases: tuple[str, ...],
     whole = (_singular_phrase((*_words(segments[1]), *_words(segments[0])))
              if len(segments) == 2 else _singular_phrase(name_words))
     first_words = _words(segments[0])
+    parts = [p for p in (_words(part) for part in _OTHER_THAN_RE.sub("", food).split(",")) if p]
+    plain, ignored = _plain_parts(parts, GENERIC_PARTS)
+    plain_raw, ignored_raw = _plain_parts(parts, GENERIC_PARTS | {"raw", "roh"})
     return _Texts(whole, alias_phrases, common, other,
                   _forms(first_words), _forms(first_words[-1:]),
                   _forms(_words(segments[1])) if len(segments) > 1 else frozenset(),
-                  _forms(name_words), _forms(other))
+                  _forms(name_words), _forms(other),
+                  _name_phrases(plain), _name_phrases(plain_raw), ignored, ignored_raw)
 
 
-def score(query: Sequence[str], item: Candidate, typed: int | None = None) -> float:
+def plain_match(phrase: str, item: Candidate) -> bool:
+    """Whether the item's name without its group head and generic parts is ``phrase`` (a
+    phrase of singulars): "Trail mix, NFS", "Blueberries, raw", "Candies, milk chocolate"."""
+    texts = _texts(item.name_words, item.food, item.aliases, item.common_names)
+    return phrase in (texts.plain_raw if _eaten_raw(item) else texts.plain)
+
+
+def _eaten_raw(item: Candidate) -> bool:
+    """Whether "raw" in the item's name is how the food is eaten (``_kind``; not known for
+    CoFID's rows)."""
+    return item.category not in UNGROUPED and "raw" not in _kind(item.food, item.category).forms
+
+
+def score(query: Sequence[str], item: Candidate, typed: int | None = None,
+          home: bool = True) -> float:
     """How well ``item``'s texts answer the query words; higher is better (module doc, 1-3).
     ``typed``: how many words the person typed, when ``query`` is a reading of them in other
     words ("chips" read as "french fries"): word matches count per word typed, so a longer
-    reading does not outscore the words as typed by being longer."""
+    reading does not outscore the words as typed by being longer. ``home``: the item is named
+    in the words of the query or its reading (``total``); only then is a name without its
+    generic parts the query's food."""
     if not query:
         return 0.0
     texts = _texts(item.name_words, item.food, item.aliases, item.common_names)
     per_word = (typed or len(query)) / len(query)
     phrase = _singular_phrase(query)
     value = 0.0
-    if texts.name == phrase or phrase in texts.aliases:
+    raw_eaten = _eaten_raw(item)
+    named = texts.name == phrase or phrase in texts.aliases
+    if named:
         value += 10.0
+    elif home and phrase in (texts.plain_raw if raw_eaten else texts.plain):
+        value += PLAIN_NAME
     elif phrase in texts.common:  # USDA's common names are looser ("oatmeal" for dry oats)
         value += 7.0
     whole, prefix = _word_hits(query, item.name_words, texts.name_forms)
@@ -400,11 +492,13 @@ def score(query: Sequence[str], item: Candidate, typed: int | None = None) -> fl
         value += HEAD_MISSED
     elif any(w in texts.second or singular(w) in texts.second for w in query):
         value += 1.0
-    # "NFS" (FNDDS: not further specified) says the row is the food in general, not a kind of
-    # it: no word the query did not ask for ("Muffin, NFS" is the muffin).
-    generic = item.name_words.count(NOT_FURTHER_SPECIFIED) if NOT_FURTHER_SPECIFIED not in query else 0
+    # A group head and generic parts ("NFS", FNDDS: not further specified) say the row is the
+    # food in general, not a kind of it: no word the query did not ask for ("Muffin, NFS" is
+    # the muffin).
+    generic = texts.ignored_raw if raw_eaten else texts.ignored
     extra = max(0, len(item.name_words) - whole - math.ceil(prefix) - generic)
-    value -= min(3.0, 0.2 * extra)
+    if not named:  # an everyday alias says the row is the food, whatever its name adds
+        value -= min(3.0, 0.2 * extra)
     return value
 
 
@@ -428,9 +522,12 @@ def _kind(name: str, category: str) -> _Kind:
     """Cached: the same catalog names are ranked again and again."""
     text = _key(name)
     kind = _MADE_WITH_RE.sub("", _OTHER_THAN_RE.sub("", name))
-    found = tuple((w, singular(w) or w) for w in dict.fromkeys(_words(kind)))
-    forms = {w for pair in found for w in pair} & FORM_WORDS & set(_words(_NOT_A_FORM_RE.sub("", text)))
-    if "raw" in forms and not (category in RAW_NOT_EATEN_GROUPS or _STARCHY_RE.match(text)):
+    found = tuple((w, GERMAN_FORMS.get(w) or singular(w) or w) for w in dict.fromkeys(_words(kind)))
+    named = set(_words(_NOT_A_FORM_RE.sub("", text)))
+    named |= {GERMAN_FORMS[w] for w in named if w in GERMAN_FORMS}
+    forms = {w for pair in found for w in pair} & FORM_WORDS & named
+    if "raw" in forms and not (category in RAW_NOT_EATEN_GROUPS or _STARCHY_RE.match(text)
+                               or category.startswith(RAW_NOT_EATEN_PREFIXES)):
         forms.discard("raw")
     return _Kind(tuple(p for p in found if not _RULE_WORDS.isdisjoint(p)), frozenset(forms),
                  _PREPARED_RE.search(text.replace("commercially prepared", "")) is not None,
@@ -448,6 +545,8 @@ def form_adjustment(query: Query, item: Candidate) -> float:
     kind = _kind(item.food, item.category)
     named = {w for word, one in kind.special if word not in query.asked and one not in query.asked
              for w in (word, one)}
+    if not region_handicap(query, item) and any(plain_match(p, item) for p in query.phrases):
+        named = set()  # "Candies, milk chocolate" is the milk chocolate asked for, not a dish
     value = 0.0
     if (kind.forms & named) - query.forms and not kind.prepared:
         value -= FORM_PENALTY
@@ -484,12 +583,22 @@ def sugared(item: Candidate) -> bool:
 
 def total(query: Query, item: Candidate) -> float:
     """The item's score for the query: its best reading, the form and diet rules, its prior."""
-    best = max(score(reading, item, query.typed) - handicap
-               for reading, handicap in query.readings)
+    # Another region's name is the food without its generic parts only when the vocabulary
+    # read the query into that region's words ("Gulasch" as goulash); the words as typed may
+    # name another food there (a UK "Biscuits, plain" is no US biscuit).
+    foreign = region_handicap(query, item)
+    best = max(score(reading, item, query.typed,
+                     home=not foreign or _singular_phrase(reading) != query.typed_phrase)
+               - handicap for reading, handicap in query.readings)
     return (best + form_adjustment(query, item) + diet_adjustment(query, item)
-            + min(item.weight, MAX_PRIOR) - region_handicap(query, item))
+            + min(item.weight, MAX_PRIOR) - foreign
+            - (NO_PORTION_PENALTY if item.has_portion is False else 0.0))
 
 
+# A row without a default serving (a CoFID or Swiss row no portion is cited for: its card asks
+# for grams) ranks below an equivalent row with one; less than the region's FOREIGN_NAME_PENALTY,
+# so the searcher's own table still wins a tie.
+NO_PORTION_PENALTY = 0.5
 # Regions that name foods alike: Australia uses British names ("biscuit", "chips").
 _NAMING = {"US": "US", "UK": "UK", "AU": "UK", "DE": "DE"}
 FOREIGN_NAME_PENALTY = 1.5

@@ -7,6 +7,14 @@ Rules (one per query). After the first run, patterns that refused a row that is 
 ALPEN and FAMILIA) were widened, "diet sprite" (no table has a diet lemon-lime row: nothing is
 the right answer) became "diet soda", the diet rule learned that milk's own sugar is not added
 sugar, and the popcorn portion cites FDA's reference amount; no other rule changed.
+Third round (about 300 queries more, their rules written before the fixes): after the first
+run, patterns were widened for rows that are the food under a table's own word: FNDDS's
+"Pudding, flavors other than chocolate, NFS" and "Soybean curd" (tofu), CoFID's
+"Pakora/bhajia, onion", "Biscuits, sandwich, cream" (custard creams) and "Gravy instant
+granules, made up with water", the Swiss
+"Hackplätzli" (Frikadelle), SR Legacy's "Alcoholic beverage, beer" (a pint of lager) and its
+milk chocolate bar (a candy bar); the queries for foods no table holds moved to
+NO_TABLE_HOLDS.
 - ``first``: the first hit is the food a dietitian accepts (a pattern over names of any table);
   ``top3`` counts it in the first three.
 - Every query gets an answer (no empty list where a table holds the food).
@@ -187,6 +195,222 @@ AUDIT = [
     ("DE", "Kartofelsalat", r"^Kartoffelsalat"),
     ("DE", "Gummibaerchen", r"^Gummibonbon"),
     ("DE", "Brötchen", r"(?i)Brötchen|Brötli|^Rolls?, .*hard|Bread rolls"),
+    # Third round: about 300 more everyday US, UK and German queries (issue 40's follow-up),
+    # each rule written before the fixes; those no table holds are in NO_TABLE_HOLDS.
+    ("US", "fried chicken", r"(?i)^(fried chicken|chicken(?! fried steak)\b.*\bfried)"),
+    ("US", "chicken noodle soup", r"(?i)chicken noodle soup|^Soup, chicken noodle"),
+    ("US", "clam chowder", r"(?i)clam chowder"),
+    ("US", "pot roast", r"(?i)^(beef,? )?pot roast|^Beef.*pot roast"),
+    ("US", "grilled cheese sandwich", r"(?i)grilled cheese"),
+    ("US", "blt", r"(?i)\bBLT\b|B\.L\.T|bacon, lettuce,? and tomato"),
+    ("US", "club sandwich", r"(?i)^club sandwich"),
+    ("US", "caesar salad", r"(?i)^caesar salad"),
+    ("US", "coleslaw", r"(?i)^coleslaw"),
+    ("US", "potato salad", r"(?i)^potato salad"),
+    ("US", "pumpkin pie", r"(?i)^pumpkin pie|^Pie, pumpkin"),
+    ("US", "cheesecake", r"(?i)^cheesecake"),
+    ("US", "brownie", r"(?i)^(cookie, )?brownies?"),
+    ("US", "frozen yogurt", r"(?i)^frozen yogh?urt"),
+    ("US", "yogurt", r"(?i)^yogh?urt(?!.*(frozen|tofu))"),
+    ("US", "greek yogurt", r"(?i)^yogurt, greek(, plain|, nfs|$)|^greek yogh?urt"),
+    ("US", "cottage cheese", r"(?i)cottage cheese|^Cheese, cottage"),
+    ("US", "scrambled eggs", r"(?i)^(eggs?,? (whole, cooked, )?scrambled|scrambled eggs?)(?!.*frozen)"),
+    ("US", "bacon", r"(?i)^(pork, cured, )?bacon\b(?!.*(meatless|turkey|canadian|bits))"),
+    ("US", "sausage", r"(?i)^sausages?\b|^pork sausage"),
+    ("US", "hash browns", r"(?i)hash brown"),
+    ("US", "english muffin", r"(?i)english muffin|^Muffin, English"),
+    ("US", "cinnamon roll", r"(?i)cinnamon (roll|bun)|^Sweet rolls, cinnamon"),
+    ("US", "croissant", r"(?i)^croissants?$|^Croissants?, (plain|NFS|butter)"),
+    ("US", "honey", r"(?i)^honey\b(?! roll)"),
+    ("US", "maple syrup", r"(?i)^syrups?, maple|^maple syrup"),
+    ("US", "regular soda", r"(?i)^(Beverages, carbonated|Soft drink|Cola|Soda)(?!.*(diet|low calorie|sugar.free))"),
+    ("US", "coke", r"(?i)cola(?!.*(diet|low calorie|zero))"),
+    ("US", "diet coke", r"(?i)cola.*(diet|low calorie|zero)|diet cola"),
+    ("US", "sprite", r"(?i)sprite|lemon-lime(?!.*diet)"),
+    ("US", "gatorade", r"(?i)gatorade"),
+    ("US", "orange soda", r"(?i)orange.*(soda|carbonated|soft drink)|(soda|carbonated|soft drink).*orange"),
+    ("US", "beer", r"(?i)^beer(,? (regular|NFS)|$)|^Alcoholic beverage, beer, regular"),
+    ("US", "light beer", r"(?i)beer.*light|light beer"),
+    ("US", "red wine", r"(?i)^(red wine|wine, red|Alcoholic beverage, wine, table, red)"),
+    ("US", "apple sauce", r"(?i)^apple ?sauce"),
+    ("US", "strawberries", r"(?i)^strawberr(y|ies)(,? raw|$)"),
+    ("US", "blueberries", r"^Blueberries, raw"),
+    ("US", "orange", r"(?i)^oranges?(,? raw|$)"),
+    ("US", "pear", r"(?i)^pears?(,? raw|$)"),
+    ("US", "peach", r"(?i)^peach(es)?(,? raw|$)"),
+    ("US", "cantaloupe", r"(?i)^cantaloupe, raw|^Melons, cantaloupe, raw"),
+    ("US", "pineapple", r"(?i)^pineapple(,? raw|$)"),
+    ("US", "raisins", r"(?i)^raisins"),
+    ("US", "trail mix", r"(?i)^trail mix,|^Snacks, trail mix"),
+    ("US", "almonds", r"(?i)^almonds?(,|$)(?!.*(honey|chocolate|paste|milk|butter|flour))"),
+    ("US", "peanuts", r"(?i)^peanuts?(,? (roasted|dry-roasted|dry roasted|nfs|all types|salted|unsalted|oil-roasted)|$)"),
+    ("US", "sushi", r"(?i)^sushi"),
+    ("US", "california roll", r"(?i)california"),
+    ("US", "fried rice", r"(?i)^fried rice|^Rice, fried"),
+    ("US", "lo mein", r"(?i)^lo mein"),
+    ("US", "orange chicken", r"(?i)orange chicken"),
+    ("US", "pad thai", r"(?i)pad thai"),
+    ("US", "pho", r"(?i)^pho\b|^Soup, pho"),
+    ("US", "ramen", r"(?i)ramen"),
+    ("US", "dumplings", r"(?i)^dumplings?"),
+    ("US", "egg roll", r"(?i)egg rolls?\b(?!.*bread)|^Spring rolls"),
+    ("US", "spring roll", r"(?i)spring rolls?"),
+    ("US", "chicken curry", r"(?i)chicken curry|^Curry, chicken"),
+    ("US", "butter chicken", r"(?i)butter chicken|makhani|tikka masala|^chicken curry|^Curry, chicken"),
+    ("US", "naan", r"(?i)naan"),
+    ("US", "hummus", r"(?i)^hummus"),
+    ("US", "falafel", r"(?i)^falafel"),
+    ("US", "gyro", r"(?i)gyro"),
+    ("US", "quesadilla", r"(?i)quesadilla"),
+    ("US", "nachos", r"(?i)^nachos"),
+    ("US", "enchilada", r"(?i)^enchilada"),
+    ("US", "tamale", r"(?i)^tamale"),
+    ("US", "guacamole", r"(?i)^guacamole"),
+    ("US", "salsa", r"(?i)^salsa"),
+    ("US", "refried beans", r"(?i)refried beans"),
+    ("US", "black beans", r"(?i)^black beans|^Beans, black"),
+    ("US", "chicken wings", r"(?i)chicken wings?"),
+    ("US", "steak", r"(?i)^steak(,|$)|^Beef,.*steak"),
+    ("US", "pork chop", r"(?i)^pork,? chops?|^Pork chop"),
+    ("US", "salmon", r"(?i)^(grilled |baked )?salmon(,|$)|^Fish, salmon"),
+    ("US", "shrimp", r"(?i)^shrimp(,|$)|^Crustaceans, shrimp"),
+    ("US", "fish sticks", r"(?i)fish,? sticks?|fish fingers"),
+    ("US", "crab cakes", r"(?i)crab cake(?! sandwich)"),
+    ("US", "lobster", r"(?i)^lobster(,|$)|^Crustaceans, lobster"),
+    ("US", "oysters", r"(?i)^oysters?(,|$)|^Mollusks, oyster"),
+    ("US", "tofu", r"(?i)^tofu(?!.*(fried|yogh?urt|dessert|frozen|deep))|^Soybean curd$"),
+    ("US", "edamame", r"(?i)edamame"),
+    ("US", "quinoa", r"(?i)^quinoa"),
+    ("US", "couscous", r"(?i)^couscous"),
+    ("US", "smoothie", r"(?i)^(fruit )?smoothie(,|$)"),
+    ("US", "protein shake", r"(?i)(protein|nutritional).*(shake|drink)|shake.*protein"),
+    ("US", "energy drink", r"(?i)energy drink(?!.*(sugar free|diet|low calorie))"),
+    ("US", "skittles", r"(?i)skittles"),
+    ("US", "jelly beans", r"(?i)jelly ?beans"),
+    ("US", "candy bar", r"(?i)^(candies|candy|chocolate)\b.*\bbar\b|^candy bar|^Candies, milk chocolate$"),
+    ("US", "milk chocolate", r"(?i)^(candies, )?milk chocolate(?! milk)|^Milk chocolate candy"),
+    ("US", "pancake syrup", r"(?i)^pancake syrup(?!.*(light|reduced))|^Syrups, table blends, pancake(?!.*(reduced|light))"),
+    ("US", "sugar free syrup", r"(?i)syrup.*(sugar free|sugar-free|light|reduced|diet|low calorie)"),
+    ("US", "zero sugar soda", r"(?i)(soda|soft drink|carbonated|cola).*(diet|low calorie|sugar.free|zero)|diet (cola|soda)"),
+    ("US", "sugar free jello", r"(?i)gelatin.*(sugar free|reduced calorie|low calorie|aspartame)"),
+    ("US", "jello", r"(?i)^gelatin desserts?(?!.*(sugar free|reduced|dry))"),
+    ("US", "pudding", r"(?i)^puddings?,? (nfs|vanilla|chocolate|ready-to-eat|flavors other than chocolate)(?!.*(dry|mix))"),
+    ("US", "rice krispies treat", r"(?i)rice krispies treat|marshmallow.*(cereal|rice).*(bar|treat)"),
+    ("US", "corn flakes", r"(?i)corn ?flakes(?!, flavored)"),
+    ("US", "frosted flakes", r"(?i)frosted flakes(?!.*(reduced|choco))"),
+    ("US", "raisin bran", r"(?i)raisin bran"),
+    ("US", "granola", r"(?i)^(cereal, granola|granola(,|$)|Cereals ready-to-eat, granola)"),
+    ("US", "mac n cheese", r"(?i)macaroni (and|or|n'?) cheese"),
+    ("UK", "bacon sandwich", r"(?i)^(bacon sandwich|bacon butty|sandwich, .*bacon)"),
+    ("UK", "scotch egg", r"(?i)^scotch eggs?"),
+    ("UK", "pork pie", r"(?i)^pork pie"),
+    ("UK", "toad in the hole", r"(?i)^toad in the hole"),
+    ("UK", "roast potatoes", r"(?i)^potato(es)?,.*roast|^roast potato"),
+    ("UK", "bangers and mash", r"(?i)(bangers|sausages?) and mash"),
+    ("UK", "chicken korma", r"(?i)korma"),
+    ("UK", "lamb rogan josh", r"(?i)rogan josh"),
+    ("UK", "onion bhaji", r"(?i)onion bhaji|^Bhaji, onion|bhajia, onion"),
+    ("UK", "poppadom", r"(?i)pop+ad(u|o)m|papad"),
+    ("UK", "pilau rice", r"(?i)^rice, pilau|pilau rice|pilaf"),
+    ("UK", "cheese and pickle sandwich", r"(?i)cheese and pickle"),
+    ("UK", "malt loaf", r"(?i)malt loaf|^Bread, malt|malt bread"),
+    ("UK", "custard creams", r"(?i)custard cream|^Biscuits, cream filled|sandwich biscuit|^Biscuits, sandwich, cream"),
+    ("UK", "hobnobs", r"(?i)digestive, with oats|hobnob|oat biscuit"),
+    ("UK", "shortbread", r"(?i)^shortbread"),
+    ("UK", "victoria sponge", r"(?i)victoria sponge|sponge cake|^Cake, sponge"),
+    ("UK", "rice pudding", r"(?i)rice pudding|^Pudding, rice"),
+    ("UK", "christmas pudding", r"(?i)christmas pudding|^Pudding, Christmas"),
+    ("UK", "shreddies", r"(?i)shreddies|malted wheat"),
+    ("UK", "cornflakes", r"(?i)corn ?flakes"),
+    ("UK", "granola", r"(?i)granola(?!.*(bar|cookie))"),
+    ("UK", "ribena", r"(?i)ribena|^blackcurrant juice drink"),
+    ("UK", "pint of lager", r"(?i)lager|\bbeer\b"),
+    ("UK", "cider", r"(?i)^cider"),
+    ("UK", "semi-skimmed milk", r"^Milk, semi-skimmed|^Milk, reduced fat"),
+    ("UK", "cheddar", r"(?i)cheddar"),
+    ("UK", "brown bread", r"(?i)^bread, brown(?!, toasted)|^brown bread"),
+    ("UK", "wholemeal bread", r"(?i)^bread, (wholemeal|whole.?wheat)"),
+    ("UK", "baked beans on toast", r"(?i)beans on toast"),
+    ("UK", "fruit pastilles", r"(?i)fruit pastilles"),
+    ("UK", "wine gums", r"(?i)wine gum|fruit gum|gum ?drops|gummy|^Sweets, .*gum|jelly (sweets|babies)|fruit pastilles"),
+    ("UK", "mars bar", r"(?i)^mars bar"),
+    ("UK", "kitkat", r"(?i)kit ?kat"),
+    ("UK", "dairy milk", r"(?i)^chocolate, milk|milk chocolate"),
+    ("UK", "digestive biscuit", r"^Biscuits, digestive, plain"),
+    ("UK", "clementine", r"(?i)^clementines?"),
+    ("UK", "courgette", r"(?i)courgette|zucchini"),
+    ("UK", "aubergine", r"(?i)aubergine|eggplant"),
+    ("UK", "swede", r"(?i)swede|rutabaga"),
+    ("UK", "parsnips", r"(?i)^parsnips?"),
+    ("UK", "gravy", r"(?i)^gravy(,|$)(?!.*granules)|^Gravy instant granules, made up"),
+    ("UK", "sweet and sour chicken", r"(?i)sweet and sour chicken"),
+    ("UK", "egg fried rice", r"(?i)egg fried rice|^rice, egg fried|fried rice"),
+    ("UK", "chips and curry sauce", r"(?i)chips.*curry sauce|curry sauce.*chips"),
+    ("UK", "sausage and mash", r"(?i)(bangers|sausages?) and mash"),
+    ("UK", "shepherds pie", r"(?i)shepherd'?s"),
+    ("UK", "jam doughnut", r"(?i)doughnuts?, (with )?jam|jam doughnut"),
+    ("DE", "Laugenbrezel", r"(?i)laugen|brezel|pretzel"),
+    ("DE", "Roggenbrot", r"(?i)roggen|rye"),
+    ("DE", "Pumpernickel", r"(?i)^(bread, )?pumpernickel"),
+    ("DE", "Haferflocken", r"(?i)haferflocken|oats|oatmeal"),
+    ("DE", "Quark", r"(?i)quark"),
+    ("DE", "Joghurt", r"(?i)^(joghurt|yogh?urt)(, nature|, plain|, nfs|$)"),
+    ("DE", "Cola Zero", r"(?i)cola.*(light|diet|zero|low calorie)"),
+    ("DE", "Bier", r"(?i)^(bier|beer)\b(?!.*(light|nonalcoholic|alkoholfrei|panach|radler))"),
+    ("DE", "alkoholfreies Bier", r"(?i)(beer|bier).*(nonalcoholic|non-alcoholic|alkoholfrei|low alcohol|alcohol-free)|alkoholfrei.*bier"),
+    ("DE", "Radler", r"(?i)radler|panach|shandy"),
+    ("DE", "Weißwein", r"(?i)wein,? weiss|weisswein|white wine|wine, white"),
+    ("DE", "Currywurst", r"(?i)currywurst|^bratwurst|sausage.*curry"),
+    ("DE", "Currywurst mit Pommes", r"(?i)currywurst.*(pommes|fries|chips)"),
+    ("DE", "Pommes", r"(?i)Pommes|french fries|french fried"),
+    ("DE", "Schnitzel", r"(?i)^wiener schnitzel|^schnitzel|schnitzel.*paniert|(veal|pork).*(breaded|cutlet)"),
+    ("DE", "Wiener Schnitzel", r"(?i)wiener schnitzel|^Kalb.*paniert|veal.*breaded"),
+    ("DE", "Frikadelle", r"(?i)frikadell|hackt(ä|a)tschli|hackpl(ä|a)tzli|fleischk(ü|u)chle|bulette|meatball|meat patty"),
+    ("DE", "Sauerkraut", r"(?i)^sauerkraut"),
+    ("DE", "Rotkohl", r"(?i)(rotkohl|rotkraut|red cabbage|cabbage, red).*(gedünstet|gekocht|cooked|braised)"),
+    ("DE", "Käsespätzle", r"(?i)k(ä|ae)se-?sp(ä|ae)tzl|noodles with cheese|sp(ä|ae)tzl.*k(ä|ae)se"),
+    ("DE", "Maultaschen", r"(?i)maultasche|ravioli"),
+    ("DE", "Kartoffelpüree", r"(?i)kartoffelp(ü|ue)ree|kartoffelstock|mashed potato|potato(es)?, mashed"),
+    ("DE", "Linsensuppe", r"(?i)linsensuppe|lentil soup|soup, lentil"),
+    ("DE", "Erbsensuppe", r"(?i)erbsensuppe|pea soup|soup, (split )?pea"),
+    ("DE", "Gulasch", r"(?i)^gulasch(?!suppe)|goulash|ragout|beef stew|^Stew, beef"),
+    ("DE", "Sauerbraten", r"(?i)sauerbraten|pot roast|rind.*braten|braten.*rind"),
+    ("DE", "Weißwurst", r"(?i)wei(ss|ß)wurst"),
+    ("DE", "Schwarzwälder Kirschtorte", r"(?i)schwarzw|black forest"),
+    ("DE", "Apfelstrudel", r"(?i)apfelstrudel|strudel, apple|apple strudel"),
+    ("DE", "Käsekuchen", r"(?i)k(ä|ae)sekuchen|cheesecake"),
+    ("DE", "Krapfen", r"(?i)krapfen|^berliner|doughnut.*(jam|jelly|filled)|jelly doughnut"),
+    ("DE", "Lebkuchen", r"(?i)lebkuchen"),
+    ("DE", "Nutella", r"(?i)^nutella$|hazelnut.*(spread|cream)|haselnuss.*(creme|aufstrich)|nuss-nougat"),
+    ("DE", "Marmelade", r"(?i)konfit(ü|ue)re|marmelade|jam|^Jams and preserves"),
+    ("DE", "Honig", r"(?i)^(honig|honey)"),
+    ("DE", "Birne", r"(?i)^birne, roh|^pears?, raw|^Birne$"),
+    ("DE", "Trauben", r"(?i)^(trauben|weintrauben|grapes?)\b(?!.*(juice|saft))"),
+    ("DE", "Erdbeeren", r"(?i)^(erdbeere|strawberr)(?!.*(canned|frozen|jam))"),
+    ("DE", "Mandarine", r"(?i)^mandarin|tangerine|clementine"),
+    ("DE", "Haribo", r"(?i)gummibonbon|gummy|gummi|fruchtgummi"),
+    ("DE", "Fruchtgummi", r"(?i)gummibonbon|gummy|gummi|fruchtgummi"),
+    ("DE", "Schokolade", r"(?i)^(milch)?schokolade(?!, weiss)|milk chocolate|^Chocolate, (milk|plain)"),
+    ("DE", "Milchschokolade", r"(?i)^Milchschokolade(?! mit)|milk chocolate|^Chocolate, milk"),
+    ("DE", "Zwieback", r"(?i)zwieback"),
+    ("DE", "Dürüm", r"(?i)d(ü|u)r(ü|u)m.*(kebab|d(ö|o)ner)|d(ö|o)ner kebab"),
+    ("DE", "Pizza Margherita", r"(?i)pizza margherita|pizza, cheese and tomato|cheese pizza"),
+    ("DE", "Flammkuchen", r"(?i)flamm(en)?kuchen"),
+    ("DE", "Bircher Müesli", r"(?i)bircher"),
+    ("DE", "Zopf", r"(?i)zopf|challah|egg bread|^Bread, egg"),
+    ("DE", "Gipfeli", r"(?i)gipfeli|croissant"),
+    ("DE", "Cervelat", r"(?i)cervelat"),
+    ("DE", "Älplermagronen", r"(?i)älplermagronen"),
+    ("DE", "Griesbrei", r"(?i)gr(ie|ei)ss?brei|semolina pudding"),
+    ("DE", "Pfannkuchen", r"(?i)^(pfannkuchen|pancakes?)(,|$)|eierpfannkuchen|mehlomelette|crêpe"),
+    ("DE", "Eierpfannkuchen", r"(?i)pfannkuchen|^pancakes?(,|$)|mehlomelette|crêpe"),
+    ("DE", "Matjes", r"(?i)matjes|herring|hering"),
+    ("DE", "Spargel", r"(?i)spargel(?!, roh)|asparagus(?!, raw)"),
+    ("DE", "Rührei", r"(?i)^rührei|scrambled"),
+    ("DE", "Spiegelei", r"(?i)spiegelei|egg.*fried|fried egg|Ei, gebraten"),
+    ("DE", "fettarme Milch", r"(?i)teilentrahmt|fettarm|reduced fat|semi-skimmed|low ?fat milk|milk, lowfat"),
+    ("DE", "Kakao", r"(?i)kakao(?!pulver)|hot chocolate|cocoa.*(milk|beverage|prepared)|chocolate milk|schokoladenmilch|schoko.*drink|trinkschokolade"),
+    ("DE", "Saftschorle", r"(?i)schorle"),
 ]
 
 # Diet queries: the first hit has at most search.SUGARED_G sugar per 100 g; a dairy query at
@@ -198,6 +422,7 @@ DIET = [
     ("UK", "diet lemonade"), ("UK", "diet coke"), ("UK", "no added sugar squash"),
     ("UK", "sugar free jelly"), ("UK", "pepsi max"), ("UK", "diet cola"),
     ("DE", "Cola light"), ("DE", "Cola zero"), ("DE", "Joghurt light"),
+    ("US", "sugar free syrup"), ("US", "zero sugar soda"), ("UK", "coke zero"),
 ]
 
 # Hypo treatments: the real food, or an entry asking for the pack's figure (food_id None).
@@ -213,6 +438,7 @@ HYPO = [
     ("US", "juice box", r"^Apple juice, 100%$"),
     ("US", "sports drink", r"^Sports drink, NFS$"), ("US", "gatorade", r"Gatorade G\)$"),
     ("UK", "lucozade", r"^Lucozade$"), ("US", "powerade", r"\(Powerade\)$"),
+    ("UK", "glucotabs", PACK), ("DE", "Dextro Energy", PACK),
 ]
 
 # Default portions: (region, query, the first hit's default grams must lie within 2x of this
@@ -234,6 +460,32 @@ PORTIONS = [
     ("UK", "orange squash", 250, "a 250 ml glass of squash as drunk, diluted"),
     ("DE", "Apfelschorle", 250, "a 250 ml glass of Schorle"),
     ("UK", "semi skimmed milk", 244, "a cup or glass of milk (FNDDS/SR28: 1 cup, 244 g)"),
+    # Third round: a measure in the query is no word to find, and a UK dish's cited portion.
+    ("UK", "pint of lager", 568, "a UK pint: 568 ml of beer"),
+    ("US", "candy bar", 44, "a standard US milk chocolate bar: 1.55 oz (44 g)"),
+    ("UK", "mushy peas", 80, "NHS: 80 g of vegetables (3 heaped tablespoons of peas) is one portion"),
+    ("UK", "hot cross bun", 70, "a UK hot cross bun weighs about 70 g (packs of 4 weigh 280 g)"),
+]
+
+# Queries for a food no table holds (the third round's rule, and the pattern of the food's own
+# name that no public food's name, alias or common name matches): no answer is right, so they
+# are not counted above; a table that gains the food fails test_no_table_holds_them, and the
+# query moves to AUDIT.
+NO_TABLE_HOLDS = [
+    ("US", "chef salad", r"(?i)chef'?s? salad"),
+    ("UK", "full english breakfast", r"(?i)full english|english breakfast|fried breakfast"),
+    ("UK", "ploughman's lunch", r"(?i)ploughman"),
+    ("UK", "teacake", r"(?i)tea ?cakes?"),  # answered by CoFID's currant buns, its nearest row
+    ("UK", "sticky toffee pudding", r"(?i)sticky toffee|toffee pudding"),
+    ("DE", "Knödel", r"(?i)kn(ö|oe|o)del|kl(ö|oe|o)(ß|ss)e\b"),
+    ("DE", "Semmelknödel", r"(?i)semmelkn|bread dumpling"),
+    ("DE", "Kartoffelknödel", r"(?i)kartoffelkn|potato dumpling"),
+    ("DE", "Germknödel", r"(?i)germkn|dampfnudel|yeast dumpling"),
+    ("DE", "Rouladen", r"(?i)rinds?roulade|rouladen|beef roulade"),
+    ("DE", "Stollen", r"(?i)stollen"),
+    ("DE", "Kaiserschmarrn", r"(?i)schmarrn"),
+    ("DE", "Brotzeit", r"(?i)brotzeit"),
+    ("DE", "Spezi", r"(?i)spezi|cola.?mix|mezzo ?mix"),
 ]
 
 FIRST_TARGET, TOP3_TARGET = 0.95, 0.99
@@ -250,6 +502,23 @@ CARBOHYDRATE_NOT_ZERO = [("UK", "lager"), ("UK", "premium lager"), ("UK", "bitte
 # or 1 kcal / 0.1 g: never listed beside it (FNDDS's raw broccoli, 39 kcal to SR Legacy's 34,
 # is another analysis and may be).
 _TABLE_SUFFIX_RE = re.compile(r" \((FNDDS|CoFID|Swiss FCDB|SR Legacy)\)$")
+
+
+def test_no_table_holds_them(full_db):
+    from sqlalchemy import select
+
+    from db.session import session_scope
+    from db.tables import Food, FoodAlias
+
+    with session_scope(write=False) as session:
+        texts = [t for t in session.scalars(select(Food.name).where(Food.owner_id.is_(None)))]
+        texts += [t for t in session.scalars(select(Food.common_names).where(
+            Food.owner_id.is_(None), Food.common_names.is_not(None)))]
+        texts += list(session.scalars(select(FoodAlias.alias).join(Food).where(
+            Food.owner_id.is_(None))))
+    held = [(query, text) for _, query, own_name in NO_TABLE_HOLDS for text in texts
+            if re.search(own_name, text)]
+    assert held == []
 
 
 def test_the_audit_has_at_least_150_queries():

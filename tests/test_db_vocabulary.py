@@ -46,6 +46,7 @@ def test_the_searchers_region_decides_which_reading_comes_first():
     (["sugar", "free", "jello"], ["jello"], True),
     (["coke", "zero"], ["coke"], True),
     (["cola", "light"], ["cola"], True),
+    (["zero", "sugar", "soda"], ["soda"], True),
     (["diet"], ["diet"], True),
     (["sugar", "snap", "peas"], ["sugar", "snap", "peas"], False),
 ])
@@ -97,3 +98,59 @@ def test_a_diet_query_leaves_sugared_foods_out():
     light = _item("Beverages, carbonated, low calorie, cola or pepper-type, with aspartame, "
                   "contains caffeine", "Beverages", sugars=0.0)
     assert [c.food for c, _ in search.rank(diet, [regular, light], 10)] == [light.food]
+
+
+@pytest.mark.parametrize("text, words", [
+    ("pint of lager", ["lager"]), ("a bar of chocolate", ["chocolate"]),
+    ("bangers and mash", ["bangers", "mash"]), ("Currywurst mit Pommes", ["currywurst", "pommes"]),
+    ("bar", ["bar"]),
+])
+def test_a_measure_and_stop_words_are_no_words_to_find(text, words):
+    assert search.query_words(text) == words
+
+
+def test_a_name_without_its_group_head_and_generic_parts_is_the_food():
+    def plain(name: str, category: str, phrase: str) -> bool:
+        return search.plain_match(phrase, _item(name, category))
+
+    assert plain("Blueberries, raw", "Fruits and Fruit Juices", "blueberry")
+    assert plain("Trail mix, NFS", "Snacks", "trail mix")
+    assert plain("Candies, milk chocolate", "Sweets", "milk chocolate")
+    assert plain("Bread, brown, average", "UK foods (CoFID)", "brown bread")
+    assert plain("Rotkohl, roh", "Vegetables/Fresh vegetables", "rotkohl")
+    # Raw is not how chicken is eaten, and CoFID names no food groups to tell.
+    assert not plain("Chicken, raw", "Poultry Products", "chicken")
+    assert not plain("Quinoa, raw", "UK foods (CoFID)", "quinoa")
+    # The milk chocolate the query asks for is no dish of "candies".
+    query = search.make_query([(["milk", "chocolate"], 0.0)])
+    assert search.form_adjustment(query, _item("Candies, milk chocolate", "Sweets")) == 0.0
+
+
+def _table_row(name: str, dataset: str, region: str, portion: bool,
+               aliases: tuple[str, ...] = ()) -> search.Candidate:
+    return search.candidate(1, name, "Fruits and Fruit Juices", 1.0, aliases, None,
+                            dataset=dataset, names_region=region, has_portion=portion)
+
+
+def test_region_then_a_default_portion_decide_between_two_tables_names_of_a_food():
+    us = _table_row("Blueberries, raw", "SR Legacy", "US", True)
+    uk = _table_row("Blueberries", "CoFID", "UK", False)
+    for region, first in (("US", us), ("UK", uk)):
+        query = search.make_query([(["blueberries"], 0.0)], region=region)
+        assert search.rank(query, [uk, us], 2)[0][0] is first
+    # Of one table's two rows of a food, the one with a default serving.
+    plain = _table_row("Blueberries, NFS", "FNDDS", "US", False)
+    query = search.make_query([(["blueberries"], 0.0)], region="US")
+    assert search.rank(query, [plain, us], 2)[0][0] is us
+    # A name is the food without its generic parts only in the searcher's own words: a UK
+    # biscuit is no US biscuit.
+    uk_biscuit = _table_row("Biscuits, plain, homemade", "CoFID", "UK", False)
+    us_biscuit = _table_row("Biscuits, plain or buttermilk, frozen, baked", "SR Legacy", "US", True)
+    query = search.make_query([(["biscuits"], 0.0)], region="US", typed_words=["biscuits"])
+    assert search.rank(query, [uk_biscuit, us_biscuit], 2)[0][0] is us_biscuit
+    # An everyday alias names the food more surely than a name without its generic parts.
+    chilled = _table_row("Orange juice, chilled, includes from concentrate", "SR Legacy", "US",
+                         True, ("orange juice",))
+    fresh = _table_row("Orange juice, raw", "SR Legacy", "US", True)
+    query = search.make_query([(["orange", "juice"], 0.0)], region="US")
+    assert search.rank(query, [fresh, chilled], 2)[0][0] is chilled
