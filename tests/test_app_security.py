@@ -12,7 +12,7 @@ import threading
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
-from datetime import timedelta
+from datetime import date, timedelta
 from pathlib import Path
 
 import httpx
@@ -26,7 +26,7 @@ from PIL import Image
 from sqlalchemy import delete
 
 from app.security import PASSWORD_NICE, SESSION_COOKIE, PasswordChecker, Throttle, Uploads
-from db import photos, service, signins
+from db import personal, photos, service, signins
 from db.tables import SignInFailure, utcnow
 from db.session import session_scope
 
@@ -468,3 +468,53 @@ def test_a_link_cannot_sign_anyone_out(server):
         assert browser.get("/api/my/foods").status_code == 200  # still signed in
         assert browser.post("/logout", headers={"origin": "http://localhost:1"}).status_code == 403
         assert browser.post("/logout").status_code == 303 and browser.get("/api/my/foods").status_code == 401
+
+
+def raw_event(browser: httpx.Client, api_name: str, data: str, session: str) -> tuple[str, object]:
+    """(event, payload) of one Gradio event called as a script may call it: ``data`` is the raw
+    JSON of its inputs (NaN and Infinity included, which no JSON encoder writes), in the page
+    session ``session`` (so that a picker's choices filled by an earlier event hold)."""
+    body = f'{{"data": {data}, "session_hash": "{session}"}}'
+    posted = browser.post(f"/gradio_api/call/{api_name}", content=body, headers={"content-type": "application/json"})
+    assert posted.status_code == 200, posted.text
+    stream = browser.get(f"/gradio_api/call/{api_name}/{posted.json()['event_id']}").text
+    event = next(line[len("event: "):] for line in stream.splitlines() if line.startswith("event: "))
+    payload = next(line[len("data: "):] for line in stream.splitlines() if line.startswith("data: "))
+    return event, json.loads(payload)
+
+
+# What a raw API call can put where the page's number boxes send a number.
+NOT_NUMBERS = ("NaN", "Infinity", "-Infinity", "1e999", '"12"', "[1]")
+
+
+def test_every_number_field_refuses_nan_infinity_and_text_from_a_raw_api_call(server, capfd):
+    """The red team's NaN and Infinity in a raw settings call (Gradio's /gradio_api/call route)
+    ended in a server exception: each number field of Settings, Today's edit form, My foods'
+    label and recipe forms and the Glucose report refuses them (and text, and an empty
+    slider) with a message naming the field, changes nothing and logs no traceback."""
+    entry = service.log_meal("bob", "Banana", grams=100)
+    settings = service.get_settings("bob")
+    forms = {  # event: (valid inputs as raw JSON, the positions of its number fields)
+        "save_settings": (["2000", "250", '"15"', "0.5", '"US"', "null"], (0, 1, 3)),
+        "edit_entry": ([str(entry["id"]), "100", '"Lunch"', '"now"', '""'], (1,)),
+        "add_own_food": (['"Raw bar"', '"per serving"', '"1 bar"', "30", *["5"] * 8], range(3, 12)),
+        "add_recipe": (['"Raw stew"', "2", '[["Banana", 100]]', "300"], (1, 3)),
+        "glucose_report": (["14", '""'], (0,)),
+    }
+    with httpx.Client(base_url=server.url, timeout=60) as browser:
+        assert sign_in_browser(browser, "bob").status_code == 303
+        session = uuid.uuid4().hex
+        assert raw_event(browser, "day_view", '[""]', session)[0] == "complete"  # fills the entry picker
+        for api_name, (inputs, numbers) in forms.items():
+            for at in numbers:
+                for bad in (*NOT_NUMBERS, *(["null"] if api_name == "save_settings" and at == 3 else [])):
+                    data = "[" + ", ".join(bad if i == at else value for i, value in enumerate(inputs)) + "]"
+                    event, payload = raw_event(browser, api_name, data, session)
+                    refusal = payload["error"] if event == "error" else payload[0]  # the report answers in its text
+                    assert refusal and "must be" in refusal, (api_name, at, bad, event, payload)
+    assert service.get_settings("bob") == settings
+    assert service.day_summary("bob", date.fromisoformat(entry["eaten_at"][:10]))["entries"][-1]["grams"] == 100
+    assert not [f for f in personal.own_foods("bob") if f["food"].startswith("Raw")]
+    service.delete_meal("bob", entry["id"])
+    logged = capfd.readouterr()
+    assert "Traceback" not in logged.out + logged.err

@@ -1,11 +1,12 @@
 """What the tabs share: the app context (with the signed-in user and the turns at the model),
-downloads only their owner may fetch, the meal-time parser, and the API visibility of events
-that repeat another."""
+downloads only their owner may fetch, the meal-time parser, the number fields that refuse what
+their box cannot send, and the API visibility of events that repeat another."""
 
 from __future__ import annotations
 
 import functools
 import inspect
+import math
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -17,7 +18,7 @@ import gradio as gr
 from starlette.concurrency import run_in_threadpool
 
 from app.auth import Identity
-from app.errors import shown_errors
+from app.errors import shown_errors, user_error
 from app.meals import Analyzer
 from app.model_catalog import ModelCatalog
 from app.security import FairSlots, OwnedFiles, Uploads, private_dir
@@ -93,3 +94,43 @@ class Downloads:
 def parse_when(text: str | None, *, today: date | None = None) -> datetime:
     """The time box: "now" (or blank), "HH:MM", "YYYY-MM-DD HH:MM" (db.validate.meal_time)."""
     return validate.meal_time(text, today=today) or datetime.now().replace(microsecond=0)
+
+
+def checked_number(label: str | None, value: object, low: float | None, high: float | None, *,
+                   required: bool = False) -> float | None:
+    """A number field's value as a handler may use it: None (an empty box) unless ``required``,
+    else a finite int or float within [low, high]. A raw API call (``/gradio_api/call``, the
+    queue) can send what the page's box cannot: text, NaN, an infinity, a number out of bounds;
+    each is refused with a message (user_error: one log line), never a server exception."""
+    name = (label or "The value").split(":")[0]
+    if value is None and not required:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise user_error(f"{name} must be a number, got {validate.echo(value)}")
+    if (low is not None and value < low) or (high is not None and value > high):
+        bounds = (f"from {low:g} to {high:g}" if low is not None and high is not None
+                  else f"at least {low:g}" if low is not None else f"at most {high:g}")
+        raise user_error(f"{name} must be {bounds}, got {value:g}")
+    return value
+
+
+class NumberField(gr.Number):
+    """gr.Number (drawn as Gradio's own: is_template) whose server side checks its value with
+    checked_number; Gradio's own check lets NaN through and answers text with an exception."""
+
+    is_template = True
+
+    def preprocess(self, payload: object) -> float | None:
+        value = checked_number(self.label, payload, self.minimum, self.maximum)
+        return None if value is None else self.round_to_precision(value, self.precision)
+
+
+class SliderField(gr.Slider):
+    """gr.Slider (drawn as Gradio's own) whose value is checked as NumberField's, and required:
+    Gradio's own check fails with an exception on an empty one."""
+
+    is_template = True
+
+    def preprocess(self, payload: object) -> float:
+        value = checked_number(self.label, payload, self.minimum, self.maximum, required=True)
+        return gr.Number.round_to_precision(value, self.precision)

@@ -19,7 +19,7 @@ import pandas as pd
 from app.errors import UploadTooLarge
 from app.glucose import chart
 from app.security import Uploads
-from app.ui.common import QUIET
+from app.ui.common import QUIET, NumberField
 from db.errors import InvalidValue
 from db.glucose import formats
 from db.glucose import service as glucose
@@ -180,8 +180,7 @@ class GlucoseTab:
                 c.import_btn = gr.Button("Import", variant="primary", elem_id="glucose-import")
                 c.import_status = gr.Markdown(elem_id="glucose-import-status")
             with gr.Row():
-                # No precision=0: Gradio would round a NaN from a raw API call and fail without a message.
-                c.days = gr.Number(label="Days", value=14, minimum=1, maximum=glucose.MAX_REPORT_DAYS, step=1)
+                c.days = NumberField(label="Days", value=14, minimum=1, maximum=glucose.MAX_REPORT_DAYS, step=1)
                 c.end = gr.Textbox(label="Last day (YYYY-MM-DD; empty: today)", max_lines=1)
                 c.report_btn = gr.Button("Show report", elem_id="glucose-report")
             with gr.Row():

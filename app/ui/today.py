@@ -12,7 +12,7 @@ import pandas as pd
 
 from app import views
 from app.errors import shown_errors
-from app.ui.common import QUIET, AppContext, Downloads, parse_when
+from app.ui.common import QUIET, AppContext, Downloads, NumberField, parse_when
 from app.ui.glucose import GlucoseTab
 from db import service, validate
 from models.errors import FoodtagError
@@ -156,7 +156,7 @@ class TodayTab:
             with gr.Accordion("Edit or delete an entry", open=False) as c.edit_box:
                 c.entry_pick = gr.Dropdown(label="Entry", choices=[], interactive=True, elem_id="entry-pick")
                 with gr.Row():
-                    c.edit_grams = gr.Number(label="Grams", minimum=validate.MIN_PORTION_G,
+                    c.edit_grams = NumberField(label="Grams", minimum=validate.MIN_PORTION_G,
                                              maximum=validate.MAX_PORTION_G, elem_id="edit-grams")
                     c.edit_meal = gr.Dropdown(label="Meal", choices=list(views.MEAL_TYPES))
                     c.edit_when = gr.Textbox(label="Eaten at (YYYY-MM-DD HH:MM)")
