@@ -241,13 +241,20 @@ class Uploads:
         except (OSError, ValueError, RuntimeError):  # a NUL byte, a loop of links
             return True
 
-    def read(self, path: Path, limit: int, name: str) -> bytes:
-        """An upload's bytes (UploadTooLarge above ``limit``); a FoodtagError that says what to
-        do when it is no longer there (used once already, or swept)."""
+    def checked(self, path: Path, limit: int, name: str) -> Path:
+        """``path``, an upload of at most ``limit`` bytes (else UploadTooLarge); a FoodtagError
+        that says what to do when it is no longer there (used once already, or swept)."""
         try:
             check_upload_size(path.stat().st_size, limit, name)
-            return path.read_bytes()
         except FileNotFoundError:
+            raise FoodtagError(f"{name} is no longer on the server: upload it again") from None
+        return path
+
+    def read(self, path: Path, limit: int, name: str) -> bytes:
+        """An upload's bytes, once `checked`."""
+        try:
+            return self.checked(path, limit, name).read_bytes()
+        except FileNotFoundError:  # swept meanwhile
             raise FoodtagError(f"{name} is no longer on the server: upload it again") from None
 
     def discard(self, *paths: str | Path) -> None:
@@ -403,15 +410,15 @@ class Guard:
 
 
 class FairSlots:
-    """Fair turns at something scarce (the model, the memory of glucose imports): at most
-    ``per_user`` of one user's requests in flight and ``total`` of everyone's, a user's own slot
+    """Fair turns at something scarce (the model, glucose uploads): at most ``per_user`` of one
+    user's requests in flight and ``total`` of everyone's (None: no limit), a user's own slot
     taken first. Waiting is asyncio, so queued requests hold no worker thread (48 queued
     analyses used to take every thread and stall other users' quick calls), and one user's
     burst waits behind their own turns, not in front of everyone else."""
 
-    def __init__(self, per_user: int = 2, total: int = 4) -> None:
+    def __init__(self, per_user: int = 2, total: int | None = 4) -> None:
         self.per_user = per_user
-        self._total = asyncio.Semaphore(total)
+        self._total = contextlib.nullcontext() if total is None else asyncio.Semaphore(total)
         self._users: dict[str, tuple[asyncio.Semaphore, list[int]]] = {}  # user -> (slots, [holders and waiters])
 
     @asynccontextmanager

@@ -73,13 +73,13 @@ class GlucoseTab:
             return "⚠️ Choose an export file first (Dexcom Clarity, LibreView, Nightscout or a CSV)."
         path = Path(upload)
         try:
-            data = self.uploads.read(path, glucose.MAX_IMPORT_BYTES, path.name)
+            self.uploads.checked(path, glucose.MAX_IMPORT_BYTES, path.name)
         except UploadTooLarge:
             return f"⚠️ The file is larger than {glucose.MAX_IMPORT_BYTES // 2**20} MB; export a shorter period."
         except FoodtagError as exc:
             return f"⚠️ {exc}"
         try:
-            result = glucose.import_export(user, data, fmt=fmt or "auto")
+            result = glucose.import_file(user, path, fmt=fmt or "auto")
         except FoodtagError as exc:  # the file stays, so that another format can be tried
             return f"⚠️ Nothing was imported: {exc}"
         self.uploads.discard(path)
