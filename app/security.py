@@ -42,7 +42,7 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
-from app.errors import check_upload_size
+from app.errors import Busy, check_upload_size
 from db import service, signins
 from db.keys import name_key
 from db.tables import utcnow
@@ -414,16 +414,27 @@ class FairSlots:
     user's requests in flight and ``total`` of everyone's (None: no limit), a user's own slot
     taken first. Waiting is asyncio, so queued requests hold no worker thread (48 queued
     analyses used to take every thread and stall other users' quick calls), and one user's
-    burst waits behind their own turns, not in front of everyone else."""
+    burst waits behind their own turns, not in front of everyone else. Past ``max_waiting`` of
+    a user's requests waiting (None: no limit), the next is refused at once (Busy): a page's
+    event holds one of Gradio's 40 event workers while it waits, so one user's 40 waiting
+    analyses stalled every other user's page."""
 
-    def __init__(self, per_user: int = 2, total: int | None = 4) -> None:
-        self.per_user = per_user
+    def __init__(self, per_user: int = 2, total: int | None = 4, *, max_waiting: int | None = None,
+                 what: str = "requests") -> None:
+        self.per_user, self.max_waiting, self.what = per_user, max_waiting, what
         self._total = contextlib.nullcontext() if total is None else asyncio.Semaphore(total)
         self._users: dict[str, tuple[asyncio.Semaphore, list[int]]] = {}  # user -> (slots, [holders and waiters])
+
+    def count(self, user: str) -> int:
+        """How many of ``user``'s requests hold or wait for a turn."""
+        return self._users[user][1][0] if user in self._users else 0
 
     @asynccontextmanager
     async def turn(self, user: str):
         slots, users = self._users.setdefault(user, (asyncio.Semaphore(self.per_user), [0]))
+        if self.max_waiting is not None and users[0] >= self.per_user + self.max_waiting:
+            raise Busy(f"you already have {users[0]} {self.what} running or waiting: send another once one "
+                       "has finished")
         users[0] += 1
         try:
             async with slots, self._total:

@@ -18,7 +18,7 @@ import gradio as gr
 from starlette.concurrency import run_in_threadpool
 
 from app.auth import Identity
-from app.errors import shown_errors, user_error
+from app.errors import Busy, shown_errors, user_error
 from app.meals import Analyzer
 from app.model_catalog import ModelCatalog
 from app.security import FairSlots, OwnedFiles, Uploads, private_dir
@@ -42,11 +42,15 @@ class AppContext:
     max_upload_bytes: int
     files: OwnedFiles  # downloads only their owner may fetch
     uploads: Uploads = field(default_factory=Uploads)  # Gradio's, deleted once used
-    # Turns at the model, for the page's analyses and dish photos and the API's alike.
-    model_slots: FairSlots = field(default_factory=FairSlots)
-    # Batch runs last minutes: their own turns (one a user, two in all), so that they never
-    # hold every turn at the model and stall everyone's single photos.
-    batch_slots: FairSlots = field(default_factory=lambda: FairSlots(per_user=1, total=2))
+    # Turns at the model, for the page's analyses and dish photos and the API's alike: two a
+    # user, four in all, and four more of a user's may wait (a page's waiting event holds one
+    # of Gradio's 40 event workers).
+    model_slots: FairSlots = field(default_factory=lambda: FairSlots(
+        per_user=2, total=4, max_waiting=4, what="analyses or dish uploads"))
+    # Batch runs last minutes: their own turns (one a user, two in all, one more of a user's
+    # waiting), so that they never hold every turn at the model and stall everyone's single photos.
+    batch_slots: FairSlots = field(default_factory=lambda: FairSlots(
+        per_user=1, total=2, max_waiting=1, what="batch runs"))
 
     def user(self, request: gr.Request | None) -> str:
         """The signed-in user of a page request; no handler accepts a user name from the page."""
@@ -55,8 +59,9 @@ class AppContext:
     def in_turn(self, handler: Callable, slots: FairSlots | None = None) -> dict:
         """The event options (fn and concurrency) of a page handler that runs the model: it
         waits for its user's turn in ``slots`` (model_slots unless given), as a coroutine that
-        holds no thread, then runs in a worker thread. Gradio's own limit is lifted for it: a
-        limit per event would queue everyone behind one user's burst again."""
+        holds no thread, then runs in a worker thread; refused at once when too many of the
+        user's wait already. Gradio's own limit is lifted for it: a limit per event would queue
+        everyone behind one user's burst again."""
         slots = slots or self.model_slots
         request_at = list(inspect.signature(handler).parameters).index("request")
 
@@ -64,8 +69,11 @@ class AppContext:
         async def event(*args):
             with shown_errors():
                 user = self.user(args[request_at])
-            async with slots.turn(user):
-                return await run_in_threadpool(handler, *args)
+            try:
+                async with slots.turn(user):
+                    return await run_in_threadpool(handler, *args)
+            except Busy as exc:  # too many of theirs wait already: refused at once, holding nothing
+                raise user_error(str(exc)) from None
 
         return {"fn": event, "concurrency_limit": None}
 
