@@ -213,3 +213,22 @@ def test_a_32_mb_glucose_import_costs_the_server_under_100_mb(server, name):
     if status == 200:
         assert answer.json()["added"] == 399_000
     assert growth < 100_000
+
+
+def test_a_60_mp_progressive_jpeg_is_refused_within_the_64_mb_budget(server, coffee_image):
+    """The red team's 60 MP progressive JPEG raised the server's peak RSS by 173 MB (its
+    coefficients are held at full size whatever scale it is decoded to): it is refused from its
+    header, the server's peak RSS (VmHWM, reset before the upload) under 64 MB above idle."""
+    from image_support import large_jpeg
+
+    url, process = server
+    photo = large_jpeg(progressive=True)
+    assert httpx.post(f"{url}/api/analyze", files={"file": ("cup.jpg", jpeg_bytes(coffee_image))},
+                      timeout=120).status_code == 200  # warm
+    idle = rss_kb(process.pid)
+    Path(f"/proc/{process.pid}/clear_refs").write_text("5")
+    refused = httpx.post(f"{url}/api/analyze", files={"file": ("progressive.jpg", photo)}, timeout=120)
+    growth = peak_rss_kb(process.pid) - idle
+    print(f"60 MP progressive JPEG ({len(photo) / 1e6:.1f} MB): peak RSS {growth / 1000:.0f} MB above idle")
+    assert refused.status_code == 400 and "baseline JPEG" in refused.json()["error"]
+    assert growth < 64_000
