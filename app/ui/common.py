@@ -43,10 +43,10 @@ class AppContext:
     files: OwnedFiles  # downloads only their owner may fetch
     uploads: Uploads = field(default_factory=Uploads)  # Gradio's, deleted once used
     # Turns at the model, for the page's analyses and dish photos and the API's alike: two a
-    # user, four in all, and four more of a user's may wait (a page's waiting event holds one
-    # of Gradio's 40 event workers).
+    # user, four in all, and six more of a user's may wait (a page's waiting event holds one of
+    # Gradio's 40 event workers; eight at once is what a script sending a few photos needs).
     model_slots: FairSlots = field(default_factory=lambda: FairSlots(
-        per_user=2, total=4, max_waiting=4, what="analyses or dish uploads"))
+        per_user=2, total=4, max_waiting=6, what="analyses or dish uploads"))
     # Batch runs last minutes: their own turns (one a user, two in all, one more of a user's
     # waiting), so that they never hold every turn at the model and stall everyone's single photos.
     batch_slots: FairSlots = field(default_factory=lambda: FairSlots(
