@@ -19,9 +19,15 @@ class UploadTooLarge(FoodtagError):
     """An upload over the server's size limit, refused before it is decoded."""
 
 
+class Busy(FoodtagError):
+    """A user's requests already fill their turns at something scarce and the line behind them
+    (app.security.FairSlots): refused at once, to be sent again later."""
+
+
 # Domain error -> HTTP status for every /api route; the first match wins.
 HTTP_STATUS: tuple[tuple[type[FoodtagError] | tuple[type[FoodtagError], ...], int], ...] = (
     (UploadTooLarge, 413),
+    (Busy, 429),
     (ImageError, 400),  # the file is not a photo the app can read
     ((UnknownFood, UnknownUser, NotFound), 404),
     (UserExists, 409),

@@ -42,7 +42,7 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
-from app.errors import check_upload_size
+from app.errors import Busy, check_upload_size
 from db import service, signins
 from db.keys import name_key
 from db.tables import utcnow
@@ -241,13 +241,20 @@ class Uploads:
         except (OSError, ValueError, RuntimeError):  # a NUL byte, a loop of links
             return True
 
-    def read(self, path: Path, limit: int, name: str) -> bytes:
-        """An upload's bytes (UploadTooLarge above ``limit``); a FoodtagError that says what to
-        do when it is no longer there (used once already, or swept)."""
+    def checked(self, path: Path, limit: int, name: str) -> Path:
+        """``path``, an upload of at most ``limit`` bytes (else UploadTooLarge); a FoodtagError
+        that says what to do when it is no longer there (used once already, or swept)."""
         try:
             check_upload_size(path.stat().st_size, limit, name)
-            return path.read_bytes()
         except FileNotFoundError:
+            raise FoodtagError(f"{name} is no longer on the server: upload it again") from None
+        return path
+
+    def read(self, path: Path, limit: int, name: str) -> bytes:
+        """An upload's bytes, once `checked`."""
+        try:
+            return self.checked(path, limit, name).read_bytes()
+        except FileNotFoundError:  # swept meanwhile
             raise FoodtagError(f"{name} is no longer on the server: upload it again") from None
 
     def discard(self, *paths: str | Path) -> None:
@@ -403,20 +410,31 @@ class Guard:
 
 
 class FairSlots:
-    """Fair turns at something scarce (the model, the memory of glucose imports): at most
-    ``per_user`` of one user's requests in flight and ``total`` of everyone's, a user's own slot
+    """Fair turns at something scarce (the model, glucose uploads): at most ``per_user`` of one
+    user's requests in flight and ``total`` of everyone's (None: no limit), a user's own slot
     taken first. Waiting is asyncio, so queued requests hold no worker thread (48 queued
     analyses used to take every thread and stall other users' quick calls), and one user's
-    burst waits behind their own turns, not in front of everyone else."""
+    burst waits behind their own turns, not in front of everyone else. Past ``max_waiting`` of
+    a user's requests waiting (None: no limit), the next is refused at once (Busy): a page's
+    event holds one of Gradio's 40 event workers while it waits, so one user's 40 waiting
+    analyses stalled every other user's page."""
 
-    def __init__(self, per_user: int = 2, total: int = 4) -> None:
-        self.per_user = per_user
-        self._total = asyncio.Semaphore(total)
+    def __init__(self, per_user: int = 2, total: int | None = 4, *, max_waiting: int | None = None,
+                 what: str = "requests") -> None:
+        self.per_user, self.max_waiting, self.what = per_user, max_waiting, what
+        self._total = contextlib.nullcontext() if total is None else asyncio.Semaphore(total)
         self._users: dict[str, tuple[asyncio.Semaphore, list[int]]] = {}  # user -> (slots, [holders and waiters])
+
+    def count(self, user: str) -> int:
+        """How many of ``user``'s requests hold or wait for a turn."""
+        return self._users[user][1][0] if user in self._users else 0
 
     @asynccontextmanager
     async def turn(self, user: str):
         slots, users = self._users.setdefault(user, (asyncio.Semaphore(self.per_user), [0]))
+        if self.max_waiting is not None and users[0] >= self.per_user + self.max_waiting:
+            raise Busy(f"you already have {users[0]} {self.what} running or waiting: send another once one "
+                       "has finished")
         users[0] += 1
         try:
             async with slots, self._total:

@@ -4,7 +4,9 @@
     python -m benchmarks.bench_app --url http://127.0.0.1:7860 [--user U --password P]
 
 1. One client, one photo: --requests sequential calls after --warmup; p50/p95/mean.
-2. --clients concurrent clients for --seconds: requests/s, errors, p50/p95 under load.
+2. --clients concurrent clients for --seconds: requests/s, errors, p50/p95 under load. They are
+   one user, who may have 8 analyses at once (2 running, 6 waiting for their turn); a ninth is
+   answered 429 at once, so the default is 8.
 The photo is scikit-image's espresso sample (or --photo FILE). Without --url the server runs
 in a child process with the current FOODTAG_HOME, so the default model is exported there
 once (about a minute the first time) and reused afterwards.
@@ -112,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--password", default=os.environ.get("FOODTAG_BENCH_PASSWORD"))
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--requests", type=int, default=100)
-    parser.add_argument("--clients", type=int, default=20)
+    parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--seconds", type=float, default=30.0)
     args = parser.parse_args(argv)
 

@@ -4,7 +4,7 @@
 
 Writes a Dexcom Clarity export laid out as Clarity writes one (header, patient and alert rows,
 then one EGV row every 5 minutes, zone-less local times) for --days days, imports it into a
-new SQLite database (or the empty database at --url) through db.glucose.service.import_export,
+new SQLite database (or the empty database at --url) through db.glucose.service.import_file,
 the function behind the CLI, the API and the Glucose tab, then imports it again (every reading
 a duplicate), and builds the 14-day and 90-day reports and the meal responses. Prints, per step,
 the readings, the seconds, and the peak Python memory (tracemalloc, in a second run of the step:
@@ -87,16 +87,18 @@ def run(days: int, url: str | None) -> list[tuple[str, int, float, float]]:
                 service.log_meal("bench", "banana", eaten_at=datetime.combine(
                     first + timedelta(days=day), datetime.min.time()) + timedelta(hours=hour))
         data = clarity_export(days, first)
+        export = Path(folder) / "clarity.csv"
+        export.write_bytes(data)
 
         def fresh_import():
             with session_scope() as session:
                 session.execute(delete(GlucoseReading))
-            return glucose.import_export("bench", data, fmt="clarity")
+            return glucose.import_file("bench", export, fmt="clarity")
 
         rows = []
         seconds, peak, result = measure(fresh_import)
         rows.append((f"import {days} days ({len(data) / 2**20:.1f} MB)", result["added"], seconds, peak))
-        seconds, peak, again = measure(lambda: glucose.import_export("bench", data))
+        seconds, peak, again = measure(lambda: glucose.import_file("bench", export))
         rows.append(("re-import (all duplicates)", again["duplicates"], seconds, peak))
         for span in (14, days):
             seconds, peak, report = measure(lambda s=span: glucose.report("bench", days=s, end=last))

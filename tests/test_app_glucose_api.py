@@ -18,6 +18,7 @@ from fastapi.testclient import TestClient
 from app.glucose import api as glucose_api
 from db import service
 from db.glucose import service as glucose
+from models.paths import data_home
 
 DATA = Path(__file__).parent / "data" / "glucose"
 
@@ -119,6 +120,40 @@ def test_one_users_slow_uploads_cannot_hold_every_import_slot(alice):
     assert bob.status_code == 200 and bob.json()["added"] == 1
     assert [r.json()["added"] for r in hers] == [1, 0]  # the second is the same reading again
     assert glucose.reading_count(alice) == 1
+
+
+def test_slow_uploads_hold_no_import_turn_until_their_body_has_arrived(alice):
+    """Alice and Carol each start an import whose body trickles in (as many as there are turns
+    to read a file): Bob's one-row import is served at once, as bodies still arriving hold no
+    turn; theirs are read once their bodies end."""
+    for name in ("bob", "carol"):
+        service.create_user(name)
+    app = FastAPI()
+    glucose_api.add_routes(app, Annotated[str, Depends(caller)])
+    release = asyncio.Event()
+
+    async def trickle():
+        yield b"timestamp,value\n"
+        await release.wait()
+        yield b"2026-12-01T08:00:00,100\n"
+
+    async def scenario() -> tuple[httpx.Response, list[httpx.Response]]:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as web:
+            slow = [asyncio.create_task(web.post("/api/glucose/import?tz=UTC", headers=as_user(name),
+                                                 content=trickle()))
+                    for name in (alice, "carol")[:glucose_api.IMPORT_SLOTS]]
+            await asyncio.sleep(0.5)
+            try:
+                bob = await asyncio.wait_for(web.post("/api/glucose/import?tz=UTC", headers=as_user("bob"),
+                                                      content=b"timestamp,value\n2026-12-01T09:00:00,110\n"), 10)
+            finally:
+                release.set()
+            return bob, await asyncio.gather(*slow)
+
+    bob, theirs = asyncio.run(scenario())
+    assert bob.status_code == 200 and bob.json()["added"] == 1
+    assert [r.json()["added"] for r in theirs] == [1, 1]
+    assert not list((data_home() / "tmp").glob("glucose-*"))  # the spooled bodies are gone
 
 
 @pytest.mark.parametrize("fmt", ["nightscout", "auto"])

@@ -1,6 +1,7 @@
-"""Hostile photos cost a bounded amount of memory: the server's and the batch tool's peak RSS
-(VmHWM / ru_maxrss of a separate process) grows by less than 300 MB, one at a time, four at once
-and eight large photos at once, and the server gives the memory back afterwards."""
+"""Hostile uploads cost a bounded amount of memory: the server's and the batch tool's peak RSS
+(VmHWM / ru_maxrss of a separate process) grows by less than 300 MB for hostile photos, one at
+a time, four at once and eight large photos at once, and the server gives the memory back
+afterwards; a 32 MB glucose import, of junk or of real readings, costs under 100 MB."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import httpx
@@ -164,3 +166,69 @@ def test_hostile_photos_in_a_batch_are_row_errors_at_bounded_memory(tmp_path, bo
             assert row["status"] == "error" and expected in row["error"], row
     print(f"batch peak RSS: {normal_peak / 1000:.0f} MB on 8 normal photos, {peak / 1000:.0f} MB on 16 hostile ones")
     assert peak - normal_peak < MAX_GROWTH_KB
+
+
+GLUCOSE_LIMIT = 32 * 2**20
+
+
+def glucose_readings_32mb() -> bytes:
+    """399,000 valid readings, 5 minutes apart (almost the 400,000 a file may hold), padded with
+    a note to 32 MB; one note is a banana emoji, so that the text as one Python string would
+    take 4 bytes a character (128 MB)."""
+    start = datetime(2020, 1, 1)
+    rows = [f"{start + timedelta(minutes=5 * i):%Y-%m-%dT%H:%M:%S},{80 + i % 150},mg/dL,cgm,"
+            for i in range(399_000)]
+    width = (GLUCOSE_LIMIT - 100) // len(rows)
+    rows[0] += "\U0001F34C"
+    return ("timestamp,value,unit,kind,note\n" + "".join(row.ljust(width - 1, "x") + "\n" for row in rows)).encode()
+
+
+# The red team's files (32 MB of rows that are not readings) and one of real readings.
+GLUCOSE_FILES = {
+    "readings.csv": (glucose_readings_32mb, 200),
+    "zeros.json": (lambda: ("[" + ",".join(["0"] * (GLUCOSE_LIMIT // 2 - 1)) + "]").encode(), 422),
+    "letters.csv": (lambda: ("timestamp,value,unit\n" + "a\n" * ((GLUCOSE_LIMIT - 21) // 2)).encode(), 422),
+}
+
+
+@pytest.mark.parametrize("name", GLUCOSE_FILES)
+def test_a_32_mb_glucose_import_costs_the_server_under_100_mb(server, name):
+    """The red team's 32 MB import of refused rows took the server from 340 to 2,990 MB, and
+    390,000 real readings took 255 MB: the body is written to a file as it arrives and read a
+    line (or a JSON entry) at a time, its rows kept as columns and stored in chunks, so the
+    server's peak RSS (VmHWM, reset before the upload) stays under 100 MB above idle."""
+    url, process = server
+    make, status = GLUCOSE_FILES[name]
+    data = make()
+    assert len(data) <= GLUCOSE_LIMIT
+    warm = httpx.post(f"{url}/api/glucose/import?tz=UTC", content=b"timestamp,value,unit\n2019-06-01T08:00:00,100,mg/dL\n",
+                      timeout=60)
+    assert warm.status_code == 200, warm.text
+    idle = rss_kb(process.pid)
+    Path(f"/proc/{process.pid}/clear_refs").write_text("5")  # VmHWM starts again from the RSS now
+    answer = httpx.post(f"{url}/api/glucose/import?tz=UTC", content=data, timeout=600)
+    growth = peak_rss_kb(process.pid) - idle
+    print(f"{name}: peak RSS {growth / 1000:.0f} MB above idle")
+    assert growth < 100_000
+    assert answer.status_code == status, answer.text[:300]
+    if status == 200:
+        assert answer.json()["added"] == 399_000
+
+
+def test_a_60_mp_progressive_jpeg_is_refused_within_the_64_mb_budget(server, coffee_image):
+    """The red team's 60 MP progressive JPEG raised the server's peak RSS by 173 MB (its
+    coefficients are held at full size whatever scale it is decoded to): it is refused from its
+    header, the server's peak RSS (VmHWM, reset before the upload) under 64 MB above idle."""
+    from image_support import large_jpeg
+
+    url, process = server
+    photo = large_jpeg(progressive=True)
+    assert httpx.post(f"{url}/api/analyze", files={"file": ("cup.jpg", jpeg_bytes(coffee_image))},
+                      timeout=120).status_code == 200  # warm
+    idle = rss_kb(process.pid)
+    Path(f"/proc/{process.pid}/clear_refs").write_text("5")
+    refused = httpx.post(f"{url}/api/analyze", files={"file": ("progressive.jpg", photo)}, timeout=120)
+    growth = peak_rss_kb(process.pid) - idle
+    print(f"60 MP progressive JPEG ({len(photo) / 1e6:.1f} MB): peak RSS {growth / 1000:.0f} MB above idle")
+    assert refused.status_code == 400 and "baseline JPEG" in refused.json()["error"]
+    assert growth < 64_000

@@ -12,7 +12,7 @@ import threading
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
-from datetime import timedelta
+from datetime import date, timedelta
 from pathlib import Path
 
 import httpx
@@ -26,9 +26,10 @@ from PIL import Image
 from sqlalchemy import delete
 
 from app.security import PASSWORD_NICE, SESSION_COOKIE, PasswordChecker, Throttle, Uploads
-from db import photos, service, signins
+from db import personal, photos, service, signins
 from db.tables import SignInFailure, utcnow
 from db.session import session_scope
+from models.errors import FoodtagError
 
 PASSWORDS = {"alice": "alice-pass-123", "bob": "bob-pass-456"}
 
@@ -461,6 +462,36 @@ def test_one_users_burst_of_analyses_waits_behind_their_own_turns():
     assert sorted(served) == sorted([f"alice{n}" for n in range(10)] + ["bob0"])
 
 
+def test_past_its_waiting_room_a_users_next_request_is_refused_at_once():
+    """FairSlots(max_waiting=1): Alice's two run, her third waits, her fourth is refused (Busy)
+    without waiting; Bob's is served."""
+    from app.errors import Busy
+    from app.security import FairSlots
+
+    async def scenario() -> list[str]:
+        slots, outcomes, release = FairSlots(per_user=2, total=4, max_waiting=1, what="analyses"), [], asyncio.Event()
+
+        async def call(user: str) -> None:
+            try:
+                async with slots.turn(user):
+                    outcomes.append(f"{user} ran")
+                    await release.wait()
+            except Busy as exc:
+                outcomes.append(str(exc))
+
+        tasks = [asyncio.create_task(call(user)) for user in ("alice", "alice", "alice", "alice", "bob")]
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert slots.count("alice") == 3
+        release.set()
+        await asyncio.gather(*tasks)
+        return outcomes
+
+    assert asyncio.run(scenario())[:4] == ["alice ran", "alice ran",
+                                           "you already have 3 analyses running or waiting: send another once one has finished",
+                                           "bob ran"]
+
+
 def test_a_link_cannot_sign_anyone_out(server):
     with httpx.Client(base_url=server.url, timeout=60) as browser:
         assert sign_in_browser(browser, "bob").status_code == 303
@@ -468,3 +499,126 @@ def test_a_link_cannot_sign_anyone_out(server):
         assert browser.get("/api/my/foods").status_code == 200  # still signed in
         assert browser.post("/logout", headers={"origin": "http://localhost:1"}).status_code == 403
         assert browser.post("/logout").status_code == 303 and browser.get("/api/my/foods").status_code == 401
+
+
+def raw_event(browser: httpx.Client, api_name: str, data: str, session: str) -> tuple[str, object]:
+    """(event, payload) of one Gradio event called as a script may call it: ``data`` is the raw
+    JSON of its inputs (NaN and Infinity included, which no JSON encoder writes), in the page
+    session ``session`` (so that a picker's choices filled by an earlier event hold)."""
+    body = f'{{"data": {data}, "session_hash": "{session}"}}'
+    posted = browser.post(f"/gradio_api/call/{api_name}", content=body, headers={"content-type": "application/json"})
+    assert posted.status_code == 200, posted.text
+    stream = browser.get(f"/gradio_api/call/{api_name}/{posted.json()['event_id']}").text
+    event = next(line[len("event: "):] for line in stream.splitlines() if line.startswith("event: "))
+    payload = next(line[len("data: "):] for line in stream.splitlines() if line.startswith("data: "))
+    return event, json.loads(payload)
+
+
+# What a raw API call can put where the page's number boxes send a number.
+NOT_NUMBERS = ("NaN", "Infinity", "-Infinity", "1e999", '"12"', "[1]")
+
+
+def test_every_number_field_refuses_nan_infinity_and_text_from_a_raw_api_call(server, capfd):
+    """The red team's NaN and Infinity in a raw settings call (Gradio's /gradio_api/call route)
+    ended in a server exception: each number field of Settings, Today's edit form, My foods'
+    label and recipe forms and the Glucose report refuses them (and text, and an empty
+    slider) with a message naming the field, changes nothing and logs no traceback."""
+    entry = service.log_meal("bob", "Banana", grams=100)
+    settings = service.get_settings("bob")
+    forms = {  # event: (valid inputs as raw JSON, the positions of its number fields)
+        "save_settings": (["2000", "250", '"15"', "0.5", '"US"', "null"], (0, 1, 3)),
+        "edit_entry": ([str(entry["id"]), "100", '"Lunch"', '"now"', '""'], (1,)),
+        "add_own_food": (['"Raw bar"', '"per serving"', '"1 bar"', "30", *["5"] * 8], range(3, 12)),
+        "add_recipe": (['"Raw stew"', "2", '[["Banana", 100]]', "300"], (1, 3)),
+        "glucose_report": (["14", '""'], (0,)),
+    }
+    with httpx.Client(base_url=server.url, timeout=60) as browser:
+        assert sign_in_browser(browser, "bob").status_code == 303
+        session = uuid.uuid4().hex
+        assert raw_event(browser, "day_view", '[""]', session)[0] == "complete"  # fills the entry picker
+        for api_name, (inputs, numbers) in forms.items():
+            for at in numbers:
+                for bad in (*NOT_NUMBERS, *(["null"] if api_name == "save_settings" and at == 3 else [])):
+                    data = "[" + ", ".join(bad if i == at else value for i, value in enumerate(inputs)) + "]"
+                    event, payload = raw_event(browser, api_name, data, session)
+                    refusal = payload["error"] if event == "error" else payload[0]  # the report answers in its text
+                    assert refusal and "must be" in refusal, (api_name, at, bad, event, payload)
+    assert service.get_settings("bob") == settings
+    assert service.day_summary("bob", date.fromisoformat(entry["eaten_at"][:10]))["entries"][-1]["grams"] == 100
+    assert not [f for f in personal.own_foods("bob") if f["food"].startswith("Raw")]
+    service.delete_meal("bob", entry["id"])
+    logged = capfd.readouterr()
+    assert "Traceback" not in logged.out + logged.err
+
+
+def test_one_users_48_parallel_analyses_leave_another_users_api_and_page_answering(server, coffee_image, monkeypatch):
+    """The red team's load: while one user sends 48 parallel analyses to the API and 48 to the
+    page (Gradio's call route), another's quick calls (GET /healthz, /api/my/foods, the page's
+    My foods and day view) and own analyses, on the API and the page, answer within 1 s. Here
+    Alice's analyses are held in the model until the end, so Bob's calls answer only if hers
+    hold no worker thread, no turn beyond her own two and few of Gradio's 40 event workers:
+    two of hers run, six wait, the other 88 are refused at once (429 on the API). Before
+    7d8921f each held a thread; until this test each of her waiting page events held one of
+    Gradio's workers, and Bob's page waited for hers."""
+    analyzer, slots = server.app.ctx.analyzer, server.app.ctx.model_slots
+    release, analyse_upload = threading.Event(), analyzer.analyse_upload
+
+    def held_for_alice(user, data, name):
+        if user != "alice":
+            return analyse_upload(user, data, name)
+        release.wait(120)
+        raise FoodtagError("released by the test")  # answered at once: no real analyses for her
+
+    monkeypatch.setattr(analyzer, "analyse_upload", held_for_alice)
+    photos = [jpeg_bytes(coffee_image, quality=50 + i) for i in range(48)]  # 48 uploads, 48 paths
+    limits = httpx.Limits(max_connections=200, max_keepalive_connections=200)
+    with httpx.Client(base_url=server.url, timeout=120, limits=limits) as alice, \
+            httpx.Client(base_url=server.url, timeout=30) as bob, ThreadPoolExecutor(96) as pool:
+        assert sign_in_browser(alice, "alice").status_code == sign_in_browser(bob, "bob").status_code == 303
+        page_photos = [{"path": alice.post("/gradio_api/upload", files={"files": ("cup.jpg", photo)}).json()[0],
+                        "orig_name": "cup.jpg", "meta": {"_type": "gradio.FileData"}} for photo in photos]
+        api_calls = [pool.submit(alice.post, "/api/analyze", files={"file": ("cup.jpg", photo)}) for photo in photos]
+        events = [alice.post("/gradio_api/call/analyze", json={"data": [photo, None]}).json()["event_id"]
+                  for photo in page_photos]
+        page_calls = [pool.submit(alice.get, f"/gradio_api/call/analyze/{event}") for event in events]
+        try:
+            deadline = time.monotonic() + 60
+            while slots.count("alice") < 8 or sum(c.done() for c in api_calls + page_calls) < 88:
+                assert time.monotonic() < deadline, (slots.count("alice"), sum(c.done() for c in api_calls + page_calls))
+                time.sleep(0.05)
+
+            def timed(call) -> float:
+                started = time.perf_counter()
+                call()
+                return time.perf_counter() - started
+
+            def page(api_name: str, data: list) -> None:
+                event = bob.post(f"/gradio_api/call/{api_name}", json={"data": data}).json()["event_id"]
+                stream = bob.get(f"/gradio_api/call/{api_name}/{event}").text
+                assert "event: complete" in stream, stream
+
+            def analyse_on_the_page() -> None:
+                [path] = bob.post("/gradio_api/upload", files={"files": ("bob.jpg", jpeg_bytes(coffee_image))}).json()
+                page("analyze", [{"path": path, "orig_name": "bob.jpg", "meta": {"_type": "gradio.FileData"}}, None])
+
+            seconds = {
+                "healthz": timed(lambda: bob.get("/healthz").raise_for_status()),
+                "api my foods": timed(lambda: bob.get("/api/my/foods").raise_for_status()),
+                "page my foods": timed(lambda: page("my_foods", [])),
+                "page day view": timed(lambda: page("day_view", [""])),
+                "api analysis": timed(lambda: bob.post("/api/analyze", files={"file": ("bob.jpg", photos[0])})
+                                      .raise_for_status()),
+                "page analysis": timed(analyse_on_the_page),
+            }
+            assert not release.is_set() and slots.count("alice") == 8  # hers all held meanwhile
+        finally:
+            release.set()
+        print(", ".join(f"{name} {s:.2f} s" for name, s in seconds.items()))
+        api_statuses = [call.result().status_code for call in api_calls]
+        page_refusals = ["running or waiting" in call.result().text for call in page_calls]
+        assert set(api_statuses) <= {422, 429}  # refused, or held and then answered with the test's error
+        assert api_statuses.count(429) + sum(page_refusals) == 88
+        assert "you already have 8 analyses or dish uploads running or waiting" in next(
+            call.result().json()["error"] for call in api_calls if call.result().status_code == 429)
+        # Each answered while hers were held; the issue's bound (on a machine with nothing else to do).
+        assert max(seconds.values()) < 1.0, seconds

@@ -317,6 +317,32 @@ print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) // 1024)
     assert int(growth_mb) < 100
 
 
+@pytest.mark.parametrize("text, message", [
+    ("timestamp,value\n" + "x" * 70_000 + "\n", "line 2 is longer than 65,536 characters"),
+    # A quoted field over several lines, past the csv module's limit (it raised csv.Error: a 500).
+    ('timestamp,value\n2026-12-01T08:00:00,"' + ("y" * 60_000 + "\n") * 3 + '"\n', "cannot be read as CSV"),
+    ('[{"type": "sgv", "note": "' + "z" * 200_000 + '"}]', "entry 1 is longer than 65,536 characters"),
+    ("timestamp,value\n" + ",\n" * 1_000_000, "more than 1,000,000 lines"),
+    ("[" + "{}," * 1_000_000 + "{}]", "more than 1,000,000 entries"),
+])
+def test_overlong_lines_fields_and_entries_and_endless_files_are_refused_whole(text, message):
+    """A file is read a line (or a JSON entry) at a time: a line, field or entry far longer
+    than any export's, or a file of a million rows that are nothing, is no export."""
+    with pytest.raises(InvalidValue, match=message):
+        formats.parse(text, "auto", zones.zone("UTC"))
+
+
+def test_a_file_on_disk_is_read_as_its_text_in_any_encoding(tmp_path):
+    """UTF-16 with its BOM, or UTF-8 holding a character beyond the BMP; a JSON number split
+    across the chunks the reader takes is read whole."""
+    path = tmp_path / "export.csv"
+    path.write_bytes("timestamp,value,note\r\n2026-12-01T08:00:00,100,\U0001F34C\r\n".encode("utf-16"))
+    assert [r.mg_dl for r in formats.parse(formats.Source.of(path), "auto", zones.zone("UTC")).readings] == [100.0]
+    numbers = "[" + ",".join(["123456"] * 30_000) + "]"  # 210 kB: chunk ends fall inside numbers
+    parsed = formats.parse(numbers, "auto", zones.zone("UTC"))
+    assert len(parsed.refused) == 30_000 and parsed.readings == []
+
+
 def test_long_formats_with_or_without_a_unit_column():
     """iglu's long format (id,time,gl) and other plain CSVs: the unit from a unit column, the
     value column's name, or the values themselves; several people in one file refused."""

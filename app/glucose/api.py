@@ -15,17 +15,22 @@ and report; no route names a user):
   GET|PUT /api/glucose/zone                      {"time_zone": "Europe/London"}
 
 Uploads: a declared Content-Length over the limit is refused before any byte is read, a body
-that streams past it is cut off, and at most IMPORT_SLOTS imports read their bodies at once per
-process, so a hostile client cannot make the server hold more than a few files in memory; one
-user has one of them at a time, so that their slow uploads cannot keep everyone else waiting.
+that streams past it is cut off. A body is written to a private temporary file as it arrives
+(it costs no memory, however slowly it comes), one per user at a time; once it has arrived, it
+waits for one of IMPORT_SLOTS turns to be read (db.glucose reads a file a line or a chunk at a
+time), so one user's slow uploads hold nothing that another user's import needs.
 Values stay in mg/dL under their mg/dL names (``mean_mg_dl``, ``peak_mg_dl``...), so clients
 written before the unit setting keep working; "glucose_unit" beside them (report, meals, foods)
 names the unit the person reads, which the PNGs are drawn in (db.glucose.units.in_unit converts).
 (No ``from __future__ import annotations``: FastAPI reads the handlers' annotations.)
 """
 
+import asyncio
 import io
 import json
+import os
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -34,9 +39,10 @@ from starlette.concurrency import run_in_threadpool
 
 from app.errors import error, error_response
 from app.glucose import chart
-from app.security import BodyTooLarge, FairSlots, limited_body
+from app.security import BodyTooLarge, FairSlots, limited_body, private_dir
 from db.glucose import service as glucose
 from models.errors import FoodtagError
+from models.paths import data_home
 
 IMPORT_SLOTS = 2
 _MAX_JSON_BODY = 1024
@@ -65,13 +71,28 @@ async def _report(request: Request, user: str) -> dict | Response:
     return await _call(glucose.report, user, days=days, end=request.query_params.get("end"))
 
 
+async def _spool(request: Request, limit: int) -> Path:
+    """The request's body, written to a new owner-only file as it arrives (BodyTooLarge past
+    ``limit`` bytes; the file is removed then)."""
+    descriptor, name = tempfile.mkstemp(prefix="glucose-", suffix=".upload", dir=private_dir(data_home() / "tmp"))
+    path = Path(name)
+    try:
+        with os.fdopen(descriptor, "wb") as out:
+            async for chunk in limited_body(request, limit).stream():
+                await run_in_threadpool(out.write, chunk)
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
+    return path
+
+
 def add_routes(api: FastAPI, signed_in_user: Any) -> None:
     """Add the glucose routes to ``api``; ``signed_in_user`` is the annotated dependency that
     names the caller (app.server.SignedInUser)."""
-    # Both slots are taken before the body is read: the total bounds the bodies in memory (a
-    # total taken once a body had arrived would let every signed-in user hold one while it
-    # trickles in), the user's own slot keeps their second slow upload off the other one.
-    slots = FairSlots(per_user=1, total=IMPORT_SLOTS)
+    # A user's uploads arrive one at a time (their second waits for their first, holding
+    # nothing); an arrived one waits for a turn to be read, so bodies still trickling in hold
+    # no turn at all.
+    uploads, turns = FairSlots(per_user=1, total=None), asyncio.Semaphore(IMPORT_SLOTS)
     limit = glucose.MAX_IMPORT_BYTES
     too_large = f"upload too large: the limit is {limit // 2**20} MB"
 
@@ -83,12 +104,16 @@ def add_routes(api: FastAPI, signed_in_user: Any) -> None:
             return error(413, too_large)
         fmt = request.query_params.get("format", "auto")
         tz = request.query_params.get("tz") or None
-        async with slots.turn(user):
+        async with uploads.turn(user):
             try:
-                data = await limited_body(request, limit).body()
+                path = await _spool(request, limit)
             except BodyTooLarge:
                 return error(413, too_large)
-            result = await _call(glucose.import_export, user, data, fmt=fmt, tz=tz)
+            try:
+                async with turns:
+                    result = await _call(glucose.import_file, user, path, fmt=fmt, tz=tz)
+            finally:
+                path.unlink(missing_ok=True)
         return result if isinstance(result, Response) else JSONResponse(result)
 
     async def report(request: Request, user: signed_in_user) -> Response:

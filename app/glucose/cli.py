@@ -113,10 +113,10 @@ def _import(glucose, args) -> int:
         size = args.file.stat().st_size
     except OSError as exc:
         raise InvalidValue(f"cannot read {args.file}: {exc.strerror}") from None
-    if size > glucose.MAX_IMPORT_BYTES:  # before reading it into memory
+    if size > glucose.MAX_IMPORT_BYTES:
         raise InvalidValue(f"{args.file} is larger than {glucose.MAX_IMPORT_BYTES // 2**20} MB; "
                            "export a shorter period")
-    result = glucose.import_export(args.user, args.file.read_bytes(), fmt=args.format, tz=args.tz)
+    result = glucose.import_file(args.user, args.file, fmt=args.format, tz=args.tz)
     print(f"{args.file}: read as {result['format']} in {result['time_zone']}: "
           f"{result['added']} readings added, {result['duplicates']} duplicates skipped, "
           f"{result['events_added']} insulin and carbohydrate events added, {result['refused']} rows refused")

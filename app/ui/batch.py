@@ -22,7 +22,7 @@ from app.batch.runner import BatchResult
 from app.batch.upload import run_upload
 from app.errors import user_error
 from app.security import Uploads, private_dir
-from app.ui.common import AppContext
+from app.ui.common import AppContext, SliderField
 from db import service
 from models.errors import FoodtagError
 from models.paths import data_home
@@ -144,7 +144,7 @@ class BatchTab:
             with gr.Row():
                 c.csv_in = gr.File(label="Meals CSV", file_types=[".csv"], type="filepath")
                 c.zip_in = gr.File(label="Photos (.zip)", file_types=[".zip"], type="filepath")
-            c.top_k = gr.Slider(1, MAX_TOP_K, value=3, step=1, label="Alternatives listed per photo (top-k)")
+            c.top_k = SliderField(1, MAX_TOP_K, value=3, step=1, label="Alternatives listed per photo (top-k)")
             c.run_btn = gr.Button("Analyse CSV", variant="primary")
             c.status = gr.Markdown()
             with gr.Row():

@@ -19,7 +19,7 @@ import pandas as pd
 from app.errors import UploadTooLarge
 from app.glucose import chart
 from app.security import Uploads
-from app.ui.common import QUIET
+from app.ui.common import QUIET, NumberField
 from db.errors import InvalidValue
 from db.glucose import formats
 from db.glucose import service as glucose
@@ -73,13 +73,13 @@ class GlucoseTab:
             return "⚠️ Choose an export file first (Dexcom Clarity, LibreView, Nightscout or a CSV)."
         path = Path(upload)
         try:
-            data = self.uploads.read(path, glucose.MAX_IMPORT_BYTES, path.name)
+            self.uploads.checked(path, glucose.MAX_IMPORT_BYTES, path.name)
         except UploadTooLarge:
             return f"⚠️ The file is larger than {glucose.MAX_IMPORT_BYTES // 2**20} MB; export a shorter period."
         except FoodtagError as exc:
             return f"⚠️ {exc}"
         try:
-            result = glucose.import_export(user, data, fmt=fmt or "auto")
+            result = glucose.import_file(user, path, fmt=fmt or "auto")
         except FoodtagError as exc:  # the file stays, so that another format can be tried
             return f"⚠️ Nothing was imported: {exc}"
         self.uploads.discard(path)
@@ -203,8 +203,7 @@ class GlucoseTab:
                 c.import_btn = gr.Button("Import", variant="primary", elem_id="glucose-import")
                 c.import_status = gr.Markdown(elem_id="glucose-import-status")
             with gr.Row():
-                # No precision=0: Gradio would round a NaN from a raw API call and fail without a message.
-                c.days = gr.Number(label="Days", value=14, minimum=1, maximum=glucose.MAX_REPORT_DAYS, step=1)
+                c.days = NumberField(label="Days", value=14, minimum=1, maximum=glucose.MAX_REPORT_DAYS, step=1)
                 c.end = gr.Textbox(label="Last day (YYYY-MM-DD; empty: today)", max_lines=1)
                 c.report_btn = gr.Button("Show report", elem_id="glucose-report")
             with gr.Row():

@@ -10,7 +10,7 @@ import pandas as pd
 
 from app import views
 from app.errors import shown_errors
-from app.ui.common import AppContext
+from app.ui.common import AppContext, NumberField
 from db import personal, service
 from db.nutrition import NUTRIENT_LABELS, STORED_NUTRIENTS
 from models.errors import FoodtagError
@@ -141,16 +141,16 @@ class MyFoodsTab:
                     c.own_serving_name = gr.Textbox(label="Serving name", placeholder="1 bar")
                     # No minimum here: an empty box below it was drawn red before anything was
                     # typed; db.personal refuses grams out of range with a message.
-                    c.own_serving_grams = gr.Number(label="Serving grams")
+                    c.own_serving_grams = NumberField(label="Serving grams")
                 with gr.Row():
-                    c.own_values = [gr.Number(label=f"{label} ({unit})", minimum=0)
+                    c.own_values = [NumberField(label=f"{label} ({unit})", minimum=0)
                                     for label, unit in map(NUTRIENT_LABELS.get, STORED_NUTRIENTS)]
                 c.add_food_btn = gr.Button("Save food", variant="primary")
             with gr.Accordion("Build a recipe", open=True):
                 with gr.Row():
                     c.recipe_name = gr.Textbox(label="Recipe name", scale=2)
-                    c.recipe_servings = gr.Number(label="Servings it makes", value=1, minimum=0)
-                c.recipe_cooked = gr.Number(label="Weight after cooking (g), if weighed: portions "
+                    c.recipe_servings = NumberField(label="Servings it makes", value=1, minimum=0)
+                c.recipe_cooked = NumberField(label="Weight after cooking (g), if weighed: portions "
                                                   "weighed off the plate then count right", minimum=0)
                 gr.Markdown("Ingredients: a food's name (as found by search) and its grams.")
                 c.rows, c.row_foods, c.row_grams = [], [], []

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import gradio as gr
 
 from app.errors import shown_errors
-from app.ui.common import QUIET, AppContext
+from app.ui.common import QUIET, AppContext, NumberField, SliderField
 from app.ui.photos import PhotoSections
 from db import service
 from db.arguments import SETTING_RANGES
@@ -16,11 +16,11 @@ from db.glucose.units import REGION_UNITS, UNITS
 from db.nutrition import EXCHANGE_UNITS_G, REGIONS, carb_unit, region_unit
 
 
-def _setting_number(label: str, setting: str) -> gr.Number:
+def _setting_number(label: str, setting: str) -> NumberField:
     """A field for a numeric setting, bounded as db.arguments bounds it, so Gradio refuses what
     the service would."""
     low, high = SETTING_RANGES[setting]
-    return gr.Number(label=label, minimum=low, maximum=high)
+    return NumberField(label=label, minimum=low, maximum=high)
 
 # The glucose unit choice that follows the region (the stored None).
 BY_REGION = "region"
@@ -88,7 +88,7 @@ class SettingsTab:
                 for grams, name in EXCHANGE_UNITS_G.items()])
             c.glucose_unit = gr.Radio(label="Glucose unit: how your readings and reports are shown",
                                       choices=self.glucose_unit_choices(None))
-            c.threshold = gr.Slider(label="Confidence threshold: below it the app says the model is unsure",
+            c.threshold = SliderField(label="Confidence threshold: below it the app says the model is unsure",
                                     minimum=0.05, maximum=0.95, step=0.05)
             c.save_settings_btn = gr.Button("Save settings", variant="primary")
             c.settings_status = gr.Markdown()

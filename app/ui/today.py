@@ -12,7 +12,7 @@ import pandas as pd
 
 from app import views
 from app.errors import shown_errors
-from app.ui.common import QUIET, AppContext, Downloads, parse_when
+from app.ui.common import QUIET, AppContext, Downloads, NumberField, parse_when
 from app.ui.glucose import GlucoseTab
 from db import service, validate
 from models.errors import FoodtagError
@@ -158,7 +158,7 @@ class TodayTab:
                 with gr.Row():
                     # No minimum here: the empty form's 0 was drawn red before an entry was
                     # picked; edit_entry refuses grams out of range with a message (db.validate).
-                    c.edit_grams = gr.Number(label="Grams", elem_id="edit-grams")
+                    c.edit_grams = NumberField(label="Grams", elem_id="edit-grams")
                     c.edit_meal = gr.Dropdown(label="Meal", choices=list(views.MEAL_TYPES))
                     c.edit_when = gr.Textbox(label="Eaten at (YYYY-MM-DD HH:MM)")
                     c.edit_note = gr.Textbox(label="Note")

@@ -39,23 +39,35 @@ mmol/L becomes mg/dL at 18.016 (the molar mass of glucose, 180.16 g/mol, over 10
 
 A row that cannot be read is refused with its line number and the rest is read; a file that
 cannot be read at all raises InvalidValue, so nothing of it is imported.
+
+A file is read a line (or a JSON entry) at a time from its bytes (Source), never as one string,
+and its rows are kept as columns (ParsedFile), so what an import holds does not grow with its
+text: a file of 32 MB, of readings or of junk, costs the server a few tens of MB.
 """
 
 from __future__ import annotations
 
+import codecs
 import csv
+import io
 import itertools
 import json
+import os
 import re
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from array import array
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import BinaryIO, TextIO
 from zoneinfo import ZoneInfo
+
+import numpy as np
 
 from db.errors import InvalidValue
 from db.glucose import zones
 from db.glucose.units import MMOL_L_TO_MG_DL
-from db.tables import GLUCOSE_MG_DL_RANGE, MAX_CARBS_G, MAX_INSULIN_UNITS
+from db.tables import GLUCOSE_KINDS, GLUCOSE_MG_DL_RANGE, MAX_CARBS_G, MAX_INSULIN_UNITS
 
 FORMATS: tuple[str, ...] = ("clarity", "libreview", "nightscout", "csv")
 # Each format as a message names it: "read as a LibreView export, but ...".
@@ -63,6 +75,13 @@ FORMAT_NAMES = {"clarity": "a Dexcom Clarity export", "libreview": "a LibreView 
                 "nightscout": "a Nightscout export", "csv": "a plain CSV"}
 # A year of 5-minute readings is about 105,000 rows; reading stops past this many.
 MAX_ROWS = 400_000
+# The longest line of a CSV, and the longest JSON entry, read (in characters; an export's are
+# under 1 kB): a longer one is no export.
+MAX_LINE = MAX_ENTRY = 64 * 1024
+# Lines (or JSON entries) read at most: a year of 5-minute readings is about 105,000.
+MAX_LINES = 1_000_000
+# Characters read at a time.
+_CHUNK = 64 * 1024
 # Refused rows whose reasons are kept (the others are only counted).
 KEPT_REFUSED = 100
 # Readings outside these years are a device clock never set, or a trick.
@@ -74,9 +93,7 @@ _PLAIN_DECIMAL = re.compile(r"[0-9]+(?:[.,][0-9]+)?|[.,][0-9]+")
 _DEXCOM_LIMITS = (40.0, 400.0)
 _LIBRE_LIMITS = (40.0, 500.0)
 _CLARITY_TIME = "Timestamp (YYYY-MM-DDThh:mm:ss)"
-_JSON_START = re.compile(r"\s*[\[{]")
 _SPACE = re.compile(r"\s*")
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
 
 @dataclass(frozen=True, slots=True)  # slots: a year of readings is 100,000 of them
@@ -142,12 +159,109 @@ class Refusals:
         return iter(list(self._kept))
 
 
-@dataclass
+# ParsedFile's columns: a row's kind (an index into _KINDS, or _REFUSED), its "Low"/"High"
+# (an index into _REPORTED), its time (microseconds since _EPOCH).
+_KINDS = (*GLUCOSE_KINDS, *EVENT_KINDS)
+_REFUSED = 255
+_REPORTED = (None, "Low", "High")
+_EPOCH = datetime(1970, 1, 1)
+_MICROSECOND = timedelta(microseconds=1)
+_INDEX_CHUNK = 4096  # row indices made Python ints at a time
+
+
+def _moment(microseconds: int) -> datetime:
+    return _EPOCH + timedelta(microseconds=microseconds)
+
+
 class ParsedFile:
-    source: str
-    readings: list[Reading] = field(default_factory=list)
-    events: list[Event] = field(default_factory=list)
-    refused: Refusals = field(default_factory=Refusals)
+    """What `parse` read from an export: its readings and events, and the rows it refused.
+    Kept as columns (about 27 bytes a row) rather than a Python object per row (about 500
+    bytes with its strings), so that 400,000 rows take a few MB; `readings` and `events`
+    build the objects on demand, `unique_readings` and `event_chunks` a chunk at a time."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.refused = Refusals()
+        self._lines = array("q")
+        self._moments = array("q")  # microseconds since 1970: naive UTC, or a wall-clock time to place
+        self._values = array("d")  # mg/dL, units of insulin or grams of carbohydrate
+        self._kinds = bytearray()  # an index into _KINDS, or _REFUSED: a refused row kept for its wall time
+        self._reported = bytearray()  # an index into _REPORTED
+        self._walls = bytearray()  # 1: _moments holds a wall-clock time (until `_place`)
+
+    def _add(self, line: int, moment: datetime, wall: bool, kind: int, value: float = 0.0,
+             reported: str | None = None) -> None:
+        self._lines.append(line)
+        self._moments.append((moment - _EPOCH) // _MICROSECOND)
+        self._values.append(value)
+        self._kinds.append(kind)
+        self._reported.append(_REPORTED.index(reported))
+        self._walls.append(wall)
+
+    def _place(self, where: ZoneInfo) -> None:
+        """Place the wall-clock times in UTC, walking them as zones.WallWalk needs, the refused
+        rows' among them (they are walked, not kept), as a list of every row would be walked."""
+        walls = np.flatnonzero(np.frombuffer(self._walls, dtype=np.uint8))
+        if not walls.size:
+            return
+        if self._moments[walls[0]] > self._moments[walls[-1]]:  # newest first: walk backwards
+            walls = walls[::-1]
+        walk = zones.WallWalk(where)
+        for start in range(0, walls.size, _INDEX_CHUNK):
+            for i in walls[start:start + _INDEX_CHUNK].tolist():
+                placed = walk.place(_moment(self._moments[i]))
+                if self._kinds[i] != _REFUSED:  # not a time the clocks skipped: that was checked on reading
+                    self._moments[i] = (placed - _EPOCH) // _MICROSECOND  # type: ignore[operator]
+
+    def _rows(self, kinds: tuple[str, ...]) -> np.ndarray:
+        """The indices of the rows of ``kinds``, in file order."""
+        codes = np.frombuffer(self._kinds, dtype=np.uint8)
+        return np.flatnonzero(np.isin(codes, [_KINDS.index(kind) for kind in kinds]))
+
+    def _reading(self, i: int) -> Reading:
+        return Reading(self._lines[i], _moment(self._moments[i]), self._values[i], _KINDS[self._kinds[i]],
+                       _REPORTED[self._reported[i]])
+
+    def _event(self, i: int) -> Event:
+        return Event(self._lines[i], _moment(self._moments[i]), _KINDS[self._kinds[i]], self._values[i])
+
+    @property
+    def reading_count(self) -> int:
+        return len(self._rows(GLUCOSE_KINDS))
+
+    @property
+    def event_count(self) -> int:
+        return len(self._rows(EVENT_KINDS))
+
+    @property
+    def readings(self) -> list[Reading]:
+        """Every reading, in file order."""
+        return [self._reading(i) for i in self._rows(GLUCOSE_KINDS).tolist()]
+
+    @property
+    def events(self) -> list[Event]:
+        """Every insulin and carbohydrate event, in file order."""
+        return [self._event(i) for i in self._rows(EVENT_KINDS).tolist()]
+
+    def unique_readings(self, size: int) -> Iterator[list[Reading]]:
+        """The readings in chunks of ``size``, in time order, each (kind, time) once: its first
+        in the file."""
+        rows = self._rows(GLUCOSE_KINDS)
+        moments = np.frombuffer(self._moments, dtype=np.int64)[rows]
+        kinds = np.frombuffer(self._kinds, dtype=np.uint8)[rows]
+        order = np.lexsort((rows, kinds, moments))  # by time, then kind, then place in the file
+        moments, kinds, rows = moments[order], kinds[order], rows[order]
+        first = np.ones(rows.size, dtype=bool)
+        first[1:] = (moments[1:] != moments[:-1]) | (kinds[1:] != kinds[:-1])
+        rows = rows[first]
+        for start in range(0, rows.size, size):
+            yield [self._reading(i) for i in rows[start:start + size].tolist()]
+
+    def event_chunks(self, size: int) -> Iterator[list[Event]]:
+        """The events in chunks of ``size``, in file order."""
+        rows = self._rows(EVENT_KINDS)
+        for start in range(0, rows.size, size):
+            yield [self._event(i) for i in rows[start:start + size].tolist()]
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,32 +276,132 @@ class _Row:
     limits: tuple[float, float] | None = None  # what "Low" / "High" stand for
 
 
+def _encoding(head: bytes) -> str:
+    """An export's text encoding from its first bytes: UTF-16 with its BOM, else UTF-8 (with or
+    without BOM)."""
+    return "utf-16" if head[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8-sig"
+
+
+def _not_text(byte: int) -> InvalidValue:
+    return InvalidValue(f"the file is not UTF-8 text (byte {byte}); export it again from the device's software")
+
+
 def decode(data: bytes) -> str:
     """The text of an export: UTF-8 (with or without BOM) or UTF-16 with its BOM."""
     try:
-        if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
-            return data.decode("utf-16")
-        return data.decode("utf-8-sig")
+        return data.decode(_encoding(data))
     except UnicodeDecodeError as exc:
-        raise InvalidValue(f"the file is not UTF-8 text (byte {exc.start + 1}); export it "
-                           "again from the device's software") from None
+        raise _not_text(exc.start + 1) from None
 
 
-def _lines(text: str) -> Iterator[str]:
-    """The text's lines one at a time, with their ends (\n, \r\n or \r), never a list or a
-    copy of all of them: a 32 MB file of one-byte lines would be millions of strings at once."""
-    return (match.group() for match in _LINE.finditer(text))
+class Source:
+    """An export (a file, or its bytes or text in memory), read as text from the start as often
+    as a reader needs, a line or a chunk at a time, and never whole: 32 MB of text is up to
+    128 MB as one Python string (one character beyond Latin-1 makes every character 2 or 4
+    bytes), and a list of its lines millions of strings."""
+
+    def __init__(self, open_binary: Callable[[], BinaryIO]) -> None:
+        self._open = open_binary
+        with open_binary() as raw:
+            self.encoding = _encoding(raw.read(2))
+            raw.seek(0)
+            _check_text(raw, self.encoding)
+
+    @classmethod
+    def of(cls, export: str | bytes | os.PathLike | Source) -> Source:
+        """A Source of a file (a path), of its bytes, or of its text (a str)."""
+        if isinstance(export, Source):
+            return export
+        if isinstance(export, str):
+            export = export.encode("utf-8", "surrogatepass")
+        if isinstance(export, (bytes, bytearray)):
+            data = bytes(export)
+            return cls(lambda: io.BytesIO(data))
+        return cls(lambda: open(export, "rb"))
+
+    @contextmanager
+    def text(self) -> Iterator[TextIO]:
+        """The text from its start (line ends as written: \\n, \\r\\n or \\r)."""
+        with io.TextIOWrapper(self._open(), encoding=self.encoding, newline="") as stream:
+            yield stream
+
+    def lines(self) -> Iterator[str]:
+        """The text's lines one at a time, with their ends; InvalidValue past MAX_LINE characters."""
+        with self.text() as stream:
+            for number in itertools.count(1):
+                line = stream.readline(MAX_LINE + 1)
+                if not line:
+                    return
+                if number > MAX_LINES:
+                    raise InvalidValue(f"the file has more than {MAX_LINES:,} lines: export a shorter period")
+                if len(line) > MAX_LINE:
+                    raise InvalidValue(f"line {number} is longer than {MAX_LINE:,} characters: is the file "
+                                       "a glucose export?")
+                yield line
+
+    def is_json(self) -> bool:
+        with self.text() as stream:
+            return _Window(stream).peek() in ("[", "{")
 
 
-def _is_json(text: str) -> bool:
-    return _JSON_START.match(text) is not None
+def _check_text(raw: BinaryIO, encoding: str) -> None:
+    """InvalidValue (naming the byte) unless all of ``raw`` decodes, read a chunk at a time."""
+    decoder, at = codecs.getincrementaldecoder(encoding)(), 0
+    while True:
+        chunk = raw.read(_CHUNK)
+        pending = len(decoder.getstate()[0])  # the bytes of a character begun in the last chunk
+        try:
+            decoder.decode(chunk, final=not chunk)
+        except UnicodeDecodeError as exc:
+            raise _not_text(at - pending + exc.start + 1) from None
+        if not chunk:
+            return
+        at += len(chunk)
 
 
-def detect(text: str) -> str:
-    """Which of FORMATS ``text`` is, from its first lines."""
-    if _is_json(text):
+class _Window:
+    """A text stream from a point on, read a chunk at a time: ``text[at:]`` is what is held of
+    it, at most about MAX_ENTRY + _CHUNK characters."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream, self.text, self.at, self.ended = stream, "", 0, False
+
+    def _more(self) -> bool:
+        """Read the next chunk, dropping what lies before the point; False at the end."""
+        chunk = self.stream.read(_CHUNK)
+        self.text, self.at, self.ended = self.text[self.at:] + chunk, 0, not chunk
+        return bool(chunk)
+
+    def peek(self) -> str:
+        """The next character that is not white space ("" at the end), the point moved to it."""
+        while True:
+            self.at = _SPACE.match(self.text, self.at).end()  # type: ignore[union-attr]
+            if self.at < len(self.text) or not self._more():
+                return self.text[self.at:self.at + 1]
+
+    def value(self, decoder: json.JSONDecoder, number: int) -> object:
+        """The JSON value at the point (the ``number``th entry), the point moved past it."""
+        while True:
+            try:
+                value, end = decoder.raw_decode(self.text, self.at)
+                if end < len(self.text) or self.ended:  # a number may go on in the next chunk
+                    self.at = end
+                    return value
+            except json.JSONDecodeError:
+                if self.ended:
+                    raise
+            if len(self.text) - self.at > MAX_ENTRY:
+                raise InvalidValue(f"entry {number} is longer than {MAX_ENTRY:,} characters: is the file a "
+                                   "Nightscout export?")
+            self._more()
+
+
+def detect(export: str | Source) -> str:
+    """Which of FORMATS an export (its text, or a Source) is, from its first lines."""
+    source = Source.of(export)
+    if source.is_json():
         return "nightscout"
-    lines = [line.rstrip("\r\n") for line in itertools.islice(_lines(text), 30)]
+    lines = [line.rstrip("\r\n") for line in itertools.islice(source.lines(), 30)]
     for line in lines:
         if _CLARITY_TIME in line:
             return "clarity"
@@ -205,48 +419,55 @@ def detect(text: str) -> str:
                        f"or a CSV with timestamp and value columns){found}: name it with --format")
 
 
-def parse(text: str, fmt: str, where: ZoneInfo) -> ParsedFile:
-    """Every glucose reading of an export in format ``fmt`` (one of FORMATS or "auto"), times
-    without a zone read in ``where``."""
+def parse(export: str | Source, fmt: str, where: ZoneInfo) -> ParsedFile:
+    """Every glucose reading and event of an export (its text, or a Source) in format ``fmt``
+    (one of FORMATS or "auto"), times without a zone read in ``where``: rows are read one at
+    a time and kept as ParsedFile's columns."""
+    source = Source.of(export)
     if fmt == "auto":
-        fmt = detect(text)
+        fmt = detect(source)
     if fmt not in READERS:
         raise InvalidValue(f"unknown format {fmt!r}; choose auto, {', '.join(FORMATS)}")
     parsed = ParsedFile(fmt)
-    rows = list(itertools.islice(READERS[fmt](text, parsed.refused), MAX_ROWS + 1))
-    if len(rows) > MAX_ROWS:
-        raise InvalidValue(f"the file has more than {MAX_ROWS:,} readings; export a shorter period")
-    place = "entry" if fmt == "nightscout" and _is_json(text) else "line"
-    _finish(rows, where, parsed, place)
-    if not parsed.readings and not parsed.events and not parsed.refused:
+    place = "entry" if fmt == "nightscout" and source.is_json() else "line"
+    try:
+        for count, row in enumerate(READERS[fmt](source, parsed.refused), start=1):
+            if count > MAX_ROWS:
+                raise InvalidValue(f"the file has more than {MAX_ROWS:,} readings; export a shorter period")
+            _collect(row, where, parsed, place)
+    except csv.Error as exc:  # a field over csv's limit (128 kB), say
+        raise InvalidValue(f"the file cannot be read as CSV ({exc}): is it a glucose export?") from None
+    parsed._place(where)
+    if not parsed.reading_count and not parsed.event_count and not parsed.refused:
         raise InvalidValue(f"the file holds no glucose readings (read as {FORMAT_NAMES[fmt]})")
     return parsed
 
 
-def _finish(rows: list[_Row], where: ZoneInfo, parsed: ParsedFile, place: str) -> None:
-    rows = [_Row(r.line, _in_years(r.when), r.value, r.unit, r.kind, r.limits) for r in rows]
-    walls = [r.when if isinstance(r.when, datetime) and r.when.tzinfo is None else None
-             for r in rows]
-    placed = zones.walls_to_utc(walls, where)
-    for row, local in zip(rows, placed):
-        when = local if local is not None else row.when
-        if isinstance(when, datetime) and when.tzinfo is not None:
-            when = zones.utc_naive(when)
-        if isinstance(when, str):
-            parsed.refused.append(Refused(row.line, when, place))
-            continue
+def _collect(row: _Row, where: ZoneInfo, parsed: ParsedFile, place: str) -> None:
+    """Check one row and keep it in ``parsed``, or refuse it there: its time first (the years,
+    then a wall-clock time the clocks skipped), then its value. A refused row with a wall-clock
+    time is kept as _REFUSED: the walk through a repeated hour (ParsedFile._place) counts it."""
+    when = _in_years(row.when)
+    if isinstance(when, str):
+        parsed.refused.append(Refused(row.line, when, place))
+        return
+    wall = when.tzinfo is None
+    if wall and (gap := zones.skipped(when, where)) is not None:
+        parsed.refused.append(Refused(row.line, gap, place))
+        parsed._add(row.line, when, wall, _REFUSED)
+        return
+    moment = when if wall else zones.utc_naive(when)
+    try:
         if row.kind in EVENT_KINDS:
-            try:
-                parsed.events.append(Event(row.line, when, row.kind, event_amount(row.value, row.kind)))
-            except ValueError as exc:
-                parsed.refused.append(Refused(row.line, str(exc), place))
-            continue
-        try:
-            mg_dl, reported_as = glucose_mg_dl(row.value, row.unit, row.limits)
-        except ValueError as exc:
-            parsed.refused.append(Refused(row.line, str(exc), place))
-            continue
-        parsed.readings.append(Reading(row.line, when, mg_dl, row.kind, reported_as))
+            value, reported = event_amount(row.value, row.kind), None
+        else:
+            value, reported = glucose_mg_dl(row.value, row.unit, row.limits)
+    except ValueError as exc:
+        parsed.refused.append(Refused(row.line, str(exc), place))
+        if wall:
+            parsed._add(row.line, moment, wall, _REFUSED)
+        return
+    parsed._add(row.line, moment, wall, _KINDS.index(row.kind), value, reported)
 
 
 def _in_years(when: datetime | str) -> datetime | str:
@@ -324,21 +545,21 @@ def _libre_parts(text: str) -> tuple[int, int, int, int, int, int, str | None] |
     return a, b, c, hour, minute, int(match.group(6) or 0), match.group(7)
 
 
-def libre_day_first(stamps: list[str]) -> bool:
+def libre_day_first(stamps: Iterable[str]) -> bool:
     """Whether a LibreView file writes DD-MM-YYYY (else MM-DD-YYYY), told by a first number
     above 12 (a day) or a second one above 12; a file where both readings fit every row is
-    refused rather than guessed."""
-    day_first = month_first = False
+    refused rather than guessed. One pass over ``stamps``."""
+    day_first = month_first = either = False
     for stamp in stamps:
         parts = _libre_parts(stamp)
         if parts is None or parts[0] > 31:  # unreadable, or year first
             continue
         day_first |= parts[0] > 12
         month_first |= parts[1] > 12
+        either |= parts[0] <= 12
     if day_first and month_first:
         raise InvalidValue("the file mixes DD-MM-YYYY and MM-DD-YYYY dates; export it again")
-    if not day_first and not month_first and any(
-            (p := _libre_parts(s)) is not None and p[0] <= 12 for s in stamps):
+    if not day_first and not month_first and either:
         raise InvalidValue("cannot tell whether the dates are DD-MM-YYYY or MM-DD-YYYY (no day "
                            "after the 12th): export at least two weeks, or set LibreView's date "
                            "format to Year-Month-Day")
@@ -369,8 +590,8 @@ def _delimiter(header: str) -> str:
     return max((",", ";", "\t"), key=header.count)
 
 
-def _header_index(text: str, marker: Callable[[str], bool], what: str) -> int:
-    for number, line in enumerate(itertools.islice(_lines(text), 30)):
+def _header_index(source: Source, marker: Callable[[str], bool], what: str) -> int:
+    for number, line in enumerate(itertools.islice(source.lines(), 30)):
         if marker(line.rstrip("\r\n")):
             return number
     raise InvalidValue(f"no {what} header line in the first 30 lines: is this the right format?")
@@ -385,9 +606,9 @@ def _columns(header: list[str], needed: dict[str, Callable[[str], bool]]) -> dic
     return found
 
 
-def _records(text: str, skip: int) -> Iterator[tuple[int, list[str]]]:
+def _records(source: Source, skip: int) -> Iterator[tuple[int, list[str]]]:
     """(line number, cells) of each CSV record after ``skip`` lines; the first is the header."""
-    lines = itertools.islice(_lines(text), skip, None)
+    lines = itertools.islice(source.lines(), skip, None)
     header = next(lines, "")
     reader = csv.reader(itertools.chain([header], lines), delimiter=_delimiter(header))
     for cells in reader:
@@ -398,9 +619,9 @@ def _cell(cells: list[str], index: int | None) -> str:
     return cells[index].strip() if index is not None and index < len(cells) else ""
 
 
-def read_clarity(text: str, refused: list[Refused]) -> Iterator[_Row]:
-    start = _header_index(text, lambda line: _CLARITY_TIME in line, "Dexcom Clarity")
-    records = _records(text, start)
+def read_clarity(source: Source, refused: Refusals) -> Iterator[_Row]:
+    start = _header_index(source, lambda line: _CLARITY_TIME in line, "Dexcom Clarity")
+    records = _records(source, start)
     _, header = next(records)
     cols = _columns(header, {
         "time": lambda n: n == _CLARITY_TIME,
@@ -503,23 +724,37 @@ def _libreview_columns(header: list[str], what: str) -> tuple[dict[str, int], di
     return cols, units
 
 
-def read_libreview(text: str, refused: list[Refused]) -> Iterator[_Row]:
-    start = _header_index(text, _is_libreview_header, "LibreView (Device, Serial Number, Device Timestamp, "
+def read_libreview(source: Source, refused: Refusals) -> Iterator[_Row]:
+    start = _header_index(source, _is_libreview_header, "LibreView (Device, Serial Number, Device Timestamp, "
                           "Record Type, Historic Glucose ... in any export language)")
-    records = _records(text, start)
+    records = _records(source, start)
     _, header = next(records)
     language = libreview_language(header)
     what = (f"{FORMAT_NAMES['libreview']} ({language + ' header' if language else 'header'} on line "
             f"{start + 1}{'' if language else ', read by column position'})")
     cols, units = _libreview_columns(header, what)
     kinds = {"0": "cgm", "1": "scan", "2": "meter"}
-    # Two passes (day-first is read from all the dates): only glucose, insulin and food rows kept.
-    glucose = [(line, cells) for line, cells in records if _cell(cells, cols["type"]) in (*units, "4", "5")]
-    if not glucose:
+    kept = (*units, "4", "5")  # glucose, insulin and food rows
+
+    def records_kept() -> Iterator[tuple[int, list[str]]]:
+        rows = _records(source, start)
+        next(rows)  # the header
+        return ((line, cells) for line, cells in rows if _cell(cells, cols["type"]) in kept)
+
+    seen = 0
+
+    def times() -> Iterator[str]:
+        nonlocal seen
+        for _, cells in records_kept():
+            seen += 1
+            yield _cell(cells, cols["time"])
+
+    # Two passes over the file: day-first is read from all the dates.
+    day_first = libre_day_first(times())
+    if not seen:
         raise InvalidValue(f"read as {what}, but none of its rows is a reading: no record type 0 "
                            "(historic glucose), 1 (scan), 2 (strip), 4 (insulin) or 5 (food)")
-    day_first = libre_day_first([_cell(cells, cols["time"]) for _, cells in glucose])
-    for line, cells in glucose:
+    for line, cells in records_kept():
         if len(cells) > len(header):  # every value after an unquoted decimal comma moved one column
             refused.append(Refused(line, f"{len(cells)} fields where the header has {len(header)}: "
                                          "a decimal comma in a comma-separated file? (export it again)"))
@@ -537,11 +772,11 @@ def read_libreview(text: str, refused: list[Refused]) -> Iterator[_Row]:
                 yield _Row(line, when, _cell(cells, column), "", kind)
 
 
-def read_nightscout(text: str, refused: list[Refused]) -> Iterator[_Row]:
-    if not _is_json(text):
-        yield from _nightscout_tsv(text)
+def read_nightscout(source: Source, refused: Refusals) -> Iterator[_Row]:
+    if not source.is_json():
+        yield from _nightscout_tsv(source)
         return
-    for number, entry in enumerate(_json_entries(text), start=1):
+    for number, entry in enumerate(_json_entries(source), start=1):
         if not isinstance(entry, dict):
             refused.append(Refused(number, "not an entry object", "entry"))
             continue
@@ -568,30 +803,32 @@ def read_nightscout(text: str, refused: list[Refused]) -> Iterator[_Row]:
         yield _Row(number, _nightscout_time(entry.get("date"), entry.get("dateString")), _as_text(value), unit, kind)
 
 
-def _json_entries(text: str) -> Iterator[object]:
-    """The items of a JSON array (or the one object) decoded one at a time: a huge array of
-    junk is never one huge list."""
+def _json_entries(source: Source) -> Iterator[object]:
+    """The items of a JSON array (or the one object) decoded one at a time from a window of the
+    text (_Window): neither the text nor a list of the items is ever whole."""
     decoder = json.JSONDecoder()
-    at = _JSON_START.match(text).end() - 1  # type: ignore[union-attr]
-    try:
-        if text[at] == "{":
-            entry, at = decoder.raw_decode(text, at)
-            yield entry
-        else:
-            at = _SPACE.match(text, at + 1).end()
-            while text[at:at + 1] != "]":
-                entry, at = decoder.raw_decode(text, at)
-                yield entry
-                at = _SPACE.match(text, at).end()
-                if text[at:at + 1] == ",":
-                    at = _SPACE.match(text, at + 1).end()
-                elif text[at:at + 1] != "]":
-                    raise ValueError("expected , or ]")
-            at += 1
-        if _SPACE.match(text, at).end() != len(text):
-            raise ValueError("text after the JSON value")
-    except (ValueError, RecursionError, IndexError):
-        raise InvalidValue("the Nightscout file is not valid JSON (a JSON array of entries)") from None
+    with source.text() as stream:
+        window = _Window(stream)
+        try:
+            if window.peek() == "{":
+                yield window.value(decoder, 1)
+            else:
+                window.at += 1  # past [
+                for number in itertools.count(1):
+                    if window.peek() == "]":
+                        break
+                    if number > MAX_LINES:
+                        raise InvalidValue(f"the file has more than {MAX_LINES:,} entries: export a shorter period")
+                    yield window.value(decoder, number)
+                    if window.peek() == ",":
+                        window.at += 1
+                    elif window.peek() != "]":
+                        raise ValueError("expected , or ]")
+                window.at += 1
+            if window.peek() != "":
+                raise ValueError("text after the JSON value")
+        except (ValueError, RecursionError):
+            raise InvalidValue("the Nightscout file is not valid JSON (a JSON array of entries)") from None
 
 
 def _nightscout_number(value: object) -> float | object:
@@ -627,8 +864,8 @@ def _nightscout_time(millis: object, text: object) -> datetime | str:
     return "the entry has neither date nor dateString"
 
 
-def _nightscout_tsv(text: str) -> Iterator[_Row]:
-    reader = csv.reader(_lines(text), delimiter="\t")
+def _nightscout_tsv(source: Source) -> Iterator[_Row]:
+    reader = csv.reader(source.lines(), delimiter="\t")
     for cells in reader:
         if not any(c.strip() for c in cells):
             continue
@@ -665,8 +902,8 @@ def _plain_lacks(names: list[str]) -> str | None:
             else "a glucose column but no time column (timestamp, time, datetime or date_time)")
 
 
-def read_plain_csv(text: str, refused: list[Refused]) -> Iterator[_Row]:
-    records = _records(text, 0)
+def read_plain_csv(source: Source, refused: Refusals) -> Iterator[_Row]:
+    records = _records(source, 0)
     _, header = next(records)
     names = [h.strip().lower() for h in header]
     columns = _plain_columns(names)
@@ -680,16 +917,27 @@ def read_plain_csv(text: str, refused: list[Refused]) -> Iterator[_Row]:
     named_unit = glucose_unit(names[value_at]) if _has_unit(names[value_at]) else None
     kind_at = names.index("kind") if "kind" in names else None
     id_at = names.index("id") if "id" in names else None
-    rows, people = [], set()
-    for line, cells in itertools.islice(records, MAX_ROWS + 1):
-        if not any(c.strip() for c in cells):
-            continue
-        if id_at is not None:
-            people.add(_cell(cells, id_at))
-            if len(people) > 1:
-                raise InvalidValue("the file holds readings of more than one person (its id column); "
-                                   "import one person's readings")
-        kind = _cell(cells, kind_at).lower() or "cgm"
+
+    def rows() -> Iterator[tuple[int, list[str], str]]:
+        """(line, cells, kind) of the rows that are not blank, of one person."""
+        records = _records(source, 0)
+        next(records)  # the header
+        people = set()
+        for line, cells in records:
+            if not any(c.strip() for c in cells):
+                continue
+            if id_at is not None:
+                people.add(_cell(cells, id_at))
+                if len(people) > 1:
+                    raise InvalidValue("the file holds readings of more than one person (its id column); "
+                                       "import one person's readings")
+            yield line, cells, _cell(cells, kind_at).lower() or "cgm"
+
+    if unit_at is None and named_unit is None:  # the unit from the values (see MMOL_L_MAX): a first pass
+        high = max((float(v.replace(",", ".")) for _, cells, kind in rows() if kind in ("cgm", "meter")
+                    if _PLAIN_DECIMAL.fullmatch(v := _cell(cells, value_at))), default=None)
+        named_unit = "mmol/L" if high is not None and high <= MMOL_L_MAX else "mg/dL"
+    for line, cells, kind in rows():
         if kind not in ("cgm", "meter"):
             refused.append(Refused(line, f"kind {kind[:20]!r} is neither cgm nor meter"))
             continue
@@ -700,16 +948,10 @@ def read_plain_csv(text: str, refused: list[Refused]) -> Iterator[_Row]:
             except ValueError as exc:
                 refused.append(Refused(line, str(exc)))
                 continue
-        rows.append((line, _cell(cells, time_at), _cell(cells, value_at), unit, kind))
-    if unit_at is None and named_unit is None:  # the unit from the values (see MMOL_L_MAX)
-        values = [float(v.replace(",", ".")) for _, _, v, _, _ in rows if _PLAIN_DECIMAL.fullmatch(v)]
-        inferred = "mmol/L" if values and max(values) <= MMOL_L_MAX else "mg/dL"
-        rows = [(line, when, value, inferred, kind) for line, when, value, _, kind in rows]
-    for line, when, value, unit, kind in rows:
-        yield _Row(line, iso_time(when), value, unit, kind)
+        yield _Row(line, iso_time(_cell(cells, time_at)), _cell(cells, value_at), unit, kind)
 
 
-READERS: dict[str, Callable[[str, list[Refused]], Iterator[_Row]]] = {
+READERS: dict[str, Callable[[Source, Refusals], Iterator[_Row]]] = {
     "clarity": read_clarity,
     "libreview": read_libreview,
     "nightscout": read_nightscout,

@@ -13,6 +13,7 @@ import csv
 import itertools
 from collections.abc import Iterator
 from datetime import date, datetime, time, timedelta
+from pathlib import Path
 from typing import IO, Any
 
 from sqlalchemy import func, select
@@ -78,37 +79,55 @@ def import_export(user: str, data: bytes, *, fmt: str = "auto", tz: str | None =
     MAX_REFUSED_LISTED, "line N: why")}."""
     if not isinstance(data, (bytes, bytearray)):
         raise InvalidValue("the export must be the bytes of a file")
-    if len(data) > MAX_IMPORT_BYTES:
-        raise InvalidValue(f"the file is larger than {MAX_IMPORT_BYTES // 2**20} MB; export a "
-                           "shorter period")
+    _check_size(len(data))
+    return _import(user, bytes(data), fmt, tz)
+
+
+def import_file(user: str, path: Path, *, fmt: str = "auto", tz: str | None = None) -> dict[str, Any]:
+    """import_export of a file on disk (an upload, the command line's file), read a line or a
+    chunk at a time: its memory does not grow with the file's size (see formats.Source)."""
+    try:
+        _check_size(Path(path).stat().st_size)
+    except OSError as exc:
+        raise InvalidValue(f"cannot read the export: {exc.strerror}") from None
+    return _import(user, Path(path), fmt, tz)
+
+
+def _check_size(size: int) -> None:
+    if size > MAX_IMPORT_BYTES:
+        raise InvalidValue(f"the file is larger than {MAX_IMPORT_BYTES // 2**20} MB; export a shorter period")
+
+
+def _import(user: str, export: bytes | Path, fmt: str, tz: str | None) -> dict[str, Any]:
     if fmt not in ("auto", *formats.FORMATS):
         raise InvalidValue(f"unknown format {fmt!r}; choose auto, {', '.join(formats.FORMATS)}")
     zone_name = time_zone(user) if tz is None else tz
     where = zones.zone(zone_name)
-    parsed = formats.parse(formats.decode(bytes(data)), fmt, where)
-    unique: dict[tuple[str, datetime], formats.Reading] = {}
-    for reading in parsed.readings:
-        unique.setdefault((reading.kind, reading.measured_at), reading)
+    parsed = formats.parse(formats.Source.of(export), fmt, where)
     with session_scope() as session:  # one transaction: all of the file or none of it
         owner = repo.get_user(user, session=session)
-        seen = _seen_by_another_device(session, owner, [r for r in unique.values() if r.kind == "cgm"],
-                                       parsed.source)
-        new = [r for r in unique.values() if r not in seen]
-        before = _count(session, owner)
-        for start in range(0, len(new), _INSERT_CHUNK):  # the rows' dicts one chunk at a time
+        # Readings stored before this import: only they can be another device's (the file's own
+        # chunks, inserted meanwhile, are not).
+        stored_until = session.scalar(select(func.max(GlucoseReading.id))
+                                      .where(GlucoseReading.user_id == owner.id)) or 0
+        before, other_device = _count(session, owner), 0
+        for chunk in parsed.unique_readings(_INSERT_CHUNK):  # in time order: each chunk's neighbours are few
+            seen = _seen_by_another_device(session, owner, [r for r in chunk if r.kind == "cgm"],
+                                           parsed.source, stored_until)
+            other_device += len(seen)
             _insert_new(session, [{"user_id": owner.id, "measured_at": r.measured_at, "mg_dl": r.mg_dl,
                                    "kind": r.kind, "source": parsed.source, "reported_as": r.reported_as}
-                                  for r in new[start:start + _INSERT_CHUNK]])
+                                  for r in chunk if r not in seen])
         added = _count(session, owner) - before
         events_before = _event_count(session, owner)
-        for start in range(0, len(parsed.events), _INSERT_CHUNK):
+        for events in parsed.event_chunks(_INSERT_CHUNK):
             _insert_new(session, [{"user_id": owner.id, "at": e.at, "kind": e.kind, "amount": e.amount,
-                                   "source": parsed.source} for e in parsed.events[start:start + _INSERT_CHUNK]],
-                        GlucoseEvent)
+                                   "source": parsed.source} for e in events], GlucoseEvent)
         events_added = _event_count(session, owner) - events_before
-    return {"format": parsed.source, "time_zone": where.key, "read": len(parsed.readings),
-            "added": added, "duplicates": len(parsed.readings) - added, "other_device": len(seen),
-            "events_read": len(parsed.events), "events_added": events_added,
+    read = parsed.reading_count
+    return {"format": parsed.source, "time_zone": where.key, "read": read,
+            "added": added, "duplicates": read - added, "other_device": other_device,
+            "events_read": parsed.event_count, "events_added": events_added,
             "refused": len(parsed.refused),
             "refused_rows": [str(r) for r in itertools.islice(parsed.refused, MAX_REFUSED_LISTED)]}
 
@@ -119,17 +138,17 @@ SAME_MOMENT = timedelta(seconds=150)
 
 
 def _seen_by_another_device(session: Session, owner: User, readings: list[formats.Reading],
-                            source: str) -> set:
-    """The CGM ``readings`` within SAME_MOMENT of one already stored from another device's
-    file (another source, or the same source at another time): the first stored is kept, so
-    importing the other device's export adds only the times it alone covers. The same source
-    at the same time is a re-import, left to the unique constraint (a duplicate)."""
+                            source: str, stored_until: int) -> set:
+    """The CGM ``readings`` within SAME_MOMENT of one already stored (id up to ``stored_until``)
+    from another device's file (another source, or the same source at another time): the first
+    stored is kept, so importing the other device's export adds only the times it alone covers.
+    The same source at the same time is a re-import, left to the unique constraint (a duplicate)."""
     if not readings:
         return set()
     first, last = min(r.measured_at for r in readings), max(r.measured_at for r in readings)
     stored = session.execute(
         select(GlucoseReading.measured_at, GlucoseReading.source)
-        .where(GlucoseReading.user_id == owner.id, GlucoseReading.kind == "cgm",
+        .where(GlucoseReading.user_id == owner.id, GlucoseReading.kind == "cgm", GlucoseReading.id <= stored_until,
                GlucoseReading.measured_at >= first - SAME_MOMENT, GlucoseReading.measured_at <= last + SAME_MOMENT)
         .order_by(GlucoseReading.measured_at)).all()
     times = [t for t, _ in stored]

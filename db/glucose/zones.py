@@ -39,6 +39,41 @@ def wall_to_utc(wall: datetime, where: ZoneInfo) -> datetime:
     return utc_naive(wall.replace(tzinfo=where, fold=0))
 
 
+def skipped(wall: datetime, where: ZoneInfo) -> str | None:
+    """Why a wall-clock time cannot be placed in ``where`` (the clocks skipped it), or None."""
+    first = wall.replace(tzinfo=where, fold=0)
+    if first.utcoffset() != wall.replace(tzinfo=where, fold=1).utcoffset() \
+            and local_naive(utc_naive(first), where) != wall:
+        return f"{wall.isoformat(sep=' ')} does not exist in {where.key} (the clocks went forward then)"
+    return None
+
+
+class WallWalk:
+    """A file's wall-clock times, given in the order of time (file order, or backwards for a
+    file written newest first), as naive UTC: within a repeated hour a step back in wall-clock
+    time means the second pass. Holds only the walk's state, so a file of any length is placed
+    one time at a time."""
+
+    def __init__(self, where: ZoneInfo) -> None:
+        self.where = where
+        self._previous_repeated: datetime | None = None
+        self._second_pass = False
+
+    def place(self, wall: datetime) -> datetime | str:
+        """The next wall-clock time as naive UTC, or why it is refused (a time the clocks skipped)."""
+        first, second = wall.replace(tzinfo=self.where, fold=0), wall.replace(tzinfo=self.where, fold=1)
+        if first.utcoffset() == second.utcoffset():
+            self._previous_repeated, self._second_pass = None, False
+            return utc_naive(first)
+        gap = skipped(wall, self.where)
+        if gap is not None:
+            return gap
+        if self._previous_repeated is not None and wall <= self._previous_repeated:
+            self._second_pass = True
+        self._previous_repeated = wall
+        return utc_naive(second if self._second_pass else first)
+
+
 def walls_to_utc(walls: list[datetime | None], where: ZoneInfo) -> list[datetime | str | None]:
     """Each wall-clock time of a file (in file order; None: a row without one) as naive UTC,
     or the reason it is refused (a time the clocks skipped)."""
@@ -49,20 +84,7 @@ def walls_to_utc(walls: list[datetime | None], where: ZoneInfo) -> list[datetime
     # A file written newest first is walked backwards, so the walk is always forward in time.
     if walls[known[0]] > walls[known[-1]]:  # type: ignore[operator]
         known.reverse()
-    previous_repeated: datetime | None = None
-    second_pass = False
+    walk = WallWalk(where)
     for i in known:
-        wall = walls[i]
-        first = wall.replace(tzinfo=where, fold=0)
-        second = wall.replace(tzinfo=where, fold=1)
-        if first.utcoffset() == second.utcoffset():
-            out[i], previous_repeated, second_pass = utc_naive(first), None, False
-        elif local_naive(utc_naive(first), where) != wall:
-            out[i] = (f"{wall.isoformat(sep=' ')} does not exist in {where.key} (the clocks "
-                      "went forward then)")
-        else:
-            if previous_repeated is not None and wall <= previous_repeated:
-                second_pass = True
-            previous_repeated = wall
-            out[i] = utc_naive(second if second_pass else first)
+        out[i] = walk.place(walls[i])  # type: ignore[arg-type]
     return out
