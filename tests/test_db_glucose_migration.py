@@ -1,5 +1,6 @@
 """Migrations 0012 (glucose readings and the person's time zone), 0016 (their glucose unit) and
-0017 (a flagged meal kept in the per-food figures) on SQLite and PostgreSQL: existing users stay
+0017 (a flagged meal kept in the per-food figures) and 0018 (times outside the readers' years
+deleted) on SQLite and PostgreSQL: existing users stay
 and get UTC and their region's unit, existing meals are not kept, and the database itself refuses
 a duplicate reading, an impossible value, an unknown kind and an unknown unit; a downgrade keeps
 the users and their meals."""
@@ -82,4 +83,24 @@ def test_0017_adds_the_kept_choice_off_for_every_meal_and_its_downgrade_keeps_th
         migrate.downgrade(conn, "0016")
         assert "keep_in_food_figures" not in {c["name"] for c in inspect(conn).get_columns("meal_entries")}
         assert conn.exec_driver_sql("SELECT food_name FROM meal_entries").scalar() == "Banana"
+    engine.dispose()
+
+
+def test_0018_deletes_stored_times_outside_the_readers_years_and_keeps_the_rest(empty_db_url):
+    """A version before the year check stored a year-1 reading, after which the person's
+    readings.csv answered 500 (issue 44); the rows around it stay."""
+    engine = ann_at(empty_db_url, "0017")
+    with engine.begin() as conn:
+        for when in ("0001-01-01 00:00:00", "1969-12-31 23:59:59", "2026-11-01 05:00:00", "9999-12-31 23:00:00"):
+            conn.exec_driver_sql(READING.replace("2026-11-01 05:00:00", when).format(user=1, value=120, kind="cgm"))
+        for when in ("0001-01-01 00:00:00", "2026-11-01 05:00:00"):
+            conn.exec_driver_sql("INSERT INTO glucose_events (user_id, at, kind, amount, source) "
+                                 f"VALUES (1, '{when}', 'bolus', 4, 'clarity')")
+        migrate.upgrade(conn, "0018")
+        readings = conn.exec_driver_sql("SELECT measured_at FROM glucose_readings").scalars().all()
+        events = conn.exec_driver_sql("SELECT at FROM glucose_events").scalars().all()
+    assert [str(t)[:19] for t in readings] == ["2026-11-01 05:00:00"]
+    assert [str(t)[:19] for t in events] == ["2026-11-01 05:00:00"]
+    with engine.begin() as conn:
+        migrate.downgrade(conn, "0017")
     engine.dispose()
