@@ -305,12 +305,12 @@ def test_settings_round_trip_and_refusals(client):
     assert client.predict(api_name="/load_settings") == (1800, 180, "10", 0.4, "UK", "mg/dL")
     # The fields refuse what the service would: their bounds are db.arguments' own.
     low, high = SETTING_RANGES["daily_kcal_target"]
-    with pytest.raises(Exception, match=f"less than minimum value {low}"):
+    with pytest.raises(Exception, match=f"kcal\\) must be from {low:g} to {high:g}, got {low - 1:g}"):
         client.predict(low - 1, 180, "10", 0.4, "UK", None, api_name="/save_settings")
-    with pytest.raises(Exception, match=f"greater than maximum value {high}"):
+    with pytest.raises(Exception, match=f"kcal\\) must be from {low:g} to {high:g}, got {high + 1:g}"):
         client.predict(high + 1, 180, "10", 0.4, "UK", None, api_name="/save_settings")
     low, high = SETTING_RANGES["daily_carb_target_g"]
-    with pytest.raises(Exception, match=f"greater than maximum value {high}"):
+    with pytest.raises(Exception, match=f"must be from {low:g} to {high:g}, got {high + 1:g}"):
         client.predict(1800, high + 1, "10", 0.4, "UK", None, api_name="/save_settings")
     assert client.predict(api_name="/load_settings") == (1800, 180, "10", 0.4, "UK", "mg/dL")
     client.predict(*before, api_name="/save_settings")
