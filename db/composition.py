@@ -477,7 +477,9 @@ def refresh(session: Session, table: Table, seed_dir: Path) -> int:
 # korma, mushy peas, custard creams, wine gums; -6: a BLT, Cornish pasties, roast potatoes,
 # malt loaf, sponge cake, custard, Christmas pudding, Shreddies, flapjacks, gravy, sweet and
 # sour chicken, Wiener schnitzel, goulash, Laugenbrötli, rye breads, Hackplätzli, pizzas,
-# Älplermagronen, Rührei).
+# Älplermagronen, Rührei; brown and seeded breads, rolls, cereals, pies, crumble, rice pudding,
+# takeaway burgers and cod, coffee, hot chocolate, ice cream, UK pizzas, Rührei with herbs,
+# cheese or ham).
 CITED_PORTIONS_PART = "table-portions-6"
 
 
