@@ -474,8 +474,13 @@ def refresh(session: Session, table: Table, seed_dir: Path) -> int:
 # (a new name each time rows are added; -3: the Swiss FCDB's and more CoFID foods; -4: UK
 # biscuits, Weetabix, squash, beer and cider, fruit, pies and puddings, Schorle, Eistee; -5:
 # shortbread, fruit pastilles, pilau rice, cheese and pickle sandwich, hot cross buns, chicken
-# korma, mushy peas, custard creams, wine gums).
-CITED_PORTIONS_PART = "table-portions-5"
+# korma, mushy peas, custard creams, wine gums; -6: a BLT, Cornish pasties, roast potatoes,
+# malt loaf, sponge cake, custard, Christmas pudding, Shreddies, flapjacks, gravy, sweet and
+# sour chicken, Wiener schnitzel, goulash, Laugenbrötli, rye breads, Hackplätzli, pizzas,
+# Älplermagronen, Rührei; brown and seeded breads, rolls, cereals, pies, crumble, rice pudding,
+# takeaway burgers and cod, coffee, hot chocolate, ice cream, UK pizzas, Rührei with herbs,
+# cheese or ham).
+CITED_PORTIONS_PART = "table-portions-6"
 
 
 def add_cited_portions(session: Session, table: Table, seed_dir: Path) -> int:
