@@ -86,9 +86,15 @@ def shipped() -> tuple[Treatment, ...]:
 
 
 def treatments_for(text: str, region: str | None) -> list[Treatment]:
-    """The rows whose term is the query (every region's, the searcher's region's first)."""
+    """The rows whose term is the query (every region's, the searcher's region's first); else
+    the rows without a food whose term the query holds among other words ("dextro energy
+    tablets", "glucose tablets 4 g"): tablets and gels of any brand are read from the pack."""
     phrase = _phrase(text)
-    found = [t for t in shipped() if t.phrase == phrase and t.region in (None, region)]
+    mine = [t for t in shipped() if t.region in (None, region)]
+    found = [t for t in mine if t.phrase == phrase]
+    if not found:
+        padded = f" {phrase} "
+        found = [t for t in mine if t.entry is None and f" {t.phrase} " in padded]
     return sorted(found, key=lambda t: t.region is None)
 
 

@@ -5,6 +5,7 @@ work does. Lookups that fail raise the matching db.errors exception.
 from bisect import bisect_left
 from dataclasses import replace
 from datetime import datetime
+from difflib import SequenceMatcher, get_close_matches
 from typing import Any
 
 from sqlalchemy import func, select
@@ -70,41 +71,72 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
         return []
     owner_id = owner.id if owner is not None else None
     known = fts.vocabulary(session, owner_id)
-    readings = []
+    wanted = [_vocabulary_spelling(w, known) for w in wanted]
     parts = [_split_compound(w, known) for w in wanted]
     # A compound the catalog holds whole (a Swiss name, "apfelsaft") is read as the
-    # vocabulary's parts too ("apple juice").
-    vocabulary_parts = [_split_compound(w, ()) for w in wanted]
+    # vocabulary's parts too ("apple juice"); one it does not hold ("cheesesteak") is read
+    # as its parts only, not corrected to another whole word ("cheesecake").
+    vocabulary_parts = [_split_compound(w, ()) if part == [w] else part
+                        for w, part in zip(wanted, parts)]
     found = _readings(parts, known, region)
     if vocabulary_parts != parts:
         found += [r for r in _readings(vocabulary_parts, known, region) if r not in found]
-    # A regional word may carry a diet wish ("pepsi max", "cola light" read as "diet cola").
-    for reading, handicap in found[:MAX_READINGS]:
-        kept, wish = search.split_diet(reading)
-        readings.append((kept, handicap))
-        diet = diet or wish
-    alternatives = [[_spellings(word, known, last=i == len(reading) - 1)
-                     for i, word in enumerate(reading)] for reading, _ in readings]
-    rows = fts.candidates(session, alternatives, owner_id=owner_id, category=category)
-    if not rows and any(len(reading) > 1 for reading, _ in readings):
-        # No food has every word: any word will do.
-        rows = fts.candidates(session, alternatives, owner_id=owner_id, category=category,
-                              all_words=False)
+    readings, diet = _diet_wishes(found[:MAX_READINGS], diet)
+    # A compound's last part names its kind ("Birnbrot" is a bread, "Multivitaminsaft" a
+    # juice): read alone where no food has every part, below any reading of them all.
+    kinds = [part[-1:] if len(part) > 1 else _compound_kind(part[0], known) for part in parts]
+    kind_readings = [] if kinds == parts else _diet_wishes(
+        [(reading, handicap + COMPOUND_KIND_HANDICAP)
+         for reading, handicap in _readings(kinds, known, region)], diet)[0]
     recent, favourite = (personal_food_ids(owner, session=session) if owner is not None
                          else (set(), set()))
-    found = [search.candidate(r.food_id, r.name, r.category, r.weight, r.aliases,
-                              r.common_names, own=r.owner_id is not None,
-                              recent=r.food_id in recent, favourite=r.food_id in favourite,
-                              sugars_g=r.sugars_g,
-                              names_region=_names_region(r.dataset), dataset=r.dataset,
-                              values=r.values, entry=r.entry, has_portion=r.has_portion)
-             for r in rows]
+
+    def matching(alternatives: list[list[list[str]]], all_words: bool) -> list[search.Candidate]:
+        rows = fts.candidates(session, alternatives, owner_id=owner_id, category=category,
+                              all_words=all_words)
+        return [search.candidate(r.food_id, r.name, r.category, r.weight, r.aliases,
+                                 r.common_names, own=r.owner_id is not None,
+                                 recent=r.food_id in recent, favourite=r.food_id in favourite,
+                                 sugars_g=r.sugars_g,
+                                 names_region=_names_region(r.dataset), dataset=r.dataset,
+                                 values=r.values, entry=r.entry, has_portion=r.has_portion)
+                for r in rows]
+
+    # Foods with every word of a reading; where none answers (or none a diet wish may get: no
+    # table has a diet lemon-lime soda, its diet soda is "Beverages, carbonated, low calorie,
+    # other than cola"), a compound's kind too; then any word will do.
+    stages = [(readings, True)]
+    if kind_readings:
+        stages.append((readings + kind_readings, True))
+    if any(len(reading) > 1 for reading, _ in readings + kind_readings):
+        stages.append((readings + kind_readings, False))
+    for readings, all_words in stages:
+        alternatives = [[_spellings(word, known, last=i == len(reading) - 1)
+                         for i, word in enumerate(reading)] for reading, _ in readings]
+        found = matching(alternatives, all_words)
+        if any(not (diet and search.sugared(c)) for c in found):
+            break
     # Rank with each word as the food names spell it (the first correction of a typo).
+    guessed = {choices[0] for words, (reading, _) in zip(alternatives, readings)
+               for word, choices in zip(reading, words)
+               if choices[0] not in (word, search.singular(word))}
     query = search.make_query([([choices[0] for choices in words], handicap)
                                for words, (_, handicap) in zip(alternatives, readings)],
-                              diet=diet, typed=len(wanted), region=region,
-                              typed_words=wanted)
+                              diet=diet, typed=sum(map(len, parts)), region=region,
+                              typed_words=wanted, guessed=guessed)
     return with_portions(session, search.rank(query, found, limit))
+
+
+def _diet_wishes(readings: list[tuple[list[str], float]], diet: bool
+                 ) -> tuple[list[tuple[list[str], float]], bool]:
+    """The readings without their diet words, and whether the query or one of them carries a
+    diet wish: a regional word may ("pepsi max", "cola light" read as "diet cola")."""
+    kept = []
+    for reading, handicap in readings:
+        words, wish = search.split_diet(reading)
+        kept.append((words, handicap))
+        diet = diet or wish
+    return kept, diet
 
 
 def _names_region(dataset: str | None) -> str | None:
@@ -132,6 +164,8 @@ def search_hit(found: search.Candidate, value: float | None = None) -> dict[str,
 
 
 MAX_READINGS = 4
+# A reading of a compound's last part alone ranks this much below the words as typed.
+COMPOUND_KIND_HANDICAP = 2.0
 
 
 def _readings(parts: list[list[str]], known: tuple[str, ...],
@@ -165,14 +199,27 @@ def _starts_known(word: str, known: tuple[str, ...]) -> bool:
     return index < len(known) and known[index].startswith(word)
 
 
+def _a_word(word: str, known: tuple[str, ...]) -> bool:
+    """Whether ``word`` is a catalog word (or starts one, as it is typed) or a vocabulary term:
+    no compound to split, no typo to correct."""
+    return _known(word, known) or word in vocabulary.single_word_terms() or _starts_known(word, known)
+
+
+# German joins a compound's parts with a linking element ("Orange-n-saft", "Schwein-s-braten",
+# "Hühn-er-suppe") or drops the first part's last letter ("Birn(e)brot", "Nudel(n)salat").
+_LINKS = ("", "s", "n", "en", "e", "er", "es")
+_DROPPED = ("e", "n")
+
+
 def _split_compound(word: str, known: tuple[str, ...]) -> list[str]:
     """``word`` as the two catalog or vocabulary words it joins ("cornflakes" -> corn flakes,
-    "apfelsaft" -> apfel saft, "orangensaft" -> orange saft with German's linking "n"), or
-    ``[word]`` when it is a word itself or no such split exists. Of several splits, the most
-    even one."""
+    "apfelsaft" -> apfel saft, "orangensaft" -> orange saft with German's linking "n",
+    "birnbrot" -> birne brot), or ``[word]`` when it is a word itself, the plural of one, or no
+    such split exists. Of several splits, the most even one."""
     terms = vocabulary.single_word_terms()
-    if len(word) < 6 or _known(word, known) or word in terms or _starts_known(word, known):
-        return [word]
+    one = search.singular(word)
+    if len(word) < 6 or _a_word(word, known) or (one is not None and _known(one, known)):
+        return [word]  # a word, or the plural of one ("cheeseburgers")
 
     def part(text: str) -> bool:
         return len(text) >= 3 and (_known(text, known) or text in terms)
@@ -182,13 +229,72 @@ def _split_compound(word: str, known: tuple[str, ...]) -> list[str]:
         head, tail = word[:cut], word[cut:]
         if not part(tail):
             continue
-        for link in ("", "s", "n", "en", "e"):
-            stem = head[:len(head) - len(link)] if head.endswith(link) else None
-            if stem is not None and part(stem):
-                if best is None or min(len(stem), len(tail)) > min(map(len, best)):
-                    best = [stem, tail]
-                break
+        stem = _first_part(head, part, terms)
+        if stem is not None and (best is None or min(len(stem), len(tail)) > min(map(len, best))):
+            best = [stem, tail]
     return best or [word]
+
+
+def _first_part(head: str, part, terms: frozenset[str]) -> str | None:
+    """The word a compound's first part ``head`` stands for (``_LINKS``, ``_DROPPED``): one the
+    vocabulary reads first ("linsen", lentils, not the catalog's "linse"), else the shortest
+    ("schwein" of "Schweinebraten", not the plural "schweine" of "Schweine- und Rindfleisch")."""
+    stems = [head[:len(head) - len(link)] for link in _LINKS if head.endswith(link)]
+    stems += [head + letter for letter in _DROPPED]
+    found = [stem for stem in stems if part(stem)]
+    return min(found, key=lambda stem: (stem not in terms, len(stem))) if found else None
+
+
+# The shortest first part, and last part, of a compound whose first part is no word the
+# catalog or the vocabulary holds ("Sacher-torte", "Multivitamin-saft").
+MIN_HEAD, MIN_KIND = 3, 4
+
+
+def _compound_kind(word: str, known: tuple[str, ...]) -> list[str]:
+    """``[word]``, or for a word neither the catalog nor the vocabulary holds, the longest
+    catalog or vocabulary word it ends with: a compound's kind ("saft" of "Multivitaminsaft")."""
+    if _a_word(word, known):
+        return [word]
+    terms = vocabulary.single_word_terms()
+    for cut in range(MIN_HEAD, len(word) - MIN_KIND + 1):
+        if _known(word[cut:], known) or word[cut:] in terms:
+            return [word[cut:]]
+    return [word]
+
+
+# A word typed without its umlaut's letters as German writes them when it has none
+# ("Spaetzle" for Spätzle, which the catalog and the vocabulary hold as "spatzle").
+_UMLAUT_SPELLINGS = (("ae", "a"), ("oe", "o"), ("ue", "u"))
+# A word neither the catalog nor the vocabulary holds that is this close to a vocabulary term
+# is that term misspelt ("bratkartofeln"): read as the term, as the catalog's words are
+# corrected (db.search.corrections) after the vocabulary has read the query.
+VOCABULARY_TYPO_CUTOFF = 0.85
+
+
+def _vocabulary_spelling(word: str, known: tuple[str, ...]) -> str:
+    """``word``, or the catalog or vocabulary word it spells otherwise (``_UMLAUT_SPELLINGS``,
+    ``VOCABULARY_TYPO_CUTOFF``)."""
+    if _a_word(word, known):
+        return word
+    plain = word
+    for written, letter in _UMLAUT_SPELLINGS:
+        plain = plain.replace(written, letter)
+    if plain != word and (_a_word(plain, known) or len(_split_compound(plain, known)) > 1):
+        return plain
+    if len(_split_compound(word, known)) > 1:
+        return word
+    terms = [t for t in vocabulary.single_word_terms() if abs(len(t) - len(word)) <= 2]
+    close = get_close_matches(word, terms, n=1, cutoff=VOCABULARY_TYPO_CUTOFF)
+    if not close:
+        return word
+    catalog = search.corrections(word, known)[:1]
+    if catalog and _similarity(word, catalog[0]) >= _similarity(word, close[0]):
+        return word  # "chiken" is chicken, not the vocabulary's "schinken"
+    return close[0]
+
+
+def _similarity(a: str, b: str) -> float:
+    return SequenceMatcher(None, a, b).ratio()
 
 
 def with_portions(session: Session, ranked: list[tuple[search.Candidate, float | None]],

@@ -12,8 +12,11 @@ How a result list is ordered, best first:
    not ask for (FNDDS's "NFS", not further specified, is none: "Muffin, NFS" is the muffin).
 4. The food as eaten (``form_adjustment``): a cooked, prepared, ready-to-drink or
    ready-to-serve row above a raw, dry, condensed, powder, concentrate or mix row, unless the
-   query names that form; the plain food above dishes made with it (a sandwich, a soup, a
-   tartare), above flavoured or coated kinds and above meat-free stand-ins, unless asked for.
+   query names that form (raw is how fruit and salad are eaten, not meat, grains, starchy
+   vegetables or those eaten cooked: asparagus, red cabbage, Brussels sprouts; a name that only
+   says such a food was plainly cooked, "Spargel, gedämpft", is the food as in 1); the plain
+   food above dishes made with it (a sandwich, a soup, a tartare), above flavoured or coated
+   kinds and above meat-free stand-ins, unless asked for.
 5. Diet words ("diet", "zero", "light", "sugar-free", "unsweetened"): a sugared row never
    comes first; rows that say they are diet, sugar-free or unsweetened come first, the less
    sugar the sooner.
@@ -28,11 +31,14 @@ foods and recently logged foods, then everything else, each tier in the order ab
 someone logged before is most likely what they mean again.
 
 Query words: typos are replaced by the closest catalog words (``corrections``), so
-"spagetti" finds spaghetti; a measure ("a pint of lager") and stop words are no words to find
+"spagetti" finds spaghetti, and a name holding such a guess counts less than one holding a word
+as typed (``score``); a measure ("a pint of lager") and stop words are no words to find
 (nor in a name compared whole: "Fish and chips"); plurals match singulars ("berries" ~ "berry"); compounds are split
-and joined ("cornflakes" ~ "corn flakes", "soy milk" ~ "soymilk"); regional words are read
-in the catalog's words too (db.vocabulary). Each reading of the query is scored and the best
-counts.
+and joined ("cornflakes" ~ "corn flakes", "soy milk" ~ "soymilk", German's "Hühner-suppe",
+"Birn(e)brot"), and where no food has every part, a compound's last part names its kind
+("Mischbrot" is a bread); regional words are read in the catalog's words too (db.vocabulary),
+typed without umlauts ("Spaetzle") or misspelt ("Bratkartofeln") as well (db.repo). Each
+reading of the query is scored and the best counts.
 """
 
 import math
@@ -56,9 +62,12 @@ PREFIX_INSIDE = 0.3
 HEAD_MISSED = 0.75
 # Per query word that neither the name nor an alias holds.
 MISSING_PENALTY = 2.0
+# Per query word that corrects a typo and the name holds (``score``): half a word typed right.
+GUESSED_DISCOUNT = 1.0
 NOT_FURTHER_SPECIFIED = "nfs"
 # Parts of a name that say its entry is the food in general, not a kind of it: FNDDS's "Trail
-# mix, NFS", CoFID's "Bread, brown, average", "Flapjacks, retail", "Toad in the hole, homemade";
+# mix, NFS", CoFID's "Bread, brown, average", "Flapjacks, retail", "Toad in the hole, homemade",
+# "Prawn crackers, takeaway" (where CoFID's sample was bought, as "retail" and "homemade" say);
 # and "raw" where raw is how the food is eaten ("Blueberries, raw"). Without them the name is
 # the query's food as much as a name that is the query ("Blueberries"): the searcher's region,
 # then a default portion, decide between them (``total``).
@@ -66,7 +75,9 @@ NOT_FURTHER_SPECIFIED = "nfs"
 # name or an everyday alias: "Orange juice, chilled" (alias "orange juice") before "Orange
 # juice, raw" (the juice of one orange).
 PLAIN_NAME = 9.5
-GENERIC_PARTS = frozenset({NOT_FURTHER_SPECIFIED, "average", "retail", "homemade"})
+# The Swiss FCDB says "average" in German, in a note: "Brot (Durchschnitt)" is bread.
+GENERIC_PARTS = frozenset({NOT_FURTHER_SPECIFIED, "average", "retail", "homemade", "takeaway",
+                           "durchschnitt"})
 # First parts that name an SR Legacy food group, not the food: "Candies, milk chocolate" is
 # milk chocolate, "Snacks, trail mix, regular" trail mix.
 GROUP_HEADS = frozenset({("candies",), ("snacks",), ("beverages",),
@@ -101,9 +112,10 @@ _OTHER_THAN_RE = re.compile(r"\b(flavors )?other than [^,(]*", re.IGNORECASE)
 # "Kartoffelsalat mit Essig-Öl-Sauce" is a salad, not a sauce: in a German name (the Swiss
 # FCDB's) what comes after "mit" is what the food is made with, not its kind.
 # Likewise what an English name says a food was cooked or kept in ("Potato crisps, fried in
-# sunflower oil", "Baked beans, canned in tomato sauce") is not its kind: no oil, no sauce.
-_MADE_WITH_RE = re.compile(r"\bmit\b.*|\b(fried|cooked|canned|roasted|boiled|stewed|packed|"
-                           r"preserved|stored) in\b[^,(]*", re.IGNORECASE)
+# sunflower oil", "Baked beans, canned in tomato sauce") or made with ("Chicken or turkey
+# salad, made with mayonnaise") is not its kind: no oil, no sauce, no mayonnaise.
+_MADE_WITH_RE = re.compile(r"\bmit\b.*|\b((fried|cooked|canned|roasted|boiled|stewed|packed|"
+                           r"preserved|stored) in|made with)\b[^,(]*", re.IGNORECASE)
 
 # --- the food as eaten (form_adjustment) ---
 # Forms that are not what a person eats. A query naming one (or its FORM_SYNONYMS) asks for it.
@@ -121,20 +133,37 @@ RAW_NOT_EATEN_GROUPS = frozenset({
 # The Swiss FCDB's groups of the same foods.
 RAW_NOT_EATEN_PREFIXES = ("Meat and offal/", "Fish/", "Eggs", "Cereal products, pulses and potatoes/",
                           "Sausages and cold meats/")
+# Parts of a name that only say a food eaten cooked was cooked plainly: FNDDS's "Kale, NS as to
+# form, cooked", SR Legacy's "Asparagus, cooked, boiled, drained", CoFID's "Cauliflower, boiled
+# in unsalted water", the Swiss FCDB's "Spargel, gedämpft (ohne Zugabe von Salz)". Without
+# them the name is the food as eaten, as "Blueberries, raw" is a fruit's.
+PLAINLY_COOKED = frozenset({
+    "cooked", "boiled", "steamed", "drained", "fresh", "with", "without", "salt", "unsalted",
+    "in", "water", "no", "added", "fat", "ns", "as", "to", "form",
+    "gekocht", "gedampft", "gedunstet", "ohne", "zugabe", "zusatz", "von", "und", "fett", "salz"})
 # CoFID's copy names no food groups: whether raw is how its food is eaten is not known.
 UNGROUPED = frozenset({"UK foods (CoFID)"})
 # The Swiss FCDB's German form words ("Rotkohl, roh", "Reis poliert, trocken").
 GERMAN_FORMS = {"roh": "raw", "trocken": "dry"}
 _STARCHY_RE = re.compile(r"^(potato|potatoes|sweet potato|yams?|cassava|taro|plantains?|peas|"
                          r"corn|parsnips?)\b")
+# Vegetables eaten cooked, in the English and the Swiss FCDB's German names: "Spargel, roh" and
+# "Rotkohl, roh" are what a cook buys, "Spargel, gedämpft" what is eaten.
+_EATEN_COOKED_RE = re.compile(
+    r"^(asparagus|spargel|cabbage, red|red cabbage|rotkohl|rotkabis|brussels sprouts|rosenkohl|"
+    r"kale|grunkohl|leeks?|lauch|artichokes?|artischocke|okra|collards|eggplant|aubergine|"
+    r"pumpkin|kurbis|squash, winter|beets?|beetroot|rande|swiss chard|mangold|"
+    r"cauliflower|blumenkohl|sauerkraut)\b")
 # "dry roasted" nuts, "dry curd" cottage cheese, "dry-fried" black pudding and juice "from
 # concentrate" are eaten as they are.
 _NOT_A_FORM_RE = re.compile(r"\bdry[- ](roasted|curd|fried)\b|\bfrom concentrate\b")
-# Words that say the row is the food made ready ("frozen concentrate, prepared with water").
+# Words that say the row is the food made ready ("frozen concentrate, prepared with water"),
+# and the Swiss FCDB's German ones ("Spargel, gedämpft", "Rotkohl, gedünstet", "zubereitet").
 _PREPARED_RE = re.compile(
     r"\b(prepared|reconstituted|diluted|cooked|boiled|ready[- ]to[- ](drink|serve|eat|heat)|"
     r"made (with|from)|brewed|baked|roasted|toasted|steamed|microwaved|fried|broiled|grilled|"
-    r"braised|stewed|simmered|scrambled|poached|drained)\b")
+    r"braised|stewed|simmered|scrambled|poached|drained|"
+    r"zubereitet|gekocht|gedampft|gedunstet|gebraten|gebacken|geschmort|frittiert|grilliert)\b")
 FORM_PENALTY = 4.0
 PREPARED_BONUS = 0.5
 # A dish made with the food ("tuna salad", "ham sandwich", "guacamole" is found by alias).
@@ -172,7 +201,9 @@ _DIET_MARKER_RE = re.compile(
     r"\b(diet|zero|light|lite|low[- ]calorie|reduced[- ]calorie|calorie[- ]free|"
     r"sugar[- ]free|sugarless|no sugar added|no added sugar|without (added )?sugar|"
     r"unsweetened|not sweetened|with (aspartame|sodium saccharin|low[- ]calorie sweeteners?|"
-    r"sucralose|stevia|non-nutritive sweetener))\b")
+    r"sucralose|stevia|non-nutritive sweetener)|"
+    # the Swiss FCDB's German: "Colagetränk, mit Süssstoffen", "Tee, ungezuckert"
+    r"mit sussstoffen?|ungezuckert|zuckerfrei|ohne zucker|energievermindert)\b")
 # Sugar per 100 g above which a row without a diet marker is sugared (a diet cola has 0;
 # unsweetened tea, coffee and water have none either).
 SUGARED_G = 1.5
@@ -333,11 +364,13 @@ class Query:
     region: str | None = None  # the searcher's (db.vocabulary.SEARCH_REGIONS)
     phrases: frozenset[str] = frozenset()  # each reading as a phrase of singulars
     typed_phrase: str | None = None  # the words as typed, as such a phrase
+    guessed: frozenset[str] = frozenset()  # words that are corrections of a typo (score)
 
 
 def make_query(readings: Sequence[tuple[Sequence[str], float]], *, diet: bool = False,
                typed: int | None = None, region: str | None = None,
-               typed_words: Sequence[str] | None = None) -> Query:
+               typed_words: Sequence[str] | None = None,
+               guessed: Iterable[str] = ()) -> Query:
     asked = frozenset(w for reading, _ in readings for w in reading)
     asked |= frozenset(filter(None, (singular(w) for w in asked)))
     forms = frozenset(FORM_SYNONYMS.get(w, w) for w in asked) & FORM_WORDS
@@ -345,7 +378,8 @@ def make_query(readings: Sequence[tuple[Sequence[str], float]], *, diet: bool = 
         forms |= {"raw", "uncooked"}  # dry beans are "mature seeds, raw"
     phrases = frozenset(_singular_phrase(r) for r, _ in readings)
     return Query(tuple((tuple(r), h) for r, h in readings), diet, forms, asked, typed, region,
-                 phrases, None if typed_words is None else _singular_phrase(typed_words))
+                 phrases, None if typed_words is None else _singular_phrase(typed_words),
+                 frozenset(guessed))
 
 
 def _forms(found: Iterable[str]) -> frozenset[str]:
@@ -398,11 +432,21 @@ class _Texts:
     other_forms: frozenset[str]
     # The name without its group head and generic parts (GENERIC_PARTS, GROUP_HEADS), as
     # phrases ``name`` is read as; and how many words those parts hold. ``*_raw``: without a
-    # "raw" part too, for a food eaten raw.
+    # "raw" part too, for a food eaten raw; ``*_cooked``: without a plainly cooked part
+    # (PLAINLY_COOKED), for a food eaten cooked.
     plain: frozenset[str]
     plain_raw: frozenset[str]
+    plain_cooked: frozenset[str]
     ignored: int
     ignored_raw: int
+    ignored_cooked: int
+    # How many of its words are in parentheses: a note on the food ("(includes kaiser)", the
+    # Swiss FCDB's "(ohne Zusatz von Fett und Salz)", "(Durchschnitt aus Rind, Kalb, ...)"),
+    # not words of a kind the query did not ask for.
+    noted: int
+
+
+_NOTE_RE = re.compile(r"\(([^()]*)\)")
 
 
 def _name_phrases(parts: Sequence[tuple[str, ...]]) -> frozenset[str]:
@@ -434,21 +478,38 @@ def _texts(name_words: tuple[str, ...], food: str, aliases: tuple[str, ...],
     whole = (_singular_phrase((*_words(segments[1]), *_words(segments[0])))
              if len(segments) == 2 else _singular_phrase(name_words))
     first_words = _words(segments[0])
-    parts = [p for p in (_words(part) for part in _OTHER_THAN_RE.sub("", food).split(",")) if p]
+    named = _NOTE_RE.sub(lambda note: ", " + note[1] if set(_words(note[1])) <= GENERIC_PARTS
+                         else note[0], _OTHER_THAN_RE.sub("", food))
+    parts = [p for p in (_words(part) for part in named.split(",")) if p]
     plain, ignored = _plain_parts(parts, GENERIC_PARTS)
     plain_raw, ignored_raw = _plain_parts(parts, GENERIC_PARTS | {"raw", "roh"})
+    plain_cooked, ignored_cooked = _plain_parts(parts, GENERIC_PARTS | PLAINLY_COOKED)
     return _Texts(whole, alias_phrases, common, other,
                   _forms(first_words), _forms(first_words[-1:]),
                   _forms(_words(segments[1])) if len(segments) > 1 else frozenset(),
                   _forms(name_words), _forms(other),
-                  _name_phrases(plain), _name_phrases(plain_raw), ignored, ignored_raw)
+                  _name_phrases(plain), _name_phrases(plain_raw), _name_phrases(plain_cooked),
+                  ignored, ignored_raw, ignored_cooked,
+                  sum(len(_words(note)) for note in _NOTE_RE.findall(food)))
 
 
 def plain_match(phrase: str, item: Candidate) -> bool:
     """Whether the item's name without its group head and generic parts is ``phrase`` (a
-    phrase of singulars): "Trail mix, NFS", "Blueberries, raw", "Candies, milk chocolate"."""
+    phrase of singulars): "Trail mix, NFS", "Blueberries, raw", "Candies, milk chocolate",
+    "Asparagus, cooked, boiled, drained"."""
+    return phrase in _plain(item)[0]
+
+
+def _plain(item: Candidate) -> tuple[frozenset[str], int]:
+    """The item's name as phrases without its group head and generic parts, and how many words
+    those hold: without a "raw" part too where raw is how the food is eaten, without a part
+    that says it was plainly cooked (PLAINLY_COOKED) where cooked is."""
     texts = _texts(item.name_words, item.food, item.aliases, item.common_names)
-    return phrase in (texts.plain_raw if _eaten_raw(item) else texts.plain)
+    if _kind(item.food, item.category).eaten_cooked:
+        return texts.plain_cooked, texts.ignored_cooked
+    if _eaten_raw(item):
+        return texts.plain_raw, texts.ignored_raw
+    return texts.plain, texts.ignored
 
 
 def _eaten_raw(item: Candidate) -> bool:
@@ -458,30 +519,36 @@ def _eaten_raw(item: Candidate) -> bool:
 
 
 def score(query: Sequence[str], item: Candidate, typed: int | None = None,
-          home: bool = True) -> float:
+          home: bool = True, guessed: frozenset[str] = frozenset()) -> float:
     """How well ``item``'s texts answer the query words; higher is better (module doc, 1-3).
     ``typed``: how many words the person typed, when ``query`` is a reading of them in other
     words ("chips" read as "french fries"): word matches count per word typed, so a longer
     reading does not outscore the words as typed by being longer. ``home``: the item is named
     in the words of the query or its reading (``total``); only then is a name without its
-    generic parts the query's food."""
+    generic parts the query's food. ``guessed``: query words that correct a typo; a name
+    holding one counts GUESSED_DISCOUNT less, so where no food has every word the word typed
+    as the catalog spells it decides ("Zürcher Geschnetzeltes" is Geschnetzeltes, not the
+    "Zucker" that "zurcher" is closest to)."""
     if not query:
         return 0.0
     texts = _texts(item.name_words, item.food, item.aliases, item.common_names)
     per_word = (typed or len(query)) / len(query)
     phrase = _singular_phrase(query)
     value = 0.0
-    raw_eaten = _eaten_raw(item)
+    plain, generic = _plain(item)
     named = texts.name == phrase or phrase in texts.aliases
     if named:
         value += 10.0
-    elif home and phrase in (texts.plain_raw if raw_eaten else texts.plain):
+    elif home and phrase in plain:
         value += PLAIN_NAME
     elif phrase in texts.common:  # USDA's common names are looser ("oatmeal" for dry oats)
         value += 7.0
     whole, prefix = _word_hits(query, item.name_words, texts.name_forms)
     other_whole, other_prefix = _word_hits(query, texts.other_words, texts.other_forms)
     value += per_word * (2.0 * whole + 1.0 * prefix + 1.0 * max(0, other_whole - whole))
+    if guessed:
+        value -= per_word * GUESSED_DISCOUNT * sum(
+            1 for w in query if w in guessed and w in texts.name_forms)
     # A word found only inside the description ("ham" in "hamburger roll") is not a match.
     missing = len(query) - whole - math.ceil(prefix) - max(0, other_whole - whole)
     if missing > 0 and not other_prefix:
@@ -495,8 +562,7 @@ def score(query: Sequence[str], item: Candidate, typed: int | None = None,
     # A group head and generic parts ("NFS", FNDDS: not further specified) say the row is the
     # food in general, not a kind of it: no word the query did not ask for ("Muffin, NFS" is
     # the muffin).
-    generic = texts.ignored_raw if raw_eaten else texts.ignored
-    extra = max(0, len(item.name_words) - whole - math.ceil(prefix) - generic)
+    extra = max(0, len(item.name_words) - texts.noted - whole - math.ceil(prefix) - generic)
     if not named:  # an everyday alias says the row is the food, whatever its name adds
         value -= min(3.0, 0.2 * extra)
     return value
@@ -512,6 +578,7 @@ class _Kind:
     special: tuple[tuple[str, str], ...]  # (word, its singular or itself) of the words the
     # rules look at (FORM_WORDS, DISH_WORDS, FLAVOUR_WORDS, SUBSTITUTE_WORDS)
     forms: frozenset[str]  # FORM_WORDS it names, "raw" only where raw is not the eaten form
+    eaten_cooked: bool  # raw is not how the food is eaten (meat, grains, asparagus)
     prepared: bool
     combination: bool
     reduced: bool
@@ -526,10 +593,13 @@ def _kind(name: str, category: str) -> _Kind:
     named = set(_words(_NOT_A_FORM_RE.sub("", text)))
     named |= {GERMAN_FORMS[w] for w in named if w in GERMAN_FORMS}
     forms = {w for pair in found for w in pair} & FORM_WORDS & named
-    if "raw" in forms and not (category in RAW_NOT_EATEN_GROUPS or _STARCHY_RE.match(text)
-                               or category.startswith(RAW_NOT_EATEN_PREFIXES)):
+    eaten_cooked = bool(category in RAW_NOT_EATEN_GROUPS or _STARCHY_RE.match(text)
+                        or _EATEN_COOKED_RE.match(text)
+                        or category.startswith(RAW_NOT_EATEN_PREFIXES))
+    if not eaten_cooked:
         forms.discard("raw")
     return _Kind(tuple(p for p in found if not _RULE_WORDS.isdisjoint(p)), frozenset(forms),
+                 eaten_cooked,
                  _PREPARED_RE.search(text.replace("commercially prepared", "")) is not None,
                  _COMBINATION_RE.search(name.split(",")[0]) is not None,
                  _REDUCED_RE.search(text) is not None)
@@ -576,8 +646,12 @@ def diet_adjustment(query: Query, item: Candidate) -> float:
 
 def sugared(item: Candidate) -> bool:
     """More sugar than SUGARED_G per 100 g and no word saying it is diet or unsweetened: never
-    a result for a diet query."""
-    return (item.sugars_g is not None and item.sugars_g > SUGARED_G
+    a result for a diet query. Where the table gives no sugar value, its carbohydrate counts
+    as sugar: SR Legacy's "Beverages, carbonated, orange" has none, and is no Fanta Zero."""
+    sugars = item.sugars_g
+    if sugars is None and len(item.values) > 1:
+        sugars = item.values[1]
+    return (sugars is not None and sugars > SUGARED_G
             and not _says_diet(" ".join((item.food, *item.aliases))))
 
 
@@ -588,7 +662,8 @@ def total(query: Query, item: Candidate) -> float:
     # name another food there (a UK "Biscuits, plain" is no US biscuit).
     foreign = region_handicap(query, item)
     best = max(score(reading, item, query.typed,
-                     home=not foreign or _singular_phrase(reading) != query.typed_phrase)
+                     home=not foreign or _singular_phrase(reading) != query.typed_phrase,
+                     guessed=query.guessed)
                - handicap for reading, handicap in query.readings)
     return (best + form_adjustment(query, item) + diet_adjustment(query, item)
             + min(item.weight, MAX_PRIOR) - foreign

@@ -1,5 +1,6 @@
 """The search vocabulary (db/seed/search_vocabulary.csv) and the query rules of db.search that
-need no database: readings by region, diet words, plurals, the form and dish rules."""
+need no database: readings by region, diet words, plurals, the form and dish rules, German
+compounds (db.repo) and hypo treatment terms among other words (db.hypo)."""
 
 import pytest
 
@@ -98,6 +99,10 @@ def test_a_diet_query_leaves_sugared_foods_out():
     light = _item("Beverages, carbonated, low calorie, cola or pepper-type, with aspartame, "
                   "contains caffeine", "Beverages", sugars=0.0)
     assert [c.food for c, _ in search.rank(diet, [regular, light], 10)] == [light.food]
+    # A table that gives no sugar value: its carbohydrate counts (SR 14150, orange soda).
+    orange = search.candidate(2, "Beverages, carbonated, orange", "Beverages", 1.0, (), None,
+                              values=(48.0, 12.3, 0.0, 0.0))
+    assert search.sugared(orange)
 
 
 @pytest.mark.parametrize("text, words", [
@@ -117,7 +122,17 @@ def test_a_name_without_its_group_head_and_generic_parts_is_the_food():
     assert plain("Trail mix, NFS", "Snacks", "trail mix")
     assert plain("Candies, milk chocolate", "Sweets", "milk chocolate")
     assert plain("Bread, brown, average", "UK foods (CoFID)", "brown bread")
-    assert plain("Rotkohl, roh", "Vegetables/Fresh vegetables", "rotkohl")
+    assert plain("Gurke, roh", "Vegetables/Fresh vegetables", "gurke")
+    assert plain("Brot (Durchschnitt)", "Bread, flakes and breakfast cereals/Bread", "brot")
+    assert plain("Prawn crackers, takeaway", "UK foods (CoFID)", "prawn cracker")
+    # Asparagus and red cabbage are eaten cooked: the plainly cooked row is the food, not raw.
+    assert plain("Asparagus, cooked, boiled, drained", "Vegetables and Vegetable Products",
+                 "asparagus")
+    assert plain("Spargel, gedämpft (ohne Zugabe von Salz)", "Vegetables/Fresh vegetables",
+                 "spargel")
+    assert not plain("Rotkohl, roh", "Vegetables/Fresh vegetables", "rotkohl")
+    assert not plain("Asparagus, canned, drained solids", "Vegetables and Vegetable Products",
+                     "asparagus")
     # Raw is not how chicken is eaten, and CoFID names no food groups to tell.
     assert not plain("Chicken, raw", "Poultry Products", "chicken")
     assert not plain("Quinoa, raw", "UK foods (CoFID)", "quinoa")
@@ -154,3 +169,31 @@ def test_region_then_a_default_portion_decide_between_two_tables_names_of_a_food
     fresh = _table_row("Orange juice, raw", "SR Legacy", "US", True)
     query = search.make_query([(["orange", "juice"], 0.0)], region="US")
     assert search.rank(query, [fresh, chilled], 2)[0][0] is chilled
+
+
+def test_german_compounds_split_with_their_linking_and_dropped_letters():
+    from db.repo import _compound_kind, _split_compound, _vocabulary_spelling
+
+    assert _split_compound("huhnersuppe", ()) == ["huhn", "suppe"]  # Hühn-er-suppe
+    assert _split_compound("birnbrot", ("birne", "brot")) == ["birne", "brot"]  # Birn(e)brot
+    assert _split_compound("schweinebraten", ("braten", "schwein", "schweine")) == [
+        "schwein", "braten"]  # the word, not the plural "Schweine-" of another name
+    assert _split_compound("cheeseburgers", ("burgers", "cheese", "cheeseburger")) == [
+        "cheeseburgers"]  # the plural of a catalog word
+    # A compound whose first part no table or dictionary holds is still of its last part's kind.
+    assert _compound_kind("multivitaminsaft", ()) == ["saft"]
+    # Typed without umlauts, or misspelt: the vocabulary's word, unless a catalog word is closer.
+    assert _vocabulary_spelling("spaetzle", ()) == "spatzle"
+    assert _vocabulary_spelling("bratkartofeln", ()) == "bratkartoffeln"
+    assert _vocabulary_spelling("chiken", ("chicken",)) == "chiken"
+
+
+def test_a_tablet_or_gel_term_among_other_words_is_read_from_the_pack():
+    from db import hypo
+
+    assert [t.term for t in hypo.treatments_for("dextro energy tablets", "UK")] == [
+        "dextro energy"]
+    assert [t.term for t in hypo.treatments_for("glucose tablets 4 g", "US")] == [
+        "glucose tablets"]
+    # A term with a food is the query's whole phrase only: an orange juice box is no apple juice.
+    assert hypo.treatments_for("orange juice box", "US") == []
