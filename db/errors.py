@@ -15,6 +15,11 @@ class InvalidPortion(InvalidValue):
     """A portion cannot be used: grams <= 0 or absurdly large, or an unknown serving name."""
 
 
+class NoDefaultServing(InvalidPortion):
+    """The food has no default serving (a CoFID or Swiss row without a cited portion): only
+    grams the person gives make a portion of it."""
+
+
 class UnknownUser(FoodtagError):
     """No user has this name."""
 

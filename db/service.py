@@ -18,7 +18,7 @@ from sqlalchemy.exc import IntegrityError
 
 from db import (arguments, cards, dishes, households, hypo, nutrition, passwords, photos, repo, spreadsheet,
                 validate)
-from db.errors import InvalidPortion, InvalidValue, UserExists
+from db.errors import InvalidPortion, InvalidValue, NoDefaultServing, UserExists
 from db.keys import name_key
 from db.tables import Food, MealEntry, ModelChange, OwnedFile, ServerSetting, SignInSession, User, utcnow
 from db.session import session_scope
@@ -130,8 +130,8 @@ def _portion(food: Food, grams: object, serving: object) -> tuple[float, str | N
         return grams, None
     if serving is None:
         default = food.default_serving
-        if default is None:  # the seed loader guarantees one; rows added by hand may lack it
-            raise InvalidPortion(f"{food.name} has no default serving; give grams")
+        if default is None:  # a CoFID or Swiss row without a cited portion (db.composition)
+            raise NoDefaultServing(f"{food.name} has no default serving; give grams")
         return default.grams, default.name
     for candidate in food.servings:
         if name_key(candidate.name) == name_key(serving):

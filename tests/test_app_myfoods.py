@@ -181,6 +181,37 @@ def test_glucose_tablets_are_entered_from_the_pack_never_guessed(handlers, page)
     handlers.delete_own_food("Glucose tablets", CAROL)
 
 
+def test_a_food_without_a_default_serving_waits_for_grams(page):
+    # A CoFID or Swiss row without a cited portion (db/seed/table_portions.csv): picked, it stays
+    # chosen with a note asking for grams and Log off (no error, no 100 g guess); typed grams
+    # draw its card and turn Log on.
+    from sqlalchemy import select
+
+    from db.session import session_scope
+    from db.tables import Food, Serving
+
+    a = page.analyse.c
+
+    def set_banana_default(is_default: bool) -> None:
+        with session_scope() as session:
+            for serving in session.scalars(select(Serving).join(Food).where(Food.name == "Banana")):
+                serving.is_default = is_default and serving.name == default_name
+
+    with session_scope(write=False) as session:
+        default_name = session.scalars(select(Food).where(Food.name == "Banana")).one().default_serving.name
+    set_banana_default(False)
+    try:
+        picked = page.analyse.choose_food({}, "Banana", CAROL)
+        state = picked[a.state]
+        assert state["food"] == "Banana" and picked[a.card] == "" and picked[a.log_btn]["interactive"] is False
+        assert "has no default serving" in picked[a.carb_head] and "type the grams" in picked[a.carb_head]
+        typed = page.analyse.set_grams(state, "150", CAROL)
+        assert typed[a.log_btn]["interactive"] is True and "150 g" in typed[a.card]
+        assert "34.3 g" in typed[a.card]  # 150 g x 22.84 g carbohydrate per 100 g
+    finally:
+        set_banana_default(True)
+
+
 # Last in this file: seeded_server points the process's database at a fresh file, so the
 # module's server (carol, dave) is no longer the one the handlers above read.
 def test_single_user_mode_uses_the_local_user(tmp_path_factory, default_model_path):

@@ -21,6 +21,7 @@ from app.meals import find_foods, nutrition_card, photo_digest
 from app.ui.common import QUIET, AppContext, Downloads, parse_when
 from db import personal, photos, service, validate
 from db.cards import hit_text
+from db.errors import NoDefaultServing
 from models.errors import FoodtagError
 from models.images import keepable_jpeg
 
@@ -79,8 +80,9 @@ def _from_photo(state: dict) -> dict:
 
 
 def _log_button(state: dict):
-    """Log is enabled only while a food is chosen and its card drawn."""
-    return gr.update(interactive=bool(state.get("food")))
+    """Log is enabled only while a food is chosen and its card drawn (not while its grams are
+    awaited)."""
+    return gr.update(interactive=bool(state.get("food")) and not state.get("needs_grams"))
 
 
 def _chosen_food(state: dict | None) -> str:
@@ -151,9 +153,16 @@ class AnalyseTab:
         c, state = self.c, dict(state)
         if not state["food"]:
             return state, {c.carb_head: "", c.card: "", c.serving: gr.update(choices=[], value=None)}
-        card = nutrition_card(state["food"], grams=state["grams"], serving=state["serving"],
-                              exchange_unit_g=settings["exchange_unit_g"], user=user)
-        state["serving"] = card["portion"].get("serving")
+        try:
+            card = nutrition_card(state["food"], grams=state["grams"], serving=state["serving"],
+                                  exchange_unit_g=settings["exchange_unit_g"], user=user)
+        except NoDefaultServing:
+            # Picked, but its table gives no portion: the person types the grams (never 100 g
+            # of a biscuit or a drink by default); the food stays chosen for them.
+            state["serving"], state["needs_grams"] = None, True
+            return state, {c.carb_head: f"⚖️ **{state['food']}** has no default serving in its table: type the grams you ate.",
+                           c.card: "", c.serving: gr.update(choices=[], value=None)}
+        state["serving"], state["needs_grams"] = card["portion"].get("serving"), False
         choices = [(f"{s['name']} ({views.fmt(s['grams'], 'g')})", s["name"]) for s in card["servings"]]
         return state, {c.carb_head: views.card_headline(card), c.card: views.card_markdown(card),
                        c.serving: gr.update(choices=choices, value=state["serving"])}
