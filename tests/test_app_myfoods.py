@@ -187,6 +187,10 @@ def test_a_food_without_a_default_serving_waits_for_grams(page):
     # draw its card and turn Log on.
     from sqlalchemy import select
 
+    from datetime import datetime
+
+    from app import meals
+    from db.errors import NoDefaultServing
     from db.session import session_scope
     from db.tables import Food, Serving
 
@@ -208,6 +212,12 @@ def test_a_food_without_a_default_serving_waits_for_grams(page):
         typed = page.analyse.set_grams(state, "150", CAROL)
         assert typed[a.log_btn]["interactive"] is True and "150 g" in typed[a.card]
         assert "34.3 g" in typed[a.card]  # 150 g x 22.84 g carbohydrate per 100 g
+        # The meal path the API, batch and CLI share refuses it without grams, logging nothing.
+        every_day = (datetime(1970, 1, 1), datetime(2100, 1, 1))
+        before = len(service.list_meals("carol", *every_day))
+        with pytest.raises(NoDefaultServing, match="give grams"):
+            meals.log("carol", meals.Draft(food="Banana"))
+        assert len(service.list_meals("carol", *every_day)) == before
     finally:
         set_banana_default(True)
 

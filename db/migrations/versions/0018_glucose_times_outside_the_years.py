@@ -28,4 +28,4 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    pass
+    """The deleted rows cannot come back and the schema did not change: nothing to undo."""
