@@ -416,8 +416,10 @@ def _stored(food: TableFood, everyday: dict[str, tuple[str, ...]]) -> dict:
 # a new name each time a table's values, notes, search weights, everyday aliases or own portions
 # change (-2: no "NFS" row ranked as a brand, CoFID's lager and takeaway spare ribs without a
 # carbohydrate of 0 g, FNDDS defaults that are no "Guideline amount" of a topping, FNDDS's
-# lemonade called lemonade; -3: everyday names of UK dishes and brands, "fried chicken", "tofu").
-ROWS_PART = "table-rows-3"
+# lemonade called lemonade; -3: everyday names of UK dishes and brands, "fried chicken", "tofu";
+# -4: FNDDS defaults that are no bag, box or sleeve holding several portions, no head of
+# lettuce).
+ROWS_PART = "table-rows-4"
 
 
 def refresh(session: Session, table: Table, seed_dir: Path) -> int:

@@ -155,12 +155,15 @@ def portion_problems(food: Food, grams: float, name: str = "") -> list[str]:
 # How a household measure reads as one person's portion, best first: the measure one person
 # eats of nuts and chocolate (1 oz, "a handful", "a few squares") and a cup of soup (not the
 # can, which holds two); a medium one; USDA's own serving ("1 NLEA serving"); a natural unit
-# (1 slice, 1 can, 1 large egg); a cup or a 3-oz cooked-meat portion; and last bare units
-# (1 fl oz, 1 tbsp, 1 oz, 1 package) and miniature pieces, which are measures, not portions.
+# (1 slice, 1 can, 1 large egg); a cup or a 3-oz cooked-meat portion; a bag, box or sleeve
+# that holds more than FNDDS's amount for an unspecified quantity (a bag of rice cakes, a
+# sleeve of saltines: what is sold, not what is eaten); and last bare units (1 fl oz, 1 tbsp,
+# 1 oz, 1 package, 1 ml) and what is bought whole (a head of lettuce, a meat loaf, a bunch)
+# and miniature pieces, which are measures, not portions.
 _MEDIUM_RE = re.compile(r"\bmedium\b")
 _CUP_RE = re.compile(r"^[\d.]+ (cup|3 oz)\b|^3 oz\b")
-_UNIT_RE = re.compile(r"^[\d./]+ (fl oz|oz|tbsp|tsp|lb|g|quart|pint|liter|gallon|package|"
-                      r"unit \(yield|cubic inch)\b|\b(mini|miniature|cherry)\b|"
+_UNIT_RE = re.compile(r"^[\d./]+ (fl oz|oz|tbsp|tsp|lb|g|ml|quart|pint|liter|gallon|package|"
+                      r"unit \(yield|cubic inch)\b|^1 (head|bunch|loaf)\b|\b(mini|miniature|cherry)\b|"
                       # FNDDS's amount of a food added to another ("Guideline amount per
                       # cup of hot cereal": milk on porridge, chili on a hot dog)
                       r"^guideline amount\b")
@@ -168,16 +171,45 @@ _OUNCE_RE = re.compile(r"^1 oz\b")
 _GLASS_RE = re.compile(r"^([4-9]|1[0-9]|20) fl oz\b")  # a glass or a bottle, not 1 fl oz
 _ONE_CUP_RE = re.compile(r"^1 (cup|serving 1 cup)\b")
 _CHOCOLATE_RE = re.compile(r"^candies, .*\bchocolate\b")
+# A soup by its brand's name ("CAMPBELL'S CHUNKY, New England Clam Chowder"): by the cup too.
+_SOUP_RE = re.compile(r"\b(soups?|chowder)\b")
 # FNDDS's weight for a report without a quantity (a survey mean): behind named measures.
 _UNSPECIFIED_RE = re.compile(r"^quantity not specified\b")
+# What a food is sold in. One that holds more than this many times FNDDS's amount for an
+# unspecified quantity (a survey's amount eaten), where that amount is one portion, holds
+# several: FNDDS's "single serving bag" of rice cakes (45 g) or chips (57 g), a sleeve of
+# saltines (115 g), against the 18 g, 28 g and 18 g people report eating. Such a container
+# ranks with bare measures, and the reported amount of a food sold so comes before its
+# natural units and cups (a cup of crackers, a stack of Ritz are measures).
+_CONTAINER_RE = re.compile(r"\b(bag|box|package|sleeve|stack|jar|tub|carton|container)\b")
+_CONTAINER_SHARE = 1.5
 
 
-def _preference(name: str, food: Food) -> int:
+def _holds_several(name: str, grams: float, unspecified_grams: float | None) -> bool:
+    return (unspecified_grams is not None and _CONTAINER_RE.search(name.lower()) is not None
+            and grams > _CONTAINER_SHARE * unspecified_grams)
+
+
+def _preference(name: str, food: Food, grams: float,
+                unspecified_grams: float | None, sold_packed: bool) -> float:
+    """How well ``name`` reads as one portion, 0 best; ``unspecified_grams``: the food's
+    "Quantity not specified" weight when it is one portion; ``sold_packed``: one of the food's
+    containers holds several such amounts."""
+    rank = _rank(name, food)
+    if _holds_several(name, grams, unspecified_grams):
+        return max(rank, 5)
+    if sold_packed and _UNSPECIFIED_RE.search(name.lower()):
+        return 3.5
+    return rank
+
+
+def _rank(name: str, food: Food) -> float:
     text, description = name.lower(), food.description.lower()
     if _OUNCE_RE.search(text) and (food.category == "Nut and Seed Products"
                                    or _CHOCOLATE_RE.search(description)):
         return 0
-    if _ONE_CUP_RE.search(text) and description.startswith("soup"):
+    if _ONE_CUP_RE.search(text) and (description.startswith("soup") or (
+            food.category.startswith("Soups") and _SOUP_RE.search(description))):
         return 0
     if _MEDIUM_RE.search(text):
         return 1
@@ -186,7 +218,7 @@ def _preference(name: str, food: Food) -> int:
     if _GLASS_RE.search(text) or _UNSPECIFIED_RE.search(text):
         return 4
     if _UNIT_RE.search(text):
-        return 5
+        return 6
     if _CUP_RE.search(text):
         return 4
     return 3
@@ -222,8 +254,12 @@ def choose_default(food: Food, measures: Sequence[tuple[str, float]]) -> Choice:
     make one, or 100 g when that is one; else the measure with the fewest problems."""
     fits = [i for i, (name, grams) in enumerate(measures)
             if not portion_problems(food, grams, name)]
+    unspecified = next((grams for name, grams in measures if _UNSPECIFIED_RE.search(
+        name.lower()) and not portion_problems(food, grams, name)), None)
+    packed = any(_holds_several(name, grams, unspecified) for name, grams in measures)
     if fits:
-        return Choice(min(fits, key=lambda i: (_preference(measures[i][0], food), i)))
+        return Choice(min(fits, key=lambda i: (
+            _preference(measures[i][0], food, measures[i][1], unspecified, packed), i)))
     for i, (name, grams) in enumerate(measures):
         if _WHOLE_CUP_OR_CAN.search(name.lower()):
             for factor, text in _FRACTIONS:
@@ -233,7 +269,7 @@ def choose_default(food: Food, measures: Sequence[tuple[str, float]]) -> Choice:
     low = portion_range(food.category)[0]
     for i, (name, grams) in enumerate(measures):
         unit = _ONE_UNIT_NAME.match(name.lower())
-        if unit and grams < low and _preference(name, food) == 3:
+        if unit and grams < low and _rank(name, food) == 3:
             for count in range(2, _MAX_UNITS + 1):
                 if not portion_problems(food, grams * count):
                     return Choice(i, float(count),
@@ -242,7 +278,7 @@ def choose_default(food: Food, measures: Sequence[tuple[str, float]]) -> Choice:
         return Choice(None)
     return Choice(min(range(len(measures)), key=lambda i: (
         len(portion_problems(food, measures[i][1], measures[i][0])),
-        _preference(measures[i][0], food), i)))
+        _rank(measures[i][0], food), i)))
 
 
 @dataclass(frozen=True)
