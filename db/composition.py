@@ -481,8 +481,8 @@ def refresh(session: Session, table: Table, seed_dir: Path) -> int:
 # sour chicken, Wiener schnitzel, goulash, Laugenbrötli, rye breads, Hackplätzli, pizzas,
 # Älplermagronen, Rührei; brown and seeded breads, rolls, cereals, pies, crumble, rice pudding,
 # takeaway burgers and cod, coffee, hot chocolate, ice cream, UK pizzas, Rührei with herbs,
-# cheese or ham).
-CITED_PORTIONS_PART = "table-portions-6"
+# cheese or ham; -7: quark by FNDDS's half cup of cottage cheese).
+CITED_PORTIONS_PART = "table-portions-7"
 
 
 def add_cited_portions(session: Session, table: Table, seed_dir: Path) -> int:
