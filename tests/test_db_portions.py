@@ -161,3 +161,48 @@ def test_a_guideline_amount_of_a_topping_is_no_default():
     assert defaults["27111400"] == "1 cup" and defaults["11114300"] == "1 cup"  # milk, lactose free
     # Only lettuce "for use on a sandwich" is measured by its guideline amount alone.
     assert {code for code, name in defaults.items() if name.startswith("Guideline")} == {"89902020"}
+
+
+@pytest.fixture(scope="module")
+def fndds_defaults() -> dict[str, tuple[str, float]]:
+    shipped = composition.read_compact(fndds.TABLE, SEED_DIR)[1]
+    return {m.code: (m.name, m.grams) for m in shipped if m.is_default}
+
+
+@pytest.mark.parametrize("code, serving, grams", [
+    # A rice cake is eaten one or two at a time (about 9 g each; FNDDS's "1 cake" is a mini
+    # one, 3 g): FNDDS's amount when the number is not reported, not its 45 g snack bag.
+    ("54318500", "Quantity not specified", 18.0),  # Rice cake
+    ("54325000", "Quantity not specified", 18.0),  # Crackers, saltine: not the 115 g sleeve
+    ("54301030", "Quantity not specified", 18.0),  # Ritz: not the 45 g bag or the 50 g stack
+    ("54403052", "1 100 calorie package", 30.0),  # microwave popcorn: not the 85 g bag
+    ("54102010", "1 large rectangular piece or 2 squares or 4 small rectangular pieces", 15.0),
+    ("75113000", "1 cup", 35.0),  # Lettuce, raw: not the 539 g head
+])
+def test_a_container_holding_several_portions_is_no_default(fndds_defaults, code, serving,
+                                                            grams):
+    assert fndds_defaults[code] == (serving, grams)
+
+
+def test_chips_by_the_small_bag_and_nuts_by_the_ounce_people_report():
+    # FNDDS's "medium single serving bag" of potato chips is 57 g, twice the 28 g people report
+    # eating (FDA's reference amount for chips is 30 g); a cup of nuts is 130 g.
+    chips = portions.Food("Potato chips", "Potato chips, NFS", 536.0, 53.0)
+    measures = [("1 chip", 2.0), ("1 small single serving bag", 28.0),
+                ("1 medium single serving bag", 57.0), ("1 cup", 20.0),
+                ("Quantity not specified", 28.0)]
+    assert portions.choose_default(chips, measures) == portions.Choice(1)
+    # A single-serving container about the reported amount stays (a 4 oz yogurt).
+    yogurt = portions.Food("Yogurt, regular", "Yogurt, NFS", 80.0, 9.0)
+    cups = [("1 4 oz container", 113.0), ("1 cup", 245.0), ("Quantity not specified", 170.0)]
+    assert portions.choose_default(yogurt, cups) == portions.Choice(0)
+
+
+def test_a_branded_soup_by_the_cup_and_what_is_bought_whole_is_no_default(defaults):
+    assert (defaults["CAMPBELL'S CHUNKY, Classic Chicken Noodle Soup"].serving,
+            defaults["CAMPBELL'S CHUNKY, Classic Chicken Noodle Soup"].grams) == ("1 cup", 243.0)
+    assert defaults["Beef, ground, 70% lean meat / 30% fat, loaf, cooked, baked"].serving == "3 oz"
+    assert defaults["Water, bottled, generic"].serving == "1 cup"
+    # A sixth of a loaf is a portion; the whole loaf is not.
+    assert defaults["Cake, pound, commercially prepared, butter (includes fresh and frozen)"
+                    ].serving == "0.167 loaf 1/6 of the loaf"

@@ -445,6 +445,11 @@ def test_every_cited_portion_is_that_tables_portion_of_the_same_food():
     assert defaults[("Swiss FCDB", "498")] == ("1 can (12 fl oz)", 372)  # 92410310 cola
     assert swiss_names["1066"].startswith("Reis poliert, gekocht")
     assert defaults[("Swiss FCDB", "1066")] == ("1 cup, cooked", 158)  # 56205008 white rice
+    # Quark by FNDDS's half cup of cottage cheese, the fresh curd cheese of its composition.
+    assert [swiss_names[code] for code in ("571", "71", "70")] == [
+        "Quark, nature, halbfett", "Quark, nature, mager", "Quark, nature, Rahm"]
+    assert [defaults[("Swiss FCDB", code)] for code in ("571", "71", "70")] == [
+        ("1/2 cup", 105), ("1/2 cup", 113), ("1/2 cup", 105)]  # 14201010, 14204010, 14201200
     assert defaults[("CoFID", "Bananas, flesh only")] == ("1 banana", 126)  # 63107010
     assert defaults[("CoFID", "Bread, white, sliced")] == ("1 medium slice", 28)  # 51101000
     assert defaults[("CoFID", "Milk, semi-skimmed, pasteurised, average")] == (
