@@ -28,8 +28,9 @@ from db.tables import (
 # composites once, each taking its labels and aliases over from the stand-in row it replaces
 # (the fish-only "Fish and chips"), whose logged meals stay as they are. A new name each time
 # composites are added (-2: beans on toast; -3: sausages and mash, chips and curry sauce,
-# Currywurst).
-UPGRADE_PART = "composites-any-table-3"
+# Currywurst; -4: bagel with cream cheese, bacon roll, chip butty, full English breakfast, neeps
+# and tatties, Fischbrötchen, Spezi).
+UPGRADE_PART = "composites-any-table-4"
 
 FOODS_FILE = "composites.csv"
 INGREDIENTS_FILE = "composite_ingredients.csv"

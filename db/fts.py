@@ -256,8 +256,20 @@ def _index_would_match(readings: Readings, all_words: bool, row: Row,
     """Whether ``_fts_expression`` would match the food: in some reading, each query word (or
     one of its alternatives) starts a word of its texts, or is one when shorter than three
     letters."""
-    texts = " ".join(filter(None, (row.name, " ".join(row.aliases), row.common_names, description)))
-    present = set(search.words(texts))
+    return _texts_match(readings, all_words,
+                        (row.name, " ".join(row.aliases), row.common_names, description))
+
+
+def names_match(readings: Readings, name: str, aliases: Sequence[str],
+                common_names: str | None) -> bool:
+    """Whether some reading has every word in the food's names (its name, aliases, labels
+    and common names), not only in its description: a composite's description lists its
+    ingredients, and a plate is not what "sausage bread" asks for."""
+    return _texts_match(readings, True, (name, " ".join(aliases), common_names))
+
+
+def _texts_match(readings: Readings, all_words: bool, texts: Sequence[str | None]) -> bool:
+    present = set(search.words(" ".join(filter(None, texts))))
 
     def found(word: str) -> bool:
         return word in present if len(word) < 3 else any(w.startswith(word) for w in present)

@@ -104,7 +104,8 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
 
     # Foods with every word of a reading; where none answers (or none a diet wish may get: no
     # table has a diet lemon-lime soda, its diet soda is "Beverages, carbonated, low calorie,
-    # other than cola"), a compound's kind too; then any word will do.
+    # other than cola", or none but by its description: a composite's lists its ingredients),
+    # a compound's kind too; then any word will do.
     stages = [(readings, True)]
     if kind_readings:
         stages.append((readings + kind_readings, True))
@@ -114,7 +115,9 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
         alternatives = [[_spellings(word, known, last=i == len(reading) - 1)
                          for i, word in enumerate(reading)] for reading, _ in readings]
         found = matching(alternatives, all_words)
-        if any(not (diet and search.sugared(c)) for c in found):
+        allowed = [c for c in found if not (diet and search.sugared(c))]
+        if not all_words and allowed or any(
+                fts.names_match(alternatives, c.food, c.aliases, c.common_names) for c in allowed):
             break
     # Rank with each word as the food names spell it (the first correction of a typo).
     guessed = {choices[0] for words, (reading, _) in zip(alternatives, readings)

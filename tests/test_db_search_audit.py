@@ -709,6 +709,19 @@ AUDIT = [
     ("DE", "Eistee zuckerfrei", r"(?i)(eistee|iced tea|tea).*(zuckerfrei|light|diet|low calorie|sugar.free|süssstoff|unsweetened|ungesüsst)"),
     ("DE", "Limonade light", r"(?i)(limonade|soft drink|lemonade|carbonated|soda|süssgetränk|cola).*(light|zuckerfrei|diet|low calorie|sugar.free|zero|süssstoff)"),
     ("DE", "Cola ohne Zucker", r"(?i)cola.*(light|diet|zero|low calorie|zuckerfrei|süssstoff)"),
+    # Dishes no table holds as one row, now composites of table rows (db/seed/composites.csv,
+    # each ingredient at a cited FNDDS or SR Legacy portion); moved from NO_TABLE_HOLDS with
+    # their rules unchanged.
+    ("DE", "Fischbrötchen", r"(?i)fischbr(ö|o)tchen"),
+    ("DE", "Spezi", r"(?i)spezi|cola.?mix|mezzo ?mix"),
+    ("UK", "bacon roll", r"(?i)bacon (roll|butty)"),
+    ("UK", "chip butty", r"(?i)chip butty"),
+    ("UK", "full english breakfast", r"(?i)full english|english breakfast|fried breakfast"),
+    ("UK", "neeps and tatties", r"(?i)neeps|tatties"),
+    ("US", "bagel with cream cheese", r"(?i)bagel.*cream cheese"),
+    # Its words name a tea, not the cooked breakfast now held as a composite.
+    ("UK", "english breakfast tea", r"(?i)^tea\b|^beverages, tea"),
+    ("UK", "breakfast tea", r"(?i)^tea\b|^beverages, tea"),
 ]
 
 # Diet queries: the first hit has at most search.SUGARED_G sugar per 100 g; a dairy query (a
@@ -805,7 +818,6 @@ NO_TABLE_HOLDS = [
     # cheese and tomato a chef salad, CoFID's cheddar and pickle sandwich a ploughman's, its
     # currant buns a teacake, its treacle sponge pudding a sticky toffee pudding.
     ("US", "chef salad", r"(?i)chef'?s? salad"),
-    ("UK", "full english breakfast", r"(?i)full english|english breakfast|fried breakfast"),
     ("UK", "ploughman's lunch", r"(?i)ploughman"),
     ("UK", "teacake", r"(?i)tea ?cakes?"),
     ("UK", "sticky toffee pudding", r"(?i)sticky toffee|toffee pudding"),
@@ -816,20 +828,15 @@ NO_TABLE_HOLDS = [
     ("DE", "Stollen", r"(?i)stollen"),
     ("DE", "Kaiserschmarrn", r"(?i)schmarrn"),
     ("DE", "Brotzeit", r"(?i)brotzeit"),
-    ("DE", "Spezi", r"(?i)spezi|cola.?mix|mezzo ?mix"),
     # Fourth round
-    ("US", "bagel with cream cheese", r"(?i)bagel.*cream cheese"),
     ("US", "baked ziti", r"(?i)\bziti"),
     ("US", "poke bowl", r"(?i)poke bowl"),
     ("US", "acai bowl", r"(?i)a(ç|c)a(í|i) bowl"),
     ("UK", "eton mess", r"(?i)eton mess"),
     ("UK", "jam roly poly", r"(?i)roly.?poly"),
-    ("UK", "neeps and tatties", r"(?i)neeps|tatties"),
     ("UK", "cullen skink", r"(?i)cullen skink"),
     ("UK", "millionaire's shortbread", r"(?i)millionaire|caramel shortbread"),
     ("UK", "chicken jalfrezi", r"(?i)jalfrezi"),
-    ("UK", "chip butty", r"(?i)chip butty"),
-    ("UK", "bacon roll", r"(?i)bacon (roll|butty)"),
     ("UK", "prawn mayonnaise sandwich", r"(?i)prawn.*sandwich"),
     ("UK", "pigs in blankets", r"(?i)pigs in blankets"),  # FNDDS's "Pig in a blanket" is in pastry
     ("UK", "crunchie", r"(?i)crunchie\b"),
@@ -848,7 +855,6 @@ NO_TABLE_HOLDS = [
     ("DE", "Skyr", r"(?i)skyr"),
     ("DE", "Mischbrot", r"(?i)mischbrot"),
     ("DE", "Dinkelbrot", r"(?i)dinkelbrot|spelt bread"),
-    ("DE", "Fischbrötchen", r"(?i)fischbr(ö|o)tchen"),
     ("DE", "Milchbrötchen", r"(?i)milchbr(ö|o)tchen"),
 ]
 

@@ -365,6 +365,32 @@ def test_beans_on_toast_is_the_beans_with_their_toast(full_db):
     assert "Open Government Licence" in card["source"]["attribution"]
 
 
+def test_a_full_english_breakfast_is_its_seven_parts_and_breakfast_tea_is_tea(full_db):
+    # The plate is CoFID's rows at FNDDS's portions (db/seed/composites.csv): its card is their
+    # sum, so the beans' and the toast's carbohydrate are counted; the tea is not the plate.
+    parts = {"Sausages, pork, chilled, grilled": 60, "Bacon rashers, back, grilled": 46,
+             "Eggs, chicken, whole, fried in sunflower oil": 55,
+             "Baked beans, canned in tomato sauce": 130, "Bread, white, toasted (CoFID)": 25,
+             "Tomatoes, standard, grilled, flesh and seeds only": 110,
+             "Mushrooms, white, fried in rapeseed oil": 80}
+    card = service.lookup("full english")
+    assert (card["food"], card["portion"]["grams"]) == ("Full English breakfast", 506.0)
+    portions = [service.lookup(name, grams=grams)["portion"] for name, grams in parts.items()]
+    for nutrient in ("carbohydrate_g", "available_carbohydrate_g", "kcal", "fat_g"):
+        assert card["portion"][nutrient] == pytest.approx(
+            sum(p[nutrient] for p in portions), abs=0.11), nutrient
+    assert all(f"{grams} g {name}" in card["source"]["description"]
+               for name, grams in parts.items())
+    assert "Open Government Licence" in card["source"]["attribution"]
+    for query in ("english breakfast tea", "breakfast tea"):
+        assert service.search(query, limit=1, region="UK")[0]["food"].startswith("Tea, "), query
+    # Its description lists sausage and bread, but a food is found by its names: a sausage
+    # sandwich is not the plate that alone holds both words.
+    for query in ("Wurstbrot", "sausage bread"):
+        assert "Full English breakfast" not in [
+            hit["food"] for hit in service.search(query, limit=3, region="DE")], query
+
+
 def test_fish_and_chips_is_the_fish_with_its_chips_and_an_older_database_gets_it(tmp_path):
     """The dish is a composite of CoFID's two chip-shop rows (140 g of battered cod and 145 g of chips),
     so its carbohydrate includes the chips' and the card carries CoFID's OGL attribution. A
