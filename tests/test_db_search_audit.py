@@ -1015,14 +1015,14 @@ HYPO = [
     ("UK", 'jelly babies for a hypo', r"(?i)jelly babies|jelly sweets|gums|pastilles|sweets, jelly|gummibonbon"),
     ("UK", 'mini can of coke', r"(?i)cola(?!.*(diet|low calorie|sugar.free|zero))"),
     ("UK", 'carton of orange juice', r"(?i)^orange juice"),
-    ("DE", 'Traubenzucker Täfelchen', ('pack', '^Traubenzucker$')),
+    ("DE", 'Traubenzucker Täfelchen', PACK),
     ("DE", 'Saft bei Unterzucker', r"(?i)saft|juice"),
     ("US", 'sugar cubes', r"(?i)sugars?,? (cubes|granulated|nfs)|^sugar$|sugar cube"),
     ("US", 'glucose chews', PACK),
     ("US", 'juice box for low blood sugar', r"(?i)juice"),
     ("UK", 'lucozade original', r"(?i)lucozade"),
-    ("UK", 'dextrose tabs', ('pack', '^Traubenzucker$')),
-    ("DE", 'Traubenzucker Plättchen', ('pack', '^Traubenzucker$')),
+    ("UK", 'dextrose tabs', r"^Traubenzucker$"),
+    ("DE", 'Traubenzucker Plättchen', PACK),
     ("DE", 'Gummibärchen bei Unterzucker', r"(?i)gummibonbon|gummi|fruchtgummi|gummy"),
 ]
 
