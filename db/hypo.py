@@ -13,6 +13,7 @@ the serving whose carbohydrate the hit shows (empty: the default), what to read 
 """
 
 import csv
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -83,6 +84,21 @@ def shipped() -> tuple[Treatment, ...]:
     from db.seed import SEED_DIR
 
     return read(SEED_DIR)
+
+
+# What a query may say after the treatment about why it is eaten ("jelly babies for a hypo",
+# "juice for low blood sugar", "Saft bei Unterzucker"): the food is what comes before it.
+_WHY_RE = re.compile(
+    r"\s+(for|when|during|to treat|bei|gegen|fur|für)\s+(an?\s+|my\s+|the\s+|einer?\s+|den\s+)?"
+    r"(hypos?|hypoglyc(a)?emia|low blood (sugar|glucose)|lows?|unterzucker(ung)?|"
+    r"hypoglyk(ä|ae)mie|hypo)\s*$", re.IGNORECASE)
+
+
+def without_why(text: str) -> str:
+    """``text`` without a closing "for a hypo" (``_WHY_RE``); unchanged where nothing else
+    is left."""
+    food = _WHY_RE.sub("", text)
+    return food if food.strip() else text
 
 
 def treatments_for(text: str, region: str | None) -> list[Treatment]:

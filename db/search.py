@@ -192,8 +192,11 @@ SUBSTITUTE_WORDS = frozenset({"meatless", "imitation", "substitute", "vegetarian
 SUBSTITUTE_PENALTY = 3.0
 
 # --- diet words (diet_adjustment) ---
+# German inflects: "zuckerfreier Sirup", "zuckerfreie Limo"; "Diät-Limonade", "ungesüßt".
 DIET_WORDS = frozenset({"diet", "zero", "light", "lite", "sugarfree", "unsweetened",
-                        "zuckerfrei", "sugarless", "skinny"})
+                        "zuckerfrei", "zuckerfreie", "zuckerfreier", "zuckerfreies",
+                        "zuckerfreien", "diat", "ungesusst", "ungesusste", "ungesusster",
+                        "ungezuckert", "sugarless", "skinny"})
 DIET_PHRASES = (("sugar", "free"), ("no", "sugar"), ("zero", "sugar"), ("no", "added", "sugar"),
                 ("low", "calorie"), ("calorie", "free"), ("ohne", "zucker"), ("low", "sugar"),
                 ("without", "sugar"))

@@ -92,6 +92,7 @@ def search(text: str, limit: int = 10, *, user: str | None = None,
         )
     if group is not None and (not isinstance(group, str) or len(group) > 60 or "\x00" in group):
         raise InvalidValue(f"food group must be a name of at most 60 characters, got {validate.echo(group)}")
+    text = hypo.without_why(text)  # "jelly babies for a hypo" is a search for jelly babies
     with session_scope(write=False) as session:
         owner = repo.get_user(user, session=session) if user is not None else None
         if region is None and owner is not None:

@@ -345,3 +345,47 @@ def test_the_same_food_of_two_tables_is_listed_once_with_the_other_reachable(ful
     names = _names("pancakes", "US", limit=10)
     assert names[0] == "Pancakes" and "Pancakes, NFS" not in names
     assert "Bread, pumpernickel (FNDDS)" not in _names("pumpernickel", "US", limit=10)
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("Paradeiser", r"^Tomate, roh"), ("Erdäpfel", r"^Kartoffel"), ("Erdaepfel", r"^Kartoffel"),
+    ("Fisolen", r"^Bohne, grün"), ("Karfiol", r"^Blumenkohl"), ("Topfen", r"(?i)quark"),
+    ("Marillen", r"^Aprikose"), ("Palatschinken", r"(?i)^cr(e|ê)pe"),
+    ("Kartoffelbrei", r"^Kartoffelstock"), ("Kohlrouladen", r"^Stuffed cabbage rolls")])
+def test_austrian_and_swiss_words_are_read_as_the_tables_german(full_db, query, expected):
+    # Duden marks them österreichisch or schweizerisch (search_vocabulary.csv)
+    assert re.search(expected, _names(query, "DE")[0]), _names(query, "DE")
+
+
+@pytest.mark.parametrize("query, region, expected", [
+    ("jelly babies for a hypo", "UK", r"^Gummibonbon mit Fruchtessenz$"),
+    ("skittles for low", "US", r"SKITTLES"),
+    ("Gummibärchen bei Unterzucker", "DE", r"^Gummibonbon mit Fruchtessenz$"),
+    ("juice box for low blood sugar", "US", r"^Apple juice")])
+def test_a_hypo_treatment_said_to_be_for_a_hypo_is_that_treatment(full_db, query, region, expected):
+    assert re.search(expected, _names(query, region)[0]), _names(query, region)
+
+
+def test_why_a_treatment_is_eaten_is_no_word_searched_for():
+    from db import hypo
+
+    assert hypo.without_why("jelly babies for a hypo") == "jelly babies"
+    assert hypo.without_why("Saft bei Unterzucker") == "Saft"
+    assert hypo.without_why("juice for low blood sugar") == "juice"
+    assert hypo.without_why("low fat milk") == "low fat milk"
+    assert hypo.without_why("for a hypo") == "for a hypo"  # nothing else: left as typed
+
+
+@pytest.mark.parametrize("query", ["zuckerfreier Sirup", "Diät Limonade", "Apfelmus ungesüßt"])
+def test_german_diet_words_count_as_inflected(query):
+    assert search.split_diet(search.query_words(query))[1]
+
+
+def test_glucose_chews_and_traubenzucker_plaettchen_ask_for_the_pack(full_db):
+    for query, region in [("glucose chews", "US"), ("Traubenzucker Plättchen", "DE"), ("hypostop", "UK")]:
+        [hit] = service.search(query, limit=3, region=region)
+        assert hit["food_id"] is None and "from the pack" in hit["asks"], hit
+
+
+def test_sausage_biscuit_is_the_sausage_biscuit_not_one_with_egg_and_cheese(full_db):
+    assert _names("sausage biscuit", "US")[0] == "Sausage biscuit sandwich"
