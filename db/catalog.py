@@ -30,8 +30,9 @@ ALIASES_FILE = "sr28_aliases.csv"
 # The seed part (db.tables.SeedVersion) of the catalog's servings as chosen by today's
 # db.portions rule: a database seeded under an older rule gets them once (db.session). A new
 # rule gets a new name (2: juice "from concentrate" is not a concentrate; 3: a branded soup by
-# the cup, not the can; a head, bunch or loaf and 1 ml are measures, not portions).
-SERVINGS_PART = "sr28_servings_as_eaten_3"
+# the cup, not the can; a head, bunch or loaf and 1 ml are measures, not portions; 4: cheese
+# by the ounce, slice or spoon, not the cup, box or jar).
+SERVINGS_PART = "sr28_servings_as_eaten_4"
 
 
 def read_aliases(seed_dir: Path) -> dict[str, tuple[str, ...]]:

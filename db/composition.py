@@ -418,8 +418,9 @@ def _stored(food: TableFood, everyday: dict[str, tuple[str, ...]]) -> dict:
 # carbohydrate of 0 g, FNDDS defaults that are no "Guideline amount" of a topping, FNDDS's
 # lemonade called lemonade; -3: everyday names of UK dishes and brands, "fried chicken", "tofu";
 # -4: FNDDS defaults that are no bag, box or sleeve holding several portions, no head of
-# lettuce).
-ROWS_PART = "table-rows-4"
+# lettuce; -5: no cup of cheese, crackers or seeds, no medium bag of chips, no bite of
+# French toast).
+ROWS_PART = "table-rows-5"
 
 
 def refresh(session: Session, table: Table, seed_dir: Path) -> int:

@@ -163,7 +163,7 @@ def portion_problems(food: Food, grams: float, name: str = "") -> list[str]:
 _MEDIUM_RE = re.compile(r"\bmedium\b")
 _CUP_RE = re.compile(r"^[\d.]+ (cup|3 oz)\b|^3 oz\b")
 _UNIT_RE = re.compile(r"^[\d./]+ (fl oz|oz|tbsp|tsp|lb|g|ml|quart|pint|liter|gallon|package|"
-                      r"unit \(yield|cubic inch)\b|^1 (head|bunch|loaf)\b|\b(mini|miniature|cherry)\b|"
+                      r"unit \(yield|cubic inch)\b|^1 (head|bunch|loaf|bite size)\b|\b(mini|miniature|cherry)\b|"
                       # FNDDS's amount of a food added to another ("Guideline amount per
                       # cup of hot cereal": milk on porridge, chili on a hot dog)
                       r"^guideline amount\b")
@@ -190,11 +190,68 @@ def _holds_several(name: str, grams: float, unspecified_grams: float | None) -> 
             and grams > _CONTAINER_SHARE * unspecified_grams)
 
 
+# FDA's reference amount customarily consumed (21 CFR 101.12(b) Table 2), grams, for the
+# FNDDS categories that are one product class of that table ("Eggs and omelets" holds eggs,
+# 50 g, and egg dishes, 110 g; "Salad dressings and vegetable oils" oil, 15 g, and dressing,
+# 30 g: neither gets one), and for SR Legacy's cheeses by name (its food group holds milk and
+# eggs too).
+REFERENCE_AMOUNT_G: dict[str, float] = {
+    "Potato chips": 30, "Tortilla, corn, other chips": 30, "Pretzels/snack mix": 30,
+    "Popcorn": 30, "Crackers, excludes saltines": 30, "Saltine crackers": 15,
+    "Cookies and brownies": 30, "Yeast breads": 50, "Rolls and buns": 50,
+    "Doughnuts, sweet rolls, pastries": 55, "Candy containing chocolate": 30,
+    "Candy not containing chocolate": 30, "Cheese": 30, "Cottage/ricotta cheese": 110,
+    "Yogurt, regular": 170, "Yogurt, Greek": 170, "Nuts and seeds": 30,
+    "Mayonnaise": 15, "Butter and animal fats": 14, "Margarine": 14, "Cereal bars": 40,
+    "Nutrition bars": 40, "Tortillas": 55, "Pancakes, waffles, French toast": 110,
+    "Milk, whole": 240, "Milk, reduced fat": 240, "Milk, lowfat": 240, "Milk, nonfat": 240,
+    "Soft drinks": 360, "Diet soft drinks": 360, "Fruit drinks": 240, "Citrus juice": 240,
+    "Apple juice": 240, "Other fruit juice": 240,
+}
+_SR_CHEESES: tuple[tuple[re.Pattern[str], float], ...] = (
+    (re.compile(r"^cheese, (cottage|ricotta)\b"), 110.0), (re.compile(r"^cheese(?! sauce)\b"), 30.0))
+_CHEESE_CATEGORIES = ("Cheese", "Cottage/ricotta cheese")
+# A cup, can, jar, box or package is a measure of volume or what is sold; weighing over twice
+# or under half the food's reference amount (a cup of Parmesan 100 g, of cottage cheese 226 g,
+# of popcorn 11 g; a box of Limburger 113 g) it is not what one person eats, and it ranks last,
+# behind even bare measures (1 oz, 1 tbsp). A natural unit (one roll, one pretzel, one order)
+# is one as eaten whatever it weighs. Cheese is eaten by the ounce, slice, spoon or half cup,
+# never by the whole cup (cottage cheese's 210 g included).
+_MEASURE_OF_VOLUME_RE = re.compile(r"^[\d./]+ (cups?|can|jar|box|package|container|tub)\b")
+_WHOLE_CUP_RE = re.compile(r"^1 cups?\b")
+_OFF_REFERENCE_SHARE = 2.0
+_OFF_REFERENCE_RANK = 7
+
+
+def _sr_cheese_reference(food: Food) -> float | None:
+    if food.category != "Dairy and Egg Products":
+        return None
+    text = food.description.lower()
+    return next((grams for pattern, grams in _SR_CHEESES if pattern.search(text)), None)
+
+
+def reference_amount(food: Food) -> float | None:
+    """FDA's reference amount for ``food``'s category in grams; None where none is one."""
+    return REFERENCE_AMOUNT_G.get(food.category) or _sr_cheese_reference(food)
+
+
+def _off_reference(name: str, food: Food, grams: float) -> bool:
+    text = name.lower()
+    if _WHOLE_CUP_RE.search(text) and (food.category in _CHEESE_CATEGORIES
+                                       or _sr_cheese_reference(food) is not None):
+        return True
+    reference = reference_amount(food)
+    return (reference is not None and _MEASURE_OF_VOLUME_RE.search(text) is not None
+            and not reference / _OFF_REFERENCE_SHARE <= grams <= reference * _OFF_REFERENCE_SHARE)
+
+
 def _preference(name: str, food: Food, grams: float,
                 unspecified_grams: float | None, sold_packed: bool) -> float:
     """How well ``name`` reads as one portion, 0 best; ``unspecified_grams``: the food's
     "Quantity not specified" weight when it is one portion; ``sold_packed``: one of the food's
     containers holds several such amounts."""
+    if _off_reference(name, food, grams):
+        return _OFF_REFERENCE_RANK
     rank = _rank(name, food)
     if _holds_several(name, grams, unspecified_grams):
         return max(rank, 5)
@@ -211,7 +268,8 @@ def _rank(name: str, food: Food) -> float:
     if _ONE_CUP_RE.search(text) and (description.startswith("soup") or (
             food.category.startswith("Soups") and _SOUP_RE.search(description))):
         return 0
-    if _MEDIUM_RE.search(text):
+    # A medium bag is a size of container, not a medium one of the food.
+    if _MEDIUM_RE.search(text) and not _CONTAINER_RE.search(text):
         return 1
     if _SERVING_RE.search(text):
         return 2
@@ -250,7 +308,7 @@ def choose_default(food: Food, measures: Sequence[tuple[str, float]]) -> Choice:
     """The default serving among ``measures`` ((name, grams) in USDA's order): of those that
     are one portion as eaten (``portion_problems``), the one that best reads as a portion
     (``_preference``; USDA's order breaks ties). None is: the largest fraction of a cup
-    or can (1/2, 1/3, 1/4, 1/6) that is one, or the fewest natural units (2 to 6 slices, pieces) that
+    or can (1/2, 1/3, 1/4, 1/6) that is one and at most the reference amount, or the fewest natural units (2 to 6 slices, pieces) that
     make one, or 100 g when that is one; else the measure with the fewest problems."""
     fits = [i for i, (name, grams) in enumerate(measures)
             if not portion_problems(food, grams, name)]
@@ -260,10 +318,13 @@ def choose_default(food: Food, measures: Sequence[tuple[str, float]]) -> Choice:
     if fits:
         return Choice(min(fits, key=lambda i: (
             _preference(measures[i][0], food, measures[i][1], unspecified, packed), i)))
+    # A fraction is ours to choose: at most the food's reference amount where it has one
+    # (1/6 cup of chia seeds, 28 g, not half a cup).
+    most = reference_amount(food) or float("inf")
     for i, (name, grams) in enumerate(measures):
         if _WHOLE_CUP_OR_CAN.search(name.lower()):
             for factor, text in _FRACTIONS:
-                if not portion_problems(food, grams * factor):
+                if grams * factor <= most and not portion_problems(food, grams * factor):
                     return Choice(i, factor, _WHOLE_CUP_OR_CAN.sub(
                         lambda found: f"{text} {found[1]}", name))
     low = portion_range(food.category)[0]

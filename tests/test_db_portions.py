@@ -206,3 +206,97 @@ def test_a_branded_soup_by_the_cup_and_what_is_bought_whole_is_no_default(defaul
     # A sixth of a loaf is a portion; the whole loaf is not.
     assert defaults["Cake, pound, commercially prepared, butter (includes fresh and frozen)"
                     ].serving == "0.167 loaf 1/6 of the loaf"
+
+
+@pytest.mark.parametrize("code, serving, grams", [
+    # Cheese is eaten by the ounce, slice, spoon or half cup, never by the whole cup: FNDDS's
+    # amount people report eating, not its cup (100 g of Parmesan, 226 g of cottage cheese).
+    ("14104700", "Quantity not specified", 21.0),  # Cheese, goat: not 1 cup crumbled, 140 g
+    ("14120010", "Quantity not specified", 21.0),  # Mexican blend: not 1 cup shredded, 113 g
+    ("14204010", "Quantity not specified", 113.0),  # cottage cheese: half its 226 g cup
+    ("14201500", "Quantity not specified", 123.0),  # ricotta: half its 246 g cup
+    ("14420300", "Quantity not specified", 28.0),  # spray cheese: not the 135 g can
+    # A cup of crackers (70 g) or of coconut (85 g), over twice the 30 g reference amount.
+    ("54337020", "Quantity not specified", 18.0),  # Triscuit
+    ("42106000", "Quantity not specified", 28.0),  # Coconut, fresh
+    ("54403045", "Quantity not specified", 28.0),  # popcorn: not 1 cup popped, 11 g
+    ("43108010", "1/6 cup", 28.0),  # Chia seeds: a sixth of the 168 g cup, not half of it
+    ("54401021", "1 small single serving bag", 28.0),  # Corn chips: not the 57 g medium bag
+    ("55300020", "1 slice, NFS", 60.0),  # French toast, frozen: not one 10 g bite
+])
+def test_fndds_cheese_crackers_and_seeds_by_a_portion_not_a_cup(fndds_defaults, code, serving,
+                                                               grams):
+    assert fndds_defaults[code] == (serving, grams)
+
+
+def test_parmesan_and_cotija_by_the_spoon(fndds_defaults, defaults):
+    assert (defaults["Cheese, parmesan, grated"].serving,
+            defaults["Cheese, parmesan, grated"].grams) == ("1 tbsp", 5.0)  # not 1 cup, 100 g
+    assert fndds_defaults["14134000"] == ("Quantity not specified", 21.0)  # not 1 cup, 100 g
+
+
+@pytest.mark.parametrize("food, serving, grams", [
+    ("Cheese, cottage, lowfat, 2% milkfat", "4 oz", 113.0),  # not 1 cup, 226 g
+    ("Cheese, cottage, creamed, large or small curd", "4 oz", 113.0),  # not 1 cup, 210 g
+    ("Cheese, limburger", "1 oz", 28.35),  # not 1 box, 113 g
+    ("Cheese spread, pasteurized process, American", "1 slice", 34.0),  # not 1 jar, 128 g
+    ("Cheese, blue", "1 oz", 28.35),  # not 1 cup crumbled, 135 g
+    ("Cheese, ricotta, part skim milk", "0.5 cup", 124.0),  # half a cup of ricotta stays
+])
+def test_sr_legacy_cheese_by_the_ounce_slice_or_half_cup(defaults, food, serving, grams):
+    assert (defaults[food].serving, defaults[food].grams) == (serving, grams)
+
+
+def test_a_cup_or_container_far_from_the_reference_amount_ranks_last():
+    # FDA's reference amount for cheese is 30 g: a 113 g cup is a measure, the survey's 21 g
+    # amount (or 1 oz) is the portion.
+    cheese = portions.Food("Cheese", "Cheese, Mexican blend", 380.0, 2.0)
+    assert portions.reference_amount(cheese) == 30.0
+    measures = [("1 cup, shredded", 113.0), ("Quantity not specified", 21.0)]
+    assert portions.choose_default(cheese, measures) == portions.Choice(1)
+    # A cup of popcorn (11 g) is under half of its 30 g: the reported amount is the portion.
+    popcorn = portions.Food("Popcorn", "Popcorn, popped in oil", 500.0, 57.0)
+    assert portions.choose_default(popcorn, [("1 cup, popped", 11.0),
+                                             ("Quantity not specified", 28.0)]) == \
+        portions.Choice(1)
+    # A natural unit stays whatever it weighs: one soft pretzel is 120 g against 30 g.
+    pretzel = portions.Food("Pretzels/snack mix", "Pretzels, soft, NFS", 340.0, 70.0)
+    assert portions.choose_default(pretzel, [("1 cup, nuggets", 147.0), ("1 medium/regular",
+                                                                          120.0)]) == \
+        portions.Choice(1)
+    # A category with no single reference amount keeps its cup (egg dishes, 164 g).
+    casserole = portions.Food("Eggs and omelets", "Egg casserole", 180.0, 8.0)
+    assert portions.reference_amount(casserole) is None
+    assert portions.choose_default(casserole, [("1 cup", 164.0), ("Quantity not specified",
+                                                                  82.0)]) == portions.Choice(0)
+
+
+def test_a_whole_cup_of_any_cheese_ranks_last_and_sr_cheeses_have_reference_amounts():
+    cottage = portions.Food("Dairy and Egg Products", "Cheese, cottage, creamed", 98.0, 3.4)
+    assert portions.reference_amount(cottage) == 110.0
+    # 210 g is under twice 110 g, but no one eats a whole cup of cottage cheese.
+    assert portions.choose_default(cottage, [("4 oz", 113.0), ("1 cup, large curd", 210.0)]) \
+        == portions.Choice(0)
+    assert portions.reference_amount(portions.Food(
+        "Dairy and Egg Products", "Cheese, limburger", 327.0, 0.5)) == 30.0
+    assert portions.reference_amount(portions.Food(
+        "Dairy and Egg Products", "Cheese sauce, prepared from recipe", 197.0, 5.5)) is None
+    limburger = portions.Food("Dairy and Egg Products", "Cheese, limburger", 327.0, 0.5)
+    assert portions.choose_default(limburger, [("1 cup", 134.0), ("1 oz", 28.35),
+                                               ("1 box", 113.0)]) == portions.Choice(1)
+
+
+def test_a_fraction_of_a_cup_is_at_most_the_reference_amount():
+    chia = portions.Food("Nuts and seeds", "Chia seeds", 486.0, 42.0)
+    assert portions.choose_default(chia, [("1 cup", 168.0), ("Quantity not specified", 9.0)]) \
+        == portions.Choice(0, 1 / 6, "1/6 cup")
+
+
+def test_a_medium_bag_is_a_container_and_a_bite_is_a_miniature():
+    chips = portions.Food("Tortilla, corn, other chips", "Corn chips, plain", 540.0, 57.0)
+    bags = [("1 chip", 1.0), ("1 small single serving bag", 28.0),
+            ("1 medium single serving bag", 57.0), ("Quantity not specified", 45.0)]
+    assert portions.choose_default(chips, bags) == portions.Choice(1)
+    toast = portions.Food("Pancakes, waffles, French toast", "French toast, frozen", 220.0, 30.0)
+    assert portions.choose_default(toast, [("1 bite size", 10.0), ("1 slice, NFS", 60.0)]) == \
+        portions.Choice(1)
