@@ -733,6 +733,7 @@ AUDIT = [
     ("UK", "bacon roll", r"(?i)bacon (roll|butty)"),
     ("UK", "chip butty", r"(?i)chip butty"),
     ("UK", "full english breakfast", r"(?i)full english|english breakfast|fried breakfast"),
+    ("UK", "full english", r"(?i)full english"),  # the fifth round's, held since the composite
     ("UK", "neeps and tatties", r"(?i)neeps|tatties"),
     ("US", "bagel with cream cheese", r"(?i)bagel.*cream cheese"),
     # Its words name a tea, not the cooked breakfast now held as a composite.
@@ -1146,7 +1147,6 @@ NO_TABLE_HOLDS = [
     ("UK", 'barm brack', r"(?i)barm brack"),
     ("UK", 'cawl', r"(?i)cawl"),
     ("UK", 'white pudding', r"(?i)white pudding"),
-    ("UK", 'full english', r"(?i)full english"),
     ("DE", 'Quarkbällchen', r"(?i)Quarkbällchen"),
     ("DE", 'Amerikaner', r"(?i)Amerikaner"),
     ("DE", 'Donauwelle', r"(?i)Donauwelle"),
