@@ -298,9 +298,9 @@ def _vocabulary_spelling(word: str, known: tuple[str, ...]) -> str:
     close = get_close_matches(word, terms, n=1, cutoff=VOCABULARY_TYPO_CUTOFF)
     catalog = search.corrections(word, known)[:1]
     if not close:
-        # a compound misspelt in a part ("Apfelstrudl") where no catalog word is close
+        # a compound misspelt in its last part ("Apfel-strudl") where no catalog word is close
         return word if catalog or len(word) < MIN_MISSPELT_COMPOUND else next(
-            (w for w in _one_letter_off(word) if len(_split_compound(w, known)) > 1), word)
+            (w for w in _one_letter_off(word) if _misspelt_kind(word, w, known)), word)
     if catalog and catalog[0] != close[0] and (
             _similarity(word, catalog[0]) >= _similarity(word, close[0])):
         return word  # "chiken" is chicken, not the vocabulary's "schinken"
@@ -309,6 +309,13 @@ def _vocabulary_spelling(word: str, known: tuple[str, ...]) -> str:
 
 MIN_MISSPELT_COMPOUND = 8
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def _misspelt_kind(word: str, spelt: str, known: tuple[str, ...]) -> bool:
+    """Whether ``spelt`` splits into a first part ``word`` starts with and a last part
+    of at least MIN_KIND letters: ``word`` is that compound with its kind misspelt."""
+    split = _split_compound(spelt, known)
+    return len(split) == 2 and word.startswith(split[0]) and len(split[1]) >= MIN_KIND
 
 
 def _one_letter_off(word: str) -> list[str]:
