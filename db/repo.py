@@ -82,6 +82,7 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
     if vocabulary_parts != parts:
         found += [r for r in _readings(vocabulary_parts, known, region) if r not in found]
     readings, diet = _diet_wishes(found[:MAX_READINGS], diet)
+    no_added_sugar = search.asks_no_added_sugar(search.query_words(text_))
     # A compound's last part names its kind ("Birnbrot" is a bread, "Multivitaminsaft" a
     # juice): read alone where no food has every part, below any reading of them all.
     kinds = [part[-1:] if len(part) > 1 else _compound_kind(part[0], known) for part in parts]
@@ -107,6 +108,10 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
     # other than cola", or none but by its description: a composite's lists its ingredients),
     # a compound's kind too; then any word will do.
     stages = [(readings, True)]
+    measureless = [(kept, handicap) for reading, handicap in readings
+                   if (kept := search.without_measures(reading))]
+    if measureless:  # "half cup juice" is juice, not a cupcake
+        stages.append((measureless, True))
     if kind_readings:
         stages.append((readings + kind_readings, True))
     if any(len(reading) > 1 for reading, _ in readings + kind_readings):
@@ -115,7 +120,7 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
         alternatives = [[_spellings(word, known, last=i == len(reading) - 1)
                          for i, word in enumerate(reading)] for reading, _ in readings]
         found = matching(alternatives, all_words)
-        allowed = [c for c in found if not (diet and search.sugared(c))]
+        allowed = [c for c in found if not (diet and search.sugared(c, no_added_sugar))]
         if not all_words and allowed or any(
                 fts.names_match(alternatives, c.food, c.aliases, c.common_names) for c in allowed):
             break
@@ -126,7 +131,8 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
     query = search.make_query([([choices[0] for choices in words], handicap)
                                for words, (_, handicap) in zip(alternatives, readings)],
                               diet=diet, typed=sum(map(len, parts)), region=region,
-                              typed_words=wanted, guessed=guessed)
+                              typed_words=wanted, guessed=guessed,
+                              no_added_sugar=no_added_sugar)
     return with_portions(session, search.rank(query, found, limit))
 
 
@@ -285,15 +291,40 @@ def _vocabulary_spelling(word: str, known: tuple[str, ...]) -> str:
     if plain != word and (_a_word(plain, known) or len(_split_compound(plain, known)) > 1):
         return plain
     if len(_split_compound(word, known)) > 1:
-        return word
+        # one letter off a catalog word is that word misspelt ("cheezecake" is no "cheez"
+        # cake); two off are other words ("cheesesteak" is no cheesecake)
+        return next((w for w in _one_letter_off(word) if _known(w, known)), word)
     terms = [t for t in vocabulary.single_word_terms() if abs(len(t) - len(word)) <= 2]
     close = get_close_matches(word, terms, n=1, cutoff=VOCABULARY_TYPO_CUTOFF)
-    if not close:
-        return word
     catalog = search.corrections(word, known)[:1]
-    if catalog and _similarity(word, catalog[0]) >= _similarity(word, close[0]):
+    if not close:
+        # a compound misspelt in its last part ("Apfel-strudl") where no catalog word is close
+        return word if catalog or len(word) < MIN_MISSPELT_COMPOUND else next(
+            (w for w in _one_letter_off(word) if _misspelt_kind(word, w, known)), word)
+    if catalog and catalog[0] != close[0] and (
+            _similarity(word, catalog[0]) >= _similarity(word, close[0])):
         return word  # "chiken" is chicken, not the vocabulary's "schinken"
     return close[0]
+
+
+MIN_MISSPELT_COMPOUND = 8
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def _misspelt_kind(word: str, spelt: str, known: tuple[str, ...]) -> bool:
+    """Whether ``spelt`` splits into a first part ``word`` starts with and a last part
+    of at least MIN_KIND letters: ``word`` is that compound with its kind misspelt."""
+    split = _split_compound(spelt, known)
+    return len(split) == 2 and word.startswith(split[0]) and len(split[1]) >= MIN_KIND
+
+
+def _one_letter_off(word: str) -> list[str]:
+    """The words one letter dropped, added or replaced away from ``word``, in a fixed order."""
+    cuts = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    return sorted({head + tail[1:] for head, tail in cuts if tail}
+                  | {head + c + tail for head, tail in cuts for c in _LETTERS}
+                  | {head + c + tail[1:] for head, tail in cuts if tail for c in _LETTERS}
+                  - {word})
 
 
 def _similarity(a: str, b: str) -> float:
@@ -365,6 +396,9 @@ def _spellings(word: str, known: tuple[str, ...], *, last: bool) -> list[str]:
     if index < len(known) and (known[index] == word or
                                (last and known[index].startswith(word))):
         return [word, one] if one is not None and _known(one, known) else [word]
+    ies = word[:-2] + "ies"
+    if word.endswith("ys") and word[-3:-2] not in "aeiou" and _known(ies, known):
+        return [ies, one] if one is not None and _known(one, known) else [ies]  # "blueberrys"
     if one is not None and _known(one, known):
         return [one]
     return search.corrections(word, known) or [word]

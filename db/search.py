@@ -207,6 +207,15 @@ _DIET_MARKER_RE = re.compile(
     r"sucralose|stevia|non-nutritive sweetener)|"
     # the Swiss FCDB's German: "Colagetränk, mit Süssstoffen", "Tee, ungezuckert"
     r"mit sussstoffen?|ungezuckert|zuckerfrei|ohne zucker|energievermindert)\b")
+# Markers that say no sugar was added, not that the food has little ("Cranberry juice,
+# unsweetened": 12 g per 100 g): a diet row only for a query asking for that
+# (``NO_ADDED_SUGAR_WORDS``), or where the row holds little sugar anyway.
+_NO_ADDED_SUGAR_RE = re.compile(
+    r"\b(unsweetened|not sweetened|no sugar added|no added sugar|without added sugar|"
+    r"ungezuckert)\b")
+NO_ADDED_SUGAR_WORDS = frozenset({"unsweetened", "ungesusst", "ungesusste", "ungesusster",
+                                  "ungezuckert"})
+NO_ADDED_SUGAR_PHRASES = (("no", "sugar"), ("no", "added", "sugar"))
 # Sugar per 100 g above which a row without a diet marker is sugared (a diet cola has 0;
 # unsweetened tea, coffee and water have none either).
 SUGARED_G = 1.5
@@ -250,6 +259,21 @@ MEASURE_WORDS = frozenset({"cup", "glass", "bowl", "mug", "plate", "slice", "pie
                            "bar", "packet", "bag", "tin", "pot", "tub", "jar", "box", "scoop"})
 
 
+# A measure, container or size beside the food without "of" ("half cup juice", "coleslaw pot",
+# "small box of raisins"): searched for, as some foods are named with one ("granola bar",
+# "juice box"); where no food has every word, the words without them (``without_measures``).
+SIZE_WORDS = frozenset({"small", "large", "medium", "mini", "big", "regular"})
+MEASURE_AND_SIZE_WORDS = MEASURE_WORDS | SIZE_WORDS | {"carton", "pouch", "cups", "pots",
+                                                        "boxes", "bottles", "cans", "glasses"}
+
+
+def without_measures(found: Sequence[str]) -> list[str]:
+    """The words without measures, containers and sizes (``MEASURE_AND_SIZE_WORDS``), or none
+    when nothing else is left."""
+    kept = [w for w in found if w not in MEASURE_AND_SIZE_WORDS]
+    return kept if kept != list(found) else []
+
+
 def query_words(text: str) -> list[str]:
     """The words a query searches for: a measure before "of" and stop words dropped, unless
     nothing else is left."""
@@ -273,6 +297,14 @@ def split_diet(found: Sequence[str]) -> tuple[list[str], bool]:
             kept.append(found[index])
             index += 1
     return (kept, diet) if kept else (list(found), diet)
+
+
+def asks_no_added_sugar(found: Sequence[str]) -> bool:
+    """Whether the query words ask for no added sugar ("unsweetened applesauce", "no added
+    sugar squash") rather than for a diet food ("diet", "light", "sugar free", "zero")."""
+    return not NO_ADDED_SUGAR_WORDS.isdisjoint(found) or any(
+        tuple(found[i:i + len(p)]) == p for p in NO_ADDED_SUGAR_PHRASES
+        for i in range(len(found)))
 
 
 @lru_cache(maxsize=65536)
@@ -368,12 +400,13 @@ class Query:
     phrases: frozenset[str] = frozenset()  # each reading as a phrase of singulars
     typed_phrase: str | None = None  # the words as typed, as such a phrase
     guessed: frozenset[str] = frozenset()  # words that are corrections of a typo (score)
+    no_added_sugar: bool = False  # the diet wish is no added sugar (asks_no_added_sugar)
 
 
 def make_query(readings: Sequence[tuple[Sequence[str], float]], *, diet: bool = False,
                typed: int | None = None, region: str | None = None,
                typed_words: Sequence[str] | None = None,
-               guessed: Iterable[str] = ()) -> Query:
+               guessed: Iterable[str] = (), no_added_sugar: bool = False) -> Query:
     asked = frozenset(w for reading, _ in readings for w in reading)
     asked |= frozenset(filter(None, (singular(w) for w in asked)))
     forms = frozenset(FORM_SYNONYMS.get(w, w) for w in asked) & FORM_WORDS
@@ -382,7 +415,7 @@ def make_query(readings: Sequence[tuple[Sequence[str], float]], *, diet: bool = 
     phrases = frozenset(_singular_phrase(r) for r, _ in readings)
     return Query(tuple((tuple(r), h) for r, h in readings), diet, forms, asked, typed, region,
                  phrases, None if typed_words is None else _singular_phrase(typed_words),
-                 frozenset(guessed))
+                 frozenset(guessed), no_added_sugar)
 
 
 def _forms(found: Iterable[str]) -> frozenset[str]:
@@ -641,21 +674,37 @@ def diet_adjustment(query: Query, item: Candidate) -> float:
     left out by ``rank``); for another query, a little down for a calorie-reduced row."""
     if not query.diet:
         return -REDUCED_PENALTY if _kind(item.food, item.category).reduced else 0.0
-    if not _says_diet(" ".join((item.food, *item.aliases))):
+    if not _diet_row(item, query.no_added_sugar):
         return -UNMARKED_PENALTY
     sugar = max(0.0, (item.sugars_g or 0.0) - SUGARED_G)
     return DIET_MATCH_BONUS - min(DIET_MATCH_BONUS, DIET_SUGAR_PENALTY * sugar)
 
 
-def sugared(item: Candidate) -> bool:
-    """More sugar than SUGARED_G per 100 g and no word saying it is diet or unsweetened: never
-    a result for a diet query. Where the table gives no sugar value, its carbohydrate counts
-    as sugar: SR Legacy's "Beverages, carbonated, orange" has none, and is no Fanta Zero."""
+def _sugary(item: Candidate) -> bool:
+    """More sugar than SUGARED_G per 100 g. Where the table gives no sugar value, its
+    carbohydrate counts as sugar: SR Legacy's "Beverages, carbonated, orange" has none, and is
+    no Fanta Zero."""
     sugars = item.sugars_g
     if sugars is None and len(item.values) > 1:
         sugars = item.values[1]
-    return (sugars is not None and sugars > SUGARED_G
-            and not _says_diet(" ".join((item.food, *item.aliases))))
+    return sugars is not None and sugars > SUGARED_G
+
+
+def _diet_row(item: Candidate, no_added_sugar: bool = True) -> bool:
+    """Whether the item says it is diet, sugar-free or unsweetened; a sugary row that only says
+    no sugar was added counts only where the query asks for that (``no_added_sugar``): a light
+    cranberry juice is not the unsweetened juice."""
+    texts = " ".join((item.food, *item.aliases))
+    if not _says_diet(texts):
+        return False
+    return (no_added_sugar or not _sugary(item)
+            or _DIET_MARKER_RE.search(_NO_ADDED_SUGAR_RE.sub("", _key(texts))) is not None)
+
+
+def sugared(item: Candidate, no_added_sugar: bool = True) -> bool:
+    """Sugary (``_sugary``) and not a diet row (``_diet_row``): never a result for a diet
+    query."""
+    return _sugary(item) and not _diet_row(item, no_added_sugar)
 
 
 def total(query: Query, item: Candidate) -> float:
@@ -714,7 +763,8 @@ def rank(query: Query, candidates: Iterable[Candidate],
     """The best ``limit`` candidates for the query with their scores, best first: by tier,
     then score (ties: shorter name first, then alphabetical), each food once (``dedupe``). A
     diet query gets no sugared food: none rather than the wrong one."""
-    scored = [(c, total(query, c)) for c in candidates if not (query.diet and sugared(c))]
+    scored = [(c, total(query, c)) for c in candidates
+              if not (query.diet and sugared(c, query.no_added_sugar))]
     scored.sort(key=lambda pair: (-tier(pair[0]), -pair[1], len(pair[0].food), pair[0].food))
     return dedupe(scored)[:limit]
 

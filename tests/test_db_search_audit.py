@@ -43,7 +43,22 @@ ungezuckert", Ovaltine, Ovomaltine's English name); the diet rule learned that "
 and "ungesüßt" mean no sugar added and that ice cream's and cocoa's milk sugar is not added
 sugar. "Kartoffelknoedel" and "Kaiserschmarn" (no table holds either) and 29 more are in
 NO_TABLE_HOLDS (seven believed absent were found: Capuns, hard seltzer, laverbread, mimosa,
-moo shu pork, palak paneer, stuffed shells); the 51 queries still answered wrongly are STILL_MISSED, each an expected failure.
+moo shu pork, palak paneer, stuffed shells); the 51 queries still answered wrongly were
+STILL_MISSED, each an expected failure.
+Fifth round, second pass (general changes, no rule changed): a measure, container or size
+beside the food without "of" ("half cup juice", "coleslaw pot", "pudding cup") is dropped where
+no food has every word, so it no longer finds Cupcake or "Pot savouries"; a row that only says
+no sugar was added (12 g in unsweetened cranberry juice) is no answer to a diet or light query;
+a compound one letter off a catalog word ("cheezecake") or misspelt in its last part
+("Apfelstrudl"), and an "-ys" plural ("blueberrys"), are read as the catalog spells them; the
+vocabulary reads mayo, fettuccine and Bergkäse (Duden: a full-fat hard cheese). Thirteen moved to
+AUDIT and HYPO (light mayo, light cranberry juice, reduced sugar jam and the sugar-free popsicle
+to AUDIT: their light rows hold more than SUGARED_G), five no table holds to NO_TABLE_HOLDS
+(Teewurst, Bierschinken, granary bread, Scotch pie, colcannon), and "full english" to AUDIT: a
+composite now holds it. The 33 left in STILL_MISSED are strict expected failures (a diet one
+checks the sugar too): dishes named by a sauce or style whose words no row names with the meat
+(chicken alfredo, katsu, madras, bulgogi), drinks and sandwiches (chai latte, caramel
+macchiato, tuna melt, turkey club), bakery words and the diet rows no table holds.
 - ``first``: the first hit is the food a dietitian accepts (a pattern over names of any table);
   ``top3`` counts it in the first three.
 - Every query gets an answer (no empty list where a table holds the food).
@@ -971,6 +986,24 @@ AUDIT = [
     ("US", 'moo shu pork', r"(?i)mo+ ?shu"),
     ("US", 'palak paneer', r"(?i)palak|saag paneer|spinach.*paneer|paneer.*spinach"),
     ("US", 'stuffed shells', r"(?i)stuffed shells|shells.*(stuffed|cheese|ricotta)|pasta.*stuffed"),
+    # Fifth round, second pass (the rules as written for STILL_MISSED): a measure or container
+    # beside the food, misspelt compounds and plurals, a light row of the food, the
+    # vocabulary's Bergkäse; the light rows hold more sugar than SUGARED_G (light means
+    # fewer calories: 3.6 g in light mayonnaise, 1.52 g in the popsicle), so not in DIET;
+    # the composite full English breakfast (no table held one when the fifth round ran).
+    ("US", 'pudding cup', r"(?i)pudding"),
+    ("US", 'applesauce cup', r"(?i)apple ?sauce"),
+    ("UK", 'coleslaw pot', r"(?i)coleslaw"),
+    ("US", 'blueberrys', r"(?i)^blueberr"),
+    ("US", 'cheezecake', r"(?i)cheesecake|cheese ?cake"),
+    ("US", 'fettucine', r"(?i)fettuc+ine|pasta"),
+    ("DE", 'Apfelstrudl', r"(?i)apfelstrudel|strudel"),
+    ("DE", 'Bergkäse', r"(?i)bergk(ä|ae)se|alpk(ä|ae)se|hartk(ä|ae)se"),
+    ("UK", 'light mayo', r"(?i)mayonnaise.*(light|reduced|low calorie|diet)"),
+    ("US", 'light cranberry juice', r"(?i)cranberry.*(low calorie|light|diet|reduced|sugar.free)"),
+    ("US", 'sugar free popsicle', r"(?i)(ice pop|popsicle|frozen.*(pop|novelt)).*(sugar.free|low calorie|diet|no sugar added)|sugar.free.*(pop)"),
+    ("UK", 'reduced sugar jam', r"(?i)(jam|preserves|fruit spread).*(reduced sugar|low sugar|low calorie|sugar.free|diet|reduced calorie)"),
+    ("UK", 'full english', r"(?i)full english"),
 ]
 
 # Diet queries: the first hit has at most search.SUGARED_G sugar per 100 g; a dairy query (a
@@ -1038,6 +1071,8 @@ HYPO = [
     ("UK", 'dextrose tabs', r"^Traubenzucker$"),
     ("DE", 'Traubenzucker Plättchen', PACK),
     ("DE", 'Gummibärchen bei Unterzucker', r"(?i)gummibonbon|gummi|fruchtgummi|gummy"),
+    # fifth round, second pass
+    ("US", 'half cup juice', r"(?i)juice"),
 ]
 
 # Default portions: (region, query, the first hit's default grams must lie within 2x of this
@@ -1156,6 +1191,14 @@ NO_TABLE_HOLDS = [
     ("US", 'transcend glucose gel', r"(?i)transcend glucose gel"),
     ("UK", 'hypostop', r"(?i)hypostop"),
     ("DE", 'Jubin', r"(?i)Jubin"),
+    # fifth round, second pass: no table holds these under any name (Teewurst and Bierschinken
+    # are German sausages no Swiss FCDB row names; no CoFID row is granary bread, a Scotch
+    # (mutton) pie or colcannon)
+    ("DE", 'Teewurst', r"(?i)teewurst"),
+    ("DE", 'Bierschinken', r"(?i)bierschinken"),
+    ("UK", 'granary bread', r"(?i)granary"),
+    ("UK", 'scotch pie', r"(?i)scotch pie"),
+    ("UK", 'colcannon', r"(?i)colcannon"),
 ]
 
 # The fifth round's queries still answered wrongly after its fixes (rules as the audit's): kept
@@ -1174,11 +1217,8 @@ STILL_MISSED = [
     ("US", 'turkey club', r"(?i)club sandwich|turkey.*club"),
     ("US", 'fig newtons', r"(?i)fig (newton|bar)|cookies?, fig"),
     ("US", 'nutter butter', r"(?i)nutter butter|peanut butter.*(sandwich|cookie)"),
-    ("US", 'pudding cup', r"(?i)pudding"),
-    ("US", 'applesauce cup', r"(?i)apple ?sauce"),
     ("US", 'caramel macchiato', r"(?i)macchiato|coffee.*caramel|latte"),
     ("US", 'chai latte', r"(?i)chai"),
-    ("UK", 'coleslaw pot', r"(?i)coleslaw"),
     ("UK", 'fruit pot', r"(?i)fruit (salad|cocktail|pot)|mixed fruit"),
     ("UK", 'syrup sponge', r"(?i)sponge pudding|syrup sponge"),
     ("UK", 'stuffing balls', r"(?i)stuffing"),
@@ -1190,29 +1230,14 @@ STILL_MISSED = [
     ("UK", 'custard slice', r"(?i)custard slice|vanilla slice|custard tart|mille"),
     ("UK", 'belgian bun', r"(?i)belgian bun|iced bun|buns?, (iced|currant|fruit)"),
     ("UK", 'caramel slice', r"(?i)caramel (slice|shortbread)|millionaire"),
-    ("UK", 'granary bread', r"(?i)granary"),
-    ("UK", 'scotch pie', r"(?i)scotch pie|pie.*(mutton|lamb|meat)|meat pie"),
-    ("UK", 'colcannon', r"(?i)colcannon|mashed potato.*cabbage|champ"),
     ("DE", 'Körnerbrötchen', r"(?i)k(ö|oe)rner|mehrkorn|vollkorn.*br(ö|oe)t|brötchen|brötli"),
     ("DE", 'Rosinenbrötchen', r"(?i)rosinen|weinbeer|raisin|sultan"),
-    ("DE", 'Bierschinken', r"(?i)bierschinken|schinkenwurst|aufschnitt|fleischwurst|lyoner"),
-    ("DE", 'Teewurst', r"(?i)teewurst|mettwurst|streichwurst"),
-    ("DE", 'Bergkäse', r"(?i)bergk(ä|ae)se|alpk(ä|ae)se|hartk(ä|ae)se"),
     ("DE", 'Käsesahnetorte', r"(?i)k(ä|ae)se.*torte|k(ä|ae)sekuchen|cheesecake|sahnetorte"),
     ("DE", 'Windbeutel', r"(?i)windbeutel|cream puff|eclair|profiterole|brandteig"),
-    ("US", 'blueberrys', r"(?i)^blueberr"),
-    ("US", 'cheezecake', r"(?i)cheesecake|cheese ?cake"),
-    ("US", 'fettucine', r"(?i)fettuc+ine|pasta"),
-    ("DE", 'Apfelstrudl', r"(?i)apfelstrudel|strudel"),
     ("US", 'diet mountain dew', r"(?i)(soda|soft drink|carbonated|citrus|lemon-lime).*(diet|low calorie|zero|sugar.free)"),
-    ("UK", 'light mayo', r"(?i)mayonnaise.*(light|reduced|low calorie|diet)"),
     ("UK", 'no added sugar baked beans', r"(?i)baked beans.*(reduced sugar|no added sugar|reduced salt and sugar|low sugar)"),
     ("DE", 'zuckerfreier Sirup', r"(?i)sirup.*(zuckerfrei|light|süssstoff)|syrup.*(sugar.free|low calorie|diet)"),
-    ("US", 'light cranberry juice', r"(?i)cranberry.*(low calorie|light|diet|reduced|sugar.free)"),
-    ("US", 'sugar free popsicle', r"(?i)(ice pop|popsicle|frozen.*(pop|novelt)).*(sugar.free|low calorie|diet|no sugar added)|sugar.free.*(pop)"),
     ("UK", 'no added sugar ribena', r"(?i)(blackcurrant|ribena).*(no added sugar|no sugar|sugar.free|low calorie|diet)"),
-    ("UK", 'reduced sugar jam', r"(?i)(jam|preserves|fruit spread).*(reduced sugar|low sugar|low calorie|sugar.free|diet|reduced calorie)"),
-    ("US", 'half cup juice', r"(?i)juice"),
 
 ]
 
@@ -1272,23 +1297,30 @@ def test_right_food_first_and_in_the_top_three(full_db):
     assert top3 / len(AUDIT) >= TOP3_TARGET, f"top 3 {top3}/{len(AUDIT)}:\n{report}"
 
 
-@pytest.mark.xfail(strict=False, reason="the fifth round's misses (issue 40), still open")
+# Strict: a query that starts passing fails the run until it moves to AUDIT, DIET or HYPO.
+@pytest.mark.xfail(strict=True, reason="the fifth round's misses (issue 40), still open")
 @pytest.mark.parametrize("region, query, acceptable", STILL_MISSED)
 def test_still_missed(full_db, region, query, acceptable):
     hits = service.search(query, limit=3, region=region)
     assert hits and re.search(acceptable, hits[0]["food"]), f"{query!r} ({region}): {hits}"
+    if search.split_diet(search.query_words(query))[1]:
+        _assert_not_sugared(region, query, hits[0]["food"])
+
+
+def _assert_not_sugared(region: str, query: str, food: str) -> None:
+    """DIET's rule for the first hit of a diet query."""
+    sugars = service.lookup(food, grams=100)["per_100g"]["sugars_g"]
+    no_added = re.search(r"no (added )?sugar( added)?|unsweetened|ungesüßt", query) is not None
+    most = MILK_SUGAR_G if _DAIRY_RE.search(query) else search.SUGARED_G
+    assert no_added or sugars is None or sugars <= most, (
+        f"{query!r} ({region}): {food} has {sugars} g sugars per 100 g")
 
 
 @pytest.mark.parametrize("region, query", DIET)
 def test_a_diet_query_never_gets_a_sugared_row_first(full_db, region, query):
     hits = service.search(query, limit=1, region=region)
     assert hits, f"{query!r} ({region}): nothing"
-    card = service.lookup(hits[0]["food"], grams=100)
-    sugars = card["per_100g"]["sugars_g"]
-    no_added = re.search(r"no (added )?sugar( added)?|unsweetened|ungesüßt", query) is not None
-    most = MILK_SUGAR_G if _DAIRY_RE.search(query) else search.SUGARED_G
-    assert no_added or sugars is None or sugars <= most, (
-        f"{query!r} ({region}): {hits[0]['food']} has {sugars} g sugars per 100 g")
+    _assert_not_sugared(region, query, hits[0]["food"])
 
 
 @pytest.mark.parametrize("region, query, answer", HYPO)

@@ -389,3 +389,35 @@ def test_glucose_chews_and_traubenzucker_plaettchen_ask_for_the_pack(full_db):
 
 def test_sausage_biscuit_is_the_sausage_biscuit_not_one_with_egg_and_cheese(full_db):
     assert _names("sausage biscuit", "US")[0] == "Sausage biscuit sandwich"
+
+
+def test_a_measure_or_container_beside_the_food_is_no_word_of_its_name(full_db):
+    assert search.without_measures(["half", "cup", "juice"]) == ["juice"]
+    assert search.without_measures(["juice"]) == []  # nothing to drop
+    assert not re.search(r"(?i)^cup|pot savour", _names("half cup juice", "US")[0])
+    assert _names("coleslaw pot", "UK")[0].startswith("Coleslaw")
+    assert _names("pudding cup", "US")[0].startswith("Pudding")
+    assert re.search(r"(?i)granola bar", _names("granola bar", "US")[0])  # a food named with one
+
+
+def test_a_sugary_unsweetened_row_is_no_light_or_diet_answer(full_db):
+    assert search.asks_no_added_sugar(["no", "added", "sugar", "squash"])
+    assert search.asks_no_added_sugar(["unsweetened", "applesauce"])
+    assert not search.asks_no_added_sugar(["light", "cranberry", "juice"])
+    unsweetened = search.candidate(1, "Cranberry juice, unsweetened", "Beverages", 0.0, (), None,
+                                   sugars_g=12.1)
+    assert search.sugared(unsweetened, no_added_sugar=False)
+    assert not search.sugared(unsweetened, no_added_sugar=True)
+    assert "unsweetened" not in _names("light cranberry juice", "US")[0]
+    assert _names("unsweetened applesauce", "US")[0] == "Applesauce, unsweetened"
+
+
+@pytest.mark.parametrize("query, region, expected", [
+    ("cheezecake", "US", r"^Cheesecake"),  # one letter off a catalog word, not "cheez" + cake
+    ("Apfelstrudl", "DE", r"(?i)strudel"),  # a compound misspelt in its last part
+    ("blueberrys", "US", r"^Blueberries"),  # an "-ys" plural
+    ("cheesesteak", "US", r"(?i)cheese ?steak"),  # two letters off cheesecake: its parts
+])
+def test_misspelt_compounds_and_plurals_are_read_as_the_catalog_spells_them(
+        full_db, query, expected, region):
+    assert re.search(expected, _names(query, region)[0])
