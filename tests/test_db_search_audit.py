@@ -748,7 +748,6 @@ AUDIT = [
     ("UK", "bacon roll", r"(?i)bacon (roll|butty)"),
     ("UK", "chip butty", r"(?i)chip butty"),
     ("UK", "full english breakfast", r"(?i)full english|english breakfast|fried breakfast"),
-    ("UK", "full english", r"(?i)full english"),  # the fifth round's, held since the composite
     ("UK", "neeps and tatties", r"(?i)neeps|tatties"),
     ("US", "bagel with cream cheese", r"(?i)bagel.*cream cheese"),
     # Its words name a tea, not the cooked breakfast now held as a composite.
