@@ -419,8 +419,11 @@ def _stored(food: TableFood, everyday: dict[str, tuple[str, ...]]) -> dict:
 # lemonade called lemonade; -3: everyday names of UK dishes and brands, "fried chicken", "tofu";
 # -4: FNDDS defaults that are no bag, box or sleeve holding several portions, no head of
 # lettuce; -5: no cup of cheese, crackers or seeds, no medium bag of chips, no bite of
-# French toast).
-ROWS_PART = "table-rows-5"
+# French toast; -6: no 30 g slice of steak or 16 g nugget: meat, poultry and fish by a count of
+# small units or FNDDS's unspecified amount, not by the cup; -7: and "chicken" the FNDDS chicken
+# of no named part or cooking; -8: no small turnover, empanada or samosa where people eat a
+# regular one).
+ROWS_PART = "table-rows-8"
 
 
 def refresh(session: Session, table: Table, seed_dir: Path) -> int:
@@ -482,8 +485,9 @@ def refresh(session: Session, table: Table, seed_dir: Path) -> int:
 # sour chicken, Wiener schnitzel, goulash, Laugenbrötli, rye breads, Hackplätzli, pizzas,
 # Älplermagronen, Rührei; brown and seeded breads, rolls, cereals, pies, crumble, rice pudding,
 # takeaway burgers and cod, coffee, hot chocolate, ice cream, UK pizzas, Rührei with herbs,
-# cheese or ham; -7: quark by FNDDS's half cup of cottage cheese).
-CITED_PORTIONS_PART = "table-portions-7"
+# cheese or ham; -7: quark by FNDDS's half cup of cottage cheese; -8: Swiss black coffee, latte
+# macchiato, fruit yoghurt, pan-fried chicken breast; -9: chocolate eclairs, Panaché).
+CITED_PORTIONS_PART = "table-portions-9"
 
 
 def add_cited_portions(session: Session, table: Table, seed_dir: Path) -> int:

@@ -196,13 +196,14 @@ def candidates(session: Session, readings: Readings, *, owner_id: int | None,
         if owner_id is not None:
             visible = or_(visible, Food.owner_id == owner_id)
         indexed = session.get_bind().dialect.name == "postgresql"
+        rarity = None if all_words else _rarity(session, visible, readings, indexed=indexed)
         # Each row brings its aliases and labels (as the index row does): no second and third
         # query with a few hundred ids to send.
         found = session.execute(_with_portion(_like_matches(
             columns.where(visible).add_columns(
                 _names_of(FoodAlias.alias, FoodAlias.food_id, "aliases"),
                 _names_of(FoodLabel.label, FoodLabel.food_id, "labels")),
-            readings, all_words, indexed=indexed))).all()
+            readings, all_words, indexed=indexed, rarity=rarity))).all()
         return [_row(r, (*_split(r.aliases), *map(name_key, _split(r.labels)))) for r in found]
     # The index holds the public foods only; each own food gets its place too, so another
     # user's many own foods cannot crowd the public ones out of anyone's results.
@@ -281,7 +282,25 @@ def _texts_match(readings: Readings, all_words: bool, texts: Sequence[str | None
     return any(matches(alternatives) for alternatives in readings)
 
 
-def _like_matches(statement, readings: Readings, all_words: bool, *, indexed: bool = False):
+def _query_words(readings: Readings) -> list[tuple[str, ...]]:
+    """Each word of the readings once, as the terms that match it."""
+    return list(dict.fromkeys(tuple(_terms(choices)) for alternatives in readings
+                              for choices in alternatives))
+
+
+def _rarity(session: Session, visible, readings: Readings, *, indexed: bool
+            ) -> dict[tuple[str, ...], float]:
+    """Each query word's weight in an any-word match: the fewer foods hold it, the more, as
+    bm25 weighs the index's words ("adobo" of "chicken adobo" is in 3 foods, "chicken" in over
+    a thousand; without it the thousand fill the limit and the adobo falls out)."""
+    contains = _indexed_contains if indexed else _row_contains
+    return {terms: 1.0 / (1.0 + session.scalar(
+                select(func.count()).select_from(Food).where(visible, contains(list(terms)))))
+            for terms in _query_words(readings)}
+
+
+def _like_matches(statement, readings: Readings, all_words: bool, *, indexed: bool = False,
+                  rarity: dict[tuple[str, ...], float] | None = None):
     """``statement`` narrowed to the foods whose name, aliases and labels, common names or
     description (the index's four fields) contain the words of some reading, likeliest first.
     ``indexed``: PostgreSQL with its trigram indexes (migration 0011); each word is then one
@@ -297,10 +316,13 @@ def _like_matches(statement, readings: Readings, all_words: bool, *, indexed: bo
     # Any word will do: the foods with more of the query's words first, as bm25 ranks them in
     # the index ("orange squash" is many oranges and squashes: the UK's squash drinks, which
     # hold "juice drink squash" of its reading, must not fall behind them in the limit).
-    words = list(dict.fromkeys(tuple(_terms(choices)) for alternatives in readings
-                               for choices in alternatives))
+    words = _query_words(readings)
     matched = sum((case((contains(list(terms)), 1), else_=0) for terms in words), literal(0))
-    return found.order_by(matched.desc(), Food.search_weight.desc(), Food.id).limit(MAX_CANDIDATES)
+    order = [matched.desc()]
+    if rarity:
+        order.append(sum((case((contains(list(terms)), rarity[terms]), else_=0.0)
+                          for terms in words), literal(0.0)).desc())
+    return found.order_by(*order, Food.search_weight.desc(), Food.id).limit(MAX_CANDIDATES)
 
 
 def _row_contains(terms: Sequence[str]):

@@ -48,7 +48,11 @@ class Treatment:
 
 
 def _phrase(text: str) -> str:
-    return " ".join(search.singular(w) or w for w in search.query_words(text))
+    return _joined(search.query_words(text))
+
+
+def _joined(words: list[str]) -> str:
+    return " ".join(search.singular(w) or w for w in words)
 
 
 def read(seed_dir: Path) -> tuple[Treatment, ...]:
@@ -102,12 +106,16 @@ def without_why(text: str) -> str:
 
 
 def treatments_for(text: str, region: str | None) -> list[Treatment]:
-    """The rows whose term is the query (every region's, the searcher's region's first); else
+    """The rows whose term is the query (every region's, the searcher's region's first), or
+    the query without its count, measure or size ("5 jelly babies", "large juice box"); else
     the rows without a food whose term the query holds among other words ("dextro energy
     tablets", "glucose tablets 4 g"): tablets and gels of any brand are read from the pack."""
-    phrase = _phrase(text)
+    words = search.query_words(text)
+    phrase = _joined(words)
     mine = [t for t in shipped() if t.region in (None, region)]
     found = [t for t in mine if t.phrase == phrase]
+    if not found and (counted := search.without_measures(words)):
+        found = [t for t in mine if t.phrase == _joined(counted)]
     if not found:
         padded = f" {phrase} "
         found = [t for t in mine if t.entry is None and f" {t.phrase} " in padded]

@@ -207,7 +207,31 @@ REFERENCE_AMOUNT_G: dict[str, float] = {
     "Milk, whole": 240, "Milk, reduced fat": 240, "Milk, lowfat": 240, "Milk, nonfat": 240,
     "Soft drinks": 360, "Diet soft drinks": 360, "Fruit drinks": 240, "Citrus juice": 240,
     "Apple juice": 240, "Other fruit juice": 240,
+    # Meat, poultry and fish as eaten (21 CFR 101.12(b) Table 2; 9 CFR 317.312 and 381.412,
+    # Table 2, for meat and poultry): cuts, pieces, nuggets and fish or shellfish without sauce
+    # 85 g cooked; luncheon meat, sausages and frankfurters 55 g; bacon 15 g (for jerky, dried
+    # beef, prosciutto and pork rinds see _MEAT_BY_DESCRIPTION).
+    "Beef, excludes ground": 85, "Ground beef": 85, "Pork": 85, "Lamb, goat, game": 85,
+    "Liver and organ meats": 85, "Chicken, whole pieces": 85,
+    "Chicken patties, nuggets and tenders": 85, "Turkey, duck, other poultry": 85, "Fish": 85,
+    "Shellfish": 85, "Sausages": 55, "Frankfurters": 55, "Cold cuts and cured meats": 55,
+    "Bacon": 15,
 }
+# Meat eaten by the piece, slice or steak, for which a cup (diced, pieces) is a measure of volume,
+# not one portion: behind FNDDS's amount for an unspecified quantity.
+_MEAT_CATEGORIES = frozenset(category for category, grams in REFERENCE_AMOUNT_G.items()
+                             if category in ("Beef, excludes ground", "Ground beef", "Pork",
+                                             "Lamb, goat, game", "Liver and organ meats",
+                                             "Chicken, whole pieces",
+                                             "Chicken patties, nuggets and tenders",
+                                             "Turkey, duck, other poultry", "Fish", "Shellfish",
+                                             "Sausages", "Frankfurters",
+                                             "Cold cuts and cured meats", "Bacon"))
+# Products of those categories that the table lists apart: dried meat (jerky, dried beef, Parma
+# ham) 30 g; pork rinds (with bacon) 15 g.
+_MEAT_BY_DESCRIPTION: tuple[tuple[re.Pattern[str], float], ...] = (
+    (re.compile(r"\b(jerky|dried|prosciutto)\b"), 30.0),
+    (re.compile(r"\b(rinds?|cracklings)\b"), 15.0))
 _SR_CHEESES: tuple[tuple[re.Pattern[str], float], ...] = (
     (re.compile(r"^cheese, (cottage|ricotta)\b"), 110.0), (re.compile(r"^cheese(?! sauce)\b"), 30.0))
 _CHEESE_CATEGORIES = ("Cheese", "Cottage/ricotta cheese")
@@ -232,6 +256,12 @@ def _sr_cheese_reference(food: Food) -> float | None:
 
 def reference_amount(food: Food) -> float | None:
     """FDA's reference amount for ``food``'s category in grams; None where none is one."""
+    if food.category in _MEAT_CATEGORIES:
+        text = food.description.lower()
+        found = next((grams for pattern, grams in _MEAT_BY_DESCRIPTION if pattern.search(text)),
+                     None)
+        if found is not None:
+            return found
     return REFERENCE_AMOUNT_G.get(food.category) or _sr_cheese_reference(food)
 
 
@@ -245,6 +275,40 @@ def _off_reference(name: str, food: Food, grams: float) -> bool:
             and not reference / _OFF_REFERENCE_SHARE <= grams <= reference * _OFF_REFERENCE_SHARE)
 
 
+# A natural unit of meat, poultry or fish (one slice, piece, nugget, tender, wing, liver) weighing
+# under half the food's reference amount is not one portion (a 30 g slice of steak, a 16 g nugget against 85 g of
+# cooked meat): it ranks behind FNDDS's amount for an unspecified quantity and cups, and a count
+# of it that makes one ("5 nuggets", "3 pieces/slices") is offered as a portion of its own.
+_SMALL_UNIT_SHARE = 0.5
+_SMALL_UNIT_RANK = 5
+_NATURAL_UNIT_RANKS = (1, 3)
+# A cup of diced meat, fish or pieces ranks behind FNDDS's amount for an unspecified quantity.
+_MEAT_CUP_RE = re.compile(r"^[\d./]+ cups?\b")
+_MEAT_CUP_RANK = 4.5
+_SPOON_RE = re.compile(r"\b(tablespoons?|teaspoons?)\b")  # a measure (of seafood sauce)
+
+
+def _small_unit(name: str, food: Food, grams: float) -> bool:
+    reference = reference_amount(food)
+    return (food.category in _MEAT_CATEGORIES and reference is not None
+            and grams < reference * _SMALL_UNIT_SHARE
+            and _rank(name, food) in _NATURAL_UNIT_RANKS and not _SPOON_RE.search(name.lower()))
+
+
+# A small unit (its name says so, not "small/regular") weighing at most half FNDDS's amount for
+# an unspecified quantity (the survey's mean amount eaten) is not what is eaten: a small
+# turnover or empanada (35 g) where people eat 105 g. It ranks behind that amount, so a regular
+# unit or the amount eaten is the default.
+_EATEN_SHARE = 0.5
+_SMALL_RE = re.compile(r"\bsmall\b(?!/regular)")
+
+
+def _under_eaten(name: str, food: Food, grams: float, unspecified_grams: float | None) -> bool:
+    return (unspecified_grams is not None and grams <= unspecified_grams * _EATEN_SHARE
+            and _SMALL_RE.search(name.lower()) is not None
+            and _rank(name, food) in _NATURAL_UNIT_RANKS)
+
+
 def _preference(name: str, food: Food, grams: float,
                 unspecified_grams: float | None, sold_packed: bool) -> float:
     """How well ``name`` reads as one portion, 0 best; ``unspecified_grams``: the food's
@@ -252,7 +316,11 @@ def _preference(name: str, food: Food, grams: float,
     containers holds several such amounts."""
     if _off_reference(name, food, grams):
         return _OFF_REFERENCE_RANK
+    if _small_unit(name, food, grams) or _under_eaten(name, food, grams, unspecified_grams):
+        return _SMALL_UNIT_RANK
     rank = _rank(name, food)
+    if food.category in _MEAT_CATEGORIES and _MEAT_CUP_RE.search(name.lower()):
+        return max(rank, _MEAT_CUP_RANK)
     if _holds_several(name, grams, unspecified_grams):
         return max(rank, 5)
     if sold_packed and _UNSPECIFIED_RE.search(name.lower()):
@@ -301,23 +369,76 @@ _MAX_UNITS = 6
 
 
 def _plural(word: str) -> str:
+    if word == "foot":
+        return "feet"
+    if word.endswith(("fish", "shrimp")):
+        return word
+    if word.endswith("y") and word[-2:-1] not in ("a", "e", "i", "o", "u", ""):
+        return word[:-1] + "ies"
     return word + ("es" if word.endswith(("s", "x", "ch", "sh")) else "s")
+
+
+# "1 piece/slice, any size" -> "3 pieces/slices, any size"; "1 tender or finger" -> "5 tenders
+# or fingers": the words before the first comma or parenthesis name the unit, each alternative's
+# last word is its noun.
+_UNIT_HEAD_RE = re.compile(r"^1 ([A-Za-z][A-Za-z /-]*?[A-Za-z])(?=$|,| \()")
+
+
+_SIZE_WORDS = frozenset({"small", "medium", "large", "regular", "thin", "thick", "jumbo",
+                         "tiny", "big", "giant", "size"})
+
+
+def _count_name(name: str, count: int) -> str | None:
+    head = _UNIT_HEAD_RE.match(name)
+    if head is None:
+        return None
+    parts = re.split(r"(/| or )", head[1])
+    if parts[-1].rsplit(" ", 1)[-1].lower() in _SIZE_WORDS:
+        return None  # "1 medium", "1 large": a size, not a unit to count
+    for i in range(0, len(parts), 2):
+        if parts[i].lower() in _SIZE_WORDS:
+            continue  # "large/jumbo shrimp": a size of the noun that follows
+        words = parts[i].rsplit(" ", 1)
+        words[-1] = _plural(words[-1]) if words[-1].islower() else words[-1] + "s"
+        parts[i] = " ".join(words)
+    return f"{count} {''.join(parts)}{name[head.end():]}"
+
+
+def _counted_units(food: Food, measures: Sequence[tuple[str, float]]
+                   ) -> list[tuple[float, int, int, "Choice"]]:
+    """For each natural unit under half the food's reference amount, the count of it nearest
+    the reference amount (2 to 6), as (rank, 1, index, choice) to sort with the measures."""
+    reference = reference_amount(food)
+    found = []
+    for i, (name, grams) in enumerate(measures):
+        if not _small_unit(name, food, grams) or grams <= 0:
+            continue
+        count = round(reference / grams)
+        counted = _count_name(name, count)
+        if (counted is not None and 2 <= count <= _MAX_UNITS
+                and not portion_problems(food, grams * count, counted)):
+            found.append((float(_rank(name, food)), 1, i, Choice(i, float(count), counted)))
+    return found
 
 
 def choose_default(food: Food, measures: Sequence[tuple[str, float]]) -> Choice:
     """The default serving among ``measures`` ((name, grams) in USDA's order): of those that
     are one portion as eaten (``portion_problems``), the one that best reads as a portion
-    (``_preference``; USDA's order breaks ties). None is: the largest fraction of a cup
-    or can (1/2, 1/3, 1/4, 1/6) that is one and at most the reference amount, or the fewest natural units (2 to 6 slices, pieces) that
-    make one, or 100 g when that is one; else the measure with the fewest problems."""
+    (``_preference``; USDA's order breaks ties), a meat, poultry or fish unit under half its
+    reference amount counted to the nearest of it as a candidate too ("5 nuggets", behind a
+    real unit of the same rank). None is: the largest fraction of a cup or can (1/2, 1/3,
+    1/4, 1/6) that is one and at most the reference amount, or the fewest natural units (2 to
+    6 slices, pieces) that make one, or 100 g when that is one; else the measure with the
+    fewest problems."""
     fits = [i for i, (name, grams) in enumerate(measures)
             if not portion_problems(food, grams, name)]
     unspecified = next((grams for name, grams in measures if _UNSPECIFIED_RE.search(
         name.lower()) and not portion_problems(food, grams, name)), None)
     packed = any(_holds_several(name, grams, unspecified) for name, grams in measures)
     if fits:
-        return Choice(min(fits, key=lambda i: (
-            _preference(measures[i][0], food, measures[i][1], unspecified, packed), i)))
+        ranked = [(_preference(measures[i][0], food, measures[i][1], unspecified, packed), 0, i,
+                   Choice(i)) for i in fits]
+        return min([*ranked, *_counted_units(food, measures)], key=lambda item: item[:3])[3]
     # A fraction is ours to choose: at most the food's reference amount where it has one
     # (1/6 cup of chia seeds, 28 g, not half a cup).
     most = reference_amount(food) or float("inf")
@@ -410,3 +531,61 @@ def read_exceptions(seed_dir: Path) -> dict[str, ServingException]:
             out[name_key(row["food"])] = ServingException(row["food"], row["serving"],
                                                           row["reason"])
     return out
+
+
+# Servings that name a measure but are no portion of it ("Guideline amount per slice of
+# bread/roll" is peanut butter for one slice).
+_NOT_A_MEASURED_SERVING_RE = re.compile(r"^(guideline|quantity not specified)", re.IGNORECASE)
+_SERVING_WORD_RE = re.compile(r"[a-z]+")
+
+
+def measured_serving(servings: Sequence[tuple[str, bool]], measure: Sequence[str]) -> int | None:
+    """The index of the serving (name, is default) that a query's measure asks for
+    (db.search.query_measure: "tablespoon of sugar" -> "1 tablespoon", not the packet): the
+    default where it names the measure, else one whose measure is the name's first word
+    ("1 slice" over "1 thin slice"), else a regular or medium one, else the shortest name; None
+    when no serving names the measure (the default stands). A measure led by an amount
+    ("2 slices", "1/2 can", "100 ml") asks for a serving of that amount, one without ("a
+    slice") for one: where the food has none, one of the measure ("1 slice" for two; none for a
+    metric amount), as no serving is made up."""
+    amount = measure[0] if measure and _AMOUNT_RE.match(measure[0]) else None
+    wanted = set(measure[1:] if amount else measure)
+
+    def fit(item: tuple[int, tuple[str, bool]]) -> tuple:
+        name, is_default = item[1]
+        found = _serving_words(name)
+        return (is_default, bool(found) and found[0] in wanted,
+                not {"regular", "medium"}.isdisjoint(found), -len(found))
+
+    named = [(i, s) for i, s in enumerate(servings)
+             if not _NOT_A_MEASURED_SERVING_RE.match(s[0])
+             and not wanted.isdisjoint(_serving_words(s[0]))]
+    if wanted <= _METRIC_UNITS:
+        named = [(i, s) for i, s in named if _serving_amount(s[0], wanted) == amount]
+    else:
+        named = next((found for found in (
+            [(i, s) for i, s in named if _serving_amount(s[0], wanted) == amount],
+            [(i, s) for i, s in named if _serving_amount(s[0], wanted) in ("1", None)])
+            if found), named)
+    return max(named, key=fit)[0] if named else None
+
+
+def _serving_words(name: str) -> list[str]:
+    """A serving name's words, a plural read as its measure ("2 slices": slice)."""
+    return [w[:-1] if w.endswith("s") and not w.endswith("ss") and len(w) > 3 else w
+            for w in _SERVING_WORD_RE.findall(name.lower())]
+
+
+_AMOUNT_RE = re.compile(r"^\d+(/\d+)?$")
+_METRIC_UNITS = frozenset({"ml", "g"})
+_LEADING_AMOUNT_RE = re.compile(r"^(\d+(?:/\d+)?)\b")
+
+
+def _serving_amount(name: str, wanted: set[str]) -> str | None:
+    """The amount a serving's name gives: its leading number ("2 slices", "1/2 can"), or for a
+    metric unit the number before it ("1 serving 100 ml")."""
+    if wanted <= _METRIC_UNITS:
+        found = re.search(r"\b(\d+) ?(" + "|".join(sorted(wanted)) + r")\b", name.lower())
+        return found[1] if found else None
+    found = _LEADING_AMOUNT_RE.match(name)
+    return found[1] if found else None

@@ -6,12 +6,13 @@ from bisect import bisect_left
 from dataclasses import replace
 from datetime import datetime
 from difflib import SequenceMatcher, get_close_matches
+from os.path import commonprefix
 from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
-from db import datasets, fts, hypo, nutrition, search, validate, vocabulary
+from db import datasets, fts, hypo, nutrition, portions, search, validate, vocabulary
 from db.errors import InvalidValue, NotFound, UnknownFood, UnknownUser
 from db.keys import name_key
 from db.tables import (FavouriteFood, Food, FoodAlias, FoodLabel, MealEntry, ModelChange, OwnedFile,
@@ -66,7 +67,7 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
     ``owner``'s own, favourite and recent foods lifted. ``region`` ("US", "UK", "AU", "DE"):
     whose meaning of an ambiguous word comes first (db.vocabulary)."""
     vocabulary.check_region(region)
-    wanted, diet = search.split_diet(search.query_words(text_))
+    wanted, diet = search.query_wishes(text_)
     if not wanted:
         return []
     owner_id = owner.id if owner is not None else None
@@ -82,6 +83,14 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
     if vocabulary_parts != parts:
         found += [r for r in _readings(vocabulary_parts, known, region) if r not in found]
     readings, diet = _diet_wishes(found[:MAX_READINGS], diet)
+    readings += _diet_wishes(_filled_bread(parts, region), diet)[0]
+    main, heads = _main_food(text_, wanted, known, region)
+    # "toast with butter" is toast too (a reading of the main food alone, ranked below a food
+    # that is both: "Baked beans, canned in tomato sauce, with pork sausages"), not a food that
+    # only holds both words ("Seeds, sesame butter, tahini, from roasted and toasted kernels").
+    if main:
+        readings += [(reading, handicap + MAIN_FOOD_HANDICAP) for reading, handicap in
+                     _readings([_split_compound(w, known) for w in main], known, region)]
     no_added_sugar = search.asks_no_added_sugar(search.query_words(text_))
     # A compound's last part names its kind ("Birnbrot" is a bread, "Multivitaminsaft" a
     # juice): read alone where no food has every part, below any reading of them all.
@@ -112,11 +121,16 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
                    if (kept := search.without_measures(reading))]
     if measureless:  # "half cup juice" is juice, not a cupcake
         stages.append((measureless, True))
+    regular = [(kept, handicap) for reading, handicap in measureless or readings
+               if (kept := search.without_regular(reading))]
+    if regular:  # "full fat coke" is cola, not a full-fat crème fraîche
+        stages.append((regular, True))
     if kind_readings:
         stages.append((readings + kind_readings, True))
     if any(len(reading) > 1 for reading, _ in readings + kind_readings):
         stages.append((readings + kind_readings, False))
-    for readings, all_words in stages:
+    kinds_read = False
+    for stage, (readings, all_words) in enumerate(stages):
         alternatives = [[_spellings(word, known, last=i == len(reading) - 1)
                          for i, word in enumerate(reading)] for reading, _ in readings]
         found = matching(alternatives, all_words)
@@ -124,6 +138,15 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
         if not all_words and allowed or any(
                 fts.names_match(alternatives, c.food, c.aliases, c.common_names) for c in allowed):
             break
+        # A diet query whose words name only sugared foods, by an alias or a brand ("ribena no
+        # added sugar", "Diät Marmelade": Konfitüre), asks for the diet kind of those foods.
+        if diet and not kinds_read and stage == len(stages) - 1:
+            kinds_read = True
+            named = _sugared_kinds([c for c in found if fts.names_match(
+                alternatives, c.food, c.aliases, c.common_names)])
+            if named:
+                stages += [(named, True)] + ([(named, False)] if any(
+                    len(reading) > 1 for reading, _ in named) else [])
     # Rank with each word as the food names spell it (the first correction of a typo).
     guessed = {choices[0] for words, (reading, _) in zip(alternatives, readings)
                for word, choices in zip(reading, words)
@@ -132,8 +155,39 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
                                for words, (_, handicap) in zip(alternatives, readings)],
                               diet=diet, typed=sum(map(len, parts)), region=region,
                               typed_words=wanted, guessed=guessed,
-                              no_added_sugar=no_added_sugar)
-    return with_portions(session, search.rank(query, found, limit))
+                              no_added_sugar=no_added_sugar, heads=heads)
+    return with_portions(session, search.rank(query, found, limit),
+                         measure=search.query_measure(text_))
+
+
+def _main_food(text_: str, wanted: list[str], known: tuple[str, ...], region: str | None
+               ) -> tuple[list[str], set[str]]:
+    """The words of the main food of a phrase of two foods (``search.main_food``: "scampi" of
+    "scampi and chips"), or none when the query names one food; and the words that name the
+    main food, in the catalog's words too ("mince": "beef"), for a query of several words."""
+    if len(wanted) < 2:
+        return [], set()
+    words, head = search.main_food(search.words(text_))
+    main = [w for w in words if w in wanted]
+    if head is None or head not in wanted:
+        return [], set()
+    heads = {head, _split_compound(head, known)[-1]}
+    heads |= {reading[-1] for reading, _ in vocabulary.readings([head], region) if reading}
+    return (main if main and len(main) < len(wanted) else []), heads
+
+
+def _sugared_kinds(named: list[search.Candidate]) -> list[tuple[list[str], float]]:
+    """The kinds of foods a diet query named but that are sugared, as readings: each name's
+    first part ("Blackcurrant juice drink/squash" of "…, diluted"), with its second where the
+    first is a food group ("Beverages, carbonated")."""
+    kinds: list[tuple[list[str], float]] = []
+    for found in named:
+        parts = [search.words(part) for part in found.food.split(",")]
+        kind = parts[0] + (parts[1] if len(parts) > 1 and tuple(parts[0]) in search.GROUP_HEADS
+                           else [])
+        if kind and (kind, 0.0) not in kinds:
+            kinds.append((kind, 0.0))
+    return kinds[:MAX_READINGS]
 
 
 def _diet_wishes(readings: list[tuple[list[str], float]], diet: bool
@@ -175,6 +229,11 @@ def search_hit(found: search.Candidate, value: float | None = None) -> dict[str,
 MAX_READINGS = 4
 # A reading of a compound's last part alone ranks this much below the words as typed.
 COMPOUND_KIND_HANDICAP = 2.0
+# The main food alone ("toast" of "toast with butter") ranks this much below the words as typed:
+# more than a name or alias that is the main food earns (10), so a row holding both foods
+# ("Baked beans, canned in tomato sauce, with pork sausages") comes before one that is only
+# the first ("beans").
+MAIN_FOOD_HANDICAP = 12.0
 
 
 def _readings(parts: list[list[str]], known: tuple[str, ...],
@@ -186,6 +245,8 @@ def _readings(parts: list[list[str]], known: tuple[str, ...],
     found: list[tuple[list[str], float]] = []
     for reading, handicap in vocabulary.readings(words, region):
         found.append((reading, handicap))
+        if handicap == 0.0 and reading != words:
+            found += _modified_kinds(parts, region)
         for i in range(len(reading) - 1):
             if _known(reading[i] + reading[i + 1], known):
                 found.append((reading[:i] + [reading[i] + reading[i + 1]] + reading[i + 2:],
@@ -194,6 +255,52 @@ def _readings(parts: list[list[str]], known: tuple[str, ...],
     for reading, handicap in found:
         unique[tuple(reading)] = min(handicap, unique.get(tuple(reading), handicap))
     return [(list(r), h) for r, h in unique.items()][:MAX_READINGS]
+
+
+# A bread named with its filling is a sandwich of it: "Schinkenbrötchen", "Leberkäse Semmel",
+# "Bratwurst im Brötchen", "Brötchen mit Nutella", "tuna mayo baguette", "meatball sub" (the
+# Swiss FCDB's "Sandwich (Baguette) mit Schinken", CoFID's "Sandwich, white bread, tuna
+# mayonnaise"). Read so a little below the words as typed, which name a bread of that kind
+# first ("Roggenbrot"). Bread spread with butter is bread ("Butterbrot", "Brötchen mit
+# Butter"); a "sausage roll" is a pastry and a bap the vocabulary's soft roll ("bacon bap").
+BREAD_PARTS = frozenset({"brotchen", "semmel", "weggli", "schrippe", "weckle", "brot"})
+FILLED_ROLLS = frozenset({"baguette", "baguettes", "sub", "subs", "hoagie", "hoagies",
+                          "sarnie", "sarnies", "panini", "paninis"})
+FILLED_BREAD_LINKS = frozenset({"im", "in", "mit", "auf"})  # "Bratwurst im Brötchen"
+SPREAD_FATS = frozenset({"butter", "margarine", "schmalz"})
+FILLED_BREAD_HANDICAP = 1.0
+
+
+def _filled_bread(parts: list[list[str]], region: str | None) -> list[tuple[list[str], float]]:
+    """The query read as the sandwich of the filling its bread is named with: the first part
+    of a compound whose last part is a bread, or the other words beside a bread or roll."""
+    found = []
+    for i, part in enumerate(parts):
+        others = [w for p in parts[:i] + parts[i + 1:] for w in p]
+        if len(part) == 2 and part[1] in BREAD_PARTS:
+            fillings = [part[0], *others]
+        elif len(part) == 1 and part[0] in BREAD_PARTS | FILLED_ROLLS:
+            fillings = [w for w in others if w not in FILLED_BREAD_LINKS]
+        else:
+            continue
+        if fillings and SPREAD_FATS.isdisjoint(fillings):
+            found += [(reading, handicap + FILLED_BREAD_HANDICAP) for reading, handicap
+                      in vocabulary.readings(["sandwich", *fillings], region)]
+    return found[:MAX_READINGS]
+
+
+def _modified_kinds(parts: list[list[str]], region: str | None) -> list[tuple[list[str], float]]:
+    """The query read with each split compound's last part as the food its meaning names
+    before its kind (db.vocabulary.head): the compound's first part says which kind
+    ("Roggenbrötchen" is a rye roll, SR28's 'Roll, rye', not the 'Rolls, hard' that Brötchen
+    alone means)."""
+    heads = [part[:-1] + list(vocabulary.head(part[-1], region) or part[-1:])
+             if len(part) > 1 else part for part in parts]
+    if heads == parts:
+        return []
+    words = [w for part in heads for w in part]
+    return [(reading, handicap) for reading, handicap in vocabulary.readings(words, region)
+            if reading != words]
 
 
 def _known(word: str, known: tuple[str, ...]) -> bool:
@@ -280,14 +387,20 @@ _UMLAUT_SPELLINGS = (("ae", "a"), ("oe", "o"), ("ue", "u"))
 VOCABULARY_TYPO_CUTOFF = 0.85
 
 
+def _umlauts_folded(word: str) -> str:
+    """``word`` with German's spellings of umlauts (``_UMLAUT_SPELLINGS``) as the catalog's
+    keys write them."""
+    for written, letter in _UMLAUT_SPELLINGS:
+        word = word.replace(written, letter)
+    return word
+
+
 def _vocabulary_spelling(word: str, known: tuple[str, ...]) -> str:
     """``word``, or the catalog or vocabulary word it spells otherwise (``_UMLAUT_SPELLINGS``,
     ``VOCABULARY_TYPO_CUTOFF``)."""
     if _a_word(word, known):
         return word
-    plain = word
-    for written, letter in _UMLAUT_SPELLINGS:
-        plain = plain.replace(written, letter)
+    plain = _umlauts_folded(word)
     if plain != word and (_a_word(plain, known) or len(_split_compound(plain, known)) > 1):
         return plain
     if len(_split_compound(word, known)) > 1:
@@ -332,10 +445,12 @@ def _similarity(a: str, b: str) -> float:
 
 
 def with_portions(session: Session, ranked: list[tuple[search.Candidate, float | None]],
-                  ) -> list[tuple[search.Candidate, float | None]]:
+                  measure: tuple[str, ...] = ()) -> list[tuple[search.Candidate, float | None]]:
     """The hits with their default serving and the carbohydrate in it (looked up for the
-    hits shown only; None where the food has no default or no carbohydrate value)."""
-    found = _default_portions(session, [c.food_id for c, _ in ranked])
+    hits shown only; None where the food has no default or no carbohydrate value); with a
+    ``measure`` (db.search.query_measure), the serving it names where the food has one
+    ("tablespoon of sugar": 1 tablespoon, not the packet; db.portions.measured_serving)."""
+    found = _default_portions(session, [c.food_id for c, _ in ranked], measure)
     return [(replace(hit, portion=_portion(*found.get(hit.food_id, (None, None, None)))), value)
             for hit, value in ranked]
 
@@ -351,7 +466,7 @@ def hypo_hits(text_: str, *, session: Session, region: str | None) -> list[dict[
     """The answer to a search for a hypo treatment (db.hypo): the real food, with the
     serving its row names, or an entry asking for the pack's figure (``food_id`` None); no
     hits when the query is not one (or its food's table is not seeded)."""
-    hits = []
+    hits, measure = [], search.query_measure(text_)
     for treatment in hypo.treatments_for(text_, region):
         if treatment.entry is None:
             hits.append({**search_hit(search.candidate(0, treatment.pack_name,
@@ -363,8 +478,7 @@ def hypo_hits(text_: str, *, session: Session, region: str | None) -> list[dict[
             Food.owner_id.is_(None)))
         if food is None:
             continue
-        serving = next((s for s in food.servings if s.name == treatment.serving),
-                       food.default_serving)
+        serving = _shown_serving(food, treatment.serving, measure)
         portion = (_portion(serving.name, serving.grams, food.carbohydrate_g) if serving
                    else search.Portion(None, None, None))
         found = search.candidate(food.id, food.name, food.category, food.search_weight, (),
@@ -373,26 +487,52 @@ def hypo_hits(text_: str, *, session: Session, region: str | None) -> list[dict[
     return hits
 
 
-def _default_portions(session: Session, food_ids: list[int],
+def _shown_serving(food: Food, name: str | None, measure: tuple[str, ...]) -> Serving | None:
+    """The serving ``name`` (a hypo treatment's row names one), else the one the query's
+    measure names (``with_portions``), else the food's default."""
+    if name is None:
+        index = portions.measured_serving([(s.name, s.is_default) for s in food.servings], measure)
+        if index is not None:
+            return food.servings[index]
+    return next((s for s in food.servings if s.name == name), food.default_serving)
+
+
+def _default_portions(session: Session, food_ids: list[int], measure: tuple[str, ...] = (),
                       ) -> dict[int, tuple[str, float, float | None]]:
-    """(serving name, grams, carbohydrate per 100 g) of the foods' default servings."""
+    """(serving name, grams, carbohydrate per 100 g) of the foods' default servings, or of the
+    servings the ``measure`` names (``with_portions``)."""
     if not food_ids:
         return {}
-    rows = session.execute(
-        select(Serving.food_id, Serving.name, Serving.grams, Food.carbohydrate_g)
-        .join(Food, Food.id == Serving.food_id)
-        .where(Serving.food_id.in_(food_ids), Serving.is_default.is_(True)))
-    return {r.food_id: (r.name, r.grams, r.carbohydrate_g) for r in rows}
+    statement = (select(Serving.food_id, Serving.name, Serving.grams, Serving.is_default,
+                        Food.carbohydrate_g)
+                 .join(Food, Food.id == Serving.food_id).where(Serving.food_id.in_(food_ids)))
+    if not measure:
+        statement = statement.where(Serving.is_default.is_(True))
+    servings: dict[int, list] = {}
+    for row in session.execute(statement.order_by(Serving.id)):
+        servings.setdefault(row.food_id, []).append(row)
+    chosen = {}
+    for food_id, rows in servings.items():
+        index = portions.measured_serving([(r.name, r.is_default) for r in rows], measure)
+        row = rows[index] if index is not None else next((r for r in rows if r.is_default), None)
+        if row is not None:
+            chosen[food_id] = (row.name, row.grams, row.carbohydrate_g)
+    return chosen
 
 
 def _spellings(word: str, known: tuple[str, ...], *, last: bool) -> list[str]:
     """``word`` itself when the catalog has it (or, for the last word being typed, a word
     starting with it), with its singular when the catalog has that too; else its singular;
     else its closest catalog words; else the word (no match)."""
-    if not known or word in vocabulary.single_word_terms():
-        return [word]  # a regional word is read in the catalog's words, not corrected
     one = search.singular(word)
+    if not known or word in vocabulary.single_word_terms():
+        # a regional word is read in the catalog's words, not corrected; its singular is
+        # the same word ("biscuits" of "Biscuit with gravy")
+        return [word, one] if one is not None and _known(one, known) else [word]
     index = bisect_left(known, word)
+    if index < len(known) and known[index] != word and word.endswith("oe") and _known(
+            word[:-1], known):
+        return [word[:-1]]  # "tomatoe", "potatoe": the singular misspelt, not "tomatoes"
     if index < len(known) and (known[index] == word or
                                (last and known[index].startswith(word))):
         return [word, one] if one is not None and _known(one, known) else [word]
@@ -401,7 +541,36 @@ def _spellings(word: str, known: tuple[str, ...], *, last: bool) -> list[str]:
         return [ies, one] if one is not None and _known(one, known) else [ies]  # "blueberrys"
     if one is not None and _known(one, known):
         return [one]
-    return search.corrections(word, known) or [word]
+    return [c for c in search.corrections(word, known) if _a_typo(word, c, known)] or [word]
+
+
+# A word this short that is not one letter off a catalog word is no typo of it: it is
+# another word ("obers" is no "goobers", "lumpia" no "lump", "brotli" no "roti").
+SHORT_WORD = 6
+
+
+def _a_typo(word: str, correction: str, known: tuple[str, ...]) -> bool:
+    """Whether ``correction`` may be what ``word`` misspells: its first letter kept, unless
+    both are compounds of one kind; for a short word, one letter dropped, added, replaced or
+    two swapped."""
+    if correction[:1] != word[:1] and not _same_kind(word, correction, known):
+        # a word is rarely mistyped in its first letter: a brand or dish the catalog lacks is
+        # no misspelling of the word that differs there ("peeps" is no "neeps", "chalupa" no
+        # "haupia", "refritos" no "fritos")
+        return False
+    if len(word) > SHORT_WORD:
+        return True
+    # "gruene" is "grüne" typed without its umlaut: one letter off "grun" as "grune"
+    return any(correction in {w[:i] + w[i + 1] + w[i] + w[i + 2:] for i in range(len(w) - 1)}
+               or correction in _one_letter_off(w) for w in {word, _umlauts_folded(word)})
+
+
+def _same_kind(word: str, correction: str, known: tuple[str, ...]) -> bool:
+    """Whether both words are compounds ending in one catalog or vocabulary word of at least
+    MIN_KIND letters: two foods of that kind ("Graubrot", "Ruchbrot": breads)."""
+    shared = commonprefix([word[::-1], correction[::-1]])[::-1]
+    return (len(shared) >= MIN_KIND and len(shared) < min(len(word), len(correction))
+            and (_known(shared, known) or shared in vocabulary.single_word_terms()))
 
 
 def personal_food_ids(user: User, *, session: Session,

@@ -78,6 +78,9 @@ PLAIN_NAME = 9.5
 # The Swiss FCDB says "average" in German, in a note: "Brot (Durchschnitt)" is bread.
 GENERIC_PARTS = frozenset({NOT_FURTHER_SPECIFIED, "average", "retail", "homemade", "takeaway",
                            "durchschnitt"})
+# FNDDS's "NS as to" (not specified as to) parts leave a food general as "NFS" does: "Chicken,
+# NS as to part and cooking method, NS as to skin eaten" is chicken, not a cut of it.
+NOT_SPECIFIED = ("ns", "as", "to")
 # First parts that name an SR Legacy food group, not the food: "Candies, milk chocolate" is
 # milk chocolate, "Snacks, trail mix, regular" trail mix.
 GROUP_HEADS = frozenset({("candies",), ("snacks",), ("beverages",),
@@ -107,15 +110,20 @@ _WORD_RE = re.compile(r"[a-z0-9]+")
 # "Beverages, carbonated, low calorie, other than cola or pepper": not a cola; such words
 # do not match the query.
 # "Pudding, flavors other than chocolate, NFS" is the pudding that is not chocolate: not a
-# flavoured kind.
-_OTHER_THAN_RE = re.compile(r"\b(flavors )?other than [^,(]*", re.IGNORECASE)
+# flavoured kind. Likewise what a name says the food is without ("Chili hot dog, no bun" for
+# "hot dog bun", "Chicken or turkey creole, without rice" for "chicken and rice"); not the
+# diet words ("no sugar added", "without salt", "no added fat"), which say what it is.
+_OTHER_THAN_RE = re.compile(r"\b(flavors )?other than [^,(]*|"
+                            r"\b(no|without) (?!(added|sugar|salt|fat)\b)[^,(]*", re.IGNORECASE)
 # "Kartoffelsalat mit Essig-Öl-Sauce" is a salad, not a sauce: in a German name (the Swiss
 # FCDB's) what comes after "mit" is what the food is made with, not its kind.
 # Likewise what an English name says a food was cooked or kept in ("Potato crisps, fried in
 # sunflower oil", "Baked beans, canned in tomato sauce") or made with ("Chicken or turkey
-# salad, made with mayonnaise") is not its kind: no oil, no sauce, no mayonnaise.
+# salad, made with mayonnaise") is not its kind: no oil, no sauce, no mayonnaise; nor the bread
+# a sandwich is on ("Turkey sandwich on wheat" is a sandwich, as "Hot dog sandwich" is).
 _MADE_WITH_RE = re.compile(r"\bmit\b.*|\b((fried|cooked|canned|roasted|boiled|stewed|packed|"
-                           r"preserved|stored) in|made with)\b[^,(]*", re.IGNORECASE)
+                           r"preserved|stored) in|made with|(?<=sandwich )on)\b[^,(]*",
+                           re.IGNORECASE)
 
 # --- the food as eaten (form_adjustment) ---
 # Forms that are not what a person eats. A query naming one (or its FORM_SYNONYMS) asks for it.
@@ -187,24 +195,51 @@ FLAVOUR_PENALTY = 1.0
 _COMBINATION_RE = re.compile(r"\b(and|with|n)\b|&", re.IGNORECASE)
 COMBINATION_PENALTY = 1.0
 # Stand-ins for the food ("Bacon, meatless").
-SUBSTITUTE_WORDS = frozenset({"meatless", "imitation", "substitute", "vegetarian", "veggie",
+SUBSTITUTE_WORDS = frozenset({"meatless", "imitation", "substitute", "vegetarian", "veggie", "vegan",
                               "analog", "nondairy", "mock"})
 SUBSTITUTE_PENALTY = 3.0
+# Odd cuts and offal of a meat, each a part of its name of its own ("Chicken, feet, boiled",
+# "Chicken, skin, casseroled", "Pork, ears", "Turkey, whole, giblets"): below the everyday meat
+# unless asked for ("chicken liver"). Not "skin" in "skin not eaten", which says how a breast
+# was eaten.
+ODD_PARTS = frozenset({"feet", "foot", "back", "tail", "neck", "giblets", "skin", "liver",
+                       "heart", "hearts", "gizzard", "gizzards", "kidney", "kidneys", "tongue",
+                       "ear", "ears", "tripe", "brain", "brains", "lungs", "spleen",
+                       "chitterlings", "pancreas", "sweetbreads", "snout", "leber", "herz",
+                       "niere", "nieren", "zunge", "haut"})
+_MEAT_RE = re.compile(r"^(chicken|turkey|beef|pork|lamb|veal|mutton|duck|goose|goat|poultry|"
+                      r"huhn|poulet|truthahn|rind|schwein|kalb|lamm|ente)\b")
+ODD_PART_PENALTY = 1.5
 
 # --- diet words (diet_adjustment) ---
 # German inflects: "zuckerfreier Sirup", "zuckerfreie Limo"; "Diät-Limonade", "ungesüßt".
 DIET_WORDS = frozenset({"diet", "zero", "light", "lite", "sugarfree", "unsweetened",
                         "zuckerfrei", "zuckerfreie", "zuckerfreier", "zuckerfreies",
                         "zuckerfreien", "diat", "ungesusst", "ungesusste", "ungesusster",
-                        "ungezuckert", "sugarless", "skinny"})
+                        "ungezuckert", "sugarless", "skinny",
+                        "unsweet",  # the US South's "unsweet tea" (sweet tea's opposite)
+                        "slimline"})  # Schweppes' UK name for its diet mixers
+# Sweeteners with no sugar's calories ask for a diet food and are the food asked for: "stevia
+# drops" is liquid stevia, not a sugared cough drop.
+SWEETENER_WORDS = frozenset({"stevia", "sucralose", "aspartame", "saccharin", "splenda",
+                             "truvia", "canderel", "sussstoff", "sussstoffe"})
+# "Free" as a drink's last word says sugar-free ("7up free", "Irn Bru free"); after what a food
+# may be free of ("alcohol free", "gluten free") it says that instead.
+FREE = "free"
+FREE_OF = frozenset({"alcohol", "alkohol", "gluten", "lactose", "laktose", "fat", "caffeine",
+                     "dairy", "milk", "nut", "nuts", "egg", "eggs", "wheat", "meat", "salt",
+                     "sodium", "cholesterol", "soy", "grain", "msg", "sugar", "calorie"})
 DIET_PHRASES = (("sugar", "free"), ("no", "sugar"), ("zero", "sugar"), ("no", "added", "sugar"),
                 ("low", "calorie"), ("calorie", "free"), ("ohne", "zucker"), ("low", "sugar"),
-                ("without", "sugar"))
+                ("without", "sugar"), ("zero", "calorie"))
 _DIET_MARKER_RE = re.compile(
     r"\b(diet|zero|light|lite|low[- ]calorie|reduced[- ]calorie|calorie[- ]free|"
     r"sugar[- ]free|sugarless|no sugar added|no added sugar|without (added )?sugar|"
     r"unsweetened|not sweetened|with (aspartame|sodium saccharin|low[- ]calorie sweeteners?|"
     r"sucralose|stevia|non-nutritive sweetener)|"
+    # a tabletop sweetener is the diet food itself ("Sugar substitute, stevia, liquid",
+    # "Sweeteners, tabletop, aspartame"); a blend with sugar is not
+    r"sugar substitute(?! and sugar)|sweeteners, tabletop, (aspartame|saccharin|sucralose)|"
     # the Swiss FCDB's German: "Colagetränk, mit Süssstoffen", "Tee, ungezuckert"
     r"mit sussstoffen?|ungezuckert|zuckerfrei|ohne zucker|energievermindert)\b")
 # Markers that say no sugar was added, not that the food has little ("Cranberry juice,
@@ -213,9 +248,12 @@ _DIET_MARKER_RE = re.compile(
 _NO_ADDED_SUGAR_RE = re.compile(
     r"\b(unsweetened|not sweetened|no sugar added|no added sugar|without added sugar|"
     r"ungezuckert)\b")
-NO_ADDED_SUGAR_WORDS = frozenset({"unsweetened", "ungesusst", "ungesusste", "ungesusster",
+NO_ADDED_SUGAR_WORDS = frozenset({"unsweetened", "unsweet", "ungesusst", "ungesusste", "ungesusster",
                                   "ungezuckert"})
-NO_ADDED_SUGAR_PHRASES = (("no", "sugar"), ("no", "added", "sugar"))
+NO_ADDED_SUGAR_PHRASES = (("no", "sugar"), ("no", "added", "sugar"), ("ohne", "zucker"))
+# Plain yoghurt, quark or kefir is the one with no sugar added ("Joghurt ohne Zucker" is
+# "Joghurt, nature"); not "plain" elsewhere: CoFID's "Chocolate, plain" is dark chocolate.
+_PLAIN_DAIRY_RE = re.compile(r"^(yogh?urt|joghurt|quark|skyr|kefir)\b[^(]*\b(plain|natural|nature|natur)\b")
 # Sugar per 100 g above which a row without a diet marker is sugared (a diet cola has 0;
 # unsweetened tea, coffee and water have none either).
 SUGARED_G = 1.5
@@ -256,31 +294,200 @@ def words(text: str) -> list[str]:
 # how much, the words after "of" what.
 MEASURE_WORDS = frozenset({"cup", "glass", "bowl", "mug", "plate", "slice", "piece", "portion",
                            "serving", "can", "bottle", "handful", "spoonful", "pint", "half",
-                           "bar", "packet", "bag", "tin", "pot", "tub", "jar", "box", "scoop"})
+                           "bar", "packet", "bag", "tin", "pot", "tub", "jar", "box", "scoop",
+                           "slices", "pieces", "bowls", "scoops", "servings", "pints", "mugs",
+                           "cups", "cans", "bottles", "glasses"})
+# Spoons and units say how much wherever they stand ("tbsp honey", "4 oz juice", "150ml orange
+# juice"); German names the measure before the food without "of" ("Tasse Kaffee", "Kugel Eis",
+# "Stück Käsekuchen", "ein Glas Milch"). Neither is a word to find while a food word follows.
+UNIT_WORDS = frozenset({"tablespoon", "tablespoons", "tbsp", "tbs", "teaspoon", "teaspoons", "tsp",
+                        "oz", "ounce", "ounces", "fl", "ml", "cl", "l", "g", "gram", "grams",
+                        "kg", "el", "tl", "essloffel", "teeloffel", "loffel"})
+GERMAN_MEASURE_WORDS = frozenset({
+    "stuck", "stucke", "stuckchen", "kugel", "kugeln", "scheibe", "scheiben", "tasse", "tassen",
+    "glas", "glaser", "becher", "dose", "dosen", "flasche", "flaschen", "portion", "portionen",
+    "teller", "schale", "schussel", "riegel", "packung", "tute"})
+# A count before the measure or the food ("2 slices", "ein Stück", "eine Tasse").
+COUNT_WORDS = frozenset({"ein", "eine", "einen", "einem", "einer", "one", "two", "zwei"})
+_AMOUNT_RE = re.compile(r"^\d+(ml|cl|l|g|kg|oz)?$")
+# The serving a measure asks for, by the words its name holds ("1 tablespoon", "1 slice, NFS",
+# "1 can (12 fl oz)", "1 scoop"): a Stück of cake is a piece or a slice, a Tasse a cup.
+MEASURE_SERVINGS = {
+    "tablespoon": ("tablespoon", "tbsp"), "tablespoons": ("tablespoon", "tbsp"),
+    "tbsp": ("tablespoon", "tbsp"), "tbs": ("tablespoon", "tbsp"), "el": ("tablespoon", "tbsp"),
+    "essloffel": ("tablespoon", "tbsp"), "teaspoon": ("teaspoon", "tsp"),
+    "teaspoons": ("teaspoon", "tsp"), "tsp": ("teaspoon", "tsp"), "tl": ("teaspoon", "tsp"),
+    "teeloffel": ("teaspoon", "tsp"), "slice": ("slice",), "slices": ("slice",),
+    "scheibe": ("slice",), "scheiben": ("slice",), "piece": ("piece",), "pieces": ("piece",),
+    "stuck": ("piece", "slice"), "stucke": ("piece", "slice"), "can": ("can",), "tin": ("can",),
+    "dose": ("can",), "dosen": ("can",), "cans": ("can",), "glass": ("glass",),
+    "glasses": ("glass",), "glas": ("glass",), "cup": ("cup",), "cups": ("cup",),
+    "mug": ("mug", "cup"), "tasse": ("cup",), "tassen": ("cup",),
+    "bowl": ("bowl",), "bowls": ("bowl",), "schale": ("bowl",), "schussel": ("bowl",),
+    "bottle": ("bottle",), "bottles": ("bottle",), "flasche": ("bottle",), "flaschen": ("bottle",),
+    "scoop": ("scoop",), "scoops": ("scoop",), "kugel": ("scoop",), "kugeln": ("scoop",),
+    "bar": ("bar",), "riegel": ("bar",), "pint": ("pint",), "packet": ("packet",),
+    "teller": ("plate",), "plate": ("plate",),
+}
+# The amount a count before the measure asks for ("two slices": the "2 slices" serving, "half a
+# can": "1/2 can", where the food has one): a digit, or one of these words.
+COUNT_AMOUNTS = {"one": "1", "ein": "1", "eine": "1", "einen": "1", "einem": "1", "einer": "1",
+                 "two": "2", "zwei": "2", "half": "1/2"}
+# A metric amount names a serving of that amount ("100ml orange juice": "1 serving 100 ml"),
+# where the food has one.
+_METRIC_RE = re.compile(r"^(\d+)(ml|g)$")
 
 
 # A measure, container or size beside the food without "of" ("half cup juice", "coleslaw pot",
 # "small box of raisins"): searched for, as some foods are named with one ("granola bar",
-# "juice box"); where no food has every word, the words without them (``without_measures``).
+# "juice box"); where no food has every word, the words without them (``without_measures``),
+# and without a count ("5 jelly babies"; "3 musketeers" is a name).
 SIZE_WORDS = frozenset({"small", "large", "medium", "mini", "big", "regular"})
-MEASURE_AND_SIZE_WORDS = MEASURE_WORDS | SIZE_WORDS | {"carton", "pouch", "cups", "pots",
-                                                        "boxes", "bottles", "cans", "glasses"}
+MEASURE_AND_SIZE_WORDS = (MEASURE_WORDS | SIZE_WORDS | UNIT_WORDS | GERMAN_MEASURE_WORDS
+                          | COUNT_WORDS | {"carton", "pouch", "pots", "boxes"})
 
 
 def without_measures(found: Sequence[str]) -> list[str]:
-    """The words without measures, containers and sizes (``MEASURE_AND_SIZE_WORDS``), or none
-    when nothing else is left."""
-    kept = [w for w in found if w not in MEASURE_AND_SIZE_WORDS]
+    """The words without measures, containers, sizes and counts (``MEASURE_AND_SIZE_WORDS``),
+    or none when nothing else is left."""
+    kept = [w for w in found if w not in MEASURE_AND_SIZE_WORDS and not _AMOUNT_RE.match(w)]
     return kept if kept != list(found) else []
 
 
+# "Full fat" says the regular kind: of milk or cheese its whole-milk row, which holds the words
+# ("Creme fraiche, full fat"), but of a drink the sugared one ("full fat coke" is regular cola,
+# not a diet one): where no food has every word, the words without it
+# (``without_regular``).
+REGULAR_PHRASES = (("full", "fat"), ("full", "sugar"))
+
+
+def without_regular(found: Sequence[str]) -> list[str]:
+    """The words without a "full fat" (``REGULAR_PHRASES``), or none when the query has none
+    or nothing else is left."""
+    kept, index = [], 0
+    while index < len(found):
+        phrase = next((p for p in REGULAR_PHRASES if tuple(found[index:index + len(p)]) == p),
+                      None)
+        if phrase is None:
+            kept.append(found[index])
+        index += len(phrase) if phrase else 1
+    return kept if kept != list(found) else []
+
+
+# Words that join a food to what it comes with ("toast with butter", "Apfelstrudel mit
+# Vanillesauce", "beans on toast", "arroz con pollo") or to a second food ("scampi and chips").
+WITH_WORDS = frozenset({"with", "w", "mit", "on", "auf", "con"})
+AND_WORDS = frozenset({"and", "und", "n"})
+# A name holding the main food's word (``main_food``): where no food has every word ("chicken
+# adobo"), the dish the phrase ends with comes before the meat it starts with.
+HEAD_WORD_BONUS = 1.0
+# Shapes a food is cut or sold in name no food of their own: "shortbread fingers" is
+# shortbread, not fish fingers; "cheese sticks" cheese.
+SHAPE_WORDS = frozenset({"finger", "fingers", "stick", "sticks", "bites", "rounds", "squares",
+                         "slices", "wedges", "strips", "cubes", "balls", "pieces"})
+
+
+# Dishes named by two fillings joined with "and" before them ("egg and cress sandwich", "peanut
+# butter and jelly sandwich", "chicken and mushroom pie"): one food, whatever the fillings'
+# words. Two foods of two words each are two foods ("roast beef and yorkshire pudding").
+FILLED_DISH_WORDS = frozenset({
+    "sandwich", "sandwiches", "toastie", "toasties", "wrap", "wraps", "baguette", "sub", "panini",
+    "roll", "rolls", "bagel", "pie", "pies", "pasty", "pasties", "crisps", "pizza", "salad",
+    "soup", "omelet", "omelette", "burrito", "quesadilla", "bake", "casserole", "stew", "curry",
+    "risotto", "pasta", "quiche", "tart", "flan", "muffin", "muffins", "cake", "cookies"})
+
+
+def main_food(found: Sequence[str]) -> tuple[list[str], str | None]:
+    """(the words of the main food, the word that names it) of the query words ``found``,
+    stop words included. A phrase names its food last ("chicken adobo" is adobo, "egg and cress
+    sandwich" a sandwich), before what it comes with ("toast with butter" is toast, "latte with
+    oat milk" a latte) or a second food of one word ("scampi and chips" is scampi) or, after a
+    first of two words, of two words ("roast beef and yorkshire pudding" is roast beef), not a
+    dish of two fillings (``FILLED_DISH_WORDS``)."""
+    kept = list(found)
+    joined = next((i for i, w in enumerate(kept) if w in WITH_WORDS and 0 < i < len(kept) - 1),
+                  None)
+    if joined is not None:
+        kept = kept[:joined]
+    joined = next((i for i, w in enumerate(kept) if w in AND_WORDS and 0 < i < len(kept) - 1),
+                  None)
+    if joined is not None and (len(kept) - joined - 1 == 1 or joined > 1
+                               and kept[-1] not in FILLED_DISH_WORDS):
+        kept = kept[:joined]
+    kept = [w for w in kept if w not in STOPWORDS]
+    named = [w for w in kept if w not in SHAPE_WORDS] or kept
+    return kept, named[-1] if named else None
+
+
 def query_words(text: str) -> list[str]:
-    """The words a query searches for: a measure before "of" and stop words dropped, unless
-    nothing else is left."""
+    """The words a query searches for: a measure (``_says_how_much``) and stop words dropped,
+    unless nothing else is left."""
+    return list(dict.fromkeys(_query_words(text)))
+
+
+def _query_words(text: str) -> list[str]:
     found = words(text)
-    kept = [w for i, w in enumerate(found) if w not in STOPWORDS
-            and not (w in MEASURE_WORDS and found[i + 1:i + 2] == ["of"])]
-    return list(dict.fromkeys(kept or found))
+    kept = [w for i, w in enumerate(found)
+            if w not in STOPWORDS and not _says_how_much(found, i)]
+    return kept or found
+
+
+def query_wishes(text: str) -> tuple[list[str], bool]:
+    """The query words without its diet words, each once, and whether it had any
+    (``split_diet``); a word the diet words repeat counts ("fat free sugar free yogurt")."""
+    kept, diet = split_diet(_query_words(text))
+    return list(dict.fromkeys(kept)), diet
+
+
+def query_measure(text: str) -> tuple[str, ...]:
+    """The words of the serving the query's measure asks for ("tablespoon of sugar": the
+    "1 tablespoon" serving; ``MEASURE_SERVINGS``), led by the amount a count or metric amount
+    before it asks for where it is not one ("two slices of toast": ("2", "slice"), "half a can
+    of coke": ("1/2", "can"), "100ml orange juice": ("100", "ml")), or none."""
+    found = words(text)
+    for i, word in enumerate(found):
+        metric = _METRIC_RE.match(word) or (
+            word.isdigit() and i + 1 < len(found) and _METRIC_RE.match(word + found[i + 1]))
+        if metric and _says_how_much(found, i):
+            return metric[1], metric[2]
+        if word in MEASURE_SERVINGS and _says_how_much(found, i):
+            amount = _amount_before(found[:i])
+            return MEASURE_SERVINGS[word] if amount in (None, "1") else (
+                amount, *MEASURE_SERVINGS[word])
+    return ()
+
+
+def _amount_before(before: Sequence[str]) -> str | None:
+    """The amount the words before a measure ask for ("2", "two", "half a"), or None."""
+    kept = [w for w in before if w not in ("a", "an")]
+    if not kept:
+        return None
+    return kept[-1] if kept[-1].isdigit() else COUNT_AMOUNTS.get(kept[-1])
+
+
+def _says_how_much(found: Sequence[str], index: int) -> bool:
+    """Whether ``found[index]`` is a measure, unit or count before the food: "cup" in "cup of
+    tea", "tbsp" in "tbsp honey", "Tasse" in "Tasse Kaffee", "4" and "oz" in "4 oz juice",
+    "2" in "2 slices of toast", "150ml" in "150ml orange juice", "eine" in "eine Brezel",
+    "half" in "half a can of coke".
+    The last word is the food's ("g" in "gatorade g")."""
+    word, after = found[index], found[index + 1:]
+    if not after:
+        return False
+    if word in MEASURE_WORDS and (after[0] == "of" or index and _is_count(found[index - 1])):
+        return True
+    if word == "half" and after[0] in ("a", "an") and len(after) > 1 and after[1] in MEASURE_WORDS:
+        return True  # "half a can of coke"
+    if word in UNIT_WORDS or word in GERMAN_MEASURE_WORDS:
+        return any(w not in UNIT_WORDS and w not in STOPWORDS and not _is_count(w) for w in after)
+    if word in COUNT_WORDS or _AMOUNT_RE.match(word) and not word.isdigit():
+        return True
+    return word.isdigit() and (after[0] in UNIT_WORDS or after[0] in MEASURE_WORDS
+                               or after[0] in GERMAN_MEASURE_WORDS)
+
+
+def _is_count(word: str) -> bool:
+    return word in COUNT_WORDS or word.isdigit()
 
 
 def split_diet(found: Sequence[str]) -> tuple[list[str], bool]:
@@ -291,9 +498,12 @@ def split_diet(found: Sequence[str]) -> tuple[list[str], bool]:
         phrase = next((p for p in DIET_PHRASES if tuple(found[index:index + len(p)]) == p), None)
         if phrase is not None:
             diet, index = True, index + len(phrase)
-        elif found[index] in DIET_WORDS:
+        elif found[index] in DIET_WORDS or (
+                found[index] == FREE and index == len(found) - 1 and index > 0
+                and found[index - 1] not in FREE_OF):
             diet, index = True, index + 1
         else:
+            diet = diet or found[index] in SWEETENER_WORDS
             kept.append(found[index])
             index += 1
     return (kept, diet) if kept else (list(found), diet)
@@ -401,12 +611,14 @@ class Query:
     typed_phrase: str | None = None  # the words as typed, as such a phrase
     guessed: frozenset[str] = frozenset()  # words that are corrections of a typo (score)
     no_added_sugar: bool = False  # the diet wish is no added sugar (asks_no_added_sugar)
+    heads: frozenset[str] = frozenset()  # the words that name the main food (``main_food``)
 
 
 def make_query(readings: Sequence[tuple[Sequence[str], float]], *, diet: bool = False,
                typed: int | None = None, region: str | None = None,
                typed_words: Sequence[str] | None = None,
-               guessed: Iterable[str] = (), no_added_sugar: bool = False) -> Query:
+               guessed: Iterable[str] = (), no_added_sugar: bool = False,
+               heads: Iterable[str] = ()) -> Query:
     asked = frozenset(w for reading, _ in readings for w in reading)
     asked |= frozenset(filter(None, (singular(w) for w in asked)))
     forms = frozenset(FORM_SYNONYMS.get(w, w) for w in asked) & FORM_WORDS
@@ -415,7 +627,7 @@ def make_query(readings: Sequence[tuple[Sequence[str], float]], *, diet: bool = 
     phrases = frozenset(_singular_phrase(r) for r, _ in readings)
     return Query(tuple((tuple(r), h) for r, h in readings), diet, forms, asked, typed, region,
                  phrases, None if typed_words is None else _singular_phrase(typed_words),
-                 frozenset(guessed), no_added_sugar)
+                 frozenset(guessed), no_added_sugar, _forms(heads))
 
 
 def _forms(found: Iterable[str]) -> frozenset[str]:
@@ -495,10 +707,11 @@ def _name_phrases(parts: Sequence[tuple[str, ...]]) -> frozenset[str]:
 
 def _plain_parts(parts: list[tuple[str, ...]], drop: frozenset[str]
                  ) -> tuple[list[tuple[str, ...]], int]:
-    """``parts`` without a leading group head and the parts made of ``drop`` words only, and
-    how many words were dropped."""
+    """``parts`` without a leading group head and the parts made of ``drop`` words only or
+    that say what is not specified (``NOT_SPECIFIED``), and how many words were dropped."""
     kept = parts[1:] if len(parts) > 1 and parts[0] in GROUP_HEADS else list(parts)
-    kept = [part for part in kept if not set(part) <= drop] or kept
+    kept = [part for part in kept
+            if not (set(part) <= drop or part[:len(NOT_SPECIFIED)] == NOT_SPECIFIED)] or kept
     return kept, sum(map(len, parts)) - sum(map(len, kept))
 
 
@@ -513,7 +726,10 @@ def _texts(name_words: tuple[str, ...], food: str, aliases: tuple[str, ...],
     # its second part before its first when it is compared with the query whole.
     whole = (_singular_phrase((*_words(segments[1]), *_words(segments[0])))
              if len(segments) == 2 else _singular_phrase(name_words))
-    first_words = _words(segments[0])
+    # What the food is made with or kept in is not what it is: "Crêpes mit Camembert" is a
+    # crêpe, "Baked beans, canned in tomato sauce" no tomato.
+    kinds = [_words(_MADE_WITH_RE.sub("", segment)) for segment in segments[:2]]
+    first_words = kinds[0] or _words(segments[0])
     named = _NOTE_RE.sub(lambda note: ", " + note[1] if set(_words(note[1])) <= GENERIC_PARTS
                          else note[0], _OTHER_THAN_RE.sub("", food))
     parts = [p for p in (_words(part) for part in named.split(",")) if p]
@@ -522,7 +738,7 @@ def _texts(name_words: tuple[str, ...], food: str, aliases: tuple[str, ...],
     plain_cooked, ignored_cooked = _plain_parts(parts, GENERIC_PARTS | PLAINLY_COOKED)
     return _Texts(whole, alias_phrases, common, other,
                   _forms(first_words), _forms(first_words[-1:]),
-                  _forms(_words(segments[1])) if len(segments) > 1 else frozenset(),
+                  _forms(kinds[1]) if len(segments) > 1 else frozenset(),
                   _forms(name_words), _forms(other),
                   _name_phrases(plain), _name_phrases(plain_raw), _name_phrases(plain_cooked),
                   ignored, ignored_raw, ignored_cooked,
@@ -555,7 +771,8 @@ def _eaten_raw(item: Candidate) -> bool:
 
 
 def score(query: Sequence[str], item: Candidate, typed: int | None = None,
-          home: bool = True, guessed: frozenset[str] = frozenset()) -> float:
+          home: bool = True, guessed: frozenset[str] = frozenset(),
+          heads: frozenset[str] = frozenset()) -> float:
     """How well ``item``'s texts answer the query words; higher is better (module doc, 1-3).
     ``typed``: how many words the person typed, when ``query`` is a reading of them in other
     words ("chips" read as "french fries"): word matches count per word typed, so a longer
@@ -564,7 +781,8 @@ def score(query: Sequence[str], item: Candidate, typed: int | None = None,
     generic parts the query's food. ``guessed``: query words that correct a typo; a name
     holding one counts GUESSED_DISCOUNT less, so where no food has every word the word typed
     as the catalog spells it decides ("Zürcher Geschnetzeltes" is Geschnetzeltes, not the
-    "Zucker" that "zurcher" is closest to)."""
+    "Zucker" that "zurcher" is closest to). ``heads``: the forms of the words that name the
+    query's main food (``main_food``); a name or alias holding one counts HEAD_WORD_BONUS more."""
     if not query:
         return 0.0
     texts = _texts(item.name_words, item.food, item.aliases, item.common_names)
@@ -589,6 +807,8 @@ def score(query: Sequence[str], item: Candidate, typed: int | None = None,
     missing = len(query) - whole - math.ceil(prefix) - max(0, other_whole - whole)
     if missing > 0 and not other_prefix:
         value -= per_word * MISSING_PENALTY * missing
+    if not heads.isdisjoint(texts.name_forms | texts.other_forms):
+        value += HEAD_WORD_BONUS
     if any(w in texts.head or singular(w) in texts.head for w in query):
         value += 1.5
     elif any(w in texts.first or singular(w) in texts.first for w in query):
@@ -618,6 +838,7 @@ class _Kind:
     prepared: bool
     combination: bool
     reduced: bool
+    odd_parts: frozenset[str]  # ODD_PARTS it names, where it is a meat's
 
 
 @lru_cache(maxsize=65536)
@@ -638,7 +859,9 @@ def _kind(name: str, category: str) -> _Kind:
                  eaten_cooked,
                  _PREPARED_RE.search(text.replace("commercially prepared", "")) is not None,
                  _COMBINATION_RE.search(name.split(",")[0]) is not None,
-                 _REDUCED_RE.search(text) is not None)
+                 _REDUCED_RE.search(text) is not None,
+                 frozenset(part for part in map(str.strip, text.split(",")[1:])
+                           if part in ODD_PARTS) if _MEAT_RE.match(text) else frozenset())
 
 
 @lru_cache(maxsize=65536)
@@ -662,8 +885,20 @@ def form_adjustment(query: Query, item: Candidate) -> float:
         value -= DISH_PENALTY
     if not named.isdisjoint(FLAVOUR_WORDS):
         value -= FLAVOUR_PENALTY
-    if not named.isdisjoint(SUBSTITUTE_WORDS):
+    # A stand-in for a food the query names ("Bacon, meatless" for bacon), not one found by
+    # its other texts ("Sugar substitute, powder, NFS" for a sweetener), nor where the query
+    # asks for any stand-in ("veggie pizza": "Pizza, vegetarian").
+    if (not named.isdisjoint(SUBSTITUTE_WORDS) and query.asked.isdisjoint(SUBSTITUTE_WORDS)
+            and not query.asked.isdisjoint(_forms(item.name_words))):
         value -= SUBSTITUTE_PENALTY
+    # A query asking for a stand-in in other words than the name's ("vegan chili": "Chili,
+    # vegetarian") finds it as if the name held its word.
+    stand_in = {w for pair in kind.special for w in pair} & SUBSTITUTE_WORDS
+    if stand_in and stand_in.isdisjoint(query.asked) and not query.asked.isdisjoint(
+            SUBSTITUTE_WORDS):
+        value += MISSING_PENALTY
+    if kind.odd_parts - query.asked:
+        value -= ODD_PART_PENALTY
     if kind.combination:
         value -= COMBINATION_PENALTY
     return value
@@ -695,6 +930,8 @@ def _diet_row(item: Candidate, no_added_sugar: bool = True) -> bool:
     no sugar was added counts only where the query asks for that (``no_added_sugar``): a light
     cranberry juice is not the unsweetened juice."""
     texts = " ".join((item.food, *item.aliases))
+    if no_added_sugar and _PLAIN_DAIRY_RE.search(_key(texts)):
+        return True  # plain yoghurt has its milk's sugar only
     if not _says_diet(texts):
         return False
     return (no_added_sugar or not _sugary(item)
@@ -715,7 +952,7 @@ def total(query: Query, item: Candidate) -> float:
     foreign = region_handicap(query, item)
     best = max(score(reading, item, query.typed,
                      home=not foreign or _singular_phrase(reading) != query.typed_phrase,
-                     guessed=query.guessed)
+                     guessed=query.guessed, heads=query.heads)
                - handicap for reading, handicap in query.readings)
     return (best + form_adjustment(query, item) + diet_adjustment(query, item)
             + min(item.weight, MAX_PRIOR) - foreign

@@ -470,8 +470,9 @@ def load(session: Session, seed_dir: Path | None = None) -> int:
 
 # The seed part that takes from an older database's curated foods the aliases foods.csv no
 # longer gives them; a new name each time aliases are retired (-2: "flapjacks" of Pancakes, a
-# pancake in the US only, which db/seed/search_vocabulary.csv now reads as one there).
-ALIASES_PART = "curated-aliases-2"
+# pancake in the US only, which db/seed/search_vocabulary.csv now reads as one there; -3: "hot
+# dog on a bun" of Hot dog, which read without its stop words is the query "hot dog bun").
+ALIASES_PART = "curated-aliases-3"
 
 
 def retire_aliases(session: Session, seed_dir: Path | None = None) -> int:
@@ -487,3 +488,22 @@ def retire_aliases(session: Session, seed_dir: Path | None = None) -> int:
         session.execute(delete(FoodAlias).where(FoodAlias.id.in_(retired)),
                         execution_options={"synchronize_session": False})
     return len(retired)
+
+
+# The seed part that gives an older database's curated foods the table entry foods.csv now
+# names for them (-1: eight FNDDS dishes known by FDC ID alone, so search listed "Huevos
+# rancheros" beside "Huevos rancheros (FNDDS)", the same entry).
+ENTRIES_PART = "curated-entries-1"
+
+
+def fill_entries(session: Session, seed_dir: Path | None = None) -> int:
+    """Set the entry (``source_code``) of the curated foods in the database that have none
+    and that foods.csv gives one; returns how many were set."""
+    listed = {name_key(food.name): food.source_code for food in read_seed(seed_dir).foods
+              if food.source_code}
+    filled = 0
+    for food in session.scalars(select(Food).where(
+            Food.owner_id.is_(None), Food.source_code.is_(None), Food.name_key.in_(listed))):
+        food.source_code = listed[food.name_key]
+        filled += 1
+    return filled

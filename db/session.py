@@ -182,6 +182,11 @@ def _load_seed(session: Session, folder: Path) -> None:
         session.add(SeedVersion(part=seed.ALIASES_PART, foods=retired))
         session.flush()
         changed = changed or bool(retired)
+    if seed.ENTRIES_PART not in loaded and "curated" in loaded:
+        filled = seed.fill_entries(session, folder)
+        session.add(SeedVersion(part=seed.ENTRIES_PART, foods=filled))
+        session.flush()
+        changed = changed or bool(filled)
     catalog_loaded_now = "sr28" not in loaded and sr28.has_compact(folder)
     if catalog_loaded_now:
         session.add(SeedVersion(part="sr28", foods=catalog.load(session, folder)))

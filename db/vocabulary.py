@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from db import validate
+from db import search, validate
 from db.errors import InvalidValue, SeedError
 from db.keys import name_key
 
@@ -34,6 +34,9 @@ class Synonym:
     means: tuple[str, ...]
     region: str | None
     source: str
+    # A meaning written as the tables name a food and its kind ("rolls, hard"): the food, the
+    # part before the comma ("rolls"), which a compound's first part may name the kind of.
+    head: tuple[str, ...] = ()
 
 
 def _words(text: str) -> tuple[str, ...]:
@@ -52,7 +55,10 @@ def read(seed_dir: Path) -> tuple[Synonym, ...]:
         if reader.fieldnames != ["term", "means", "region", "source"]:
             raise SeedError(f"{path}:1: header must be term,means,region,source")
         for row in reader:
-            term, means = _words(row["term"] or ""), _words(row["means"] or "")
+            # a term is read as a query's words are ("m&ms", "cup of joe", "fruit by the foot")
+            term = tuple(search.query_words(row["term"] or ""))
+            means = _words(row["means"] or "")
+            head = _words(row["means"].split(",")[0]) if "," in (row["means"] or "") else ()
             region = (row["region"] or "").strip() or None
             if not term or not means or not (row["source"] or "").strip():
                 raise SeedError(f"{path}:{reader.line_num}: term, means and source are required")
@@ -62,7 +68,7 @@ def read(seed_dir: Path) -> tuple[Synonym, ...]:
             if region is not None and region not in SEARCH_REGIONS:
                 raise SeedError(f"{path}:{reader.line_num}: region {region!r} is not one of "
                                 f"{list(SEARCH_REGIONS)}")
-            rows.append(Synonym(term, means, region, row["source"].strip()))
+            rows.append(Synonym(term, means, region, row["source"].strip(), head))
     return tuple(rows)
 
 
@@ -115,10 +121,23 @@ def readings(words: list[str], region: str | None) -> list[tuple[list[str], floa
     if rewritten == words:
         return [(words, 0.0)]
     if not regional:
-        return [(words, 0.0), (rewritten, 0.0)]
+        # a query read as a term that names its food more fully is read so too ("Saft" is
+        # juice, and a bare "juice" is fruit juice); not one read in another language again
+        # ("Erdäpfel" is the tables' German "Kartoffel", not only the English "potato")
+        again = _meaning(tuple(rewritten), region)
+        return [(words, 0.0), (rewritten, 0.0)] + (
+            [(list(again.means), 0.0)] if again is not None and again.region is None
+            and set(rewritten) < set(again.means) else [])
     if region is None:
         return [(words, 0.0), (rewritten, OTHER_READING_HANDICAP)]
     return [(rewritten, 0.0), (words, OTHER_READING_HANDICAP)]
+
+
+def head(word: str, region: str | None) -> tuple[str, ...]:
+    """The food a one-word term's meaning names before its kind ("rolls" of Brötchen's
+    "rolls, hard", SR28's 'Rolls, hard'); empty where the meaning names no kind."""
+    found = _meaning((word,), region)
+    return found.head if found is not None else ()
 
 
 def _meaning(term: tuple[str, ...], region: str | None) -> Synonym | None:

@@ -300,3 +300,113 @@ def test_a_medium_bag_is_a_container_and_a_bite_is_a_miniature():
     toast = portions.Food("Pancakes, waffles, French toast", "French toast, frozen", 220.0, 30.0)
     assert portions.choose_default(toast, [("1 bite size", 10.0), ("1 slice, NFS", 60.0)]) == \
         portions.Choice(1)
+
+
+@pytest.mark.parametrize("entry, serving, grams", [
+    ("994", "1 cup (8 fl oz)", 240.0),  # Kaffee, schwarz: FNDDS 'Coffee, brewed'
+    ("1184", "1 small (12 fl oz)", 360.0),  # Latte macchiato: FNDDS 'Coffee, Latte'
+    ("588", "1 container", 170.0),  # Joghurt mit Früchten, mager: FNDDS nonfat fruit yogurt
+    ("13276", "1 breast, NS as to size", 120.0),  # Poulet, Brust, gebraten: FNDDS sautéed breast
+])
+def test_swiss_coffee_yoghurt_and_chicken_breast_default_to_fndds_portions(entry, serving, grams):
+    # The card of these once asked for grams; each default is an FNDDS portion of the same
+    # food, which check-seed verifies (db.seed_audit.cited_portion_problems).
+    from db.seed_audit import cited_portion_problems
+    from db.session import TABLES
+
+    swiss = next(t for t in TABLES if t.dataset.name == "Swiss FCDB")
+    foods = composition.read_compact(swiss, SEED_DIR)[0]
+    [default] = [p for p in composition.cited_portions(swiss, foods, SEED_DIR)
+                 if p.code == entry and p.is_default]
+    assert (default.name, default.grams) == (serving, grams)
+    assert not [p for p in cited_portion_problems(SEED_DIR) if f"'{entry}'" in p]
+
+
+def _meat(category: str, description: str) -> portions.Food:
+    return portions.Food(category, description, 250.0, 10.0)
+
+
+def _within_reference(grams: float) -> bool:
+    return 85 / 2 <= grams <= 85 * 2
+
+
+def _default_grams(food: portions.Food, measures: list[tuple[str, float]]) -> tuple[str, float]:
+    choice = portions.choose_default(food, measures)
+    name, grams = measures[choice.index]
+    return choice.name or name, grams * choice.factor
+
+
+def test_steak_and_beef_nfs_default_to_one_portion_not_one_small_slice():
+    # FNDDS 21101000 and 21000100: a 30 g slice is no portion of 85 g of cooked meat.
+    steak = _meat("Beef, excludes ground", "Beef, steak, NFS")
+    name, grams = _default_grams(steak, [
+        ("1 piece/slice, any size", 30.0), ("1 thin", 120.0), ("1 regular", 160.0),
+        ("1 thick", 240.0), ("1 oz yields", 20.0), ("1 cubic inch", 17.0), ("1 cup", 135.0),
+        ("Quantity not specified", 160.0)])
+    assert (name, grams) == ("1 thin", 120.0) and _within_reference(grams)
+    beef = _meat("Beef, excludes ground", "Beef, NFS")
+    name, grams = _default_grams(beef, [
+        ("1 piece/slice, any size", 30.0), ("1 oz yields", 20.0), ("1 cubic inch", 17.0),
+        ("1 cup", 135.0), ("Quantity not specified", 60.0)])
+    assert (name, grams) == ("3 pieces/slices, any size", 90.0) and _within_reference(grams)
+
+
+def test_nuggets_default_to_a_count_that_makes_one_portion():
+    nuggets = _meat("Chicken patties, nuggets and tenders", "Chicken nuggets, NFS")
+    name, grams = _default_grams(nuggets, [("1 nugget", 16.0), ("1 cup", 140.0),
+                                           ("Quantity not specified", 80.0)])
+    assert (name, grams) == ("5 nuggets", 80.0) and _within_reference(grams)
+
+
+def test_a_hot_dog_and_a_drumstick_stay_one():
+    hot_dog = _meat("Frankfurters", "Frankfurter or hot dog, NFS")
+    assert _default_grams(hot_dog, [("1 frankfurter", 48.0), ("1 cup, sliced", 150.0),
+                                    ("Quantity not specified", 48.0)]) == ("1 frankfurter", 48.0)
+    drumstick = _meat("Chicken, whole pieces", "Chicken drumstick, rotisserie, skin not eaten")
+    assert _default_grams(drumstick, [("1 cup, cooked, diced", 135.0), ("1 drumstick", 50.0),
+                                      ("1 oz, cooked", 28.35), ("Quantity not specified", 50.0)]
+                          ) == ("1 drumstick", 50.0)
+
+
+def test_shellfish_and_dried_meat_by_the_piece():
+    shrimp = _meat("Shellfish", "Shrimp, NFS")
+    assert _default_grams(shrimp, [("1 tiny shrimp", 5.0), ("1 small/medium shrimp", 10.0),
+                                   ("1 large/jumbo shrimp", 15.0), ("1 prawn", 20.0),
+                                   ("1 cup", 135.0), ("Quantity not specified", 85.0)]
+                          ) == ("6 large/jumbo shrimp", 90.0)
+    jerky = _meat("Cold cuts and cured meats", "Beef jerky")  # dried meat: 30 g, not 55 g
+    assert portions.reference_amount(jerky) == 30
+    assert _default_grams(jerky, [("1 cup, pieces", 90.0), ("Quantity not specified", 30.0),
+                                  ("1 Giant Jerk", 18.0)]) == ("1 Giant Jerk", 18.0)
+
+
+def test_a_small_unit_under_half_the_amount_eaten_is_no_default():
+    # FNDDS 58126100 and 58116117: people eat 105 g of a turnover or empanada, not the 35 g of a
+    # small one; a "small/regular" taco is a regular one and stays.
+    turnover = portions.Food("Turnovers and other grain-based items",
+                             "Turnover or hot pocket, NFS", 250.0, 30.0)
+    measures = [("1 small/individual", 35.0), ("1 regular/large", 130.0),
+                ("Quantity not specified", 105.0)]
+    assert _default_grams(turnover, measures) == ("1 regular/large", 130.0)
+    taco = portions.Food("Burritos and tacos", "Taco, cheese only", 250.0, 20.0)
+    assert _default_grams(taco, [("1 small/regular", 70.0), ("1 large", 140.0),
+                                 ("Quantity not specified", 140.0)]) == ("1 small/regular", 70.0)
+    # No unspecified amount to weigh it against: the small one is still a unit.
+    assert _default_grams(turnover, measures[:1]) == ("1 small/individual", 35.0)
+
+
+@pytest.mark.parametrize("dataset, entry, serving, grams", [
+    ("CoFID", "Pastries, chocolate eclairs, fresh, homemade", "1 eclair", 102.0),
+    ("CoFID", "Pastries, chocolate eclairs, cream filled, retail", "1 eclair", 102.0),
+    ("Swiss FCDB", "1183", "1 can or bottle (12 fl oz)", 360.0),  # Bier Panaché
+])
+def test_eclairs_and_panache_default_to_fndds_portions(dataset, entry, serving, grams):
+    from db.seed_audit import cited_portion_problems
+    from db.session import TABLES
+
+    table = next(t for t in TABLES if t.dataset.name == dataset)
+    foods = composition.read_compact(table, SEED_DIR)[0]
+    [default] = [p for p in composition.cited_portions(table, foods, SEED_DIR)
+                 if p.code == entry and p.is_default]
+    assert (default.name, default.grams) == (serving, grams)
+    assert not [p for p in cited_portion_problems(SEED_DIR) if entry in p]

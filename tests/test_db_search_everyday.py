@@ -257,7 +257,7 @@ def test_each_hit_shows_its_default_servings_carbohydrate(full_db):
     ("chips", "US", "Snacks, potato chips, plain, salted"),
     ("chips", "UK", "French fries"),
     ("chips", None, "Snacks, potato chips, plain, salted"),
-    ("biscuits", "US", "Biscuits, plain or buttermilk, frozen, baked"),
+    ("biscuits", "US", "Biscuit, NFS"),  # the US biscuit, a quick bread: no cookie
     # Lemonade is still in the US (FNDDS's, 12 g sugar per 100 g), fizzy in the UK (CoFID's,
     # 5.6 g): each region's is first.
     ("lemonade", "US", "Lemonade, fruit juice drink"),
@@ -421,3 +421,82 @@ def test_a_sugary_unsweetened_row_is_no_light_or_diet_answer(full_db):
 def test_misspelt_compounds_and_plurals_are_read_as_the_catalog_spells_them(
         full_db, query, expected, region):
     assert re.search(expected, _names(query, region)[0])
+
+
+@pytest.mark.parametrize("query, region, expected", [
+    ("chicken casserole", "US", r"^Chicken, (breast|drumsticks|thighs|leg)"),  # not its skin
+    ("chicken marsala", "US", r"(?i)marsala"),  # the dish the phrase ends with, not chicken feet
+    ("chicken adobo", "US", r"(?i)adobo"),
+    ("turkey chili", "US", r"(?i)^chili"),
+])
+def test_a_dish_named_beside_a_meat_comes_before_the_meat_and_odd_cuts_last(
+        full_db, query, region, expected):
+    assert re.search(expected, _names(query, region)[0])
+
+
+def test_chicken_is_chicken_of_no_named_part_not_an_odd_cut(full_db):
+    first = _names("chicken", "US")[0]
+    assert first.startswith("Chicken, NS as to part and cooking method"), first
+    odd = [name for name in _names("chicken", "US", limit=10)
+           if re.search(r"(?i), (feet|back|tail|skin)(,|$)", name)]
+    assert odd == []
+    assert re.search(r"(?i)^chicken,? feet", _names("chicken feet", "US")[0])  # when asked for
+
+
+@pytest.mark.parametrize("query, region, expected", [
+    ("toast with butter", "US", r"^(Toast|Bread)\b"),  # not tahini "from ... toasted kernels"
+    ("porridge with honey", "UK", r"^Porridge"),  # not a babyfood "with honey"
+    ("scampi and chips", "UK", r"^Scampi"),
+    ("eggs and bacon", "US", r"^Eggs?\b(?!.*(burrito|sandwich|biscuit))"),
+    ("Apfelstrudel mit Vanillesauce", "DE", r"(?i)strudel"),
+    ("roast beef and yorkshire pudding", "UK", r"(?i)^beef, roast"),  # not beef steak pudding
+])
+def test_a_phrase_of_two_foods_is_its_first_food(full_db, query, region, expected):
+    assert re.search(expected, _names(query, region)[0])
+    assert search.main_food(search.words("egg and cress sandwich")) == (
+        ["egg", "cress", "sandwich"], "sandwich")  # one food: a sandwich
+    assert search.main_food(search.words("peanut butter and jelly sandwich"))[1] == "sandwich"
+
+
+def test_a_dish_made_with_a_food_ranks_below_the_food(full_db):
+    assert _names("Camembert", "DE")[0].startswith("Camembert")  # not "Crêpes mit Camembert"
+    assert _names("tinned tomatoes", "UK")[0].startswith("Tomatoes")  # not baked beans
+
+
+@pytest.mark.parametrize("query, region, expected", [
+    ("unsweet tea", "US", r"(?i)^tea\b.*unsweetened"),  # not pre-sweetened iced tea
+    ("stevia drops", "US", r"(?i)stevia"),  # not a sugared cough drop
+    ("7up free", "UK", r"(?i)(soft drink|carbonated).*(diet|low calorie)"),  # not alcohol-free lager
+    # a brand or a regional word that names only a sugared food: its diet kind
+    ("ribena no added sugar", "UK", r"(?i)squash, no sugar added"),
+    ("Diät Marmelade", "DE", r"(?i)^Konfit(ü|ue)re, energievermindert"),
+])
+def test_diet_words_and_sweeteners_never_give_a_sugared_food(full_db, query, region, expected):
+    [hit] = service.search(query, limit=1, region=region)
+    assert re.search(expected, hit["food"]), hit
+
+
+def test_free_after_what_a_food_is_free_of_is_no_diet_word():
+    assert search.split_diet(["7up", "free"]) == (["7up"], True)
+    assert search.split_diet(["alcohol", "free", "beer"]) == (["alcohol", "free", "beer"], False)
+    assert search.split_diet(["lactose", "free"]) == (["lactose", "free"], False)
+    assert search.split_diet(["stevia", "drops"]) == (["stevia", "drops"], True)
+
+
+@pytest.mark.parametrize("query, region, expected", [
+    ("vegan chili", "US", r"^Chili, vegetarian"),  # not "Chili, NFS" (with meat)
+    ("vegan sausage", "UK", r"(?i)sausages?, (vegetarian|meatless)"),
+    ("turkey sandwich", "US", r"^Turkey sandwich"),  # not "Hot dog sandwich, turkey"
+    ("tuna mayo baguette", "UK", r"(?i)sandwich.*tuna"),  # not the filling alone
+    ("ham and cheese baguette", "UK", r"(?i)ham sandwich.*cheese"),
+    ("chicken bacon ranch sub", "US", r"(?i)^chicken.*sandwich or sub"),
+    ("Brötchen mit Nutella", "DE", r"(?i)^nutella sandwich"),  # as a Nutellabrötchen
+    ("Brötchen mit Butter", "DE", r"(?i)^rolls?\b"),  # bread with butter is bread
+])
+def test_a_dish_is_named_by_its_kind_of_bread_or_of_stand_in(full_db, query, region, expected):
+    assert re.search(expected, _names(query, region)[0])
+
+
+def test_slimline_and_zero_calorie_are_diet_words():
+    assert search.split_diet(["slimline", "tonic"]) == (["tonic"], True)
+    assert search.split_diet(["zero", "calorie", "sweetener"]) == (["sweetener"], True)

@@ -3,12 +3,13 @@
 
 import csv
 import io
+import re
 import threading
 from datetime import date, datetime, timedelta, timezone
 
 import pytest
 from db_support import (  # noqa: F401  (fixtures)
-    alice, db_url)
+    alice, db_url, full_db, full_db_url)
 from sqlalchemy import func, select
 
 from db import nutrition, service
@@ -531,3 +532,52 @@ def test_markers_of_downloads_long_gone_are_forgotten(db_url, alice):
     service.own_file(alice, "b" * 32)
     assert service.file_owner("a" * 32) is None  # older than any file Gradio still serves
     assert service.file_owner("b" * 32) == alice
+
+
+@pytest.mark.parametrize("query, region, expected", [
+    # A count or unit before the treatment ("5 jelly babies"): still the treatment.
+    ("5 jelly babies", "UK", r"^Gummibonbon mit Fruchtessenz$"),
+    ("life savers", "US", r"^Candies, hard$"),
+    ("smarties candy", "US", r"^Candies, hard$"),  # US Smarties are dextrose tablets
+])
+def test_a_counted_or_branded_hypo_treatment_is_its_food(full_db, query, region, expected):
+    hits = service.search(query, limit=3, region=region)
+    assert hits and all(re.search(expected, h["food"]) for h in hits), hits
+    assert all(h["portion"]["carbohydrate_g"] for h in hits)
+
+
+@pytest.mark.parametrize("query, region", [
+    ("4 oz juice", "US"), ("juice", "US"), ("juice for a low", "UK"),
+    ("Saft für Unterzuckerung", "DE"), ("Saft", "DE")])
+def test_juice_for_a_low_is_fruit_juice_never_a_light_drink_or_a_schorle(full_db, query, region):
+    # ADA's Rule of 15: 4 ounces of juice. A light juice drink or a Schorle holds half the
+    # carbohydrate: counted as juice, the treatment is under-counted twice over.
+    hit = service.search(query, limit=1, region=region)[0]
+    assert re.search(r"(?i)^(fruit juice|(orange|apple) juice, 100%|orangensaft|apfelsaft)",
+                     hit["food"]), hit
+    per_100g = service.lookup(hit["food"], grams=100)["per_100g"]["carbohydrate_g"]
+    assert per_100g >= 10 and 100 <= hit["portion"]["grams"] <= 250, hit
+
+
+@pytest.mark.parametrize("query, region", [
+    ("Glukosetabletten", "DE"), ("Glucosetabletten", "DE"), ("glukose tabletten", "DE"),
+    ("glucojuice", "UK"), ("3 Glukosetabletten", "DE")])
+def test_german_glucose_tablets_and_glucojuice_are_read_from_the_pack(full_db, query, region):
+    [hit] = service.search(query, limit=3, region=region)
+    assert hit["food_id"] is None and "from the pack" in hit["asks"]
+
+
+@pytest.mark.parametrize("query, region", [
+    ("level life gel", "US"), ("Jubin Gel", "DE"), ("hypo gel", "UK"), ("4 dextro tablets", "UK")])
+def test_glucose_gel_brands_and_short_names_are_read_from_the_pack(full_db, query, region):
+    # Not "Stock gel" nor a bitter beer: a gel or tablet for a hypo differs by brand.
+    [hit] = service.search(query, limit=3, region=region)
+    assert hit["food_id"] is None and "from the pack" in hit["asks"]
+
+
+def test_full_fat_coke_is_regular_cola_not_creme_fraiche(full_db):
+    hit = service.search("half a can of full fat coke", limit=1, region="UK")[0]
+    assert re.search(r"(?i)cola(?!.*(diet|low calorie|zero))", hit["food"]), hit
+    assert service.lookup(hit["food"], grams=100)["per_100g"]["carbohydrate_g"] >= 9
+    # a dairy food keeps its full-fat row, which holds the words
+    assert "full fat" in service.search("full fat creme fraiche", limit=1, region="UK")[0]["food"]

@@ -2,9 +2,12 @@
 need no database: readings by region, diet words, plurals, the form and dish rules, German
 compounds (db.repo) and hypo treatment terms among other words (db.hypo)."""
 
-import pytest
+import re
 
-from db import search, vocabulary
+import pytest
+from db_support import full_db, full_db_url  # noqa: F401 (fixtures)
+
+from db import search, service, vocabulary
 from db.errors import SeedError
 from db.seed import SEED_DIR
 
@@ -197,3 +200,121 @@ def test_a_tablet_or_gel_term_among_other_words_is_read_from_the_pack():
         "glucose tablets"]
     # A term with a food is the query's whole phrase only: an orange juice box is no apple juice.
     assert hypo.treatments_for("orange juice box", "US") == []
+
+
+def test_a_term_is_read_as_a_query_is_and_a_kind_before_its_comma():
+    rows = {row.term: row for row in vocabulary.read(SEED_DIR)}
+    # "m&ms", "tunnock's" and "cup of joe" split as the query's words do
+    assert ("m", "ms") in rows and ("tunnock", "s", "teacake") in rows and ("joe",) in rows
+    assert rows[("brotchen",)].means == ("rolls", "hard")
+    assert vocabulary.head("brotchen", "DE") == ("rolls",)
+    assert vocabulary.head("rouladen", "DE") == ()  # "beef olives" names no kind
+    # a bare word read as a fuller term is read so too; another language's word is not
+    assert vocabulary.readings(["saft"], "DE")[-1] == (["fruit", "juice"], 0.0)
+    assert vocabulary.readings(["erdapfel"], "DE") == [(["erdapfel"], 0.0), (["kartoffel"], 0.0)]
+
+
+def test_a_short_word_is_corrected_only_to_a_word_one_letter_off():
+    from db.repo import _a_typo
+
+    assert _a_typo("chiken", "chicken", ()) and _a_typo("tomatos", "tomatoes", ())
+    assert _a_typo("appel", "apple", ())  # two letters swapped
+    assert not _a_typo("obers", "goobers", ()) and not _a_typo("lumpia", "lump", ())
+    assert _a_typo("spagetti", "spaghetti", ())
+
+
+def test_a_word_is_not_corrected_in_its_first_letter_but_to_a_compound_of_its_kind():
+    from db.repo import _a_typo
+
+    assert not _a_typo("peeps", "neeps", ()) and not _a_typo("chalupa", "haupia", ())
+    assert not _a_typo("refritos", "fritos", ("fritos",))
+    assert _a_typo("graubrot", "ruchbrot", ("brot", "ruchbrot"))
+
+
+def _first(query: str, region: str | None) -> str:
+    hits = service.search(query, limit=3, region=region)
+    return hits[0]["food"] if hits else ""
+
+
+@pytest.mark.parametrize("query, region, expected", [
+    # brands and slang a table holds under a generic row
+    ("white claw", "US", r"^Hard seltzer"), ("jolly ranchers", "US", r"(?i)^cand(y|ies), hard"),
+    ("swedish fish", "US", r"^Candy, gummy"), ("fruit by the foot", "US", r"fruit leather"),
+    ("peanut m&ms", "US", r"M&M's Peanut"), ("york peppermint patty", "US", r"Peppermint Pattie"),
+    ("cup of joe", "US", r"^Coffee, brewed"), ("sloppy joe", "US", r"^Sloppy joe"),
+    ("arnold palmer", "US", r"Iced Tea / Lemonade"), ("lumpia", "US", r"(?i)spring roll|egg roll"),
+    ("toaster waffles", "US", r"^Waffle.*frozen"), ("vanilla milkshake", "US", r"(?i)^(milk )?shake"),
+    ("shrimp po boy", "US", r"^Fried seafood sandwich"),
+    ("ryvita", "UK", r"^Crispbread, rye"), ("white bap", "UK", r"^Bread rolls, white, soft"),
+    ("petits filous", "UK", r"^Fromage frais"), ("pain au chocolat", "UK", r"^Croissant, chocolate"),
+    ("blackcurrant cordial", "UK", r"^Blackcurrant juice drink/squash, diluted"),
+    ("tunnock's teacake", "UK", r"marshmallow"),
+    # German, Austrian and Swiss words (Duden)
+    ("Pils", "DE", r"(?i)beer|lager"), ("Obers", "DE", r"^Rahm"), ("Nidle", "DE", r"^Rahm"),
+    ("Melanzani", "DE", r"^Aubergine"), ("Ribisel", "DE", r"^Johannisbeere"),
+    ("Hörnli", "DE", r"^Teigwaren"), ("Brötli", "DE", r"^Semmeli"),
+    ("Pastetli", "DE", r"^Blätterteigpastetli"), ("Wähe", "DE", r"^Fruchtwähe"),
+    ("Chäschüechli", "DE", r"^Käsekuchen, gebacken"), ("Kohlsprossen", "DE", r"^Rosenkohl"),
+    ("Häuptelsalat", "DE", r"^Kopfsalat"), ("Eierschwammerl", "DE", r"^Eierschwamm"),
+    ("heiße Schokolade", "DE", r"^Hot chocolate"), ("Malzbier", "DE", r"^Malt beverage"),
+    # a compound's first part names the kind, in English as in German
+    ("Roggenbrötchen", "DE", r"^Roll, rye"), ("Mehrkornbrötchen", "DE", r"^Roll, multigrain"),
+    ("Vollkornbrötchen", "DE", r"^Roll, whole wheat"), ("Käsebrötchen", "DE", r"^Roll, cheese"),
+    ("Räucherlachs", "DE", r"(?i)salmon, smoked|lachs, geräuchert"),
+    ("Brötchen", "DE", r"^Rolls, hard"), ("Rinderrouladen", "DE", r"^Beef olives"),
+    # Käsekuchen is a cheesecake in Germany; the Swiss FCDB's Käsekuchen is a Käsewähe
+    ("Stück Käsekuchen", "DE", r"^Cheesecake"), ("Quarkkuchen", "DE", r"^Cheesecake"),
+    # misspelt or spelt the other side of the Atlantic
+    ("tomatoe", "US", r"^Tomato"), ("egg white omelette", "US", r"^Egg white omelet"),
+    # a bare juice is fruit juice, not the first juice of the alphabet nor a Schorle
+    ("juice", "US", r"^Fruit juice, NFS"), ("Saft", "DE", r"^(?!.*Schorle).*(juice|saft)"),
+])
+def test_regional_brand_and_compound_words_find_their_food(full_db, query, region, expected):
+    assert re.search(expected, _first(query, region)), service.search(query, limit=3, region=region)
+
+
+@pytest.mark.parametrize("query, other", [("Ayran", r"^Ayr\b"), ("bridie", r"(?i)brie")])
+def test_an_unknown_short_word_is_not_corrected_into_another_food(full_db, query, other):
+    # two letters off: Ayran (a yoghurt drink) is no "Ayr, raw", a bridie (a pasty) no Brie
+    assert not re.search(other, _first(query, None))
+
+
+@pytest.mark.parametrize("query, region, expected", [
+    # a brand maps to the generic row of its kind (the brand owner's description)
+    ("slim jim", "US", r"^Snacks, beef sticks"), ("takis", "US", r"^Tortilla chips, flavored"),
+    ("peeps", "US", r"(?i)marshmallow"), ("coors light", "US", r"(?i)beer, light"),
+    ("cinnabon", "US", r"^Cinnamon buns"), ("quest bar", "US", r"Protein Bar"),
+    ("smarties", "US", r"^Cand(y|ies), hard"), ("smarties", "UK", r"^Smartie-type sweets"),
+    ("wispa", "UK", r"^Chocolate, milk"), ("babybel", "UK", r"(?i)^Cheese, edam"),
+    ("frubes", "UK", r"^Fromage frais"), ("bovril", "UK", r"^Beef extract"),
+    ("cheese strings", "UK", r"(?i)mozzarella"), ("Hanuta", "DE", r"wafers"),
+    ("oreos", "US", r"^Cookie, chocolate sandwich"), ("Milka", "DE", r"^Chocolate, milk"),
+    ("bisto gravy", "UK", r"^Gravy instant granules"),
+    # regional and slang dish words (dictionaries)
+    ("latkes", "US", r"(?i)^potato pancake"), ("seitan", "US", r"^Vital wheat gluten"),
+    ("chalupa", "US", r"^Tacos?\b"), ("conchas", "US", r"^Pan Dulce, with sugar topping"),
+    ("Studentenfutter", "DE", r"(?i)^trail mix"), ("Blunzn", "DE", r"^Blutwurst"),
+    ("Sprudel", "DE", r"(?i)water"), ("Melange", "DE", r"^Milchkaffee"),
+    ("Zwetschgendatschi", "DE", r"^Pflaumenkuchen"),
+    # a German phrase or compound read whole, not by one part
+    ("Pommes rot weiß", "DE", r"^Pommes Frites"),
+    ("Hefeweizen alkoholfrei", "DE", r"^Beer, nonalc"),
+    ("weichgekochtes Ei", "DE", r"^Egg, whole, cooked"),
+    ("Hähnchenkeule", "DE", r"(?i)^chicken\b.*\b(leg|drumstick)"),
+    ("Lammkeule", "DE", r"^Lamm, Gigot"),
+    ("Knödel", "DE", r"^Dumpling"), ("bourbon", "US", r"^Whiskey"),
+    ("Seelachsfilet", "DE", r"^Coley"), ("Espresso Macchiato", "DE", r"^Espresso"),
+    # German spelt with ae/oe/ue for umlauts where the word is rare in the tables
+    ("Kloesse", "DE", r"^Dumplings"), ("Suesskartoffel", "DE", r"(?i)^sweet potato"),
+])
+def test_brands_and_regional_words_find_their_generic_row(full_db, query, region, expected):
+    assert re.search(expected, _first(query, region)), service.search(query, limit=3, region=region)
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("Leberkäse Semmel", r"^Sandwich \(.*\) mit Fleischkäse"),
+    ("Fleischkäse im Brötchen", r"^Sandwich \(.*\) mit Fleischkäse"),
+    ("Brötchen mit Nutella", r"^Nutella sandwich"),
+])
+def test_a_bread_named_beside_its_filling_is_a_sandwich_with_it(full_db, query, expected):
+    assert re.search(expected, _first(query, "DE")), service.search(query, limit=3, region="DE")

@@ -19,7 +19,7 @@ from app import meals, views
 from app.errors import shown_errors
 from app.meals import find_foods, nutrition_card, photo_digest
 from app.ui.common import QUIET, AppContext, Downloads, parse_when
-from db import personal, photos, service, validate
+from db import personal, photos, search, service, validate
 from db.cards import hit_text
 from db.errors import NoDefaultServing
 from models.errors import FoodtagError
@@ -57,6 +57,20 @@ def _portion_state(analysis: dict | None, photo_sha256: str | None, food: str | 
     return {"analysis": analysis, "photo_sha256": photo_sha256, "food": food, "serving": None,
             "grams": None, "external_id": uuid.uuid4().hex if food else None, "photo_jpeg": photo_jpeg,
             "learn": learn}
+
+
+# A search hit's value is its food's name; where its label may show another serving than the
+# default (the one the query's measure names, "tablespoon of peanut butter": 1 tablespoon; or a
+# hypo treatment's, db.hypo, which search does not rank: no score), the serving follows after
+# this separator, so the card opens with it and Log logs what the list showed.
+HIT_SERVING_SEPARATOR = "\t"
+
+
+def _hit_value(hit: dict, measured: bool) -> str:
+    serving = hit["portion"]["serving"]
+    if hit["food_id"] is None or not serving or not (measured or hit["score"] is None):
+        return hit["food"]
+    return f"{hit['food']}{HIT_SERVING_SEPARATOR}{serving}"
 
 
 def _with_portion(state: dict, serving: str | None, grams: float | None) -> dict:
@@ -175,6 +189,7 @@ class AnalyseTab:
         c, state = self.c, state or _portion_state(None, None, None)
         if not food:  # a picker emptied: the card (and Log) stay as they are
             return {c.log_btn: _log_button(state)}
+        food, _, serving = food.partition(HIT_SERVING_SEPARATOR)
         with shown_errors():
             user = self.ctx.user(request)
             entry = service.pack_entry(food, user=user)
@@ -185,10 +200,10 @@ class AnalyseTab:
                         c.serving: gr.update(choices=[], value=None), c.grams: gr.update(value=""),
                         c.carb_head: "", c.card: "", c.log_btn: _log_button(state)}
             settings = service.get_settings(user)
-            state, drawn = self._card_for(
-                _portion_state(state.get("analysis"), state.get("photo_sha256"), food, state.get("photo_jpeg"),
-                               state.get("learn")),
-                settings, user=user)
+            picked = _portion_state(state.get("analysis"), state.get("photo_sha256"), food,
+                                    state.get("photo_jpeg"), state.get("learn"))
+            state, drawn = self._card_for(_with_portion(picked, serving, None) if serving else picked,
+                                          settings, user=user)
         others = {picker: gr.update(value=None) for picker in (c.suggestions, c.search_hits, c.recent)
                   if picker is not source}
         return {c.state: state, c.headline: views.picked_markdown(state["analysis"], food), **others,
@@ -218,7 +233,8 @@ class AnalyseTab:
                     c.search_status: f"No food matches {validate.echo(text)}."}
         found = "1 food matches" if len(hits) == 1 else f"{len(hits)} foods match"
         # The label shows the default serving's carbohydrate (45 g cooked, 126 g dry).
-        choices = [(f"{h['food']} - {hit_text(h)}", h["food"]) for h in hits]
+        measured = bool(search.query_measure(text))
+        choices = [(f"{h['food']} - {hit_text(h)}", _hit_value(h, measured)) for h in hits]
         return {c.search_hits: gr.update(choices=choices, value=None),
                 c.search_status: f"{found} {validate.echo(text)}: pick one."}
 

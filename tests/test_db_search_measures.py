@@ -1,0 +1,121 @@
+"""Measures, units, counts and containers in a query (db.search's measure words): they say how
+much, not what ("Tasse Kaffee" is coffee, "4 oz juice" juice), and the serving the hit shows
+is the one the measure names where the food has it ("tablespoon of peanut butter": 1
+tablespoon); the app's card opens with that serving."""
+
+import re
+import pytest
+from db_support import full_db, full_db_url  # noqa: F401 (fixtures)
+
+from db import portions, search, service
+
+
+@pytest.mark.parametrize("text, words", [
+    ("tablespoon of sugar", ["sugar"]), ("tbsp honey", ["honey"]),
+    ("1 tbsp peanut butter", ["peanut", "butter"]), ("4 oz juice", ["juice"]),
+    ("150ml orange juice", ["orange", "juice"]), ("2 slices of toast", ["toast"]),
+    ("2 slices bread", ["bread"]), ("Tasse Kaffee", ["kaffee"]), ("Kugel Eis", ["eis"]),
+    ("Stück Käsekuchen", ["kasekuchen"]), ("Ein Glas Milch", ["milch"]),
+    ("eine Brezel", ["brezel"]), ("Dose Cola", ["cola"]),
+    # A count alone is kept for the names that hold it; where none has every word, the words
+    # without it are searched (without_measures).
+    ("3 musketeers", ["3", "musketeers"]), ("5 jelly babies", ["5", "jelly", "babies"]),
+    # The last word is the food's, whatever it is: Gatorade G, potato kugel, a glass alone.
+    ("gatorade g", ["gatorade", "g"]), ("potato kugel", ["potato", "kugel"]), ("Glas", ["glas"]),
+])
+def test_a_measure_unit_or_count_is_no_word_to_find(text, words):
+    assert search.query_words(text) == words
+
+
+def test_a_count_is_left_out_where_no_food_has_every_word():
+    assert search.without_measures(["5", "jelly", "babies"]) == ["jelly", "babies"]
+    assert search.without_measures(["jelly", "babies"]) == []
+
+
+@pytest.mark.parametrize("text, measure", [
+    ("tablespoon of sugar", ("tablespoon", "tbsp")), ("2 tsp sugar", ("2", "teaspoon", "tsp")),
+    ("one slice of toast", ("slice",)), ("two slices of toast", ("2", "slice")),
+    ("zwei Scheiben Brot", ("2", "slice")), ("half a can of coke", ("1/2", "can")),
+    ("100ml orange juice", ("100", "ml")), ("100 ml orange juice", ("100", "ml")),
+    ("Teller Nudeln", ("plate",)), ("half and half", ()),
+    ("Scheibe Brot", ("slice",)), ("Kugel Eis", ("scoop",)), ("Tasse Kaffee", ("cup",)),
+    ("can of coke", ("can",)), ("Stück Kuchen", ("piece", "slice")),
+    ("peanut butter", ()), ("potato kugel", ()), ("4 oz juice", ()),
+])
+def test_the_measure_names_the_serving_asked_for(text, measure):
+    assert search.query_measure(text) == measure
+
+
+def test_the_measured_serving_is_the_one_that_is_that_measure():
+    servings = [("1 single serving", True), ("1 tablespoon", False),
+                ("Guideline amount per slice of bread/roll", False), ("1 cup", False)]
+    assert portions.measured_serving(servings, ("tablespoon", "tbsp")) == 1
+    assert portions.measured_serving(servings, ("slice",)) is None  # a guideline is no slice
+    assert portions.measured_serving(servings, ()) is None
+    slices = [("1 thin slice", False), ("1 slice, regular", False), ("1 loaf", True)]
+    assert portions.measured_serving(slices, ("slice",)) == 1
+    assert portions.measured_serving([("1 cup (8 fl oz)", True), ("1 mug", False)],
+                                     ("mug", "cup")) == 0  # the default, where it is one
+
+
+def test_an_amount_asks_for_a_serving_of_that_amount_where_the_food_has_one():
+    slices = [("1 slice", False), ("2 slices", True), ("1 cup, pieces", False)]
+    assert portions.measured_serving(slices, ("2", "slice")) == 1
+    # No serving of three: the slice, none made up.
+    assert portions.measured_serving(slices, ("3", "slice")) == 0
+    cans = [("1 can (12 fl oz)", True), ("1/2 can", False)]
+    assert portions.measured_serving(cans, ("1/2", "can")) == 1
+    assert portions.measured_serving(cans[:1], ("1/2", "can")) == 0
+    juice = [("1 cup", True), ("1 serving 100 ml", False), ("1 fl oz", False)]
+    assert portions.measured_serving(juice, ("100", "ml")) == 1
+    assert portions.measured_serving(juice, ("250", "ml")) is None  # the default stands
+
+
+def test_two_slices_of_bacon_shows_two_slices(full_db):
+    hit = _first("two slices of bacon", "US")
+    assert re.search(r"(?i)bacon", hit["food"]), hit
+    assert re.match(r"2 slices", hit["portion"]["serving"]), hit
+    one = _first("a slice of bacon", "US")  # one slice, not the 2-slice default
+    assert (one["food"], one["portion"]["serving"]) == (hit["food"], "1 slice")
+
+
+def _first(query: str, region: str) -> dict:
+    return service.search(query, limit=3, region=region)[0]
+
+
+@pytest.mark.parametrize("query, region, food, serving", [
+    ("tablespoon of peanut butter", "US", r"^Peanut butter$", "1 tablespoon"),
+    ("Tasse Kaffee", "DE", r"(?i)coffee|kaffee", None),
+    ("Scheibe Brot", "DE", r"(?i)brot|bread", None),
+    ("Kugel Eis", "DE", r"(?i)ice cream", None),
+    ("Stück Käsekuchen", "DE", r"^Cheesecake$", None),
+])
+def test_a_measured_query_finds_the_food_with_the_measure_s_serving(full_db, query, region, food,
+                                                                     serving):
+    hit = _first(query, region)
+    assert re.search(food, hit["food"]), hit
+    if serving is not None:
+        assert hit["portion"]["serving"] == serving
+    assert hit["portion"]["grams"] is not None
+    plain = _first(search.query_words(query)[0] if len(search.query_words(query)) == 1
+                   else " ".join(search.query_words(query)), region)
+    assert plain["food"] == hit["food"]  # the measure changes the serving, not the food
+
+
+def test_a_measured_hit_carries_its_serving_to_the_card(full_db):
+    # The search list's value for a hit (app/ui/analyse.py): with a measure in the query, the
+    # food and the serving its label shows, which the card opens with and Log logs; else the
+    # food's name alone (its default serving). A pack entry is never a food.
+    from app.ui.analyse import HIT_SERVING_SEPARATOR, _hit_value
+
+    hit = _first("tablespoon of peanut butter", "US")
+    food, _, serving = _hit_value(hit, measured=True).partition(HIT_SERVING_SEPARATOR)
+    assert (food, serving) == ("Peanut butter", "1 tablespoon")
+    assert _hit_value(_first("peanut butter", "US"), measured=False) == "Peanut butter"
+    # A hypo treatment's food shows the serving its row names (unranked: no score).
+    juice_box = _first("juice box", "US")
+    assert juice_box["score"] is None
+    assert _hit_value(juice_box, measured=False).endswith(
+        HIT_SERVING_SEPARATOR + "1 juice box/pouch (6.75 fl oz)")
+    pack = _first("glucose tablets", "US")
+    assert _hit_value(pack, measured=False) == pack["food"]
