@@ -259,6 +259,8 @@ def hit_portion_text(portion: dict[str, Any]) -> str:
     "1 cup (164 g): 45 g carbohydrate"."""
     if portion["grams"] is None:
         return "no default serving"
-    serving = f"{portion['serving']} ({portion['grams']:g} g)" if portion["serving"] else f"{portion['grams']:g} g"
+    named = portion.get("amount") or portion["serving"]  # "2 × 1 slice" where the query asked
+    grams = round(portion["grams"], 1)
+    serving = f"{named} ({grams:g} g)" if named else f"{grams:g} g"
     carbohydrate = portion["carbohydrate_g"]
     return f"{serving}: {'n/a' if carbohydrate is None else f'{carbohydrate:g} g'} carbohydrate"

@@ -589,3 +589,64 @@ def _serving_amount(name: str, wanted: set[str]) -> str | None:
         return found[1] if found else None
     found = _LEADING_AMOUNT_RE.match(name)
     return found[1] if found else None
+
+
+# Millilitres in a volume a serving's name or a query gives ("1 cup (8 fl oz)", "1 bottle (500
+# ml)", "tablespoon of sugar"): the US customary measures FNDDS and SR Legacy weigh (a UK pint
+# arrives as millilitres: db.search.query_measure).
+_ML_IN = {"fl oz": 29.5735, "ml": 1.0, "cup": 236.588, "cups": 236.588, "tablespoon": 14.7868,
+          "tbsp": 14.7868, "teaspoon": 4.92892, "tsp": 4.92892, "liter": 1000.0, "l": 1000.0,
+          "pint": 473.176}
+_VOLUME_RE = re.compile(r"(\d+(?:\.\d+)?|\d+/\d+)\s*(fl oz|ml|cups?|tablespoon|tbsp|teaspoon|tsp|"
+                        r"liter|l|pint)\b", re.IGNORECASE)
+# Grams per millilitre outside this range come from no food's volume servings (a sliced leaf's
+# cup weighs 0.1 g/ml, honey 1.4).
+_DENSITY = (0.05, 2.0)
+GRAMS_PER_OUNCE = 28.3495
+
+
+def measured_amount(servings: Sequence[tuple[str, float, bool]], measure: Sequence[str],
+                    index: int | None) -> tuple[float, str] | None:
+    """(grams, what they are) where a query's measure (db.search.query_measure) asks for an
+    amount that is not one of the food's servings: "two slices of toast" is twice the "1 slice"
+    serving ``index`` (measured_serving), "half a can of coke" half the can, "200 g pasta" 200
+    g, "4 oz steak" 113 g; a volume the food has no serving of ("tablespoon of sugar", "100 ml
+    orange juice") is weighed at the food's own grams per millilitre, from its servings named in
+    a volume (its cup: sugar's tablespoon is a sixteenth of its cup). None where the measure
+    asks for the serving ``index`` itself, or for a volume of a food with no volume serving."""
+    if not measure:
+        return None
+    counted = _AMOUNT_RE.match(measure[0]) is not None
+    amount, unit = (_fraction(measure[0]), measure[1]) if counted else (1.0, measure[0])
+    shown = measure[0] if counted else "1"
+    if unit == "g":
+        return amount, f"{shown} g"
+    if unit == "oz":
+        return round(amount * GRAMS_PER_OUNCE, 1), f"{shown} oz"
+    if unit == "ml" or (index is None and unit in _ML_IN):
+        density = _grams_per_ml(servings)
+        return None if density is None else (round(amount * _ML_IN[unit] * density, 1),
+                                             f"{shown} {_UNIT_SHOWN.get(unit, unit)}")
+    if index is None or not counted:
+        return None
+    name, grams, _ = servings[index]
+    own = _serving_amount(name, set(measure[1:]))
+    count = amount / (_fraction(own) if own else 1.0)
+    return None if count == 1.0 else (round(grams * count, 1), f"{count:g} × {name}")
+
+
+_UNIT_SHOWN = {"tablespoon": "tbsp", "teaspoon": "tsp"}
+
+
+def _fraction(text: str) -> float:
+    top, _, bottom = text.partition("/")
+    return float(top) / float(bottom or 1)
+
+
+def _grams_per_ml(servings: Sequence[tuple[str, float, bool]]) -> float | None:
+    """The median grams per millilitre of the food's servings named in a volume."""
+    found = sorted(grams / (_fraction(m[1]) * _ML_IN[m[2].lower()])
+                   for name, grams, _ in servings if (m := _VOLUME_RE.search(name)) and grams)
+    density = found[len(found) // 2] if found else None
+    low, high = _DENSITY
+    return density if density is not None and low <= density <= high else None

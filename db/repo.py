@@ -157,7 +157,7 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
                               typed_words=wanted, guessed=guessed,
                               no_added_sugar=no_added_sugar, heads=heads)
     return with_portions(session, search.rank(query, found, limit),
-                         measure=search.query_measure(text_))
+                         measure=search.query_measure(text_, region))
 
 
 def _main_food(text_: str, wanted: list[str], known: tuple[str, ...], region: str | None
@@ -209,7 +209,7 @@ def _names_region(dataset: str | None) -> str | None:
 
 def search_hit(found: search.Candidate, value: float | None = None) -> dict[str, Any]:
     """A search result as every caller shows it: {"food", "food_id", "category", "score",
-    "own", "recent", "favourite", "portion": {"serving", "grams", "carbohydrate_g"},
+    "own", "recent", "favourite", "portion": {"serving", "grams", "carbohydrate_g", "amount"},
     "dataset", "duplicates": [{"food", "food_id", "dataset"}], "asks"} (the default serving
     and the carbohydrate in it, ``with_portions`` fills them; the food's table; the same food
     in other tables, ranked below it; for a hypo treatment, what to read from the pack,
@@ -219,7 +219,8 @@ def search_hit(found: search.Candidate, value: float | None = None) -> dict[str,
             "score": None if value is None else round(value, 2), "own": found.own,
             "recent": found.recent, "favourite": found.favourite,
             "portion": {"serving": found.portion.serving, "grams": found.portion.grams,
-                        "carbohydrate_g": found.portion.carbohydrate_g},
+                        "carbohydrate_g": found.portion.carbohydrate_g,
+                        "amount": found.portion.amount},
             "dataset": found.dataset,
             "duplicates": [{"food": name, "food_id": food_id, "dataset": dataset}
                            for food_id, name, dataset in found.duplicates],
@@ -248,13 +249,25 @@ def _readings(parts: list[list[str]], known: tuple[str, ...],
         if handicap == 0.0 and reading != words:
             found += _modified_kinds(parts, region)
         for i in range(len(reading) - 1):
-            if _known(reading[i] + reading[i + 1], known):
-                found.append((reading[:i] + [reading[i] + reading[i + 1]] + reading[i + 2:],
-                              handicap))
+            joined = _joined(reading[i], reading[i + 1], known)
+            if joined:
+                found.append((reading[:i] + [joined] + reading[i + 2:], handicap))
     unique: dict[tuple[str, ...], float] = {}
     for reading, handicap in found:
         unique[tuple(reading)] = min(handicap, unique.get(tuple(reading), handicap))
     return [(list(r), h) for r, h in unique.items()][:MAX_READINGS]
+
+
+def _joined(first: str, second: str, known: tuple[str, ...]) -> str | None:
+    """The catalog word two adjacent words make together ("soy milk": "soymilk"), also with one
+    letter off where the joined word is long ("chees cake": "cheesecake"), or None."""
+    joined = first + second
+    if _known(joined, known):
+        return joined
+    if len(joined) <= SHORT_WORD or min(len(first), len(second)) < 3:
+        return None
+    return next((w for w in _one_letter_off(joined) if w[0] == joined[0] and _known(w, known)),
+                None)
 
 
 # A bread named with its filling is a sandwich of it: "Schinkenbrötchen", "Leberkäse Semmel",
@@ -455,18 +468,18 @@ def with_portions(session: Session, ranked: list[tuple[search.Candidate, float |
             for hit, value in ranked]
 
 
-def _portion(serving: str | None, grams: float | None,
-             carbohydrate_per_100g: float | None) -> search.Portion:
+def _portion(serving: str | None, grams: float | None, carbohydrate_per_100g: float | None,
+             amount: str | None = None) -> search.Portion:
     carbohydrate = (None if grams is None else nutrition.rounded(nutrition.scale(
         {"carbohydrate_g": carbohydrate_per_100g}, grams / 100.0))["carbohydrate_g"])
-    return search.Portion(serving, grams, carbohydrate)
+    return search.Portion(serving, grams, carbohydrate, amount)
 
 
 def hypo_hits(text_: str, *, session: Session, region: str | None) -> list[dict[str, Any]]:
     """The answer to a search for a hypo treatment (db.hypo): the real food, with the
     serving its row names, or an entry asking for the pack's figure (``food_id`` None); no
     hits when the query is not one (or its food's table is not seeded)."""
-    hits, measure = [], search.query_measure(text_)
+    hits, measure = [], search.query_measure(text_, region)
     for treatment in hypo.treatments_for(text_, region):
         if treatment.entry is None:
             hits.append({**search_hit(search.candidate(0, treatment.pack_name,
@@ -498,9 +511,10 @@ def _shown_serving(food: Food, name: str | None, measure: tuple[str, ...]) -> Se
 
 
 def _default_portions(session: Session, food_ids: list[int], measure: tuple[str, ...] = (),
-                      ) -> dict[int, tuple[str, float, float | None]]:
-    """(serving name, grams, carbohydrate per 100 g) of the foods' default servings, or of the
-    servings the ``measure`` names (``with_portions``)."""
+                      ) -> dict[int, tuple[str | None, float, float | None, str | None]]:
+    """(serving name, grams, carbohydrate per 100 g, amount) of the foods' default servings,
+    or of the servings the ``measure`` names (``with_portions``), or of the amount it asks for
+    ("2 × 1 slice", "100 ml": db.portions.measured_amount; the serving None for a metric one)."""
     if not food_ids:
         return {}
     statement = (select(Serving.food_id, Serving.name, Serving.grams, Serving.is_default,
@@ -511,13 +525,23 @@ def _default_portions(session: Session, food_ids: list[int], measure: tuple[str,
     servings: dict[int, list] = {}
     for row in session.execute(statement.order_by(Serving.id)):
         servings.setdefault(row.food_id, []).append(row)
-    chosen = {}
+    chosen: dict[int, tuple[str | None, float, float | None, str | None]] = {}
     for food_id, rows in servings.items():
         index = portions.measured_serving([(r.name, r.is_default) for r in rows], measure)
+        amount = portions.measured_amount([(r.name, r.grams, r.is_default) for r in rows],
+                                          measure, index)
         row = rows[index] if index is not None else next((r for r in rows if r.is_default), None)
-        if row is not None:
-            chosen[food_id] = (row.name, row.grams, row.carbohydrate_g)
+        if amount is not None:
+            grams, label = amount
+            chosen[food_id] = (rows[index].name if index is not None and measure[1:] not in
+                               METRIC_MEASURES else None, grams, rows[0].carbohydrate_g, label)
+        elif row is not None:
+            chosen[food_id] = (row.name, row.grams, row.carbohydrate_g, None)
     return chosen
+
+
+# The measures whose amount is grams or millilitres, not a number of one serving.
+METRIC_MEASURES = (("g",), ("ml",), ("oz",))
 
 
 def _spellings(word: str, known: tuple[str, ...], *, last: bool) -> list[str]:

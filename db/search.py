@@ -46,6 +46,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from difflib import get_close_matches
+from fractions import Fraction
 from functools import lru_cache
 
 from db.keys import name_key
@@ -326,16 +327,20 @@ MEASURE_SERVINGS = {
     "bowl": ("bowl",), "bowls": ("bowl",), "schale": ("bowl",), "schussel": ("bowl",),
     "bottle": ("bottle",), "bottles": ("bottle",), "flasche": ("bottle",), "flaschen": ("bottle",),
     "scoop": ("scoop",), "scoops": ("scoop",), "kugel": ("scoop",), "kugeln": ("scoop",),
-    "bar": ("bar",), "riegel": ("bar",), "pint": ("pint",), "packet": ("packet",),
-    "teller": ("plate",), "plate": ("plate",),
+    "bar": ("bar",), "bars": ("bar",), "riegel": ("bar",), "pint": ("pint",),
+    "pints": ("pint",), "packet": ("packet",), "packets": ("packet",), "mugs": ("mug", "cup"),
+    "teller": ("plate",), "plate": ("plate",), "plates": ("plate",),
 }
 # The amount a count before the measure asks for ("two slices": the "2 slices" serving, "half a
 # can": "1/2 can", where the food has one): a digit, or one of these words.
 COUNT_AMOUNTS = {"one": "1", "ein": "1", "eine": "1", "einen": "1", "einem": "1", "einer": "1",
                  "two": "2", "zwei": "2", "half": "1/2"}
-# A metric amount names a serving of that amount ("100ml orange juice": "1 serving 100 ml"),
-# where the food has one.
-_METRIC_RE = re.compile(r"^(\d+)(ml|g)$")
+# A metric amount (or ounces) names a serving of that amount ("100ml orange juice": "1 serving
+# 100 ml") where the food has one, else that many grams (db.portions.measured_amount).
+_METRIC_RE = re.compile(r"^(\d+)(ml|g|oz)$")
+_FRACTION_RE = re.compile(r"\b(\d+)/(\d+)\b")
+FLUID_OUNCE_ML = 29.5735
+IMPERIAL_PINT_ML = 568.261  # a UK pint (Weights and Measures Act 1985), not the US 473 ml
 
 
 # A measure, container or size beside the food without "of" ("half cup juice", "coleslaw pot",
@@ -439,19 +444,29 @@ def query_wishes(text: str) -> tuple[list[str], bool]:
     return list(dict.fromkeys(kept)), diet
 
 
-def query_measure(text: str) -> tuple[str, ...]:
+def query_measure(text: str, region: str | None = None) -> tuple[str, ...]:
     """The words of the serving the query's measure asks for ("tablespoon of sugar": the
     "1 tablespoon" serving; ``MEASURE_SERVINGS``), led by the amount a count or metric amount
     before it asks for where it is not one ("two slices of toast": ("2", "slice"), "half a can
-    of coke": ("1/2", "can"), "100ml orange juice": ("100", "ml")), or none."""
+    of coke": ("1/2", "can"), "100ml orange juice": ("100", "ml")), or none. A pint is the
+    region's: 568 ml in the UK, a US pint's serving elsewhere."""
     found = words(text)
     for i, word in enumerate(found):
+        if word.isdigit() and found[i + 1:i + 3] == ["fl", "oz"] and _says_how_much(found, i):
+            return str(round(int(word) * FLUID_OUNCE_ML)), "ml"  # "8 fl oz juice"
+        if word in ("pint", "pints") and _NAMING.get(region or "") == "UK" and _says_how_much(
+                found, i):
+            amount = _amount_before(found[:i]) or "1"
+            return str(round(float(Fraction(amount)) * IMPERIAL_PINT_ML)), "ml"
         metric = _METRIC_RE.match(word) or (
             word.isdigit() and i + 1 < len(found) and _METRIC_RE.match(word + found[i + 1]))
         if metric and _says_how_much(found, i):
             return metric[1], metric[2]
         if word in MEASURE_SERVINGS and _says_how_much(found, i):
             amount = _amount_before(found[:i])
+            fraction = _FRACTION_RE.search(text)
+            if fraction and amount == fraction[2] and found[i - 2:i] == list(fraction.groups()):
+                amount = f"{fraction[1]}/{fraction[2]}"  # "1/2 cup rice": its words are 1, 2
             return MEASURE_SERVINGS[word] if amount in (None, "1") else (
                 amount, *MEASURE_SERVINGS[word])
     return ()
@@ -517,10 +532,20 @@ def asks_no_added_sugar(found: Sequence[str]) -> bool:
         for i in range(len(found)))
 
 
+# Nouns whose plural only adds an "s" to an "-ie" or "-che" ("cookies", not "cooky"; "quiches",
+# not "quich"): the food words of these endings in the four tables and the vocabulary.
+_IE_AND_CHE_NOUNS = frozenset({
+    "cookie", "brownie", "smoothie", "veggie", "hoagie", "calorie", "sarnie", "smartie",
+    "twinkie", "goodie", "munchie", "bikkie", "pierogie", "rookie", "birdie", "sweetie",
+    "quiche", "brioche", "ganache"})
+
+
 @lru_cache(maxsize=65536)
 def singular(word: str) -> str | None:
     """The singular of an English plural ("berries" -> "berry", "peaches" -> "peach",
-    "beans" -> "bean"), or None when ``word`` does not look like one."""
+    "cookies" -> "cookie", "beans" -> "bean"), or None when ``word`` does not look like one."""
+    if word[:-1] in _IE_AND_CHE_NOUNS:
+        return word[:-1]
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
     if len(word) > 4 and word.endswith(("ches", "shes", "sses", "xes", "oes")):
@@ -556,6 +581,9 @@ class Portion:
     serving: str | None
     grams: float | None
     carbohydrate_g: float | None
+    # How much the query asked for where it is not one serving ("2 × 1 slice", "100 ml"):
+    # ``grams`` are that much (db.portions.measured_amount).
+    amount: str | None = None
 
 
 @dataclass(frozen=True)

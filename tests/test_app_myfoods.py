@@ -174,11 +174,26 @@ def test_glucose_tablets_are_entered_from_the_pack_never_guessed(handlers, page)
     handlers.add_own_food(name, basis, serving, 4.2, 15, 4, 4, 0, 0, 0, 0, 0, CAROL)
     hits = service.search("glucose tablets", user="carol")
     assert [h["food"] for h in hits] == ["Glucose tablets", entry[1]] and hits[0]["own"]
-    assert hits[0]["portion"] == {"serving": "1 tablet", "grams": 4.2, "carbohydrate_g": 4.0}
+    assert hits[0]["portion"] == {"serving": "1 tablet", "grams": 4.2, "carbohydrate_g": 4.0,
+                                  "amount": None}
     assert handlers.open_pack_form("glucose tablets", CAROL) == gr.skip()
     assert page.analyse.choose_food({}, "Glucose tablets", CAROL)[a.card] != ""
     assert [h["food_id"] for h in service.search("glucose tablets", user="dave")] == [None]
     handlers.delete_own_food("Glucose tablets", CAROL)
+
+
+def test_an_amount_the_search_read_opens_the_card_at_its_grams(page):
+    # "two slices of toast" lists toast at 2 x 1 slice; the hit's value carries the grams
+    # (app/ui/analyse.py _hit_value), and the card opens with them as typed grams, shown in the
+    # grams box, so Log logs what the list showed. A client's grams are checked like typed ones.
+    from app.ui.analyse import HIT_SERVING_SEPARATOR
+
+    a = page.analyse.c
+    picked = page.analyse.choose_food({}, HIT_SERVING_SEPARATOR.join(("Banana", "", "150")), CAROL)
+    assert picked[a.state]["grams"] == 150.0 and picked[a.grams]["value"] == "150"
+    assert "150 g" in picked[a.card] and "34.3 g" in picked[a.card]
+    with pytest.raises(gr.Error):
+        page.analyse.choose_food({}, HIT_SERVING_SEPARATOR.join(("Banana", "", "1e9")), CAROL)
 
 
 def test_a_food_without_a_default_serving_waits_for_grams(page):

@@ -40,7 +40,9 @@ def test_a_count_is_left_out_where_no_food_has_every_word():
     ("Teller Nudeln", ("plate",)), ("half and half", ()),
     ("Scheibe Brot", ("slice",)), ("Kugel Eis", ("scoop",)), ("Tasse Kaffee", ("cup",)),
     ("can of coke", ("can",)), ("Stück Kuchen", ("piece", "slice")),
-    ("peanut butter", ()), ("potato kugel", ()), ("4 oz juice", ()),
+    ("peanut butter", ()), ("potato kugel", ()), ("4 oz juice", ("4", "oz")),
+    ("4oz steak", ("4", "oz")), ("8 fl oz orange juice", ("237", "ml")),
+    ("1/2 cup rice", ("1/2", "cup")), ("2 cups of rice", ("2", "cup")), ("200g pasta", ("200", "g")),
 ])
 def test_the_measure_names_the_serving_asked_for(text, measure):
     assert search.query_measure(text) == measure
@@ -69,6 +71,48 @@ def test_an_amount_asks_for_a_serving_of_that_amount_where_the_food_has_one():
     juice = [("1 cup", True), ("1 serving 100 ml", False), ("1 fl oz", False)]
     assert portions.measured_serving(juice, ("100", "ml")) == 1
     assert portions.measured_serving(juice, ("250", "ml")) is None  # the default stands
+
+
+def test_an_amount_no_serving_has_is_that_many_servings_or_grams():
+    toast = [("1 slice", 27.0, True), ("1 cup, cubes", 30.0, False)]
+    assert portions.measured_amount(toast, ("2", "slice"), 0) == (54.0, "2 × 1 slice")
+    assert portions.measured_amount(toast, ("slice",), 0) is None  # the serving itself
+    can = [("1 can (12 fl oz)", 372.0, True)]
+    assert portions.measured_amount(can, ("1/2", "can"), 0) == (186.0, "0.5 × 1 can (12 fl oz)")
+    half_cups = [("1/2 cup", 79.0, True)]
+    assert portions.measured_amount(half_cups, ("2", "cup"), 0) == (316.0, "4 × 1/2 cup")
+    assert portions.measured_amount(toast, ("200", "g"), None) == (200.0, "200 g")
+    assert portions.measured_amount(toast, ("4", "oz"), None) == (113.4, "4 oz")
+
+
+def test_a_volume_no_serving_has_is_weighed_at_the_food_s_own_density():
+    # SR Legacy 19335 granulated sugar: 1 cup 200 g, 1 tsp 4.2 g, 1 packet 2.8 g; no tablespoon
+    sugar = [("1 serving packet", 2.8, True), ("1 cup", 200.0, False), ("1 tsp", 4.2, False)]
+    grams, shown = portions.measured_amount(sugar, ("tablespoon", "tbsp"), None)
+    assert (round(grams), shown) == (13, "1 tbsp")  # 14.8 ml at 0.845 / 0.852 g/ml
+    juice = [("1 cup", 248.0, True), ("1 fl oz", 31.0, False)]
+    grams, shown = portions.measured_amount(juice, ("100", "ml"), None)
+    assert (round(grams), shown) == (105, "100 ml")
+    apple = [("1 medium", 182.0, True)]  # no volume serving: no grams made up
+    assert portions.measured_amount(apple, ("100", "ml"), None) is None
+    assert portions.measured_amount(apple, ("tablespoon", "tbsp"), None) is None
+
+
+@pytest.mark.parametrize("query, region, food, grams", [
+    ("two slices of toast", "US", r"(?i)^bread.*toasted", (40, 80)),
+    ("half a can of coke", "US", r"(?i)cola", (170, 200)),
+    ("tablespoon of sugar", "US", r"(?i)^sugars?, (granulated|NFS)", (12, 13.5)),
+    ("3 tbsp sugar", "US", r"(?i)^sugars?, (granulated|NFS)", (36, 40)),
+    ("200g pasta", "US", r"(?i)^pasta", (200, 200)),
+    ("100ml orange juice", "UK", r"(?i)orange juice", (100, 110)),
+    ("a 4 oz steak", "US", r"(?i)steak", (113, 114)),
+])
+def test_an_amount_in_the_query_is_the_portion_shown(full_db, query, region, food, grams):
+    hit = _first(query, region)
+    assert re.search(food, hit["food"]), hit
+    low, high = grams
+    assert low <= hit["portion"]["grams"] <= high, hit
+    assert hit["portion"]["amount"], hit  # the list says what the grams are
 
 
 def test_two_slices_of_bacon_shows_two_slices(full_db):
@@ -119,3 +163,7 @@ def test_a_measured_hit_carries_its_serving_to_the_card(full_db):
         HIT_SERVING_SEPARATOR + "1 juice box/pouch (6.75 fl oz)")
     pack = _first("glucose tablets", "US")
     assert _hit_value(pack, measured=False) == pack["food"]
+    # An amount no serving is: the grams, which the card opens with as typed grams.
+    toast = _first("two slices of toast", "US")
+    assert _hit_value(toast, measured=True).split(HIT_SERVING_SEPARATOR) == [
+        toast["food"], "", f"{toast['portion']['grams']:g}"]

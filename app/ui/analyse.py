@@ -62,15 +62,20 @@ def _portion_state(analysis: dict | None, photo_sha256: str | None, food: str | 
 # A search hit's value is its food's name; where its label may show another serving than the
 # default (the one the query's measure names, "tablespoon of peanut butter": 1 tablespoon; or a
 # hypo treatment's, db.hypo, which search does not rank: no score), the serving follows after
-# this separator, so the card opens with it and Log logs what the list showed.
+# this separator, so the card opens with it and Log logs what the list showed; where the query
+# asked for an amount ("two slices of toast": 2 × 1 slice), its grams follow as a third part.
 HIT_SERVING_SEPARATOR = "\t"
 
 
 def _hit_value(hit: dict, measured: bool) -> str:
-    serving = hit["portion"]["serving"]
-    if hit["food_id"] is None or not serving or not (measured or hit["score"] is None):
+    portion = hit["portion"]
+    if hit["food_id"] is None or not (measured or hit["score"] is None):
         return hit["food"]
-    return f"{hit['food']}{HIT_SERVING_SEPARATOR}{serving}"
+    if portion.get("amount") and portion["grams"] is not None:
+        return HIT_SERVING_SEPARATOR.join((hit["food"], "", f"{portion['grams']:g}"))
+    if not portion["serving"]:
+        return hit["food"]
+    return f"{hit['food']}{HIT_SERVING_SEPARATOR}{portion['serving']}"
 
 
 def _with_portion(state: dict, serving: str | None, grams: float | None) -> dict:
@@ -189,8 +194,9 @@ class AnalyseTab:
         c, state = self.c, state or _portion_state(None, None, None)
         if not food:  # a picker emptied: the card (and Log) stay as they are
             return {c.log_btn: _log_button(state)}
-        food, _, serving = food.partition(HIT_SERVING_SEPARATOR)
+        food, serving, grams = (*food.split(HIT_SERVING_SEPARATOR, 2), "", "")[:3]
         with shown_errors():
+            grams = validate.optional_grams(grams)  # a client's value: checked like typed grams
             user = self.ctx.user(request)
             entry = service.pack_entry(food, user=user)
             if entry is not None:  # glucose tablets: the pack's figure, never a guess (db.hypo)
@@ -202,12 +208,15 @@ class AnalyseTab:
             settings = service.get_settings(user)
             picked = _portion_state(state.get("analysis"), state.get("photo_sha256"), food,
                                     state.get("photo_jpeg"), state.get("learn"))
-            state, drawn = self._card_for(_with_portion(picked, serving, None) if serving else picked,
-                                          settings, user=user)
+            portion = (_with_portion(picked, None, grams) if grams is not None
+                       else _with_portion(picked, serving, None) if serving else picked)
+            state, drawn = self._card_for(portion, settings, user=user)
         others = {picker: gr.update(value=None) for picker in (c.suggestions, c.search_hits, c.recent)
                   if picker is not source}
+        # The amount the query asked for shows as typed grams: a blur of the box keeps it.
         return {c.state: state, c.headline: views.picked_markdown(state["analysis"], food), **others,
-                c.grams: gr.update(value=""), **drawn, c.log_btn: _log_button(state)}
+                c.grams: gr.update(value="" if grams is None else f"{grams:g}"), **drawn,
+                c.log_btn: _log_button(state)}
 
     def choose_suggestion(self, state: dict, food: str | None, request: gr.Request):
         return self._choose(state, food, request, self.c.suggestions)
