@@ -117,8 +117,12 @@ def treatments_for(text: str, region: str | None) -> list[Treatment]:
     if not found and (counted := search.without_measures(words)):
         found = [t for t in mine if t.phrase == _joined(counted)]
     if not found:
+        # one entry to fill in from the pack: the brand's ("dex4 glucose tablets": Dex4), the
+        # term the query holds at most words of the others' ("dextro energy", not "dextro")
         padded = f" {phrase} "
-        found = [t for t in mine if t.entry is None and f" {t.phrase} " in padded]
+        held = [t for t in mine if t.entry is None and f" {t.phrase} " in padded]
+        found = [max(held, key=lambda t: (t.region is not None, -padded.index(f" {t.phrase} "),
+                                          len(t.phrase)))] if held else []
     return sorted(found, key=lambda t: t.region is None)
 
 

@@ -2,6 +2,7 @@
 work does. Lookups that fail raise the matching db.errors exception.
 """
 
+import re
 from bisect import bisect_left
 from dataclasses import replace
 from datetime import datetime
@@ -89,7 +90,7 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
     # that is both: "Baked beans, canned in tomato sauce, with pork sausages"), not a food that
     # only holds both words ("Seeds, sesame butter, tahini, from roasted and toasted kernels").
     if main:
-        readings += [(reading, handicap + MAIN_FOOD_HANDICAP) for reading, handicap in
+        readings += [(reading, handicap + search.MAIN_FOOD_HANDICAP) for reading, handicap in
                      _readings([_split_compound(w, known) for w in main], known, region)]
     no_added_sugar = search.asks_no_added_sugar(search.query_words(text_))
     # A compound's last part names its kind ("Birnbrot" is a bread, "Multivitaminsaft" a
@@ -116,7 +117,14 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
     # table has a diet lemon-lime soda, its diet soda is "Beverages, carbonated, low calorie,
     # other than cola", or none but by its description: a composite's lists its ingredients),
     # a compound's kind too; then any word will do.
-    stages = [(readings, True)]
+    stages, typed_readings = [(readings, True)], readings
+    # "taco bell crunchy taco" is a crunchy taco: the words as typed without the seller (the
+    # query's repeated "taco" included), read anew, are what the later stages look for
+    sold = search.without_sellers(search.query_wishes(text_, unique=False)[0])
+    if sold:
+        readings = _readings([_split_compound(_vocabulary_spelling(w, known), known)
+                              for w in dict.fromkeys(sold)], known, region)
+        stages.append((readings, True))
     measureless = [(kept, handicap) for reading, handicap in readings
                    if (kept := search.without_measures(reading))]
     if measureless:  # "half cup juice" is juice, not a cupcake
@@ -129,6 +137,8 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
         stages.append((readings + kind_readings, True))
     if any(len(reading) > 1 for reading, _ in readings + kind_readings):
         stages.append((readings + kind_readings, False))
+    if sold and any(len(reading) > 1 for reading, _ in typed_readings):
+        stages.append((typed_readings + kind_readings, False))  # "wendys baconator"
     kinds_read = False
     for stage, (readings, all_words) in enumerate(stages):
         alternatives = [[_spellings(word, known, last=i == len(reading) - 1)
@@ -155,7 +165,7 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
                                for words, (_, handicap) in zip(alternatives, readings)],
                               diet=diet, typed=sum(map(len, parts)), region=region,
                               typed_words=wanted, guessed=guessed,
-                              no_added_sugar=no_added_sugar, heads=heads)
+                              no_added_sugar=no_added_sugar, heads=heads, paired=bool(main))
     return with_portions(session, search.rank(query, found, limit),
                          measure=search.query_measure(text_, region))
 
@@ -168,6 +178,9 @@ def _main_food(text_: str, wanted: list[str], known: tuple[str, ...], region: st
     if len(wanted) < 2:
         return [], set()
     words, head = search.main_food(search.words(text_))
+    # spelt as the query's words are ("broetchen mit butter": brotchen)
+    words = [_vocabulary_spelling(w, known) for w in words]
+    head = head and _vocabulary_spelling(head, known)
     main = [w for w in words if w in wanted]
     if head is None or head not in wanted:
         return [], set()
@@ -230,11 +243,6 @@ def search_hit(found: search.Candidate, value: float | None = None) -> dict[str,
 MAX_READINGS = 4
 # A reading of a compound's last part alone ranks this much below the words as typed.
 COMPOUND_KIND_HANDICAP = 2.0
-# The main food alone ("toast" of "toast with butter") ranks this much below the words as typed:
-# more than a name or alias that is the main food earns (10), so a row holding both foods
-# ("Baked beans, canned in tomato sauce, with pork sausages") comes before one that is only
-# the first ("beans").
-MAIN_FOOD_HANDICAP = 12.0
 
 
 def _readings(parts: list[list[str]], known: tuple[str, ...],
@@ -549,14 +557,18 @@ def _spellings(word: str, known: tuple[str, ...], *, last: bool) -> list[str]:
     starting with it), with its singular when the catalog has that too; else its singular;
     else its closest catalog words; else the word (no match)."""
     one = search.singular(word)
-    if not known or word in vocabulary.single_word_terms():
+    if not known or word in vocabulary.single_word_terms() or word in search.SELLER_WORDS:
         # a regional word is read in the catalog's words, not corrected; its singular is
-        # the same word ("biscuits" of "Biscuit with gravy")
+        # the same word ("biscuits" of "Biscuit with gravy"); a seller's name ("pret") is no
+        # misspelt food word either ("pre")
         return [word, one] if one is not None and _known(one, known) else [word]
     index = bisect_left(known, word)
     if index < len(known) and known[index] != word and word.endswith("oe") and _known(
             word[:-1], known):
         return [word[:-1]]  # "tomatoe", "potatoe": the singular misspelt, not "tomatoes"
+    german = _german_singular(word, known) if not _known(word, known) else None
+    if german is not None:  # "Bananen" are Banane, not the start of "Bananenkuchen"
+        return [german]
     if index < len(known) and (known[index] == word or
                                (last and known[index].startswith(word))):
         return [word, one] if one is not None and _known(one, known) else [word]
@@ -566,6 +578,20 @@ def _spellings(word: str, known: tuple[str, ...], *, last: bool) -> list[str]:
     if one is not None and _known(one, known):
         return [one]
     return [c for c in search.corrections(word, known) if _a_typo(word, c, known)] or [word]
+
+
+# German plurals: "-n" after a singular's "-e", "-el" or "-er" ("Bananen", "Kartoffeln"),
+# "-er" ("Eier", "Kräuter" folded to "krauter") and "-e" ("Würste" folded to "wurste", "Brote").
+_GERMAN_N_PLURAL_RE = re.compile(r"(e|el|er)n$")
+
+
+def _german_singular(word: str, known: tuple[str, ...]) -> str | None:
+    """The catalog word ``word`` is the German plural of ("bananen": "banane", "eier": "ei",
+    "wurste": "wurst"), or None; an English word misspelt is none ("chiken" is no "chik")."""
+    stems = [word[:-1]] if _GERMAN_N_PLURAL_RE.search(word) else []
+    stems += [word[:-2]] if word.endswith("er") and len(word) > 3 else []
+    stems += [word[:-1]] if word.endswith("e") and len(word) > 4 else []
+    return next((stem for stem in stems if _known(stem, known)), None)
 
 
 # A word this short that is not one letter off a catalog word is no typo of it: it is

@@ -152,8 +152,13 @@ PLAINLY_COOKED = frozenset({
     "gekocht", "gedampft", "gedunstet", "ohne", "zugabe", "zusatz", "von", "und", "fett", "salz"})
 # CoFID's copy names no food groups: whether raw is how its food is eaten is not known.
 UNGROUPED = frozenset({"UK foods (CoFID)"})
-# The Swiss FCDB's German form words ("Rotkohl, roh", "Reis poliert, trocken").
+# The Swiss FCDB's German form words ("Rotkohl, roh", "Reis poliert, trocken"), and the
+# tables' other words for a form ("Sweetcorn, dried", "Beans, broad, dried, raw").
 GERMAN_FORMS = {"roh": "raw", "trocken": "dry"}
+NAMED_FORMS = {"dried": "dry", "powdered": "powder"}
+# Foods eaten dried, whose "dried" is no form to avoid: prunes, raisins, dates, herbs and spices.
+_EATEN_DRIED_RE = re.compile(r"^(prunes?|raisins?|sultanas?|currants?|dates?|plums, dried)\b")
+EATEN_DRIED_GROUPS = frozenset({"Spices and Herbs"})
 _STARCHY_RE = re.compile(r"^(potato|potatoes|sweet potato|yams?|cassava|taro|plantains?|peas|"
                          r"corn|parsnips?)\b")
 # Vegetables eaten cooked, in the English and the Swiss FCDB's German names: "Spargel, roh" and
@@ -261,7 +266,8 @@ SUGARED_G = 1.5
 DIET_MATCH_BONUS = 3.0
 # A row marked diet may still be sugared ("Lemonade, fruit juice drink, light": 5 g per 100 g):
 # per gram of sugar per 100 g above SUGARED_G it loses this much of its bonus, so a diet row
-# with less sugar comes first; all of it, at most.
+# with less sugar comes first, beyond the bonus too ("Light ice cream, NFS", 14 g, behind
+# "Ice creams, vanilla, light, no sugar added", 6 g, for "sugar free ice cream").
 DIET_SUGAR_PENALTY = 0.5
 # A row that does not say it is diet, sugar-free or unsweetened ("light beer" is not "beer").
 UNMARKED_PENALTY = 12.0
@@ -359,6 +365,42 @@ def without_measures(found: Sequence[str]) -> list[str]:
     return kept if kept != list(found) else []
 
 
+# Where a food was bought says nothing of what it is ("taco bell crunchy taco", "greggs sausage
+# roll", "costa flat white", "tesco lasagne ready meal"): the fast-food, coffee and bakery chains
+# and supermarkets of the US, the UK and Germany, as query words, and "ready meal". Searched
+# for, as SR Legacy names some chains' foods ("WENDY'S, Chicken Nuggets"); where no food has
+# every word, the words without them (``without_sellers``).
+SELLER_PHRASES = tuple(tuple(p.split()) for p in (
+    "mcdonalds", "mcdonald s", "mcdonald", "burger king", "wendys", "wendy s", "taco bell",
+    "chick fil a", "chick fil", "chickfila", "subway", "starbucks", "dunkin donuts", "dunkin",
+    "panera", "kfc", "popeyes", "arbys", "arby s", "sonic", "dairy queen", "five guys",
+    "in n out", "pizza hut", "dominos", "domino s", "papa johns", "little caesars",
+    "jack in the box", "whataburger", "culvers", "ihop", "dennys", "denny s", "cracker barrel",
+    "applebees", "olive garden", "krispy kreme", "tim hortons", "jimmy johns", "jersey mikes",
+    "white castle", "waffle house", "greggs", "pret a manger", "pret", "costa", "caffe nero",
+    "wetherspoons", "nandos", "wagamama", "itsu", "m s", "marks and spencer", "tesco",
+    "sainsburys", "sainsbury s", "asda", "morrisons", "waitrose", "aldi", "lidl", "co op",
+    "backwerk", "ditsch", "nordsee", "vapiano", "tchibo", "rewe", "edeka", "kamps",
+    "ready meal", "ready meals"))
+
+
+# A one-word seller's name, which is no misspelt food word ("pret" is no "pre").
+SELLER_WORDS = frozenset(phrase[0] for phrase in SELLER_PHRASES if len(phrase) == 1)
+
+
+def without_sellers(found: Sequence[str]) -> list[str]:
+    """The words without a seller's name (``SELLER_PHRASES``), or none when the query names
+    none or nothing else is left."""
+    kept, index = [], 0
+    while index < len(found):
+        phrase = max((p for p in SELLER_PHRASES if tuple(found[index:index + len(p)]) == p),
+                     key=len, default=None)
+        if phrase is None:
+            kept.append(found[index])
+        index += len(phrase) if phrase else 1
+    return kept if kept and kept != list(found) else []
+
+
 # "Full fat" says the regular kind: of milk or cheese its whole-milk row, which holds the words
 # ("Creme fraiche, full fat"), but of a drink the sugared one ("full fat coke" is regular cola,
 # not a diet one): where no food has every word, the words without it
@@ -416,7 +458,8 @@ def main_food(found: Sequence[str]) -> tuple[list[str], str | None]:
         kept = kept[:joined]
     joined = next((i for i, w in enumerate(kept) if w in AND_WORDS and 0 < i < len(kept) - 1),
                   None)
-    if joined is not None and (len(kept) - joined - 1 == 1 or joined > 1
+    second = [w for w in kept[joined + 1:] if w not in STOPWORDS] if joined is not None else []
+    if joined is not None and (len(second) == 1 or joined > 1
                                and kept[-1] not in FILLED_DISH_WORDS):
         kept = kept[:joined]
     kept = [w for w in kept if w not in STOPWORDS]
@@ -437,11 +480,11 @@ def _query_words(text: str) -> list[str]:
     return kept or found
 
 
-def query_wishes(text: str) -> tuple[list[str], bool]:
-    """The query words without its diet words, each once, and whether it had any
+def query_wishes(text: str, *, unique: bool = True) -> tuple[list[str], bool]:
+    """The query words without its diet words, each once (or as typed), and whether it had any
     (``split_diet``); a word the diet words repeat counts ("fat free sugar free yogurt")."""
     kept, diet = split_diet(_query_words(text))
-    return list(dict.fromkeys(kept)), diet
+    return list(dict.fromkeys(kept)) if unique else kept, diet
 
 
 def query_measure(text: str, region: str | None = None) -> tuple[str, ...]:
@@ -640,13 +683,14 @@ class Query:
     guessed: frozenset[str] = frozenset()  # words that are corrections of a typo (score)
     no_added_sugar: bool = False  # the diet wish is no added sugar (asks_no_added_sugar)
     heads: frozenset[str] = frozenset()  # the words that name the main food (``main_food``)
+    paired: bool = False  # the query names two foods ("tea and biscuits": ``main_food``)
 
 
 def make_query(readings: Sequence[tuple[Sequence[str], float]], *, diet: bool = False,
                typed: int | None = None, region: str | None = None,
                typed_words: Sequence[str] | None = None,
                guessed: Iterable[str] = (), no_added_sugar: bool = False,
-               heads: Iterable[str] = ()) -> Query:
+               heads: Iterable[str] = (), paired: bool = False) -> Query:
     asked = frozenset(w for reading, _ in readings for w in reading)
     asked |= frozenset(filter(None, (singular(w) for w in asked)))
     forms = frozenset(FORM_SYNONYMS.get(w, w) for w in asked) & FORM_WORDS
@@ -655,7 +699,7 @@ def make_query(readings: Sequence[tuple[Sequence[str], float]], *, diet: bool = 
     phrases = frozenset(_singular_phrase(r) for r, _ in readings)
     return Query(tuple((tuple(r), h) for r, h in readings), diet, forms, asked, typed, region,
                  phrases, None if typed_words is None else _singular_phrase(typed_words),
-                 frozenset(guessed), no_added_sugar, _forms(heads))
+                 frozenset(guessed), no_added_sugar, _forms(heads), paired)
 
 
 def _forms(found: Iterable[str]) -> frozenset[str]:
@@ -874,9 +918,12 @@ def _kind(name: str, category: str) -> _Kind:
     """Cached: the same catalog names are ranked again and again."""
     text = _key(name)
     kind = _MADE_WITH_RE.sub("", _OTHER_THAN_RE.sub("", name))
-    found = tuple((w, GERMAN_FORMS.get(w) or singular(w) or w) for w in dict.fromkeys(_words(kind)))
+    named_forms = {} if _EATEN_DRIED_RE.match(text) or category in EATEN_DRIED_GROUPS else NAMED_FORMS
+    found = tuple((w, GERMAN_FORMS.get(w) or named_forms.get(w) or singular(w) or w)
+                  for w in dict.fromkeys(_words(kind)))
     named = set(_words(_NOT_A_FORM_RE.sub("", text)))
-    named |= {GERMAN_FORMS[w] for w in named if w in GERMAN_FORMS}
+    named |= {GERMAN_FORMS.get(w) or named_forms[w] for w in named
+              if w in GERMAN_FORMS or w in named_forms}
     forms = {w for pair in found for w in pair} & FORM_WORDS & named
     eaten_cooked = bool(category in RAW_NOT_EATEN_GROUPS or _STARCHY_RE.match(text)
                         or _EATEN_COOKED_RE.match(text)
@@ -940,7 +987,7 @@ def diet_adjustment(query: Query, item: Candidate) -> float:
     if not _diet_row(item, query.no_added_sugar):
         return -UNMARKED_PENALTY
     sugar = max(0.0, (item.sugars_g or 0.0) - SUGARED_G)
-    return DIET_MATCH_BONUS - min(DIET_MATCH_BONUS, DIET_SUGAR_PENALTY * sugar)
+    return DIET_MATCH_BONUS - DIET_SUGAR_PENALTY * sugar
 
 
 def _sugary(item: Candidate) -> bool:
@@ -981,10 +1028,33 @@ def total(query: Query, item: Candidate) -> float:
     best = max(score(reading, item, query.typed,
                      home=not foreign or _singular_phrase(reading) != query.typed_phrase,
                      guessed=query.guessed, heads=query.heads)
-               - handicap for reading, handicap in query.readings)
+               - handicap - _unlinked_pair(query, reading, handicap, item)
+               for reading, handicap in query.readings)
     return (best + form_adjustment(query, item) + diet_adjustment(query, item)
             + min(item.weight, MAX_PRIOR) - foreign
             - (NO_PORTION_PENALTY if item.has_portion is False else 0.0))
+
+
+# The main food alone ("toast" of "toast with butter") ranks this much below the words as typed:
+# more than a name or alias that is the main food earns (10), so a row holding both foods
+# ("Baked beans, canned in tomato sauce, with pork sausages") comes before one that is only
+# the first ("beans").
+MAIN_FOOD_HANDICAP = 12.0
+# A row holding both foods of a two-food query only as words of one food ("Cookie, tea,
+# Japanese" for "tea and biscuits") is not the two together: its name joins nothing. It ranks
+# this much lower by the words of both, below the main food alone where that is named.
+UNLINKED_PAIR_PENALTY = 4.0
+_LINK_RE = re.compile(r"\b(and|with|w/|on|in|mit|und|auf|con|plus|n)\b|&", re.IGNORECASE)
+
+
+def _unlinked_pair(query: Query, reading: Sequence[str], handicap: float, item: Candidate
+                   ) -> float:
+    if (not query.paired or handicap >= MAIN_FOOD_HANDICAP or len(reading) < 2
+            or _LINK_RE.search(item.food)):
+        return 0.0
+    forms = _forms(item.name_words)
+    others = _forms(reading) - query.heads
+    return UNLINKED_PAIR_PENALTY if forms & query.heads and forms & others else 0.0
 
 
 # A row without a default serving (a CoFID or Swiss row no portion is cited for: its card asks

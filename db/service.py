@@ -75,9 +75,10 @@ def search(text: str, limit: int = 10, *, user: str | None = None,
     without it, the user's own region (Settings), so the app, /api/foods and the CLI agree.
 
     Each hit: {"food", "food_id", "category", "score", "own", "recent", "favourite",
-    "portion": {"serving", "grams", "carbohydrate_g"}, "dataset", "duplicates", "asks"}: the
-    default serving and the carbohydrate in it, so 45 g cooked and 126 g dry are told apart
-    before choosing; the food's table and the same food in other tables. A hypo treatment is
+    "portion": {"serving", "grams", "carbohydrate_g", "amount"}, "dataset", "duplicates",
+    "asks"}: the default serving and the carbohydrate in it (or in the amount the query asked
+    for, db.portions.measured_amount), so 45 g cooked and 126 g dry are told apart before
+    choosing; the food's table and the same food in other tables. A hypo treatment is
     answered by db.hypo alone (after the user's own foods that match, such as their tablets
     added from the pack): its food, or an entry (``food_id`` None) whose ``asks`` says what to
     read from the pack. The app's search box, GET /api/foods and ``python -m db

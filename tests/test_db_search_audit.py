@@ -1753,7 +1753,9 @@ AUDIT = [
     ('US', 'Clementines', r'(?i)clementine|tangerine|mandarin'),
     ('US', 'coka cola', r'(?i)cola(?!.*(diet|zero|low calorie|sugar.free))'),
     ('US', 'mcdonalds fries', r'(?i)french fr|fries'),
-    ('US', 'chick-fil-a nuggets', r'(?i)chicken nuggets|nuggets'),
+    # widened (2026-12-05): SR Legacy's fast-food nuggets are "chicken, breaded and fried,
+    # boneless pieces"
+    ('US', 'chick-fil-a nuggets', r'(?i)chicken nuggets|nuggets|chicken, breaded and fried, boneless pieces'),
     ('UK', 'yorkshire puds', r'(?i)yorkshire pudding'),
     ('UK', 'cornish pasties', r'(?i)cornish pasty|pasty|pasties'),
     ('UK', 'yoghourt', r'(?i)yogh?urt'),
@@ -1851,6 +1853,9 @@ AUDIT = [
     ('US', 'dirty chai', r'(?i)chai'),
     # found since two words that make a catalog word one letter off are read as it
     ('US', 'chees cake', r'(?i)cheesecake'),
+    # found since 2026-12-05: chicken alfredo a composite (pasta and FNDDS's Alfredo sauce with poultry), 'schwarzwaelder' a vocabulary word
+    ("US", 'chicken alfredo', r"(?i)alfredo"),
+    ('DE', 'schwarzwaelder kirsch', r'(?i)schwarzw(ä|ae)lder|black forest'),
 ]
 
 # Diet queries: the first hit has at most search.SUGARED_G sugar per 100 g; a dairy query (a
@@ -2192,6 +2197,8 @@ PORTIONS = [
     ('US', 'half a can of coke', 184, 'one portion as eaten'),
     ('UK', 'half a can of full fat coke', 165, 'one portion as eaten'),
     ('UK', '100ml orange juice', 100, 'one portion as eaten'),
+    # found since 2026-12-05: a UK pint is 568 ml
+    ('UK', 'a pint of milk', 568, 'one portion as eaten'),
 ]
 
 # Queries for a food no table holds (the third round's rule, and the pattern of the food's own
@@ -2359,7 +2366,6 @@ STILL_MISSED = [
     ("US", 'udon', r"(?i)udon|noodles?, japanese|wheat noodle"),
     ("US", 'chicken katsu', r"(?i)katsu|chicken.*(breaded|fried)|fried chicken"),
     ("US", 'beef bulgogi', r"(?i)bulgogi|korean.*beef|beef.*korean"),
-    ("US", 'chicken alfredo', r"(?i)alfredo"),
     ("US", 'avocado toast', r"(?i)avocado.*toast|toast.*avocado"),
     ("US", 'pastrami sandwich', r"(?i)pastrami.*sandwich|sandwich.*pastrami"),
     ("US", 'tuna melt', r"(?i)tuna melt|tuna.*(cheese|melt)"),
@@ -2440,7 +2446,6 @@ STILL_MISSED = [
     ('DE', 'Most', r'(?i)\bmost\b|apfelwein|cider|saft'),
     ('UK', 'bisquits', r'(?i)biscuit'),
     ('UK', 'sausage role', r'(?i)sausage rolls?'),
-    ('DE', 'schwarzwaelder kirsch', r'(?i)schwarzw(ä|ae)lder|black forest'),
     ('US', 'chips and queso', r'(?i)tortilla chips|queso|cheese dip|nachos'),
     ('DE', 'Diät Marmelade', r'(?i)(konfit(ü|ue)re|marmelade|jam).*(di(ä|ae)t|light|zuckerfrei|reduziert|reduced|low sugar|low calorie|diet)'),
     ('DE', 'Almdudler zuckerfrei', r'(?i)(limonade|lemonade|soft drink|s(ü|ue)ssgetr(ä|ae)nk|almdudler).*(light|zuckerfrei|zero|s(ü|ue)ssstoff|diet|low calorie)'),
@@ -2572,7 +2577,6 @@ STILL_SHORT_PORTIONS = [
     ('DE', 'Milchkaffee', 300, 'one portion as eaten'),
     ('DE', 'Apfeltasche', 100, 'one portion as eaten'),
     # seventh round
-    ('UK', 'a pint of milk', 568, 'one portion as eaten'),
     ('DE', 'Teller Nudeln', 250, 'one portion as eaten'),
     ('US', 'patty melt', 220, 'one portion as eaten'),
     ('US', 'cup noodles', 64, 'one cup, dry'),
