@@ -167,7 +167,8 @@ _EATEN_COOKED_RE = re.compile(
     r"^(asparagus|spargel|cabbage, red|red cabbage|rotkohl|rotkabis|brussels sprouts|rosenkohl|"
     r"kale|grunkohl|leeks?|lauch|artichokes?|artischocke|okra|collards|eggplant|aubergine|"
     r"pumpkin|kurbis|squash, winter|beets?|beetroot|rande|swiss chard|mangold|"
-    r"cauliflower|blumenkohl|sauerkraut)\b")
+    r"cauliflower|blumenkohl|sauerkraut|beans, (broad|runner|french|green)|"
+    r"(broad|runner|french) beans|sweetcorn|swede|rutabaga|turnips?)\b")
 # "dry roasted" nuts, "dry curd" cottage cheese, "dry-fried" black pudding and juice "from
 # concentrate" are eaten as they are.
 _NOT_A_FORM_RE = re.compile(r"\bdry[- ](roasted|curd|fried)\b|\bfrom concentrate\b")
@@ -313,7 +314,7 @@ UNIT_WORDS = frozenset({"tablespoon", "tablespoons", "tbsp", "tbs", "teaspoon", 
 GERMAN_MEASURE_WORDS = frozenset({
     "stuck", "stucke", "stuckchen", "kugel", "kugeln", "scheibe", "scheiben", "tasse", "tassen",
     "glas", "glaser", "becher", "dose", "dosen", "flasche", "flaschen", "portion", "portionen",
-    "teller", "schale", "schussel", "riegel", "packung", "tute"})
+    "teller", "schale", "schussel", "riegel", "packung", "tute", "mass"})
 # A count before the measure or the food ("2 slices", "ein Stück", "eine Tasse").
 COUNT_WORDS = frozenset({"ein", "eine", "einen", "einem", "einer", "one", "two", "zwei"})
 _AMOUNT_RE = re.compile(r"^\d+(ml|cl|l|g|kg|oz)?$")
@@ -423,7 +424,7 @@ def without_regular(found: Sequence[str]) -> list[str]:
 
 # Words that join a food to what it comes with ("toast with butter", "Apfelstrudel mit
 # Vanillesauce", "beans on toast", "arroz con pollo") or to a second food ("scampi and chips").
-WITH_WORDS = frozenset({"with", "w", "mit", "on", "auf", "con"})
+WITH_WORDS = frozenset({"with", "w", "mit", "on", "auf", "con", "in"})
 AND_WORDS = frozenset({"and", "und", "n"})
 # A name holding the main food's word (``main_food``): where no food has every word ("chicken
 # adobo"), the dish the phrase ends with comes before the meat it starts with.
@@ -441,16 +442,17 @@ FILLED_DISH_WORDS = frozenset({
     "sandwich", "sandwiches", "toastie", "toasties", "wrap", "wraps", "baguette", "sub", "panini",
     "roll", "rolls", "bagel", "pie", "pies", "pasty", "pasties", "crisps", "pizza", "salad",
     "soup", "omelet", "omelette", "burrito", "quesadilla", "bake", "casserole", "stew", "curry",
-    "risotto", "pasta", "quiche", "tart", "flan", "muffin", "muffins", "cake", "cookies"})
+    "risotto", "pasta", "quiche", "tart", "flan", "muffin", "muffins", "cake", "cookies",
+    "gumbo", "jambalaya", "paella", "chowder", "hotpot", "dumplings", "dumplins"})
 
 
 def main_food(found: Sequence[str]) -> tuple[list[str], str | None]:
     """(the words of the main food, the word that names it) of the query words ``found``,
     stop words included. A phrase names its food last ("chicken adobo" is adobo, "egg and cress
     sandwich" a sandwich), before what it comes with ("toast with butter" is toast, "latte with
-    oat milk" a latte) or a second food of one word ("scampi and chips" is scampi) or, after a
-    first of two words, of two words ("roast beef and yorkshire pudding" is roast beef), not a
-    dish of two fillings (``FILLED_DISH_WORDS``)."""
+    oat milk" a latte, "fish in parsley sauce" fish) or a second food ("scampi and chips" is
+    scampi, "jelly and ice cream" jelly, "roast beef and yorkshire pudding" roast beef), not a
+    dish of two fillings (``FILLED_DISH_WORDS``: "cheese and onion pasty")."""
     kept = list(found)
     joined = next((i for i, w in enumerate(kept) if w in WITH_WORDS and 0 < i < len(kept) - 1),
                   None)
@@ -459,8 +461,7 @@ def main_food(found: Sequence[str]) -> tuple[list[str], str | None]:
     joined = next((i for i, w in enumerate(kept) if w in AND_WORDS and 0 < i < len(kept) - 1),
                   None)
     second = [w for w in kept[joined + 1:] if w not in STOPWORDS] if joined is not None else []
-    if joined is not None and (len(second) == 1 or joined > 1
-                               and kept[-1] not in FILLED_DISH_WORDS):
+    if joined is not None and (len(second) == 1 or kept[-1] not in FILLED_DISH_WORDS):
         kept = kept[:joined]
     kept = [w for w in kept if w not in STOPWORDS]
     named = [w for w in kept if w not in SHAPE_WORDS] or kept
@@ -501,6 +502,8 @@ def query_measure(text: str, region: str | None = None) -> tuple[str, ...]:
                 found, i):
             amount = _amount_before(found[:i]) or "1"
             return str(round(float(Fraction(amount)) * IMPERIAL_PINT_ML)), "ml"
+        if word == "mass" and _says_how_much(found, i):  # "eine Maß Bier": a litre
+            return str(round(float(Fraction(_amount_before(found[:i]) or "1")) * 1000)), "ml"
         metric = _METRIC_RE.match(word) or (
             word.isdigit() and i + 1 < len(found) and _METRIC_RE.match(word + found[i + 1]))
         if metric and _says_how_much(found, i):

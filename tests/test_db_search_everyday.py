@@ -251,7 +251,8 @@ def test_each_hit_shows_its_default_servings_carbohydrate(full_db):
     # SR Legacy's 200 g cup (db.portions), 50 g at 62.95 g/100 g.
     assert cooked["portion"] == {"serving": "1 cup", "grams": 164.0, "carbohydrate_g": 45.0,
                                  "amount": None}
-    assert dry["portion"] == {"serving": "1/4 cup", "grams": 50.0, "carbohydrate_g": 31.5}
+    assert dry["portion"] == {"serving": "1/4 cup", "grams": 50.0, "carbohydrate_g": 31.5,
+                              "amount": None}
 
 
 @pytest.mark.parametrize("query, region, expected", [
