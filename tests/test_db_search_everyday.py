@@ -452,6 +452,13 @@ def test_chicken_is_chicken_of_no_named_part_not_an_odd_cut(full_db):
     ("eggs and bacon", "US", r"^Eggs?\b(?!.*(burrito|sandwich|biscuit))"),
     ("Apfelstrudel mit Vanillesauce", "DE", r"(?i)strudel"),
     ("roast beef and yorkshire pudding", "UK", r"(?i)^beef, roast"),  # not beef steak pudding
+    ("broetchen mit butter", "DE", r"(?i)^rolls?\b"),  # Brötchen typed without its umlaut
+    ("fish in parsley sauce", "UK", r"(?i)^fish\b(?! sauce)"),  # not fish sauce
+    ("jelly and ice cream", "UK", r"(?i)^(gelatin dessert|jelly)"),
+    # a row holding both foods only as words of one food is not the two together ("Cookie,
+    # tea, Japanese")
+    ("tea and biscuits", "UK", r"(?i)^(?!cookie, tea).*\b(tea|biscuits)\b"),
+    ("chicken and sausage gumbo", "US", r"(?i)gumbo"),  # one dish
 ])
 def test_a_phrase_of_two_foods_is_its_first_food(full_db, query, region, expected):
     assert re.search(expected, _names(query, region)[0])
@@ -502,3 +509,50 @@ def test_a_dish_is_named_by_its_kind_of_bread_or_of_stand_in(full_db, query, reg
 def test_slimline_and_zero_calorie_are_diet_words():
     assert search.split_diet(["slimline", "tonic"]) == (["tonic"], True)
     assert search.split_diet(["zero", "calorie", "sweetener"]) == (["sweetener"], True)
+
+
+def test_where_a_food_was_bought_is_no_word_of_its_name(full_db):
+    assert search.without_sellers(["taco", "bell", "crunchy", "taco"]) == ["crunchy", "taco"]
+    assert search.without_sellers(["greggs", "sausage", "roll"]) == ["sausage", "roll"]
+    assert search.without_sellers(["pret"]) == []  # nothing else: the words as typed
+    assert search.without_sellers(["sausage", "roll"]) == []
+    assert re.search(r"(?i)^porridge", _names("pret porridge", "UK")[0])  # "pret" is no typo
+    assert re.search(r"(?i)^tacos?\b", _names("taco bell crunchy taco", "US")[0])
+    assert re.search(r"(?i)^sausage roll", _names("greggs sausage roll", "UK")[0])
+    assert _names("wendys chicken nuggets", "US")[0] == "WENDY'S, Chicken Nuggets"  # SR names it
+    assert _names("wendys baconator", "US")  # never nothing
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("Bananen", r"^Banane, roh"), ("Birnen", r"^Birne, roh"), ("Aprikosen", r"^Aprikose, roh"),
+    ("Weißwürste", r"^Weisswurst"), ("Eier", r"(?i)^eggs?\b"),
+])
+def test_a_german_plural_is_its_singular_not_the_start_of_a_compound(full_db, query, expected):
+    assert re.search(expected, _names(query, "DE")[0])  # not "Bananenkuchen" or dried banana
+    assert re.search(r"(?i)^chicken nuggets", _names("chiken nuggets", "US")[0])  # no "chik"
+
+
+@pytest.mark.parametrize("query, region, expected", [
+    ("sweetcorn", "UK", r"(?i)^sweetcorn(?!, dried)"), ("broad beans", "UK", r"(?i)boiled"),
+    ("runner beans", "UK", r"(?i)boiled"), ("prunes", "US", r"(?i)^prunes?\b"),
+    ("oregano", "US", r"(?i)oregano, dried"),
+])
+def test_dried_is_a_form_not_asked_for_unless_the_food_is_eaten_dried(full_db, query, region,
+                                                                       expected):
+    assert re.search(expected, _names(query, region)[0])
+
+
+def test_a_diet_row_with_less_sugar_comes_first(full_db):
+    first = service.search("sugar free ice cream", limit=1, region="US")[0]["food"]
+    assert "no sugar added" in first.lower(), first  # not "Light ice cream, NFS" (14 g sugar)
+
+
+def test_a_hypo_query_naming_two_pack_entries_gets_one(full_db):
+    hits = service.search("dex4 glucose tablets", region="US")
+    assert [(h["food"], h["food_id"]) for h in hits] == [
+        ("Dex4: enter the carbohydrate from the pack", None)]
+
+
+def test_eine_mass_is_a_litre():
+    assert search.query_measure("Maß Bier", "DE") == ("1000", "ml")
+    assert search.query_words("Maß Bier") == ["bier"]
