@@ -120,11 +120,16 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
     stages, typed_readings = [(readings, True)], readings
     # "taco bell crunchy taco" is a crunchy taco: the words as typed without the seller (the
     # query's repeated "taco" included), read anew, are what the later stages look for
-    sold = search.without_sellers(search.query_wishes(text_, unique=False)[0])
-    if sold:
+    # "salt and vinegar crisps" are crisps (a flavour no table has a row of), not crisps
+    # "without salt"
+    typed = search.query_wishes(text_, unique=False)[0]
+    sold = search.without_sellers(typed)
+    flavourless = search.without_flavours(sold or typed)
+    if sold or flavourless:
         readings = _readings([_split_compound(_vocabulary_spelling(w, known), known)
-                              for w in dict.fromkeys(sold)], known, region)
+                              for w in dict.fromkeys(flavourless or sold)], known, region)
         stages.append((readings, True))
+        kind_readings = [] if flavourless else kind_readings
     measureless = [(kept, handicap) for reading, handicap in readings
                    if (kept := search.without_measures(reading))]
     if measureless:  # "half cup juice" is juice, not a cupcake

@@ -402,6 +402,34 @@ def without_sellers(found: Sequence[str]) -> list[str]:
     return kept if kept and kept != list(found) else []
 
 
+# A flavour of crisps or chips no table has a row of ("salt and vinegar crisps", "cheese and onion
+# crisps", "sweet chilli doritos"): where no food has every word, the snack without it
+# (``without_flavours``).
+SNACK_WORDS = frozenset({"crisps", "crisp", "chips", "doritos", "pringles", "tortilla",
+                         "nachos", "popcorn", "walkers"})
+FLAVOUR_PHRASES = tuple(tuple(p.split()) for p in (
+    "salt vinegar", "cheese onion", "ready salted", "prawn cocktail", "sour cream onion",
+    "smoky bacon", "roast chicken", "sweet chilli", "sweet chili", "chilli heatwave", "chili heatwave",
+    "cool original", "cool ranch", "nacho cheese", "bbq", "barbecue", "salted", "paprika",
+    "flamin hot", "jalapeno", "ranch", "sea salt", "lightly salted", "sea salt vinegar",
+    "salt pepper"))
+
+
+def without_flavours(found: Sequence[str]) -> list[str]:
+    """The words without a snack's flavour (``FLAVOUR_PHRASES``) where they name a snack
+    (``SNACK_WORDS``), or none when they name no flavour or no snack."""
+    if SNACK_WORDS.isdisjoint(found):
+        return []
+    kept, index = [], 0
+    while index < len(found):
+        phrase = max((p for p in FLAVOUR_PHRASES if tuple(found[index:index + len(p)]) == p),
+                     key=len, default=None)
+        if phrase is None:
+            kept.append(found[index])
+        index += len(phrase) if phrase else 1
+    return kept if kept and kept != list(found) else []
+
+
 # "Full fat" says the regular kind: of milk or cheese its whole-milk row, which holds the words
 # ("Creme fraiche, full fat"), but of a drink the sugared one ("full fat coke" is regular cola,
 # not a diet one): where no food has every word, the words without it

@@ -556,3 +556,15 @@ def test_a_hypo_query_naming_two_pack_entries_gets_one(full_db):
 def test_eine_mass_is_a_litre():
     assert search.query_measure("Maß Bier", "DE") == ("1000", "ml")
     assert search.query_words("Maß Bier") == ["bier"]
+
+
+@pytest.mark.parametrize("query, region, expected", [
+    ("salt and vinegar crisps", "UK", r"(?i)^potato (crisps|chips)(?!.*without salt)"),
+    ("walkers cheese and onion", "UK", r"(?i)^potato (crisps|chips)"),
+    ("doritos chilli heatwave", "UK", r"\(Doritos\)$"),
+    ("sour cream and onion chips", "US", r"(?i)sour cream and onion"),  # a row of the flavour
+    ("bbq chips", "US", r"(?i)^potato chips, barbecue"),
+])
+def test_a_snack_s_flavour_no_table_has_is_the_snack(full_db, query, region, expected):
+    assert re.search(expected, _names(query, region)[0])
+    assert search.without_flavours(["cheese", "onion", "pasty"]) == []  # no snack: a pasty
