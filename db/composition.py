@@ -585,6 +585,8 @@ def add_cited_portions(session: Session, table: Table, seed_dir: Path) -> int:
     """The cited portions (table_portions.csv) the table's rows in the database lack, added;
     a new one is the default only where its food has none (a default the person already saw
     stays). Returns how many were added."""
+    if table.shipped_portions:
+        return 0  # its own portions come by ``refresh``
     _, cited = read_compact(table, seed_dir)  # cited portions, then defaults by class
     if not cited:
         return 0
