@@ -45,6 +45,12 @@ ALIAS_COLUMNS = ["entry", "aliases"]
 # Portions of foods whose table has none (CoFID, the Swiss FCDB), each citing its source.
 CITED_PORTIONS_FILE = "table_portions.csv"
 CITED_PORTION_COLUMNS = ["dataset", "entry", "serving", "grams", "is_default", "source"]
+# Default portions by class for the rows no cited portion gives a default (CoFID, the Swiss
+# FCDB): a regular expression over the row, the serving, its grams and the rule it comes from
+# (FDA's reference amounts, 21 CFR 101.12(b) Table 2; USDA's, 9 CFR 317.312 and 381.412; the
+# NHS 5 A Day portion; a US standard drink). First match wins; a row without grams gives none.
+REFERENCE_PORTIONS_FILE = "reference_portions.csv"
+REFERENCE_PORTION_COLUMNS = ["dataset", "pattern", "serving", "grams", "source"]
 # ';' separates a row's synonyms in the compact file (no table's names contain one).
 SEPARATOR = ";"
 
@@ -207,7 +213,8 @@ def read_compact(table: Table, seed_dir: Path) -> tuple[list[TableFood], list[Ta
                                row["common_names"], row["note"] or None, nutrients,
                                row["energy_note"] or None))
     if not table.shipped_portions:
-        return foods, cited_portions(table, foods, folder)
+        cited = cited_portions(table, foods, folder)
+        return foods, cited + reference_portions(table, foods, cited, folder)
     measures, defaults = [], set()
     path = folder / table.portions_file
     for line, row in read_gzip_csv(path, PORTION_COLUMNS, table.command):
@@ -317,6 +324,88 @@ def cited_portions(table: Table, foods: list[TableFood], seed_dir: Path) -> list
                 defaults.add(row["entry"])
             out.append(TablePortion(row["entry"], reader.line_num, row["serving"], grams,
                                     is_default, row["source"]))
+    return out
+
+
+@dataclass(frozen=True)
+class ReferenceClass:
+    """One row of reference_portions.csv: the rows it covers, and their default (none where
+    ``grams`` is None: the class is named to keep later, more general classes off it)."""
+
+    dataset: str
+    pattern: re.Pattern[str]
+    serving: str
+    grams: float | None
+    source: str
+    line: int
+
+
+def reference_classes(seed_dir: Path) -> list[ReferenceClass]:
+    """reference_portions.csv's classes in file order, checked: a known dataset, a regular
+    expression that compiles, a source on every row, and a serving with positive grams or
+    neither. Missing file: none."""
+    path = Path(seed_dir) / REFERENCE_PORTIONS_FILE
+    if not path.is_file():
+        return []
+    out = []
+    with path.open(encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle)
+        if reader.fieldnames != REFERENCE_PORTION_COLUMNS:
+            raise SeedError(f"{path}:1: header must be {','.join(REFERENCE_PORTION_COLUMNS)}")
+        for row in reader:
+            where = f"{path}:{reader.line_num}"
+            if None in row or row["dataset"] not in ("CoFID", "Swiss FCDB") or not row["source"]:
+                raise SeedError(f"{where}: a dataset (CoFID or Swiss FCDB), a pattern and a "
+                                "source are required")
+            try:
+                pattern = re.compile(row["pattern"])
+            except re.error as exc:
+                raise SeedError(f"{where}: pattern does not compile: {exc}") from None
+            grams = number(row["grams"], where)
+            if bool(row["serving"]) != (grams is not None) or (grams is not None and grams <= 0):
+                raise SeedError(f"{where}: a serving with positive grams, or neither (no "
+                                "default for the class)")
+            out.append(ReferenceClass(row["dataset"], pattern, row["serving"], grams,
+                                      row["source"], reader.line_num))
+    return out
+
+
+def reference_text(table: Table, food: TableFood) -> str:
+    """What a class's pattern reads of a row: a CoFID row's name ("Biscuits, digestive,
+    plain"), a Swiss row's category and name ("Milk and dairy products/Hard cheese:
+    Emmentaler, vollfett")."""
+    if table.dataset.name == "CoFID":
+        return food.name
+    return f"{food.category}: {food.name}"
+
+
+def reference_class(table: Table, food: TableFood,
+                    classes: list[ReferenceClass]) -> ReferenceClass | None:
+    """The first class of the table's dataset whose pattern matches the row."""
+    text = reference_text(table, food)
+    return next((c for c in classes
+                 if c.dataset == table.dataset.name and c.pattern.search(text)), None)
+
+
+def reference_portions(table: Table, foods: list[TableFood], cited: list[TablePortion],
+                       seed_dir: Path) -> list[TablePortion]:
+    """The default portion by class (reference_portions.csv) of each row of ``foods`` that
+    ``cited`` gives no default: the first matching class's serving, citing its rule; none
+    where that class has no grams or no class matches (the card then asks for grams)."""
+    classes = reference_classes(seed_dir)
+    if not classes:
+        return []
+    with_default = {p.code for p in cited if p.is_default}
+    out = []
+    for food in foods:
+        if food.code in with_default:
+            continue
+        found = reference_class(table, food, classes)
+        if found is None or found.grams is None:
+            continue
+        out.append(TablePortion(food.code, 100000 + found.line, found.serving, found.grams,
+                                True, f"{found.source} (db/seed/{REFERENCE_PORTIONS_FILE} "
+                                f"line {found.line})"))
     return out
 
 
@@ -486,16 +575,19 @@ def refresh(session: Session, table: Table, seed_dir: Path) -> int:
 # Älplermagronen, Rührei; brown and seeded breads, rolls, cereals, pies, crumble, rice pudding,
 # takeaway burgers and cod, coffee, hot chocolate, ice cream, UK pizzas, Rührei with herbs,
 # cheese or ham; -7: quark by FNDDS's half cup of cottage cheese; -8: Swiss black coffee, latte
-# macchiato, fruit yoghurt, pan-fried chicken breast; -9: chocolate eclairs, Panaché).
-CITED_PORTIONS_PART = "table-portions-9"
+# macchiato, fruit yoghurt, pan-fried chicken breast; -9: chocolate eclairs, Panaché; -10: a
+# default by class from reference_portions.csv (FDA and USDA reference amounts, NHS 5 A Day,
+# a standard drink) for each row no cited portion gives one).
+CITED_PORTIONS_PART = "table-portions-10"
 
 
 def add_cited_portions(session: Session, table: Table, seed_dir: Path) -> int:
     """The cited portions (table_portions.csv) the table's rows in the database lack, added;
     a new one is the default only where its food has none (a default the person already saw
     stays). Returns how many were added."""
-    foods, _ = read_compact(table, seed_dir)
-    cited = cited_portions(table, foods, seed_dir)
+    if table.shipped_portions:
+        return 0  # its own portions come by ``refresh``
+    _, cited = read_compact(table, seed_dir)  # cited portions, then defaults by class
     if not cited:
         return 0
     ids = dict(session.execute(select(Food.source_code, Food.id).where(
