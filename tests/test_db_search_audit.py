@@ -1608,7 +1608,8 @@ AUDIT = [
     ('US', 'cotton candy', r'(?i)cotton candy|candy, cotton'),
     ('UK', 'cheese and onion sandwich', r'(?i)cheese.*sandwich|sandwich.*cheese'),
     ('UK', 'yum yum', r'(?i)yum ?yum|doughnut|donut'),
-    ('UK', 'fondant fancy', r'(?i)fondant|french fanc|fancies'),
+    # widened (2026-12-05): CoFID's "Cakes, fancy iced, individual" are Mr Kipling's fancies
+    ('UK', 'fondant fancy', r'(?i)fondant|french fanc|fancies|cakes, fancy iced'),
     ('UK', 'millionaire shortbread', r'(?i)millionaire|caramel shortbread|shortbread'),
     ('UK', 'tarka dal', r'(?i)\bdh?al\b|lentil'),
     ('UK', 'poppadoms', r'(?i)popp?adoms?|papad'),
