@@ -1857,6 +1857,13 @@ AUDIT = [
     # found since 2026-12-05: chicken alfredo a composite (pasta and FNDDS's Alfredo sauce with poultry), 'schwarzwaelder' a vocabulary word
     ("US", 'chicken alfredo', r"(?i)alfredo"),
     ('DE', 'schwarzwaelder kirsch', r'(?i)schwarzw(ä|ae)lder|black forest'),
+    # found since 2026-12-05: a snack's flavour is the snack, Käsebrot a cheese sandwich, a sponge with custard its sponge pudding
+    ('UK', 'salt and vinegar crisps', r'(?i)crisps'),
+    ('UK', 'walkers cheese and onion', r'(?i)crisps'),
+    ('UK', 'brandy butter', r'(?i)brandy butter|^butter'),
+    ('UK', 'chocolate sponge and custard', r'(?i)sponge|custard'),
+    ('UK', 'doritos chilli heatwave', r'(?i)doritos|tortilla chips'),
+    ('DE', 'Käsebrot', r'(?i)k(ä|ae)se.*brot|brot.*k(ä|ae)se|sandwich.*k(ä|ae)se|cheese.*(sandwich|bread)'),
 ]
 
 # Diet queries: the first hit has at most search.SUGARED_G sugar per 100 g; a dairy query (a
@@ -2200,6 +2207,19 @@ PORTIONS = [
     ('UK', '100ml orange juice', 100, 'one portion as eaten'),
     # found since 2026-12-05: a UK pint is 568 ml
     ('UK', 'a pint of milk', 568, 'one portion as eaten'),
+    # found since 2026-12-05: CoFID and Swiss rows default to their class's reference amount (db/seed/reference_portions.csv)
+    ('US', 'milky way', 52, 'one portion as eaten'),
+    ('UK', 'bottle of lucozade', 380, 'one portion as eaten'),
+    ('UK', 'glass of lucozade', 250, 'one portion as eaten'),
+    ('DE', 'Milchkaffee', 300, 'one portion as eaten'),
+    ('DE', 'Apfeltasche', 100, 'one portion as eaten'),
+    ('UK', 'penguin bar', 25, 'one portion as eaten'),
+    ('UK', 'walkers cheese and onion', 25, 'one portion as eaten'),
+    ('UK', 'babybel', 20, 'one portion as eaten'),
+    ('UK', 'club biscuit', 22, 'one portion as eaten'),
+    ('UK', 'smarties tube', 38, 'one portion as eaten'),
+    ('UK', 'fruit shoot', 200, 'one portion as eaten'),
+    ('DE', 'Melange', 200, 'one portion as eaten'),
 ]
 
 # Queries for a food no table holds (the third round's rule, and the pattern of the food's own
@@ -2428,20 +2448,14 @@ STILL_MISSED = [
     ('UK', 'cheesy chips', r'(?i)chips.*cheese|cheese.*chips|chips'),
     ('UK', 'soda farl', r'(?i)soda (farl|bread)|bread, soda'),
     ('UK', 'pink wafers', r'(?i)^(?!.*ice cream wafers).*wafer'),
-    ('UK', 'salt and vinegar crisps', r'(?i)crisps'),
-    ('UK', 'walkers cheese and onion', r'(?i)crisps'),
     ('UK', 'crunchy nut', r'(?i)crunchy nut|corn ?flakes.*(honey|nut)|honey nut'),
     ('UK', 'apple turnover', r'(?i)turnover'),
     ('UK', 'paneer tikka', r'(?i)paneer'),
     ('UK', 'mushroom rice', r'(?i)^(?!nut).*(mushroom.*rice|rice.*mushroom|pilau)'),
     ('UK', 'salt and pepper chicken', r'(?i)chicken'),
-    ('UK', 'brandy butter', r'(?i)brandy butter|^butter'),
-    ('UK', 'chocolate sponge and custard', r'(?i)sponge|custard'),
     ('UK', 'macaroni pie', r'(?i)macaroni'),
-    ('UK', 'doritos chilli heatwave', r'(?i)doritos|tortilla chips'),
     ('UK', 'builders tea with two sugars', r'(?i)^(?!.*iced)(tea|beverages, tea)'),
     ('DE', 'Bratwurst im Brötchen', r'(?i)bratwurst|hot dog'),
-    ('DE', 'Käsebrot', r'(?i)k(ä|ae)se.*brot|brot.*k(ä|ae)se|sandwich.*k(ä|ae)se|cheese.*(sandwich|bread)'),
     ('DE', 'Tilsiter Käse', r'(?i)tilsiter'),
     ('DE', 'Eierlikör', r'(?i)eierlik(ö|oe)r|egg liqueur|advocaat|eggnog'),
     ('DE', 'Most', r'(?i)\bmost\b|apfelwein|cider|saft'),
@@ -2570,13 +2584,8 @@ def test_default_portions_are_one_portion_as_eaten(full_db, region, query, grams
 # moves to PORTIONS.
 STILL_SHORT_PORTIONS = [
     ('US', 'hot dog bun', 45, 'one portion as eaten'),
-    ('US', 'milky way', 52, 'one portion as eaten'),
-    ('UK', 'bottle of lucozade', 380, 'one portion as eaten'),
     ('UK', 'jaffa cake', 12, 'one portion as eaten'),
     ('UK', 'jam tart', 35, 'one portion as eaten'),
-    ('UK', 'glass of lucozade', 250, 'one portion as eaten'),
-    ('DE', 'Milchkaffee', 300, 'one portion as eaten'),
-    ('DE', 'Apfeltasche', 100, 'one portion as eaten'),
     # seventh round
     ('DE', 'Teller Nudeln', 250, 'one portion as eaten'),
     ('US', 'patty melt', 220, 'one portion as eaten'),
@@ -2592,9 +2601,6 @@ STILL_SHORT_PORTIONS = [
     ('UK', 'poppadoms', 24, '2'),
     ('UK', 'donner kebab', 350, 'one portion as eaten'),
     ('UK', 'soda farl', 110, 'one portion as eaten'),
-    ('UK', 'penguin bar', 25, 'one portion as eaten'),
-    ('UK', 'walkers cheese and onion', 25, 'one portion as eaten'),
-    ('UK', 'babybel', 20, 'one portion as eaten'),
     ('UK', 'frube', 40, 'one portion as eaten'),
     ('UK', 'actimel', 100, 'one portion as eaten'),
     ('DE', 'Hähnchen Döner', 350, 'one portion as eaten'),
@@ -2603,10 +2609,6 @@ STILL_SHORT_PORTIONS = [
     ('DE', 'Pommes rot weiß', 180, 'one portion as eaten'),
     ('UK', 'greggs sausage roll', 100, 'one portion as eaten'),
     ('UK', 'mince pies', 55, 'one portion as eaten'),
-    ('UK', 'club biscuit', 22, 'one portion as eaten'),
-    ('UK', 'smarties tube', 38, 'one portion as eaten'),
-    ('UK', 'fruit shoot', 200, 'one portion as eaten'),
-    ('DE', 'Melange', 200, 'one portion as eaten'),
 ]
 
 
