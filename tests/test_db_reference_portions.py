@@ -42,33 +42,33 @@ def _default(tables, dataset: str, entry: str) -> composition.TablePortion | Non
 
 
 @pytest.mark.parametrize("dataset, entry, serving, grams, rule", [
-    ("CoFID", "Cheese, Stilton, blue", "1 portion (30 g)", 30, f"{FDA}: cheese, all others: 30 g"),
-    ("CoFID", "Beans, runner, boiled in unsalted water", "1 portion (80 g)", 80, NHS),
-    ("CoFID", "Sweetcorn, kernels, raw", "1 portion (80 g)", 80, NHS),
-    ("CoFID", "Prunes, ready-to-eat, semi-dried", "1 portion (30 g)", 30, f"{NHS} portion: 30 g of dried fruit"),
+    ("CoFID", "Cheese, Stilton, blue", "1 portion", 30, f"{FDA}: cheese, all others: 30 g"),
+    ("CoFID", "Beans, runner, boiled in unsalted water", "1 portion", 80, NHS),
+    ("CoFID", "Sweetcorn, kernels, raw", "1 portion", 80, NHS),
+    ("CoFID", "Prunes, ready-to-eat, semi-dried", "1 portion", 30, f"{NHS} portion: 30 g of dried fruit"),
     ("CoFID", "Prune juice", "1 glass (150 ml)", 150, f"{NHS} portion: 150 ml"),
-    ("CoFID", "Biscuits, ginger nuts", "1 portion (30 g)", 30, f"{FDA}: cookies: 30 g"),
-    ("CoFID", "Cake, fruit, rich, iced, homemade", "1 slice (125 g)", 125, f"{FDA}: cakes, heavy weight"),
-    ("CoFID", "Cake, chocolate, with butter icing, homemade", "1 slice (80 g)", 80, f"{FDA}: cakes, medium weight"),
-    ("CoFID", "Beef, topside, raw, lean", "1 portion raw (114 g)", 114, f"{USDA} Table 2: meat and poultry cuts, ready to cook: 114 g"),
-    ("CoFID", "Beef, topside, roasted well-done, lean", "1 portion cooked (85 g)", 85, f"{USDA} Table 2: meat and poultry cuts without sauce"),
-    ("CoFID", "Prawns, king, grilled from raw", "1 portion cooked (85 g)", 85, f"{FDA}: fish and shellfish without sauce"),
-    ("CoFID", "Cod, flesh only, raw", "1 portion raw (110 g)", 110, f"{FDA}: fish and shellfish without sauce: 110 g uncooked"),
-    ("CoFID", "Sausages, pork, chilled, grilled", "1 portion (55 g)", 55, f"{USDA} Table 2: sausages"),
+    ("CoFID", "Biscuits, ginger nuts", "1 portion", 30, f"{FDA}: cookies: 30 g"),
+    ("CoFID", "Cake, fruit, rich, iced, homemade", "1 slice", 125, f"{FDA}: cakes, heavy weight"),
+    ("CoFID", "Cake, chocolate, with butter icing, homemade", "1 slice", 80, f"{FDA}: cakes, medium weight"),
+    ("CoFID", "Beef, topside, raw, lean", "1 portion raw", 114, f"{USDA} Table 2: meat and poultry cuts, ready to cook: 114 g"),
+    ("CoFID", "Beef, topside, roasted well-done, lean", "1 portion cooked", 85, f"{USDA} Table 2: meat and poultry cuts without sauce"),
+    ("CoFID", "Prawns, king, grilled from raw", "1 portion cooked", 85, f"{FDA}: fish and shellfish without sauce"),
+    ("CoFID", "Cod, flesh only, raw", "1 portion raw", 110, f"{FDA}: fish and shellfish without sauce: 110 g uncooked"),
+    ("CoFID", "Sausages, pork, chilled, grilled", "1 portion", 55, f"{USDA} Table 2: sausages"),
     ("CoFID", "Rice, white, basmati, raw", "45 g dry (about 1/4 cup)", 45, f"{FDA}: grains (rice), plain: 45 g dry"),
     ("CoFID", "Pasta, white, dried, raw", "55 g dry", 55, f"{FDA}: pastas, plain: 55 g dry"),
     ("CoFID", "Lentils, red, split, dried, raw", "35 g dry (about 1/4 cup)", 35, f"{FDA}: beans, plain, 35 g dry"),
-    ("CoFID", "Soup, lentil, homemade", "1 bowl (245 g)", 245, f"{FDA}: soups"),
-    ("CoFID", "Curry, beef, homemade", "1 cup (240 g)", 240, f"{FDA}: mixed dishes measurable with a cup"),
-    ("CoFID", "Quiche, Lorraine, homemade", "1 portion (140 g)", 140, f"{FDA}: mixed dishes not measurable with a cup"),
-    ("CoFID", "Oil, olive", "1 tablespoon (14 g)", 14, f"{FDA}: oil: 1 tbsp"),
+    ("CoFID", "Soup, lentil, homemade", "1 bowl", 245, f"{FDA}: soups"),
+    ("CoFID", "Curry, beef, homemade", "1 cup", 240, f"{FDA}: mixed dishes measurable with a cup"),
+    ("CoFID", "Quiche, Lorraine, homemade", "1 portion", 140, f"{FDA}: mixed dishes not measurable with a cup"),
+    ("CoFID", "Oil, olive", "1 tablespoon", 14, f"{FDA}: oil: 1 tbsp"),
     ("CoFID", "Lager, standard", "1 can (12 fl oz, 355 ml)", 355, f"{DRINK} (NIAAA, 14 g of alcohol): 12 fl oz"),
     ("CoFID", "Spirits, 40% volume", "1 shot (1.5 fl oz, 44 ml)", 44, DRINK),
-    ("Swiss FCDB", "Emmentaler, vollfett", "1 portion (30 g)", 30, f"{FDA}: cheese, all others: 30 g"),
-    ("Swiss FCDB", "Rind, Filet, roh", "1 portion raw (114 g)", 114, f"{USDA} Table 2"),
+    ("Swiss FCDB", "Emmentaler, vollfett", "1 portion", 30, f"{FDA}: cheese, all others: 30 g"),
+    ("Swiss FCDB", "Rind, Filet, roh", "1 portion raw", 114, f"{USDA} Table 2"),
     ("Swiss FCDB", "Teigwaren ohne Ei, trocken", "55 g dry", 55, f"{FDA}: pastas, plain: 55 g dry"),
-    ("Swiss FCDB", "Cervelat", "1 portion (55 g)", 55, f"{USDA} Table 2: luncheon meat, frankfurters"),
-    ("Swiss FCDB", "Broccoli, roh", "1 portion (85 g)", 85, f"{FDA}: vegetables without sauce"),
+    ("Swiss FCDB", "Cervelat", "1 portion", 55, f"{USDA} Table 2: luncheon meat, frankfurters"),
+    ("Swiss FCDB", "Broccoli, roh", "1 portion", 85, f"{FDA}: vegetables without sauce"),
     ("Swiss FCDB", "Wein rot, 9 vol%", "1 glass (5 fl oz, 148 ml)", 148, DRINK),
     ("Swiss FCDB", "Traubenzucker", "15 g of glucose (one hypo treatment)", 15, "15-15 rule"),
 ])
@@ -175,7 +175,7 @@ def test_a_fresh_seed_and_an_upgraded_database_both_get_the_class_defaults_once(
     try:
         init_db(seed_dir=seed)
         stilton = service.lookup("Cheese, Stilton, blue")
-        assert (stilton["portion"]["serving"], stilton["portion"]["grams"]) == ("1 portion (30 g)", 30.0)
+        assert (stilton["portion"]["serving"], stilton["portion"]["grams"]) == ("1 portion", 30.0)
         assert service.lookup("Emmentaler, vollfett")["portion"]["grams"] == 30.0
         # As seeded before the classes: Stilton and Emmentaler without servings, Cheddar with
         # a default the person has seen (100 g), the part not yet loaded.
@@ -192,12 +192,12 @@ def test_a_fresh_seed_and_an_upgraded_database_both_get_the_class_defaults_once(
                               f"WHERE part = '{composition.CITED_PORTIONS_PART}'"))
         init_db(seed_dir=seed)
         stilton = service.lookup("Cheese, Stilton, blue")
-        assert (stilton["portion"]["serving"], stilton["portion"]["grams"]) == ("1 portion (30 g)", 30.0)
+        assert (stilton["portion"]["serving"], stilton["portion"]["grams"]) == ("1 portion", 30.0)
         assert service.lookup("Emmentaler, vollfett")["portion"]["grams"] == 30.0
         assert service.lookup("Älplermagronen, zubereitet")["portion"]["grams"] > 0  # cited
         cheddar = service.lookup("Cheese, Cheddar, English")
         assert cheddar["portion"]["grams"] == 100.0  # the default already shown stays
-        assert [s["name"] for s in cheddar["servings"]] == ["100 g", "1 portion (30 g)"]
+        assert [s["name"] for s in cheddar["servings"]] == ["100 g", "1 portion"]
         init_db(seed_dir=seed)  # once: nothing added twice
         assert len(service.lookup("Cheese, Cheddar, English")["servings"]) == 2
         with get_engine().begin() as conn:
