@@ -606,7 +606,7 @@ GRAMS_PER_OUNCE = 28.3495
 
 
 def measured_amount(servings: Sequence[tuple[str, float, bool]], measure: Sequence[str],
-                    index: int | None) -> tuple[float, str] | None:
+                    index: int | None, food: str = "") -> tuple[float, str] | None:
     """(grams, what they are) where a query's measure (db.search.query_measure) asks for an
     amount that is not one of the food's servings: "two slices of toast" is twice the "1 slice"
     serving ``index`` (measured_serving), "half a can of coke" half the can, "200 g pasta" 200
@@ -616,6 +616,12 @@ def measured_amount(servings: Sequence[tuple[str, float, bool]], measure: Sequen
     asks for the serving ``index`` itself, or for a volume of a food with no volume serving."""
     if not measure:
         return None
+    if measure[1:] == (COUNTED,):  # "12 grapes", "2 eggs": that many of one of it
+        one = _one_of_it(servings, food)
+        if one is None or re.search(rf"\b{measure[0]}\b", food):  # "3 Musketeers" names its 3
+            return None
+        name, grams = one
+        return round(grams * int(measure[0]), 1), f"{measure[0]} × {name}"
     counted = _AMOUNT_RE.match(measure[0]) is not None
     amount, unit = (_fraction(measure[0]), measure[1]) if counted else (1.0, measure[0])
     shown = measure[0] if counted else "1"
@@ -636,6 +642,34 @@ def measured_amount(servings: Sequence[tuple[str, float, bool]], measure: Sequen
 
 
 _UNIT_SHOWN = {"tablespoon": "tbsp", "teaspoon": "tsp"}
+# A count of a food (db.search.COUNTED) multiplies a default that is one of it ("1 tender", "1
+# medium", "1 roll"), not a measure of weight or volume ("1 oz", "1 cup", "1 portion").
+COUNTED = "*"
+_ONE_OF_IT_RE = re.compile(r"^1 (?!(oz|ounce|g|gram|lb|cups?|tbsp|tsp|tablespoon|teaspoon|fl oz|ml|"
+                           r"serving|portion|quantity|guideline|package|container|bag|box|nlea)\b)",
+                           re.IGNORECASE)
+
+
+def _one_of_it(servings: Sequence[tuple[str, float, bool]], food: str) -> tuple[str, float] | None:
+    """(name, grams) of one of the food: its default where that is one of it ("1 large" egg,
+    "1 medium" banana, "1 tender"), else a serving that counts the food by its name's first
+    word ("10 grapes" of "Grapes, red or green": a tenth of it), else None (a default of "1 NLEA
+    serving" or "1 cup" is no count of it)."""
+    default = next(((n, g) for n, g, is_default in servings if is_default), None)
+    if (default is not None and _ONE_OF_IT_RE.match(default[0])
+            and not _VOLUME_RE.search(default[0])):
+        return default
+    head = re.findall(r"[a-z]+", food.lower().split(",")[0])
+    forms = {f for w in head for f in (w, w.rstrip("s"), re.sub(r"(es|s)$", "", w))}
+    for name, grams, _ in servings:
+        counted = _COUNTED_SERVING_RE.match(name.lower())
+        if counted and grams and (counted[2] in forms or counted[2].rstrip("s") in forms):
+            number = int(counted[1])
+            return (name if number == 1 else f"1/{number} of {name}"), grams / number
+    return None
+
+
+_COUNTED_SERVING_RE = re.compile(r"^(\d+) ([a-z]+)\b")
 
 
 def _fraction(text: str) -> float:

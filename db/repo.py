@@ -306,7 +306,8 @@ def _filled_bread(parts: list[list[str]], region: str | None) -> list[tuple[list
         if len(part) == 2 and part[1] in BREAD_PARTS:
             fillings = [part[0], *others]
         elif len(part) == 1 and part[0] in BREAD_PARTS | FILLED_ROLLS:
-            fillings = [w for w in others if w not in FILLED_BREAD_LINKS]
+            # a count is no filling ("2 Brötchen")
+            fillings = [w for w in others if w not in FILLED_BREAD_LINKS and not w.isdigit()]
         else:
             continue
         if fillings and SPREAD_FATS.isdisjoint(fillings):
@@ -531,7 +532,7 @@ def _default_portions(session: Session, food_ids: list[int], measure: tuple[str,
     if not food_ids:
         return {}
     statement = (select(Serving.food_id, Serving.name, Serving.grams, Serving.is_default,
-                        Food.carbohydrate_g)
+                        Food.carbohydrate_g, Food.name.label("food"))
                  .join(Food, Food.id == Serving.food_id).where(Serving.food_id.in_(food_ids)))
     if not measure:
         statement = statement.where(Serving.is_default.is_(True))
@@ -542,7 +543,7 @@ def _default_portions(session: Session, food_ids: list[int], measure: tuple[str,
     for food_id, rows in servings.items():
         index = portions.measured_serving([(r.name, r.is_default) for r in rows], measure)
         amount = portions.measured_amount([(r.name, r.grams, r.is_default) for r in rows],
-                                          measure, index)
+                                          measure, index, rows[0].food)
         row = rows[index] if index is not None else next((r for r in rows if r.is_default), None)
         if amount is not None:
             grams, label = amount

@@ -543,7 +543,20 @@ def query_measure(text: str, region: str | None = None) -> tuple[str, ...]:
                 amount = f"{fraction[1]}/{fraction[2]}"  # "1/2 cup rice": its words are 1, 2
             return MEASURE_SERVINGS[word] if amount in (None, "1") else (
                 amount, *MEASURE_SERVINGS[word])
+    # a count before the food alone ("3 chicken tenders", "zwei Brötchen"): that many of its
+    # default serving (db.portions.measured_amount), where that is one of it
+    count = found[0] if found and found[0].isdigit() else COUNT_AMOUNTS.get(found[0] if found else "")
+    if (count is not None and count not in ("1", "1/2") and len(found) > 1
+            and int(count) <= MAX_COUNT and f"{count} {found[1]}" not in NUMBER_NAMES):
+        return count, COUNTED
     return ()
+
+
+# Foods whose name starts with a number ("3 Musketeers", "7 Up"): the number is no count.
+NUMBER_NAMES = frozenset({"3 musketeers", "7 up", "100 grand", "5 hour", "7 eleven"})
+# A count of a food's default serving (query_measure), and the most a query counts.
+COUNTED = "*"
+MAX_COUNT = 20
 
 
 def _amount_before(before: Sequence[str]) -> str | None:
@@ -571,6 +584,9 @@ def _says_how_much(found: Sequence[str], index: int) -> bool:
         return any(w not in UNIT_WORDS and w not in STOPWORDS and not _is_count(w) for w in after)
     if word in COUNT_WORDS or _AMOUNT_RE.match(word) and not word.isdigit():
         return True
+    if (word.isdigit() and index == 0 and 1 <= int(word) <= MAX_COUNT
+            and f"{word} {after[0]}" not in NUMBER_NAMES):
+        return True  # "2 bananas" are bananas, not "Baby Toddler bananas, Stage 2"
     return word.isdigit() and (after[0] in UNIT_WORDS or after[0] in MEASURE_WORDS
                                or after[0] in GERMAN_MEASURE_WORDS)
 

@@ -17,9 +17,10 @@ from db import portions, search, service
     ("2 slices bread", ["bread"]), ("Tasse Kaffee", ["kaffee"]), ("Kugel Eis", ["eis"]),
     ("Stück Käsekuchen", ["kasekuchen"]), ("Ein Glas Milch", ["milch"]),
     ("eine Brezel", ["brezel"]), ("Dose Cola", ["cola"]),
-    # A count alone is kept for the names that hold it; where none has every word, the words
-    # without it are searched (without_measures).
-    ("3 musketeers", ["3", "musketeers"]), ("5 jelly babies", ["5", "jelly", "babies"]),
+    # A count before the food says how many (query_measure), not what; a name that starts with
+    # a number keeps it (NUMBER_NAMES).
+    ("3 musketeers", ["3", "musketeers"]), ("5 jelly babies", ["jelly", "babies"]),
+    ("2 bananas", ["bananas"]), ("1 apfel", ["apfel"]), ("7 up", ["7", "up"]),
     # The last word is the food's, whatever it is: Gatorade G, potato kugel, a glass alone.
     ("gatorade g", ["gatorade", "g"]), ("potato kugel", ["potato", "kugel"]), ("Glas", ["glas"]),
 ])
@@ -167,3 +168,37 @@ def test_a_measured_hit_carries_its_serving_to_the_card(full_db):
     toast = _first("two slices of toast", "US")
     assert _hit_value(toast, measured=True).split(HIT_SERVING_SEPARATOR) == [
         toast["food"], "", f"{toast['portion']['grams']:g}"]
+
+
+@pytest.mark.parametrize("text, measure", [
+    ("2 eggs", ("2", "*")), ("zwei Brötchen", ("2", "*")), ("12 grapes", ("12", "*")),
+    ("1 apfel", ()), ("3 musketeers", ()), ("7 up", ()),
+])
+def test_a_count_before_the_food_asks_for_that_many(text, measure):
+    assert search.query_measure(text) == measure
+
+
+def test_a_count_is_that_many_of_one_of_the_food():
+    egg = [("1 large", 50.0, True), ("1 cup, chopped", 136.0, False)]
+    assert portions.measured_amount(egg, ("2", "*"), None, "Egg, whole, cooked, hard-boiled") == (
+        100.0, "2 × 1 large")
+    # SR Legacy grapes: the default is "1 NLEA serving", the count of them "10 grapes"
+    grapes = [("1 NLEA serving", 126.0, True), ("1 cup", 151.0, False), ("10 grapes", 49.0, False)]
+    assert portions.measured_amount(grapes, ("12", "*"), None, "Grapes, red or green, raw") == (
+        58.8, "12 × 1/10 of 10 grapes")
+    rice = [("1 cup", 158.0, True)]  # a cup is no count of rice
+    assert portions.measured_amount(rice, ("2", "*"), None, "Rice, white, cooked") is None
+    bar = [("1 bar", 60.0, True)]  # "3 Musketeers" names its number
+    assert portions.measured_amount(bar, ("3", "*"), None, "Candies, 3 MUSKETEERS Bar") is None
+
+
+@pytest.mark.parametrize("query, region, food, grams", [
+    ("2 eggs", "US", r"(?i)^eggs?\b", (90, 110)), ("2 bananas", "US", r"(?i)^bananas?\b", (200, 260)),
+    ("12 grapes", "US", r"(?i)^grapes\b", (50, 70)), ("1 apfel", "DE", r"(?i)^apfel, roh", (150, 210)),
+    ("2 broetchen", "DE", r"(?i)^rolls?\b|br(ö|oe)tchen", (90, 130)),
+])
+def test_a_counted_food_is_found_and_weighed_that_many_times(full_db, query, region, food, grams):
+    hit = _first(query, region)  # not "Baby Toddler bananas, Stage 2" nor "Sandwich, NFS"
+    assert re.search(food, hit["food"]), hit
+    low, high = grams
+    assert low <= hit["portion"]["grams"] <= high, hit
