@@ -504,9 +504,31 @@ def query_words(text: str) -> list[str]:
 
 def _query_words(text: str) -> list[str]:
     found = words(text)
+    counted = leading_count(found, text) is not None  # "2 bananas": not "..., Stage 2"
     kept = [w for i, w in enumerate(found)
-            if w not in STOPWORDS and not _says_how_much(found, i)]
+            if w not in STOPWORDS and not _says_how_much(found, i) and not (counted and i == 0)]
     return kept or found
+
+
+# What a number before a food says of it, not how many ("1% milk", "4 finger Kit Kat", "6 inch
+# sub", "12 pack"), and foods whose name starts with a number ("3 Musketeers", "7 Up").
+NOT_COUNTED_NEXT = SHAPE_WORDS | frozenset({"finger", "inch", "inches", "in", "cm", "pack",
+                                            "pk", "piece", "percent"})
+NUMBER_NAMES = frozenset({"3 musketeers", "7 up", "100 grand", "5 hour", "7 eleven"})
+
+
+def leading_count(found: Sequence[str], text: str) -> str | None:
+    """How many of the food a query's first word counts ("2 eggs": "2", "zwei Brötchen":
+    "2"), or None."""
+    if len(found) < 2 or re.match(r"\s*\d+\s*%", text):
+        return None
+    count = found[0] if found[0].isdigit() else COUNT_AMOUNTS.get(found[0])
+    if (count is None or "/" in count or not 1 <= int(count) <= MAX_COUNT
+            or found[1] in NOT_COUNTED_NEXT or f"{found[0]} {found[1]}" in NUMBER_NAMES
+            or found[1] in UNIT_WORDS or found[1] in MEASURE_WORDS
+            or found[1] in GERMAN_MEASURE_WORDS):
+        return None
+    return count
 
 
 def query_wishes(text: str, *, unique: bool = True) -> tuple[list[str], bool]:
@@ -545,15 +567,10 @@ def query_measure(text: str, region: str | None = None) -> tuple[str, ...]:
                 amount, *MEASURE_SERVINGS[word])
     # a count before the food alone ("3 chicken tenders", "zwei Brötchen"): that many of its
     # default serving (db.portions.measured_amount), where that is one of it
-    count = found[0] if found and found[0].isdigit() else COUNT_AMOUNTS.get(found[0] if found else "")
-    if (count is not None and count not in ("1", "1/2") and len(found) > 1
-            and int(count) <= MAX_COUNT and f"{count} {found[1]}" not in NUMBER_NAMES):
-        return count, COUNTED
-    return ()
+    count = leading_count(found, text)
+    return (count, COUNTED) if count not in (None, "1") else ()
 
 
-# Foods whose name starts with a number ("3 Musketeers", "7 Up"): the number is no count.
-NUMBER_NAMES = frozenset({"3 musketeers", "7 up", "100 grand", "5 hour", "7 eleven"})
 # A count of a food's default serving (query_measure), and the most a query counts.
 COUNTED = "*"
 MAX_COUNT = 20
@@ -584,9 +601,6 @@ def _says_how_much(found: Sequence[str], index: int) -> bool:
         return any(w not in UNIT_WORDS and w not in STOPWORDS and not _is_count(w) for w in after)
     if word in COUNT_WORDS or _AMOUNT_RE.match(word) and not word.isdigit():
         return True
-    if (word.isdigit() and index == 0 and 1 <= int(word) <= MAX_COUNT
-            and f"{word} {after[0]}" not in NUMBER_NAMES):
-        return True  # "2 bananas" are bananas, not "Baby Toddler bananas, Stage 2"
     return word.isdigit() and (after[0] in UNIT_WORDS or after[0] in MEASURE_WORDS
                                or after[0] in GERMAN_MEASURE_WORDS)
 

@@ -173,9 +173,12 @@ def test_a_measured_hit_carries_its_serving_to_the_card(full_db):
 @pytest.mark.parametrize("text, measure", [
     ("2 eggs", ("2", "*")), ("zwei Brötchen", ("2", "*")), ("12 grapes", ("12", "*")),
     ("1 apfel", ()), ("3 musketeers", ()), ("7 up", ()),
+    # a number that says what the food is: 1% milk, a 4-finger Kit Kat, a 6-inch sub, a 12-pack
+    ("1% milk", ()), ("4 finger kitkat", ()), ("6 inch turkey sub", ()), ("12 pack of coke", ()),
 ])
 def test_a_count_before_the_food_asks_for_that_many(text, measure):
     assert search.query_measure(text) == measure
+    assert ("1" in search.query_words(text)) == (text == "1% milk")  # kept only as a name's
 
 
 def test_a_count_is_that_many_of_one_of_the_food():
