@@ -511,8 +511,9 @@ def _stored(food: TableFood, everyday: dict[str, tuple[str, ...]]) -> dict:
 # French toast; -6: no 30 g slice of steak or 16 g nugget: meat, poultry and fish by a count of
 # small units or FNDDS's unspecified amount, not by the cup; -7: and "chicken" the FNDDS chicken
 # of no named part or cooking; -8: no small turnover, empanada or samosa where people eat a
-# regular one).
-ROWS_PART = "table-rows-8"
+# regular one; -9: a dry mix "made with" water or milk is the drink or dish as eaten: hot
+# chocolate by the packet made up, not 1 fl oz; pudding and mashed potato by the cup).
+ROWS_PART = "table-rows-9"
 
 
 def refresh(session: Session, table: Table, seed_dir: Path) -> int:

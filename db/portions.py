@@ -82,7 +82,7 @@ _CONDENSED_RE = re.compile(r"\bcondensed\b")
 # Juice "from concentrate" is juice as drunk, not the concentrate.
 _CONCENTRATE_RE = re.compile(r"(?<!from )\bconcentrate\b")
 _PREPARED_RE = re.compile(r"\b(prepared|diluted|reconstituted|cooked|ready-to-serve|"
-                          r"ready-to-drink|ready to serve)\b")
+                          r"ready-to-drink|ready to serve|made (with|from)|from dry mix)\b")
 _DRY_RE = re.compile(r"\b(raw|dry|uncooked)\b")
 _DRY_GROUPS = ("Cereal Grains and Pasta", "Legumes and Legume Products", "Breakfast Cereals")
 _NOT_COOKED_TO_EAT = re.compile(r"\b(peanuts?|tofu|soy milk|soymilk|sprouted|flour|meal|bran|"

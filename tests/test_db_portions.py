@@ -410,3 +410,18 @@ def test_eclairs_and_panache_default_to_fndds_portions(dataset, entry, serving, 
                  if p.code == entry and p.is_default]
     assert (default.name, default.grams) == (serving, grams)
     assert not [p for p in cited_portion_problems(SEED_DIR) if entry in p]
+
+
+@pytest.mark.parametrize("code, serving, grams", [
+    # A dry mix "made with" water or milk, or a dish "from dry mix", is the drink or dish as
+    # eaten (FNDDS lists foods as eaten), not a powder to weigh by the spoon: a mug of hot
+    # chocolate, not 1 fl oz; pudding and mashed potato by the cup, not a sixth of it.
+    ("11514100", "1 packet, reconstituted", 248.0),  # Hot chocolate / cocoa, dry mix, made with water
+    ("13220120", "1 cup", 260.0),  # Pudding, chocolate, made from dry mix
+    ("71501035", "1 cup", 250.0),  # Potato, mashed, from dry mix, NFS
+])
+def test_fndds_made_with_or_from_a_dry_mix_is_the_food_as_eaten(fndds_defaults, code, serving,
+                                                                 grams):
+    assert fndds_defaults[code] == (serving, grams)
+    assert portions.food_form("Potato products", "Potato, mashed, from dry mix, NFS") is None
+    assert portions.food_form("Soups", "Soup, chicken noodle, dry mix") == "dry mix"
