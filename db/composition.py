@@ -512,7 +512,9 @@ def _stored(food: TableFood, everyday: dict[str, tuple[str, ...]]) -> dict:
 # small units or FNDDS's unspecified amount, not by the cup; -7: and "chicken" the FNDDS chicken
 # of no named part or cooking; -8: no small turnover, empanada or samosa where people eat a
 # regular one; -9: a dry mix "made with" water or milk is the drink or dish as eaten: hot
-# chocolate by the packet made up, not 1 fl oz; pudding and mashed potato by the cup).
+# chocolate by the packet made up, not 1 fl oz; pudding and mashed potato by the cup; a
+# default a third or less of FNDDS's amount for an unspecified quantity gives way to that
+# amount: not one piece of broccoli, one baby carrot, one Oreo or a tablespoon of dip).
 ROWS_PART = "table-rows-9"
 
 

@@ -309,6 +309,14 @@ def _under_eaten(name: str, food: Food, grams: float, unspecified_grams: float |
             and _rank(name, food) in _NATURAL_UNIT_RANKS)
 
 
+# A default weighing a third or less of what people report eating (FNDDS's amount for an
+# unspecified quantity, where that is one portion) is no portion whatever its name: one piece
+# of broccoli (10 g of 80), one baby carrot, one piece of sushi (30 g of 180), one Oreo (11 g
+# of 42), a tablespoon of dip (15 g of 60). That amount is the default instead (not a whole
+# cucumber or a cup of canned figs, which may be as far over).
+_FAR_UNDER_SHARE = 1 / 3
+
+
 def _preference(name: str, food: Food, grams: float,
                 unspecified_grams: float | None, sold_packed: bool) -> float:
     """How well ``name`` reads as one portion, 0 best; ``unspecified_grams``: the food's
@@ -438,7 +446,11 @@ def choose_default(food: Food, measures: Sequence[tuple[str, float]]) -> Choice:
     if fits:
         ranked = [(_preference(measures[i][0], food, measures[i][1], unspecified, packed), 0, i,
                    Choice(i)) for i in fits]
-        return min([*ranked, *_counted_units(food, measures)], key=lambda item: item[:3])[3]
+        best = min([*ranked, *_counted_units(food, measures)], key=lambda item: item[:3])[3]
+        grams = measures[best.index][1] * best.factor if best.index is not None else 100.0
+        if unspecified is not None and grams <= unspecified * _FAR_UNDER_SHARE:
+            return Choice(next(i for i in fits if _UNSPECIFIED_RE.search(measures[i][0].lower())))
+        return best
     # A fraction is ours to choose: at most the food's reference amount where it has one
     # (1/6 cup of chia seeds, 28 g, not half a cup).
     most = reference_amount(food) or float("inf")

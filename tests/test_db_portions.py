@@ -425,3 +425,15 @@ def test_fndds_made_with_or_from_a_dry_mix_is_the_food_as_eaten(fndds_defaults, 
     assert fndds_defaults[code] == (serving, grams)
     assert portions.food_form("Potato products", "Potato, mashed, from dry mix, NFS") is None
     assert portions.food_form("Soups", "Soup, chicken noodle, dry mix") == "dry mix"
+
+
+@pytest.mark.parametrize("code, grams", [
+    # A default weighing a third or less of what people report eating (FNDDS's amount for an
+    # unspecified quantity) gives way to that amount.
+    ("72201220", 80.0),  # Broccoli, NS as to form, cooked: not 1 piece, 10 g
+    ("73102218", 80.0),  # Carrots, fresh, cooked with butter: not 1 baby carrot, 10 g
+    ("63135140", 125.0),  # Peach, canned, in syrup: not 1 slice/chunk, 20 g
+    ("12350010", 60.0),  # Dip, NFS: not 1 tablespoon, 15 g
+])
+def test_fndds_a_piece_far_under_what_people_eat_is_no_default(fndds_defaults, code, grams):
+    assert fndds_defaults[code] == ("Quantity not specified", grams)

@@ -3299,6 +3299,10 @@ PORTIONS = [
     ('DE', 'glas rotwein', 200, 'German wine glass 0.2 l'),
     ('DE', 'glas sekt', 100, 'Sektglas 0.1 l'),
     ('DE', 'eine kugel eis', 55, 'one scoop from a German Eisdiele about 50-60 g'),
+    # found since 2026-12-06: a default a third or less of what FNDDS reports eaten gives way to that amount
+    ('US', 'hushpuppies', 66, 'FNDDS Hush puppy: quantity not specified = 66 g (3 hush puppies of 22 g)'),
+    ('US', 'canned peaches', 125, 'FNDDS Peach, canned, NFS: quantity not specified = 125 g'),
+    ('US', 'oreo cookies', 34, "FNDDS 'Cookie, chocolate sandwich': 1 Oreo sandwich = 11 g; the pack serving is three"),
 ]
 
 # Queries for a food no table holds (the third round's rule, and the pattern of the food's own
@@ -3772,9 +3776,7 @@ STILL_SHORT_PORTIONS = [
     ('UK', 'greggs sausage roll', 100, 'one portion as eaten'),
     ('UK', 'mince pies', 55, 'one portion as eaten'),
     # eighth round
-    ('US', 'hushpuppies', 66, 'FNDDS Hush puppy: quantity not specified = 66 g (3 hush puppies of 22 g)'),
     ('US', 'fruitcake', 115, 'FNDDS Cake, fruit cake: 1 piece/slice = 115 g'),
-    ('US', 'canned peaches', 125, 'FNDDS Peach, canned, NFS: quantity not specified = 125 g'),
     ('US', 'tapioca', 130, 'FNDDS Pudding, tapioca: quantity not specified = 130 g'),
     ('US', 'sour cream', 30, 'FDA RACC sour cream: 30 g'),
     ('US', 'fun size snickers', 17, 'Snickers Fun Size bar: about 17 g (pack label)'),
@@ -3792,7 +3794,6 @@ STILL_SHORT_PORTIONS = [
     # ninth round
     ('US', 'eggs over easy', 100, "FNDDS 'Egg, whole, fried no added fat': 1 egg = 50 g; eggs as a plate = two"),
     ('US', '3 chicken tenders', 150, "FNDDS 'Chicken tenders or strips, NFS': 1 tender = 50 g; three"),
-    ('US', 'oreo cookies', 34, "FNDDS 'Cookie, chocolate sandwich': 1 Oreo sandwich = 11 g; the pack serving is three"),
     ('US', 'reeses cups', 42, "Reese's standard pack of 2 cups = 1.5 oz = 42 g"),
     ('US', 'fresh blueberries', 150, "FNDDS 'Blueberries, raw': 1 cup = 150 g"),
     ('UK', 'scotch eggs', 113, 'UK retail Scotch egg = 113 g (4 oz) each'),
