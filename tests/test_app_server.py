@@ -249,7 +249,11 @@ def test_api_foods_is_the_search_box(server):
                                        "favourite", "portion", "dataset", "duplicates", "asks"}
     # The default serving and its carbohydrate: 118 g x 22.84 g/100 g = 26.95 g.
     assert body["results"][0]["portion"] == {
-        "serving": '1 medium (7" to 7-7/8" long)', "grams": 118.0, "carbohydrate_g": 27.0}
+        "serving": '1 medium (7" to 7-7/8" long)', "grams": 118.0, "carbohydrate_g": 27.0,
+        "amount": None}  # "amount": what the query asked for ("2 × 1 slice"), where it did
+    two = httpx.get(f"{server.url}/api/foods", params={"q": "2 bananas", "limit": "1"}).json()
+    assert two["results"][0]["portion"]["amount"].startswith("2 × ")
+    assert two["results"][0]["portion"]["grams"] == 236.0
     bad = httpx.get(f"{server.url}/api/foods", params={"q": "banana", "limit": "lots"})
     assert bad.status_code == 422 and "limit" in bad.json()["error"]
     bad = httpx.get(f"{server.url}/api/foods", params={"q": "x" * 500})
