@@ -3674,11 +3674,25 @@ def test_the_audit_has_at_least_150_queries():
     assert {r for r, _, _ in AUDIT} == {"US", "UK", "DE"}
 
 
-def test_right_food_first_and_in_the_top_three(full_db):
+@pytest.fixture(scope="module")
+def audit_hits(full_db_url):
+    """The first ten hits of every AUDIT query on the backend: searched once for both tests
+    that read them (the suite's longest)."""
+    from db.session import configure
+
+    configure(full_db_url)
+    try:
+        return {(region, query): [h["food"] for h in service.search(query, limit=10, region=region)]
+                for region, query, _ in AUDIT}
+    finally:
+        configure(None)
+
+
+def test_right_food_first_and_in_the_top_three(full_db, audit_hits):
     first = top3 = 0
     misses, empty = [], []
     for region, query, acceptable in AUDIT:
-        hits = [h["food"] for h in service.search(query, limit=3, region=region)]
+        hits = audit_hits[region, query][:3]
         if not hits:
             empty.append(f"{query!r} ({region})")
         good = [re.search(acceptable, hit) is not None for hit in hits]
@@ -3846,10 +3860,10 @@ def _close(a: list[float | None], b: list[float | None]) -> bool:
                                      for i, (x, y) in enumerate(zip(a, b)))  # type: ignore[operator]
 
 
-def test_a_food_in_two_tables_is_not_listed_twice(full_db):
+def test_a_food_in_two_tables_is_not_listed_twice(full_db, audit_hits):
     twice, checked = [], 0
     for region, query, _ in AUDIT:
-        names = [h["food"] for h in service.search(query, limit=10, region=region)]
+        names = audit_hits[region, query]
         for name in names:
             plain = _TABLE_SUFFIX_RE.sub("", name)
             if plain != name and plain in names:
