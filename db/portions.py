@@ -654,7 +654,7 @@ def measured_amount(servings: Sequence[tuple[str, float, bool]], measure: Sequen
 
 
 _UNIT_SHOWN = {"tablespoon": "tbsp", "teaspoon": "tsp"}
-# A count of a food (db.search.COUNTED) multiplies a default that is one of it ("1 tender", "1
+# A count of a food (db.search.query_measure's COUNTED) multiplies a default that is one of it ("1 tender", "1
 # medium", "1 roll"), not a measure of weight or volume ("1 oz", "1 cup", "1 portion").
 COUNTED = "*"
 _ONE_OF_IT_RE = re.compile(r"^1 (?!(oz|ounce|g|gram|lb|cups?|tbsp|tsp|tablespoon|teaspoon|fl oz|ml|"

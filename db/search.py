@@ -50,6 +50,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from db.keys import name_key
+from db.portions import COUNTED
 
 # Words that never decide a match on their own ("rice with beans").
 STOPWORDS = frozenset({"a", "an", "and", "the", "of", "with", "in", "on", "or", "w", "n",
@@ -392,14 +393,7 @@ SELLER_WORDS = frozenset(phrase[0] for phrase in SELLER_PHRASES if len(phrase) =
 def without_sellers(found: Sequence[str]) -> list[str]:
     """The words without a seller's name (``SELLER_PHRASES``), or none when the query names
     none or nothing else is left."""
-    kept, index = [], 0
-    while index < len(found):
-        phrase = max((p for p in SELLER_PHRASES if tuple(found[index:index + len(p)]) == p),
-                     key=len, default=None)
-        if phrase is None:
-            kept.append(found[index])
-        index += len(phrase) if phrase else 1
-    return kept if kept and kept != list(found) else []
+    return _without_phrases(found, SELLER_PHRASES)
 
 
 # A flavour of crisps or chips no table has a row of ("salt and vinegar crisps", "cheese and onion
@@ -420,14 +414,7 @@ def without_flavours(found: Sequence[str]) -> list[str]:
     (``SNACK_WORDS``), or none when they name no flavour or no snack."""
     if SNACK_WORDS.isdisjoint(found):
         return []
-    kept, index = [], 0
-    while index < len(found):
-        phrase = max((p for p in FLAVOUR_PHRASES if tuple(found[index:index + len(p)]) == p),
-                     key=len, default=None)
-        if phrase is None:
-            kept.append(found[index])
-        index += len(phrase) if phrase else 1
-    return kept if kept and kept != list(found) else []
+    return _without_phrases(found, FLAVOUR_PHRASES)
 
 
 # "Full fat" says the regular kind: of milk or cheese its whole-milk row, which holds the words
@@ -440,14 +427,20 @@ REGULAR_PHRASES = (("full", "fat"), ("full", "sugar"))
 def without_regular(found: Sequence[str]) -> list[str]:
     """The words without a "full fat" (``REGULAR_PHRASES``), or none when the query has none
     or nothing else is left."""
+    return _without_phrases(found, REGULAR_PHRASES)
+
+
+def _without_phrases(found: Sequence[str], phrases: Sequence[tuple[str, ...]]) -> list[str]:
+    """The words without any of ``phrases`` (the longest where two start at one word), or none
+    when they hold none or nothing else is left."""
     kept, index = [], 0
     while index < len(found):
-        phrase = next((p for p in REGULAR_PHRASES if tuple(found[index:index + len(p)]) == p),
-                      None)
+        phrase = max((p for p in phrases if tuple(found[index:index + len(p)]) == p),
+                     key=len, default=None)
         if phrase is None:
             kept.append(found[index])
         index += len(phrase) if phrase else 1
-    return kept if kept != list(found) else []
+    return kept if kept and kept != list(found) else []
 
 
 # Words that join a food to what it comes with ("toast with butter", "Apfelstrudel mit
@@ -571,8 +564,7 @@ def query_measure(text: str, region: str | None = None) -> tuple[str, ...]:
     return (count, COUNTED) if count not in (None, "1") else ()
 
 
-# A count of a food's default serving (query_measure), and the most a query counts.
-COUNTED = "*"
+# The most a query counts (query_measure).
 MAX_COUNT = 20
 
 
