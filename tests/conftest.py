@@ -118,6 +118,30 @@ def postgres_template(postgres_server: PostgresServer, small_seed: Path) -> str:
     return "seeded_template"
 
 
+@pytest.fixture(scope="session")
+def full_seed_sqlite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite file on the whole shipped seed, seeded once per test session; modules get copies."""
+    from db.session import configure, init_db
+
+    path = tmp_path_factory.mktemp("full-seed") / "template.db"
+    configure(f"sqlite:///{path}")
+    init_db()
+    configure(None)  # closes the connections, which checkpoints the WAL into the file
+    return path
+
+
+@pytest.fixture(scope="session")
+def full_seed_postgres(postgres_server: PostgresServer) -> str:
+    """A PostgreSQL database on the whole shipped seed, seeded once per test session (about 9 s);
+    returns its name: modules get copies made by CREATE DATABASE ... TEMPLATE."""
+    from db.session import configure, init_db
+
+    configure(postgres_server.create_database(name="full_seed_template"))
+    init_db()
+    configure(None)  # a template must have no open connections
+    return "full_seed_template"
+
+
 # --- test tiers ----------------------------------------------------------------------------------
 
 # What a test's or a fixture's source does that puts it in a tier (any one of the texts).

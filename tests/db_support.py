@@ -92,20 +92,20 @@ def alice(db_url: str) -> str:
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
-def full_db_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
-    """One database on the whole shipped seed (curated foods, SR Legacy, CoFID) for the module
-    that imports this fixture, on SQLite (FTS5 search) and on PostgreSQL (LIKE search); its
-    tests share it."""
-    from db.session import configure, init_db
-
+def full_db_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A database on the whole shipped seed (curated foods and every table) for the module that
+    imports this fixture, on SQLite (FTS5 search) and on PostgreSQL (LIKE search); its tests
+    share it. Each module gets its own copy of one seeded template, so what a module writes
+    stays in it."""
     if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path_factory.mktemp('full-seed') / 'foodtag.db'}"
-    else:
-        url = request.getfixturevalue("postgres_server").create_database()
-    configure(url)
-    init_db()
-    configure(None)
-    return url
+        path = tmp_path_factory.mktemp("full-seed-copy") / "foodtag.db"
+        shutil.copyfile(request.getfixturevalue("full_seed_sqlite"), path)
+        yield f"sqlite:///{path}"
+        return
+    server = request.getfixturevalue("postgres_server")
+    url = server.create_database(template=request.getfixturevalue("full_seed_postgres"))
+    yield url
+    server.drop_database(url.rsplit("/", 1)[1])
 
 
 @pytest.fixture
