@@ -633,7 +633,7 @@ def measured_amount(servings: Sequence[tuple[str, float, bool]], measure: Sequen
         if one is None or re.search(rf"\b{measure[0]}\b", food):  # "3 Musketeers" names its 3
             return None
         name, grams = one
-        return round(grams * int(measure[0]), 1), f"{measure[0]} × {name}"
+        return round(grams * _fraction(measure[0]), 1), f"{measure[0]} × {name}"
     counted = _AMOUNT_RE.match(measure[0]) is not None
     amount, unit = (_fraction(measure[0]), measure[1]) if counted else (1.0, measure[0])
     shown = measure[0] if counted else "1"
@@ -662,14 +662,24 @@ _ONE_OF_IT_RE = re.compile(r"^1 (?!(oz|ounce|g|gram|lb|cups?|tbsp|tsp|tablespoon
                            re.IGNORECASE)
 
 
+# A default that is a part of the food, not one of it: "2 avocados" are not two slices.
+_PART_OF_IT_RE = re.compile(r"^1 (slice|piece|wedge|strip|cube|chunk|spear|floret|segment|ring|"
+                            r"section|leaf)s?\b", re.IGNORECASE)
+# A serving that is one whole of the food, by its size ("1 medium", "1 fruit without skin").
+_WHOLE_RE = re.compile(r"^1 (small|medium|large|extra large|whole|fruit|item|regular)\b",
+                       re.IGNORECASE)
+
+
 def _one_of_it(servings: Sequence[tuple[str, float, bool]], food: str) -> tuple[str, float] | None:
     """(name, grams) of one of the food: its default where that is one of it ("1 large" egg,
     "1 medium" banana, "1 tender"), else a serving that counts the food by its name's first
-    word ("10 grapes" of "Grapes, red or green": a tenth of it), else None (a default of "1 NLEA
-    serving" or "1 cup" is no count of it)."""
+    word ("10 grapes" of "Grapes, red or green": a tenth of it), else one whole of it ("1
+    fruit", "1 medium"), else a default that is a part of it ("1 slice"), else None (a default
+    of "1 NLEA serving" or "1 cup" is no count of it)."""
     default = next(((n, g) for n, g, is_default in servings if is_default), None)
-    if (default is not None and _ONE_OF_IT_RE.match(default[0])
-            and not _VOLUME_RE.search(default[0])):
+    counts = (default is not None and _ONE_OF_IT_RE.match(default[0]) is not None
+              and not _VOLUME_RE.search(default[0]))
+    if counts and not _PART_OF_IT_RE.match(default[0]):
         return default
     head = re.findall(r"[a-z]+", food.lower().split(",")[0])
     forms = {f for w in head for f in (w, w.rstrip("s"), re.sub(r"(es|s)$", "", w))}
@@ -678,7 +688,8 @@ def _one_of_it(servings: Sequence[tuple[str, float, bool]], food: str) -> tuple[
         if counted and grams and (counted[2] in forms or counted[2].rstrip("s") in forms):
             number = int(counted[1])
             return (name if number == 1 else f"1/{number} of {name}"), grams / number
-    return None
+    whole = next(((n, g) for n, g, _ in servings if g and _WHOLE_RE.match(n)), None)
+    return whole or (default if counts else None)
 
 
 _COUNTED_SERVING_RE = re.compile(r"^(\d+) ([a-z]+)\b")

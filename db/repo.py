@@ -145,13 +145,19 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
     if sold and any(len(reading) > 1 for reading, _ in typed_readings):
         stages.append((typed_readings + kind_readings, False))  # "wendys baconator"
     kinds_read = False
+    raw_found: list[search.Candidate] = []  # kept from stages only raw cuts answered
     for stage, (readings, all_words) in enumerate(stages):
         alternatives = [[_spellings(word, known, last=i == len(reading) - 1)
                          for i, word in enumerate(reading)] for reading, _ in readings]
         found = matching(alternatives, all_words)
         allowed = [c for c in found if not (diet and search.sugared(c, no_added_sugar))]
-        if not all_words and allowed or any(
-                fts.names_match(alternatives, c.food, c.aliases, c.common_names) for c in allowed):
+        named = [c for c in allowed
+                 if fts.names_match(alternatives, c.food, c.aliases, c.common_names)]
+        if named and stage < len(stages) - 1 and all(
+                search.raw_unasked(c, (r for r, _ in readings)) for c in named):
+            raw_found += found  # a raw cut alone answers no dish: read on, and rank it too
+            continue
+        if not all_words and allowed or named:
             break
         # A diet query whose words name only sugared foods, by an alias or a brand ("ribena no
         # added sugar", "Diät Marmelade": Konfitüre), asks for the diet kind of those foods.
@@ -171,6 +177,8 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
                               diet=diet, typed=sum(map(len, parts)), region=region,
                               typed_words=wanted, guessed=guessed,
                               no_added_sugar=no_added_sugar, heads=heads, paired=bool(main))
+    seen = {c.food_id for c in found}
+    found += [c for c in raw_found if c.food_id not in seen]
     return with_portions(session, search.rank(query, found, limit),
                          measure=search.query_measure(text_, region))
 
@@ -406,8 +414,10 @@ def _compound_kind(word: str, known: tuple[str, ...]) -> list[str]:
 
 
 # A word typed without its umlaut's letters as German writes them when it has none
-# ("Spaetzle" for Spätzle, which the catalog and the vocabulary hold as "spatzle").
-_UMLAUT_SPELLINGS = (("ae", "a"), ("oe", "o"), ("ue", "u"))
+# ("Spaetzle" for Spätzle, which the catalog and the vocabulary hold as "spatzle"), and
+# German's own spelling of Sauce (Duden: "Soße, auch Sauce"; "Bratensoße" is the Swiss
+# table's "Bratensauce").
+_UMLAUT_SPELLINGS = (("ae", "a"), ("oe", "o"), ("ue", "u"), ("sosse", "sauce"))
 # A word neither the catalog nor the vocabulary holds that is this close to a vocabulary term
 # is that term misspelt ("bratkartofeln"): read as the term, as the catalog's words are
 # corrected (db.search.corrections) after the vocabulary has read the query.
@@ -415,8 +425,8 @@ VOCABULARY_TYPO_CUTOFF = 0.85
 
 
 def _umlauts_folded(word: str) -> str:
-    """``word`` with German's spellings of umlauts (``_UMLAUT_SPELLINGS``) as the catalog's
-    keys write them."""
+    """``word`` with German's spellings of umlauts and of Sauce (``_UMLAUT_SPELLINGS``) as the
+    catalog's keys write them."""
     for written, letter in _UMLAUT_SPELLINGS:
         word = word.replace(written, letter)
     return word

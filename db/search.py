@@ -315,7 +315,8 @@ UNIT_WORDS = frozenset({"tablespoon", "tablespoons", "tbsp", "tbs", "teaspoon", 
 GERMAN_MEASURE_WORDS = frozenset({
     "stuck", "stucke", "stuckchen", "kugel", "kugeln", "scheibe", "scheiben", "tasse", "tassen",
     "glas", "glaser", "becher", "dose", "dosen", "flasche", "flaschen", "portion", "portionen",
-    "teller", "schale", "schussel", "riegel", "packung", "tute", "mass"})
+    "teller", "schale", "schussel", "riegel", "packung", "tute", "mass",
+    "halbe", "halbes", "halber", "halben"})  # "ein halbes Hähnchen": half of one
 # A count before the measure or the food ("2 slices", "ein Stück", "eine Tasse").
 COUNT_WORDS = frozenset({"ein", "eine", "einen", "einem", "einer", "one", "two", "zwei"})
 _AMOUNT_RE = re.compile(r"^\d+(ml|cl|l|g|kg|oz)?$")
@@ -342,7 +343,8 @@ MEASURE_SERVINGS = {
 # The amount a count before the measure asks for ("two slices": the "2 slices" serving, "half a
 # can": "1/2 can", where the food has one): a digit, or one of these words.
 COUNT_AMOUNTS = {"one": "1", "ein": "1", "eine": "1", "einen": "1", "einem": "1", "einer": "1",
-                 "two": "2", "zwei": "2", "half": "1/2"}
+                 "two": "2", "zwei": "2", "half": "1/2", "halbe": "1/2", "halbes": "1/2",
+                 "halber": "1/2", "halben": "1/2"}
 # A metric amount (or ounces) names a serving of that amount ("100ml orange juice": "1 serving
 # 100 ml") where the food has one, else that many grams (db.portions.measured_amount).
 _METRIC_RE = re.compile(r"^(\d+)(ml|g|oz)$")
@@ -508,6 +510,7 @@ def _query_words(text: str) -> list[str]:
 NOT_COUNTED_NEXT = SHAPE_WORDS | frozenset({"finger", "inch", "inches", "in", "cm", "pack",
                                             "pk", "piece", "percent"})
 NUMBER_NAMES = frozenset({"3 musketeers", "7 up", "100 grand", "5 hour", "7 eleven"})
+HALF_WORDS = frozenset({"halbe", "halbes", "halber", "halben"})
 
 
 def leading_count(found: Sequence[str], text: str) -> str | None:
@@ -515,6 +518,9 @@ def leading_count(found: Sequence[str], text: str) -> str | None:
     "2"), or None."""
     if len(found) < 2 or re.match(r"\s*\d+\s*%", text):
         return None
+    if len(found) > 2 and (found[:2] in (["half", "a"], ["half", "an"])
+                           or found[0] in COUNT_WORDS and found[1] in HALF_WORDS):
+        return "1/2"  # "half a burrito", "ein halbes Hähnchen" (not "half a cup of": a measure)
     count = found[0] if found[0].isdigit() else COUNT_AMOUNTS.get(found[0])
     if (count is None or "/" in count or not 1 <= int(count) <= MAX_COUNT
             or found[1] in NOT_COUNTED_NEXT or f"{found[0]} {found[1]}" in NUMBER_NAMES
@@ -990,6 +996,14 @@ def _kind(name: str, category: str) -> _Kind:
                  _REDUCED_RE.search(text) is not None,
                  frozenset(part for part in map(str.strip, text.split(",")[1:])
                            if part in ODD_PARTS) if _MEAT_RE.match(text) else frozenset())
+
+
+def raw_unasked(item: Candidate, readings: Iterable[Sequence[str]]) -> bool:
+    """Whether ``item`` is a food raw that is eaten cooked (a cut of meat, a grain) and no
+    reading asks for it raw: no answer that ends the search for a dish ("Rind, Hals, roh",
+    whose Swiss synonym is Gulasch, for "Rindergulasch")."""
+    asked = frozenset(FORM_SYNONYMS.get(w, w) for reading in readings for w in reading)
+    return "raw" in _kind(item.food, item.category).forms and asked.isdisjoint({"raw", "dry"})
 
 
 @lru_cache(maxsize=65536)

@@ -175,10 +175,15 @@ def test_a_measured_hit_carries_its_serving_to_the_card(full_db):
     ("1 apfel", ()), ("3 musketeers", ()), ("7 up", ()),
     # a number that says what the food is: 1% milk, a 4-finger Kit Kat, a 6-inch sub, a 12-pack
     ("1% milk", ()), ("4 finger kitkat", ()), ("6 inch turkey sub", ()), ("12 pack of coke", ()),
+    # half of one, in English and German; half a measure is half that measure
+    ("half a burrito", ("1/2", "*")), ("ein halbes Hähnchen", ("1/2", "*")),
+    ("eine halbe Brezel", ("1/2", "*")), ("half a cup of rice", ("1/2", "cup")),
+    ("eine halbe Portion Pommes", ("1/2", "*")),
 ])
 def test_a_count_before_the_food_asks_for_that_many(text, measure):
     assert search.query_measure(text) == measure
     assert ("1" in search.query_words(text)) == (text == "1% milk")  # kept only as a name's
+    assert not {"half", "halbe", "halbes"} & set(search.query_words(text))
 
 
 def test_a_count_is_that_many_of_one_of_the_food():
@@ -193,12 +198,27 @@ def test_a_count_is_that_many_of_one_of_the_food():
     assert portions.measured_amount(rice, ("2", "*"), None, "Rice, white, cooked") is None
     bar = [("1 bar", 60.0, True)]  # "3 Musketeers" names its number
     assert portions.measured_amount(bar, ("3", "*"), None, "Candies, 3 MUSKETEERS Bar") is None
+    burrito = [("1 small/regular", 220.0, True), ("1 large", 330.0, False)]
+    assert portions.measured_amount(burrito, ("1/2", "*"), None, "Burrito, NFS") == (
+        110.0, "1/2 × 1 small/regular")
+    # a default that is a part of the food counts no whole one: two avocados are two fruits
+    avocado = [("1 slice", 15.0, True), ("1 fruit", 150.0, False), ("1 cup, cubes", 150.0, False)]
+    assert portions.measured_amount(avocado, ("2", "*"), None, "Avocado, raw") == (
+        300.0, "2 × 1 fruit")
+    # a serving that counts the food by its name comes before one whole by size
+    pizza = [("1 slice", 107.0, True), ("1 pizza", 853.0, False)]
+    assert portions.measured_amount(pizza, ("2", "*"), None, "Pizza, cheese") == (
+        1706.0, "2 × 1 pizza")
+    toast = [("1 slice", 27.0, True), ("1 cup, crumbs", 108.0, False)]  # no whole: slices
+    assert portions.measured_amount(toast, ("2", "*"), None, "Bread, white, toasted") == (
+        54.0, "2 × 1 slice")
 
 
 @pytest.mark.parametrize("query, region, food, grams", [
     ("2 eggs", "US", r"(?i)^eggs?\b", (90, 110)), ("2 bananas", "US", r"(?i)^bananas?\b", (200, 260)),
     ("12 grapes", "US", r"(?i)^grapes\b", (50, 70)), ("1 apfel", "DE", r"(?i)^apfel, roh", (150, 210)),
     ("2 broetchen", "DE", r"(?i)^rolls?\b|br(ö|oe)tchen", (90, 130)),
+    ("half a burrito", "US", r"(?i)^burrito", (100, 130)), ("2 avocados", "US", r"(?i)^avocado", (250, 420)),
 ])
 def test_a_counted_food_is_found_and_weighed_that_many_times(full_db, query, region, food, grams):
     hit = _first(query, region)  # not "Baby Toddler bananas, Stage 2" nor "Sandwich, NFS"

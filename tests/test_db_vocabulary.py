@@ -262,6 +262,13 @@ def _first(query: str, region: str | None) -> str:
     ("Vollkornbrötchen", "DE", r"^Roll, whole wheat"), ("Käsebrötchen", "DE", r"^Roll, cheese"),
     ("Räucherlachs", "DE", r"(?i)salmon, smoked|lachs, geräuchert"),
     ("Brötchen", "DE", r"^Rolls, hard"), ("Rinderrouladen", "DE", r"^Beef olives"),
+    # a raw cut alone ("Rind, Hals, roh", whose Swiss synonym is Gulasch) answers no dish
+    ("Rindergulasch", "DE", r"^Goulash"),
+    # Soße is German's own spelling of Sauce (Duden), and a Zero Spezi has no sugar
+    ("Bratensoße", "DE", r"^Bratensauce"), ("Tomatensosse", "DE", r"^Tomatensauce"),
+    ("Spezi Zero", "DE", r"^Spezi Zero$"),
+    # a shish kebab is a shish kabob (Merriam-Webster): FNDDS has the chicken one
+    ("chicken shish kebab", "UK", r"^Chicken or turkey shish kabob"),
     # Käsekuchen is a cheesecake in Germany; the Swiss FCDB's Käsekuchen is a Käsewähe
     ("Stück Käsekuchen", "DE", r"^Cheesecake"), ("Quarkkuchen", "DE", r"^Cheesecake"),
     # misspelt or spelt the other side of the Atlantic
