@@ -61,6 +61,10 @@ def _default(tables, dataset: str, entry: str) -> composition.TablePortion | Non
     ("CoFID", "Soup, lentil, homemade", "1 bowl", 245, f"{FDA}: soups"),
     ("CoFID", "Curry, beef, homemade", "1 cup", 240, f"{FDA}: mixed dishes measurable with a cup"),
     ("CoFID", "Quiche, Lorraine, homemade", "1 portion", 140, f"{FDA}: mixed dishes not measurable with a cup"),
+    ("CoFID", "Corned beef hash, homemade", "1 cup", 240, f"{FDA}: mixed dishes measurable with a cup"),
+    ("CoFID", "Chow mein, chicken, takeaway", "1 cup", 240, f"{FDA}: mixed dishes measurable with a cup"),
+    ("CoFID", "Toad in the hole, homemade", "1 portion", 140, f"{FDA}: mixed dishes not measurable with a cup"),
+    ("CoFID", "Scotch eggs, retail", "1 portion", 140, f"{FDA}: mixed dishes not measurable with a cup"),
     ("CoFID", "Oil, olive", "1 tablespoon", 14, f"{FDA}: oil: 1 tbsp"),
     ("CoFID", "Lager, standard", "1 can (12 fl oz, 355 ml)", 355, f"{DRINK} (NIAAA, 14 g of alcohol): 12 fl oz"),
     ("CoFID", "Spirits, 40% volume", "1 shot (1.5 fl oz, 44 ml)", 44, DRINK),
@@ -101,6 +105,7 @@ def test_a_row_with_a_cited_default_keeps_it(tables, dataset, entry):
     ("CoFID", "Bacon rashers, back, grilled"),  # RACC 15 g is half a UK rasher: left out
     ("CoFID", "Cakes, fancy iced, individual, retail"),  # 80 g would be three fancies
     ("CoFID", "Potato chips, fried in rapeseed oil, from takeaway fish and chip shops"),
+    ("CoFID", "Rice, egg fried, takeaway"),  # a takeaway carton is over twice the 140 g of rice
     ("CoFID", "Almonds, weighed with shells"),  # the grams hold the shells
     ("CoFID", "Soup, chicken, cream of, canned, condensed"),  # sold condensed
     ("Swiss FCDB", "Kochsalz mit Jod"),

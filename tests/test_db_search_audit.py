@@ -3753,6 +3753,15 @@ PORTIONS = [
     ('DE', 'eine portion pommes', 150, "an Imbiss portion Pommes about 150 g (McDonald's Deutschland mittlere Pommes 114 g)"),
     ('DE', '2 frikadellen', 160, 'a Metzgerei Frikadelle about 80 g; two'),
     ('DE', 'eine schüssel kartoffelsalat', 200, 'a Schüssel (bowl) Kartoffelsalat about 200 g; RACC potato salad 140 g'),
+    # within 2x since CoFID's dishes take the mixed-dish reference amounts (1 cup, or 140 g a piece)
+    ('UK', 'greggs sausage roll', 100, 'one portion as eaten'),
+    ('UK', 'greggs vegan sausage roll', 100, 'Greggs nutrition: vegan sausage roll about 100 g'),
+    ('UK', 'scotch eggs', 113, 'UK retail Scotch egg = 113 g (4 oz) each'),
+    ('UK', 'sausgae roll', 103, 'Greggs sausage roll = 103 g'),
+    ('UK', 'corned beef hash', 220, "FNDDS 'Corned beef hash' 1 cup = 220 g"),
+    ('UK', 'chicken chowmein', 350, 'UK takeaway chow mein carton about 350-400 g; ready meal 350-400 g'),
+    ('DE', 'gebratene nudeln', 350, 'Asia-Imbiss box gebratene Nudeln about 350-400 g'),
+    ('DE', 'asia nudeln mit huhn', 350, 'Asia-Imbiss box about 350-400 g'),
 ]
 
 # Queries for a food no table holds (the third round's rule, and the pattern of the food's own
@@ -4291,7 +4300,6 @@ STILL_SHORT_PORTIONS = [
     ('DE', 'halbes Hähnchen', 400, 'one portion as eaten'),
     ('DE', 'Bratwurst im Brötchen', 170, 'one portion as eaten'),
     ('DE', 'Pommes rot weiß', 180, 'one portion as eaten'),
-    ('UK', 'greggs sausage roll', 100, 'one portion as eaten'),
     ('UK', 'mince pies', 55, 'one portion as eaten'),
     # eighth round
     ('US', 'fruitcake', 115, 'FNDDS Cake, fruit cake: 1 piece/slice = 115 g'),
@@ -4300,7 +4308,6 @@ STILL_SHORT_PORTIONS = [
     ('US', 'fun size snickers', 17, 'Snickers Fun Size bar: about 17 g (pack label)'),
     ('UK', 'plain paratha', 70, 'FNDDS Bread, paratha: 1 paratha = 70 g'),
     ('UK', 'rice & peas', 170, 'FNDDS Kidney beans and white rice: 1 cup = 170 g'),
-    ('UK', 'greggs vegan sausage roll', 100, 'Greggs nutrition: vegan sausage roll about 100 g'),
     ('UK', 'skips', 13, 'Skips multipack bag: 13.1 g'),
     ('UK', 'caramel wafer', 26, "Tunnock's Caramel Wafer: 26 g"),
     ('UK', 'butternut squash', 80, 'NHS 5 A Day: 80 g of vegetables'),
@@ -4314,8 +4321,6 @@ STILL_SHORT_PORTIONS = [
     ('US', '3 chicken tenders', 150, "FNDDS 'Chicken tenders or strips, NFS': 1 tender = 50 g; three"),
     ('US', 'reeses cups', 42, "Reese's standard pack of 2 cups = 1.5 oz = 42 g"),
     ('US', 'fresh blueberries', 150, "FNDDS 'Blueberries, raw': 1 cup = 150 g"),
-    ('UK', 'scotch eggs', 113, 'UK retail Scotch egg = 113 g (4 oz) each'),
-    ('UK', 'sausgae roll', 103, 'Greggs sausage roll = 103 g'),
     ('UK', 'mini pork pie', 50, 'UK mini pork pie (Pork Farms, Walkers) = 50 g'),
     ('DE', 'magerquark', 125, 'half a 250 g Magerquark tub'),
     ('DE', 'pommes rot weiss', 150, "Imbiss portion of Pommes about 150 g (McDonald's Deutschland medium 114 g)"),
@@ -4324,15 +4329,11 @@ STILL_SHORT_PORTIONS = [
     ('DE', 'kinderriegel', 21, 'Kinder Schokolade Riegel = 21 g'),
     ('DE', 'o saft', 200, 'a German juice glass 0.2 l'),
     # tenth round
-    ('UK', 'corned beef hash', 220, "FNDDS 'Corned beef hash' 1 cup = 220 g"),
-    ('UK', 'chicken chowmein', 350, 'UK takeaway chow mein carton about 350-400 g; ready meal 350-400 g'),
     ('UK', 'branston pickle', 20, "a heaped tablespoon on a ploughman's; Branston 'serving' 20 g"),
     ('DE', 'fleischkaese', 120, 'a thick slice of Leberkäse (Leberkässemmel) 100-125 g'),
     ('DE', 'dürüm döner', 350, 'an Imbiss Dürüm or Döner im Fladenbrot weighs about 300-400 g'),
     ('DE', 'pizza hawaii', 355, 'Dr. Oetker Ristorante Pizza Hawaii 355 g, one pizza per person'),
     ('DE', 'pizza thunfisch', 355, 'Dr. Oetker Ristorante Pizza Tonno 355 g, one pizza per person'),
-    ('DE', 'gebratene nudeln', 350, 'Asia-Imbiss box gebratene Nudeln about 350-400 g'),
-    ('DE', 'asia nudeln mit huhn', 350, 'Asia-Imbiss box about 350-400 g'),
     ('DE', 'riz casimir', 350, 'Swiss ready meal Riz Casimir about 350-400 g'),
     ('DE', 'roesti', 200, 'Rösti as a side about 200 g (Swiss Rösti pack 500 g serves 2-3)'),
     ('DE', 'zuercher geschnetzeltes', 200, 'Zürcher Geschnetzeltes about 150 g meat with sauce, about 200 g'),
