@@ -118,8 +118,8 @@ order (KFC's popcorn chicken, Campbell's baked potato soups, the composites fish
 neeps and tatties, FNDDS's beans and white or brown rice, crab meat and cream cheese puffs and
 chicken deli sandwich, SR Legacy's boneless fast-food chicken pieces and homemade white sauce,
 the curated "Lasagna" and "Tacos", which are FNDDS's lasagna with meat and taco), the diet rule
-learned German's "ohne Zucker" (no sugar added), and the ninth round's "Nudeln mit Soße" accepts
-FNDDS's "Pasta with sauce". Its foods no table holds are in NO_TABLE_HOLDS, its misses in
+learned German's "ohne Zucker" (no sugar added), the ninth round's "Nudeln mit Soße" accepts
+FNDDS's "Pasta with sauce" and its "steamed carrots" the Swiss FCDB's German name of the food. Its foods no table holds are in NO_TABLE_HOLDS, its misses in
 STILL_MISSED and its portions still short in STILL_SHORT_PORTIONS.
 - ``first``: the first hit is the food a dietitian accepts (a pattern over names of any table);
   ``top3`` counts it in the first three.
@@ -2933,6 +2933,8 @@ AUDIT = [
     ("US", 'chicken katsu', r"(?i)katsu|chicken.*(breaded|fried)|fried chicken"),
     ("US", 'tuna melt', r"(?i)tuna melt|tuna.*(cheese|melt)"),
     ('US', 'chips and salsa', r'(?i)tortilla chips|salsa'),
+    # a rule that refused the Swiss name of the food (steamed carrots: Karotte, gedämpft)
+    ('US', 'steamed carrots', '(?i)^karotte, gedämpft|^carrots?(?!.*(raw|juice|cake|soup))'),
 ]
 
 # Diet queries: the first hit has at most search.SUGARED_G sugar per 100 g; a dairy query (a
@@ -4089,7 +4091,6 @@ STILL_MISSED = [
     ('DE', 'Kartoffeln und Quark', '(?i)pellkartoffel|kartoffeln?, gekocht|salzkartoffel|^potato(es)?,.*boiled|^quark|^speisequark'),
     # ninth round
     ('US', '6 oz sirloin', '(?i)^beef.*sirloin(?!.*raw)|steak, sirloin|sirloin steak'),
-    ('US', 'steamed carrots', '(?i)^carrots?(?!.*(raw|juice|cake|soup))'),
     ('US', 'coffee with cream', '(?i)^(beverages, )?coffee(?!.*(cake|creamer|instant, powder))|^cream, (half|light|single|fluid)|half and half|kaffeerahm|coffee cream'),
     ('UK', '2 toast and marmalade', '(?i)^bread.*toast|^toast|marmalade'),
     ('UK', 'beans on toast x2', '(?i)baked beans|beans.*toast|^bread.*toast'),
