@@ -145,7 +145,7 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
     if sold and any(len(reading) > 1 for reading, _ in typed_readings):
         stages.append((typed_readings + kind_readings, False))  # "wendys baconator"
     kinds_read = False
-    raw_found: list[search.Candidate] = []  # kept from stages only raw cuts answered
+    weak_found: list[search.Candidate] = []  # kept from stages that no answer ended
     for stage, (readings, all_words) in enumerate(stages):
         alternatives = [[_spellings(word, known, last=i == len(reading) - 1)
                          for i, word in enumerate(reading)] for reading, _ in readings]
@@ -154,8 +154,8 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
         named = [c for c in allowed
                  if fts.names_match(alternatives, c.food, c.aliases, c.common_names)]
         if named and stage < len(stages) - 1 and all(
-                search.raw_unasked(c, (r for r, _ in readings)) for c in named):
-            raw_found += found  # a raw cut alone answers no dish: read on, and rank it too
+                search.ends_no_search(c, [r for r, _ in readings], region) for c in named):
+            weak_found += found  # a raw cut alone answers no dish: read on, and rank it too
             continue
         if not all_words and allowed or named:
             break
@@ -178,7 +178,7 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
                               typed_words=wanted, guessed=guessed,
                               no_added_sugar=no_added_sugar, heads=heads, paired=bool(main))
     seen = {c.food_id for c in found}
-    found += [c for c in raw_found if c.food_id not in seen]
+    found += [c for c in weak_found if c.food_id not in seen]
     return with_portions(session, search.rank(query, found, limit),
                          measure=search.query_measure(text_, region))
 

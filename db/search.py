@@ -218,6 +218,17 @@ ODD_PARTS = frozenset({"feet", "foot", "back", "tail", "neck", "giblets", "skin"
 _MEAT_RE = re.compile(r"^(chicken|turkey|beef|pork|lamb|veal|mutton|duck|goose|goat|poultry|"
                       r"huhn|poulet|truthahn|rind|schwein|kalb|lamm|ente)\b")
 ODD_PART_PENALTY = 1.5
+# Cooking methods by the heat they cook with; a row cooked by another kind of heat than the query
+# names ("Fried green beans" for "steamed green beans") ranks below one cooked as asked or said
+# only "cooked". UK "grilled" is US "broiled"; German as the Swiss FCDB writes it.
+COOKING_HEATS = {
+    **dict.fromkeys(("steamed", "boiled", "stewed", "poached", "simmered", "braised", "gedampft",
+                     "gekocht", "gedunstet", "geschmort"), "moist"),
+    **dict.fromkeys(("baked", "roasted", "broiled", "grilled", "toasted", "gebacken",
+                     "grilliert"), "dry"),
+    **dict.fromkeys(("fried", "sauteed", "frittiert", "gebraten"), "fat"),
+}
+OTHER_HEAT_PENALTY = 1.0
 
 # --- diet words (diet_adjustment) ---
 # German inflects: "zuckerfreier Sirup", "zuckerfreie Limo"; "Diät-Limonade", "ungesüßt".
@@ -998,11 +1009,17 @@ def _kind(name: str, category: str) -> _Kind:
                            if part in ODD_PARTS) if _MEAT_RE.match(text) else frozenset())
 
 
-def raw_unasked(item: Candidate, readings: Iterable[Sequence[str]]) -> bool:
-    """Whether ``item`` is a food raw that is eaten cooked (a cut of meat, a grain) and no
-    reading asks for it raw: no answer that ends the search for a dish ("Rind, Hals, roh",
-    whose Swiss synonym is Gulasch, for "Rindergulasch")."""
+def ends_no_search(item: Candidate, readings: Iterable[Sequence[str]], region: str | None) -> bool:
+    """Whether ``item``, though it has every word of a reading, is no answer that ends the
+    search (db.repo reads on and ranks it with what it finds): a food raw that is eaten cooked
+    (a cut of meat, a grain) where no reading asks for it raw ("Rind, Hals, roh", whose Swiss
+    synonym is Gulasch, for "Rindergulasch"), or a food named in German, found by its English
+    synonym's cooking method, for a searcher who reads English ("Karotte, gedämpft" for
+    "steamed carrots": the English tables say "Carrots, cooked"; "Griessbrei" stays the answer
+    to "semolina pudding")."""
     asked = frozenset(FORM_SYNONYMS.get(w, w) for reading in readings for w in reading)
+    if _NAMING.get(item.names_region or "") == GERMAN and _NAMING.get(region or "") != GERMAN:
+        return not asked.isdisjoint(COOKING_HEATS)
     return "raw" in _kind(item.food, item.category).forms and asked.isdisjoint({"raw", "dry"})
 
 
@@ -1039,6 +1056,10 @@ def form_adjustment(query: Query, item: Candidate) -> float:
     if stand_in and stand_in.isdisjoint(query.asked) and not query.asked.isdisjoint(
             SUBSTITUTE_WORDS):
         value += MISSING_PENALTY
+    asked_heats = {COOKING_HEATS[w] for w in query.asked if w in COOKING_HEATS}
+    heats = {COOKING_HEATS[w] for w in item.name_words if w in COOKING_HEATS}
+    if asked_heats and heats and asked_heats.isdisjoint(heats):
+        value -= OTHER_HEAT_PENALTY
     if kind.odd_parts - query.asked:
         value -= ODD_PART_PENALTY
     if kind.combination:

@@ -264,6 +264,10 @@ def _first(query: str, region: str | None) -> str:
     ("Brötchen", "DE", r"^Rolls, hard"), ("Rinderrouladen", "DE", r"^Beef olives"),
     # a raw cut alone ("Rind, Hals, roh", whose Swiss synonym is Gulasch) answers no dish
     ("Rindergulasch", "DE", r"^Goulash"),
+    # the English tables say "cooked" where the Swiss FCDB's English synonym says "steamed":
+    # an English row cooked as asked, not the German name, nor one fried ("Fried green beans")
+    ("steamed green beans", "US", r"^Green beans, .*cooked"), ("steamed carrots", "UK", r"^Carrots"),
+    ("semolina pudding", "UK", r"^Griessbrei"),  # no English row: the German one
     # Soße is German's own spelling of Sauce (Duden), and a Zero Spezi has no sugar
     ("Bratensoße", "DE", r"^Bratensauce"), ("Tomatensosse", "DE", r"^Tomatensauce"),
     ("Spezi Zero", "DE", r"^Spezi Zero$"),
