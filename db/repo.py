@@ -145,7 +145,8 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
     if sold and any(len(reading) > 1 for reading, _ in typed_readings):
         stages.append((typed_readings + kind_readings, False))  # "wendys baconator"
     kinds_read = False
-    weak_found: list[search.Candidate] = []  # kept from stages that no answer ended
+    # rows of stages that no answer ended (search.ends_no_search): ranked after the answers
+    weak: dict[int, search.Candidate] = {}
     for stage, (readings, all_words) in enumerate(stages):
         alternatives = [[_spellings(word, known, last=i == len(reading) - 1)
                          for i, word in enumerate(reading)] for reading, _ in readings]
@@ -153,11 +154,13 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
         allowed = [c for c in found if not (diet and search.sugared(c, no_added_sugar))]
         named = [c for c in allowed
                  if fts.names_match(alternatives, c.food, c.aliases, c.common_names)]
-        if named and stage < len(stages) - 1 and all(
-                search.ends_no_search(c, [r for r, _ in readings], region) for c in named):
-            weak_found += found  # a raw cut alone answers no dish: read on, and rank it too
+        no_answer = [c for c in named if search.ends_no_search(c, [r for r, _ in readings], region)]
+        if named and stage < len(stages) - 1 and len(no_answer) == len(named):
+            weak.update((c.food_id, c) for c in named)  # read on, and list them after
             continue
         if not all_words and allowed or named:
+            if len(no_answer) < len(named):  # "Geschnetzeltes": the cooked ones before the raw
+                weak.update((c.food_id, c) for c in no_answer)
             break
         # A diet query whose words name only sugared foods, by an alias or a brand ("ribena no
         # added sugar", "Diät Marmelade": Konfitüre), asks for the diet kind of those foods.
@@ -177,10 +180,9 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
                               diet=diet, typed=sum(map(len, parts)), region=region,
                               typed_words=wanted, guessed=guessed,
                               no_added_sugar=no_added_sugar, heads=heads, paired=bool(main))
-    seen = {c.food_id for c in found}
-    found += [c for c in weak_found if c.food_id not in seen]
-    return with_portions(session, search.rank(query, found, limit),
-                         measure=search.query_measure(text_, region))
+    ranked = search.rank(query, [c for c in found if c.food_id not in weak], limit)
+    ranked += search.rank(query, list(weak.values()), limit)[:limit - len(ranked)]
+    return with_portions(session, ranked, measure=search.query_measure(text_, region))
 
 
 def _main_food(text_: str, wanted: list[str], known: tuple[str, ...], region: str | None
@@ -352,8 +354,9 @@ def _starts_known(word: str, known: tuple[str, ...]) -> bool:
 
 def _a_word(word: str, known: tuple[str, ...]) -> bool:
     """Whether ``word`` is a catalog word (or starts one, as it is typed) or a vocabulary term:
-    no compound to split, no typo to correct."""
-    return _known(word, known) or word in vocabulary.single_word_terms() or _starts_known(word, known)
+    no compound to split, no typo to correct; so is a measure ("Tetrapack", "Päckchen")."""
+    return (_known(word, known) or word in vocabulary.single_word_terms()
+            or word in search.MEASURE_AND_SIZE_WORDS or _starts_known(word, known))
 
 
 # German joins a compound's parts with a linking element ("Orange-n-saft", "Schwein-s-braten",
@@ -585,6 +588,9 @@ def _spellings(word: str, known: tuple[str, ...], *, last: bool) -> list[str]:
     german = _german_singular(word, known) if not _known(word, known) else None
     if german is not None:  # "Bananen" are Banane, not the start of "Bananenkuchen"
         return [german]
+    stem = word[:-1] if _GERMAN_N_PLURAL_RE.search(word) else None
+    if stem is not None and _known(word, known) and _known(stem, known):
+        return [stem, word]  # "Mandeln" a name holds ("... Nüssen und Mandeln") are Mandel too
     if index < len(known) and (known[index] == word or
                                (last and known[index].startswith(word))):
         return [word, one] if one is not None and _known(one, known) else [word]

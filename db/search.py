@@ -327,6 +327,7 @@ GERMAN_MEASURE_WORDS = frozenset({
     "stuck", "stucke", "stuckchen", "kugel", "kugeln", "scheibe", "scheiben", "tasse", "tassen",
     "glas", "glaser", "becher", "dose", "dosen", "flasche", "flaschen", "portion", "portionen",
     "teller", "schale", "schussel", "riegel", "packung", "tute", "mass",
+    "packchen", "tetrapack", "tetrapak", "trinkpackchen",  # "Apfelsaft Tetrapack": the juice
     "halbe", "halbes", "halber", "halben"})  # "ein halbes Hähnchen": half of one
 # A count before the measure or the food ("2 slices", "ein Stück", "eine Tasse").
 COUNT_WORDS = frozenset({"ein", "eine", "einen", "einem", "einer", "one", "two", "zwei"})
@@ -1018,8 +1019,9 @@ def ends_no_search(item: Candidate, readings: Iterable[Sequence[str]], region: s
     "steamed carrots": the English tables say "Carrots, cooked"; "Griessbrei" stays the answer
     to "semolina pudding")."""
     asked = frozenset(FORM_SYNONYMS.get(w, w) for reading in readings for w in reading)
-    if _NAMING.get(item.names_region or "") == GERMAN and _NAMING.get(region or "") != GERMAN:
-        return not asked.isdisjoint(COOKING_HEATS)
+    if (_NAMING.get(item.names_region or "") == GERMAN and _NAMING.get(region or "") != GERMAN
+            and not asked.isdisjoint(COOKING_HEATS)):
+        return True
     return "raw" in _kind(item.food, item.category).forms and asked.isdisjoint({"raw", "dry"})
 
 

@@ -268,6 +268,10 @@ def _first(query: str, region: str | None) -> str:
     # an English row cooked as asked, not the German name, nor one fried ("Fried green beans")
     ("steamed green beans", "US", r"^Green beans, .*cooked"), ("steamed carrots", "UK", r"^Carrots"),
     ("semolina pudding", "UK", r"^Griessbrei"),  # no English row: the German one
+    # a German plural a name holds is its singular too; the raw cut after the cooked dish
+    ("Mandeln", "DE", r"^Mandel$"), ("Geschnetzeltes", "DE", r"Geschnetzeltes.*gebraten"),
+    ("Rinderhack", "DE", r"^Beef, ground"),  # Hack is ground meat (Duden), not a rack of lamb
+    ("Apfelsaft Tetrapack", "DE", r"^Apfelsaft$"),  # the carton is a measure, not a food
     # Soße is German's own spelling of Sauce (Duden), and a Zero Spezi has no sugar
     ("Bratensoße", "DE", r"^Bratensauce"), ("Tomatensosse", "DE", r"^Tomatensauce"),
     ("Spezi Zero", "DE", r"^Spezi Zero$"),
