@@ -4688,9 +4688,9 @@ def test_default_portions_are_one_portion_as_eaten(full_db):
     assert off == [], "\n".join(off)
 
 
-# Portions still short: CoFID rows no table cites and no reference-amount class covers (Jaffa
-# cakes, jam tarts, sausage rolls, Scotch eggs, doner kebab: db/seed/reference_portions.csv
-# leaves takeaway and individual cakes without one), "hot dog bun" finding a hot dog on a bun,
+# Portions still short: CoFID and Swiss rows no table cites and no reference-amount class
+# covers (Jaffa cakes, jam tarts, doner kebab, Swiss pizzas and Rösti: db/seed/reference_portions.csv
+# leaves takeaway meat, chips and individual cakes without one), "hot dog bun" finding a hot dog on a bun,
 # plates and glasses no table weighs ("Teller Nudeln", "o saft"), pack sizes the tables do not
 # give (a Kinder Riegel, a pack of Reese's cups, three Oreos), and the foods still answered
 # wrongly. Strict: one that starts passing fails the run until it moves to PORTIONS.
