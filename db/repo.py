@@ -448,6 +448,9 @@ def _vocabulary_spelling(word: str, known: tuple[str, ...]) -> str:
         # cake); two off are other words ("cheesesteak" is no cheesecake)
         return next((w for w in _one_letter_off(word) if _known(w, known)), word)
     terms = [t for t in vocabulary.single_word_terms() if abs(len(t) - len(word)) <= 2]
+    swapped = next((t for t in _swapped(word) + _as_sounded(word) if t in terms), None)
+    if swapped is not None:
+        return swapped  # two letters typed the wrong way round ("nudlen": Nudeln), "müsly"
     close = get_close_matches(word, terms, n=1, cutoff=VOCABULARY_TYPO_CUTOFF)
     catalog = search.corrections(word, known)[:1]
     if not close:
@@ -478,6 +481,18 @@ def _one_letter_off(word: str) -> list[str]:
                   | {head + c + tail for head, tail in cuts for c in _LETTERS}
                   | {head + c + tail[1:] for head, tail in cuts if tail for c in _LETTERS}
                   - {word})
+
+
+def _as_sounded(word: str) -> list[str]:
+    """A final "y" spelt as it sounds in a word that ends in "ie" or "i" ("browny": brownie,
+    "müsly": Müsli)."""
+    return [word[:-1] + end for end in ("ie", "i")] if word.endswith("y") else []
+
+
+def _swapped(word: str) -> list[str]:
+    """The words two neighbouring letters of ``word`` swapped make, in order."""
+    return [word[:i] + word[i + 1] + word[i] + word[i + 2:] for i in range(len(word) - 1)
+            if word[i] != word[i + 1]]
 
 
 def _similarity(a: str, b: str) -> float:
@@ -597,6 +612,9 @@ def _spellings(word: str, known: tuple[str, ...], *, last: bool) -> list[str]:
     ies = word[:-2] + "ies"
     if word.endswith("ys") and word[-3:-2] not in "aeiou" and _known(ies, known):
         return [ies, one] if one is not None and _known(one, known) else [ies]  # "blueberrys"
+    spelt = next((w for w in _as_sounded(word) if _known(w, known)), None)
+    if spelt is not None and not _known(word, known):
+        return [spelt]  # "browny" is a brownie
     if one is not None and _known(one, known):
         return [one]
     return [c for c in search.corrections(word, known) if _a_typo(word, c, known)] or [word]

@@ -316,7 +316,7 @@ MEASURE_WORDS = frozenset({"cup", "glass", "bowl", "mug", "plate", "slice", "pie
                            "serving", "can", "bottle", "handful", "spoonful", "pint", "half",
                            "bar", "packet", "bag", "tin", "pot", "tub", "jar", "box", "scoop",
                            "slices", "pieces", "bowls", "scoops", "servings", "pints", "mugs",
-                           "cups", "cans", "bottles", "glasses"})
+                           "cups", "cans", "bottles", "glasses", "strip", "strips"})
 # Spoons and units say how much wherever they stand ("tbsp honey", "4 oz juice", "150ml orange
 # juice"); German names the measure before the food without "of" ("Tasse Kaffee", "Kugel Eis",
 # "Stück Käsekuchen", "ein Glas Milch"). Neither is a word to find while a food word follows.
@@ -340,6 +340,7 @@ MEASURE_SERVINGS = {
     "essloffel": ("tablespoon", "tbsp"), "teaspoon": ("teaspoon", "tsp"),
     "teaspoons": ("teaspoon", "tsp"), "tsp": ("teaspoon", "tsp"), "tl": ("teaspoon", "tsp"),
     "teeloffel": ("teaspoon", "tsp"), "slice": ("slice",), "slices": ("slice",),
+    "strip": ("strip", "slice"), "strips": ("strip", "slice"),  # bacon by the strip or slice
     "scheibe": ("slice",), "scheiben": ("slice",), "piece": ("piece",), "pieces": ("piece",),
     "stuck": ("piece", "slice"), "stucke": ("piece", "slice"), "can": ("can",), "tin": ("can",),
     "dose": ("can",), "dosen": ("can",), "cans": ("can",), "glass": ("glass",),

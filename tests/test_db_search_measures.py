@@ -43,6 +43,7 @@ def test_a_count_is_left_out_where_no_food_has_every_word():
     ("can of coke", ("can",)), ("Stück Kuchen", ("piece", "slice")),
     ("peanut butter", ()), ("potato kugel", ()), ("4 oz juice", ("4", "oz")),
     ("4oz steak", ("4", "oz")), ("8 fl oz orange juice", ("237", "ml")),
+    ("2 strips of bacon", ("2", "strip", "slice")), ("strip steak", ()),
     ("1/2 cup rice", ("1/2", "cup")), ("2 cups of rice", ("2", "cup")), ("200g pasta", ("200", "g")),
 ])
 def test_the_measure_names_the_serving_asked_for(text, measure):

@@ -272,6 +272,9 @@ def _first(query: str, region: str | None) -> str:
     ("Mandeln", "DE", r"^Mandel$"), ("Geschnetzeltes", "DE", r"Geschnetzeltes.*gebraten"),
     ("Rinderhack", "DE", r"^Beef, ground"),  # Hack is ground meat (Duden), not a rack of lamb
     ("Apfelsaft Tetrapack", "DE", r"^Apfelsaft$"),  # the carton is a measure, not a food
+    # two letters typed the wrong way round, a final "y" spelt as it sounds
+    ("nudlen", "DE", r"^Pasta, cooked"), ("browny", "US", r"brownie"),
+    ("müsly", "DE", r"(?i)muesli|müsli|ALPEN|FAMILIA"),
     # Soße is German's own spelling of Sauce (Duden), and a Zero Spezi has no sugar
     ("Bratensoße", "DE", r"^Bratensauce"), ("Tomatensosse", "DE", r"^Tomatensauce"),
     ("Spezi Zero", "DE", r"^Spezi Zero$"),
