@@ -54,7 +54,9 @@ from db.portions import COUNTED
 
 # Words that never decide a match on their own ("rice with beans").
 STOPWORDS = frozenset({"a", "an", "and", "the", "of", "with", "in", "on", "or", "w", "n",
-                       "mit", "und"})
+                       "mit", "und",
+                       # how much or whose, never what: "a few skittles", "coke zero with my kebab"
+                       "my", "some", "few", "couple", "mein", "meine", "etwas", "paar"})
 # Below this similarity a replacement is noise ("tea" ~ "pea" is fine, "tea" ~ "steak" not).
 TYPO_CUTOFF = 0.75
 MAX_TYPO_CHOICES = 3
