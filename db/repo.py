@@ -154,7 +154,8 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
         allowed = [c for c in found if not (diet and search.sugared(c, no_added_sugar))]
         named = [c for c in allowed
                  if fts.names_match(alternatives, c.food, c.aliases, c.common_names)]
-        no_answer = [c for c in named if search.ends_no_search(c, [r for r, _ in readings], region)]
+        asked = search.asked_forms(r for r, _ in readings)
+        no_answer = [c for c in named if search.ends_no_search(c, asked, region)]
         if named and stage < len(stages) - 1 and len(no_answer) == len(named):
             weak.update((c.food_id, c) for c in named)  # read on, and list them after
             continue
@@ -420,27 +421,27 @@ def _compound_kind(word: str, known: tuple[str, ...]) -> list[str]:
 # ("Spaetzle" for Spätzle, which the catalog and the vocabulary hold as "spatzle"), and
 # German's own spelling of Sauce (Duden: "Soße, auch Sauce"; "Bratensoße" is the Swiss
 # table's "Bratensauce").
-_UMLAUT_SPELLINGS = (("ae", "a"), ("oe", "o"), ("ue", "u"), ("sosse", "sauce"))
+_GERMAN_SPELLINGS = (("ae", "a"), ("oe", "o"), ("ue", "u"), ("sosse", "sauce"))
 # A word neither the catalog nor the vocabulary holds that is this close to a vocabulary term
 # is that term misspelt ("bratkartofeln"): read as the term, as the catalog's words are
 # corrected (db.search.corrections) after the vocabulary has read the query.
 VOCABULARY_TYPO_CUTOFF = 0.85
 
 
-def _umlauts_folded(word: str) -> str:
-    """``word`` with German's spellings of umlauts and of Sauce (``_UMLAUT_SPELLINGS``) as the
+def _german_respelt(word: str) -> str:
+    """``word`` with German's spellings of umlauts and of Sauce (``_GERMAN_SPELLINGS``) as the
     catalog's keys write them."""
-    for written, letter in _UMLAUT_SPELLINGS:
+    for written, letter in _GERMAN_SPELLINGS:
         word = word.replace(written, letter)
     return word
 
 
 def _vocabulary_spelling(word: str, known: tuple[str, ...]) -> str:
-    """``word``, or the catalog or vocabulary word it spells otherwise (``_UMLAUT_SPELLINGS``,
+    """``word``, or the catalog or vocabulary word it spells otherwise (``_GERMAN_SPELLINGS``,
     ``VOCABULARY_TYPO_CUTOFF``)."""
     if _a_word(word, known):
         return word
-    plain = _umlauts_folded(word)
+    plain = _german_respelt(word)
     if plain != word and (_a_word(plain, known) or len(_split_compound(plain, known)) > 1):
         return plain
     if len(_split_compound(word, known)) > 1:
@@ -652,7 +653,7 @@ def _a_typo(word: str, correction: str, known: tuple[str, ...]) -> bool:
         return True
     # "gruene" is "grüne" typed without its umlaut: one letter off "grun" as "grune"
     return any(correction in {w[:i] + w[i + 1] + w[i] + w[i + 2:] for i in range(len(w) - 1)}
-               or correction in _one_letter_off(w) for w in {word, _umlauts_folded(word)})
+               or correction in _one_letter_off(w) for w in {word, _german_respelt(word)})
 
 
 def _same_kind(word: str, correction: str, known: tuple[str, ...]) -> bool:

@@ -325,12 +325,13 @@ MEASURE_WORDS = frozenset({"cup", "glass", "bowl", "mug", "plate", "slice", "pie
 UNIT_WORDS = frozenset({"tablespoon", "tablespoons", "tbsp", "tbs", "teaspoon", "teaspoons", "tsp",
                         "oz", "ounce", "ounces", "fl", "ml", "cl", "l", "g", "gram", "grams",
                         "kg", "el", "tl", "essloffel", "teeloffel", "loffel"})
-GERMAN_MEASURE_WORDS = frozenset({
+# German's "half" of one, inflected ("ein halbes Hähnchen", "eine halbe Brezel").
+HALF_WORDS = frozenset({"halbe", "halbes", "halber", "halben"})
+GERMAN_MEASURE_WORDS = HALF_WORDS | frozenset({
     "stuck", "stucke", "stuckchen", "kugel", "kugeln", "scheibe", "scheiben", "tasse", "tassen",
     "glas", "glaser", "becher", "dose", "dosen", "flasche", "flaschen", "portion", "portionen",
     "teller", "schale", "schussel", "riegel", "packung", "tute", "mass",
-    "packchen", "tetrapack", "tetrapak", "trinkpackchen",  # "Apfelsaft Tetrapack": the juice
-    "halbe", "halbes", "halber", "halben"})  # "ein halbes Hähnchen": half of one
+    "packchen", "tetrapack", "tetrapak", "trinkpackchen"})  # "Apfelsaft Tetrapack": the juice
 # A count before the measure or the food ("2 slices", "ein Stück", "eine Tasse").
 COUNT_WORDS = frozenset({"ein", "eine", "einen", "einem", "einer", "one", "two", "zwei"})
 _AMOUNT_RE = re.compile(r"^\d+(ml|cl|l|g|kg|oz)?$")
@@ -358,8 +359,7 @@ MEASURE_SERVINGS = {
 # The amount a count before the measure asks for ("two slices": the "2 slices" serving, "half a
 # can": "1/2 can", where the food has one): a digit, or one of these words.
 COUNT_AMOUNTS = {"one": "1", "ein": "1", "eine": "1", "einen": "1", "einem": "1", "einer": "1",
-                 "two": "2", "zwei": "2", "half": "1/2", "halbe": "1/2", "halbes": "1/2",
-                 "halber": "1/2", "halben": "1/2"}
+                 "two": "2", "zwei": "2", "half": "1/2", **dict.fromkeys(HALF_WORDS, "1/2")}
 # A metric amount (or ounces) names a serving of that amount ("100ml orange juice": "1 serving
 # 100 ml") where the food has one, else that many grams (db.portions.measured_amount).
 _METRIC_RE = re.compile(r"^(\d+)(ml|g|oz)$")
@@ -525,7 +525,6 @@ def _query_words(text: str) -> list[str]:
 NOT_COUNTED_NEXT = SHAPE_WORDS | frozenset({"finger", "inch", "inches", "in", "cm", "pack",
                                             "pk", "piece", "percent"})
 NUMBER_NAMES = frozenset({"3 musketeers", "7 up", "100 grand", "5 hour", "7 eleven"})
-HALF_WORDS = frozenset({"halbe", "halbes", "halber", "halben"})
 
 
 def leading_count(found: Sequence[str], text: str) -> str | None:
@@ -1013,15 +1012,19 @@ def _kind(name: str, category: str) -> _Kind:
                            if part in ODD_PARTS) if _MEAT_RE.match(text) else frozenset())
 
 
-def ends_no_search(item: Candidate, readings: Iterable[Sequence[str]], region: str | None) -> bool:
+def asked_forms(readings: Iterable[Sequence[str]]) -> frozenset[str]:
+    """The words of the readings, a form word as FORM_WORDS names it ("uncooked": raw)."""
+    return frozenset(FORM_SYNONYMS.get(w, w) for reading in readings for w in reading)
+
+
+def ends_no_search(item: Candidate, asked: frozenset[str], region: str | None) -> bool:
     """Whether ``item``, though it has every word of a reading, is no answer that ends the
     search (db.repo reads on and ranks it with what it finds): a food raw that is eaten cooked
     (a cut of meat, a grain) where no reading asks for it raw ("Rind, Hals, roh", whose Swiss
     synonym is Gulasch, for "Rindergulasch"), or a food named in German, found by its English
     synonym's cooking method, for a searcher who reads English ("Karotte, gedämpft" for
     "steamed carrots": the English tables say "Carrots, cooked"; "Griessbrei" stays the answer
-    to "semolina pudding")."""
-    asked = frozenset(FORM_SYNONYMS.get(w, w) for reading in readings for w in reading)
+    to "semolina pudding"). ``asked``: ``asked_forms`` of the readings."""
     if (_NAMING.get(item.names_region or "") == GERMAN and _NAMING.get(region or "") != GERMAN
             and not asked.isdisjoint(COOKING_HEATS)):
         return True
