@@ -69,9 +69,12 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "search":
             results = service.search(" ".join(args.text), limit=args.limit, user=args.user,
                                      group=args.group)
+            unit_g = args.unit or (service.get_settings(args.user)["exchange_unit_g"] if args.user
+                                   else DEFAULT_EXCHANGE_UNIT_G)
             for hit in results:
                 score = "" if hit["score"] is None else f"{hit['score']:6.2f}"
-                print(f"{score:>6}  {hit['food']}  ({hit['category']})  {cards.hit_text(hit)}")
+                print(f"{score:>6}  {hit['food']}  ({hit['category']})  "
+                      f"{cards.hit_text(hit, unit_g)}")
             if not results:
                 print("no matches", file=sys.stderr)
         elif args.command == "export-log":
@@ -106,6 +109,9 @@ def _parser() -> tuple[argparse.ArgumentParser, argparse.Action]:
     search.add_argument("--group", help="only this food group, e.g. Beverages")
     search.add_argument("--user", help="include this user's own foods; favourites and recent "
                                        "foods first")
+    search.add_argument("--unit", type=float, choices=tuple(EXCHANGE_UNITS_G),
+                        help="the carbohydrate shown: total for 15 (US), available for 12 and 10 "
+                             "(BE, KE, UK CP); default: the user's unit, else 15")
     export = commands.add_parser("export-log", help="write a user's meal log as CSV")
     export.add_argument("--user", required=True)
     export.add_argument("--out", required=True, help="CSV file to write")

@@ -248,13 +248,17 @@ def recipe_text(food: Food) -> str | None:
     return f"{food.recipe_servings:g} servings{cooked}: {items}"
 
 
-def hit_text(hit: dict[str, Any]) -> str:
-    """What a search hit shows beside its name: its default serving's carbohydrate, or for a
-    hypo treatment no table lists, what to read from the pack (db.hypo)."""
-    return f"enter {hit['asks']}" if hit["food_id"] is None else hit_portion_text(hit["portion"])
+def hit_text(hit: dict[str, Any], unit_g: float) -> str:
+    """What a search hit shows beside its name: its default serving's carbohydrate on the basis
+    of the person's unit (``unit_g``: available carbohydrate for BE, KE and the UK CP, as the
+    card's headline), or for a hypo treatment no table lists, what to read from the pack
+    (db.hypo)."""
+    if hit["food_id"] is None:
+        return f"enter {hit['asks']}"
+    return hit_portion_text(hit["portion"], unit_g)
 
 
-def hit_portion_text(portion: dict[str, Any]) -> str:
+def hit_portion_text(portion: dict[str, Any], unit_g: float) -> str:
     """A search hit's default serving and its carbohydrate, as the CLI and the app list it:
     "1 cup (164 g): 45 g carbohydrate"."""
     if portion["grams"] is None:
@@ -262,5 +266,6 @@ def hit_portion_text(portion: dict[str, Any]) -> str:
     named = portion.get("amount") or portion["serving"]  # "2 × 1 slice" where the query asked
     grams = round(portion["grams"], 1)
     serving = f"{named} ({grams:g} g)" if named else f"{grams:g} g"
-    carbohydrate = portion["carbohydrate_g"]
+    available = nutrition.carb_unit(unit_g).basis == nutrition.AVAILABLE
+    carbohydrate = portion["available_carbohydrate_g" if available else "carbohydrate_g"]
     return f"{serving}: {'n/a' if carbohydrate is None else f'{carbohydrate:g} g'} carbohydrate"

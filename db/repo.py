@@ -238,8 +238,8 @@ def _names_region(dataset: str | None) -> str | None:
 
 def search_hit(found: search.Candidate, value: float | None = None) -> dict[str, Any]:
     """A search result as every caller shows it: {"food", "food_id", "category", "score",
-    "own", "recent", "favourite", "portion": {"serving", "grams", "carbohydrate_g", "amount"},
-    "dataset", "duplicates": [{"food", "food_id", "dataset"}], "asks"} (the default serving
+    "own", "recent", "favourite", "portion": {"serving", "grams", "carbohydrate_g",
+    "available_carbohydrate_g", "amount"}, "dataset", "duplicates": [{"food", "food_id", "dataset"}], "asks"} (the default serving
     and the carbohydrate in it, ``with_portions`` fills them; the food's table; the same food
     in other tables, ranked below it; for a hypo treatment, what to read from the pack,
     db.hypo). The search and the list of recent foods give the same shape, so a client reads
@@ -249,6 +249,7 @@ def search_hit(found: search.Candidate, value: float | None = None) -> dict[str,
             "recent": found.recent, "favourite": found.favourite,
             "portion": {"serving": found.portion.serving, "grams": found.portion.grams,
                         "carbohydrate_g": found.portion.carbohydrate_g,
+                        "available_carbohydrate_g": found.portion.available_carbohydrate_g,
                         "amount": found.portion.amount},
             "dataset": found.dataset,
             "duplicates": [{"food": name, "food_id": food_id, "dataset": dataset}
@@ -507,15 +508,20 @@ def with_portions(session: Session, ranked: list[tuple[search.Candidate, float |
     ``measure`` (db.search.query_measure), the serving it names where the food has one
     ("tablespoon of sugar": 1 tablespoon, not the packet; db.portions.measured_serving)."""
     found = _default_portions(session, [c.food_id for c, _ in ranked], measure)
-    return [(replace(hit, portion=_portion(*found.get(hit.food_id, (None, None, None)))), value)
-            for hit, value in ranked]
+    return [(replace(hit, portion=_portion(*found.get(hit.food_id, (None, None, None, None)))),
+             value) for hit, value in ranked]
 
 
 def _portion(serving: str | None, grams: float | None, carbohydrate_per_100g: float | None,
-             amount: str | None = None) -> search.Portion:
-    carbohydrate = (None if grams is None else nutrition.rounded(nutrition.scale(
-        {"carbohydrate_g": carbohydrate_per_100g}, grams / 100.0))["carbohydrate_g"])
-    return search.Portion(serving, grams, carbohydrate, amount)
+             fiber_per_100g: float | None, amount: str | None = None) -> search.Portion:
+    """The portion a hit shows, with its carbohydrate on both bases (total, and available for
+    the UK and German units: db.cards.hit_text shows the person's)."""
+    if grams is None:
+        return search.Portion(serving, None, None, amount)
+    values = nutrition.rounded(nutrition.for_portion(
+        {"carbohydrate_g": carbohydrate_per_100g, "fiber_g": fiber_per_100g}, grams))
+    return search.Portion(serving, grams, values["carbohydrate_g"], amount,
+                          values["available_carbohydrate_g"])
 
 
 def hypo_hits(text_: str, *, session: Session, region: str | None) -> list[dict[str, Any]]:
@@ -535,8 +541,8 @@ def hypo_hits(text_: str, *, session: Session, region: str | None) -> list[dict[
         if food is None:
             continue
         serving = _shown_serving(food, treatment.serving, measure)
-        portion = (_portion(serving.name, serving.grams, food.carbohydrate_g) if serving
-                   else search.Portion(None, None, None))
+        portion = (_portion(serving.name, serving.grams, food.carbohydrate_g, food.fiber_g)
+                   if serving else search.Portion(None, None, None))
         found = search.candidate(food.id, food.name, food.category, food.search_weight, (),
                                  None, portion=portion, dataset=food.fdc_dataset)
         hits.append({**search_hit(found), "asks": treatment.asks})
@@ -554,21 +560,22 @@ def _shown_serving(food: Food, name: str | None, measure: tuple[str, ...]) -> Se
 
 
 def _default_portions(session: Session, food_ids: list[int], measure: tuple[str, ...] = (),
-                      ) -> dict[int, tuple[str | None, float, float | None, str | None]]:
-    """(serving name, grams, carbohydrate per 100 g, amount) of the foods' default servings,
+                      ) -> dict[int, tuple[str | None, float, float | None, float | None,
+                                           str | None]]:
+    """(serving name, grams, carbohydrate and fiber per 100 g, amount) of the foods' default servings,
     or of the servings the ``measure`` names (``with_portions``), or of the amount it asks for
     ("2 × 1 slice", "100 ml": db.portions.measured_amount; the serving None for a metric one)."""
     if not food_ids:
         return {}
     statement = (select(Serving.food_id, Serving.name, Serving.grams, Serving.is_default,
-                        Food.carbohydrate_g, Food.name.label("food"))
+                        Food.carbohydrate_g, Food.fiber_g, Food.name.label("food"))
                  .join(Food, Food.id == Serving.food_id).where(Serving.food_id.in_(food_ids)))
     if not measure:
         statement = statement.where(Serving.is_default.is_(True))
     servings: dict[int, list] = {}
     for row in session.execute(statement.order_by(Serving.id)):
         servings.setdefault(row.food_id, []).append(row)
-    chosen: dict[int, tuple[str | None, float, float | None, str | None]] = {}
+    chosen: dict[int, tuple[str | None, float, float | None, float | None, str | None]] = {}
     for food_id, rows in servings.items():
         index = portions.measured_serving([(r.name, r.is_default) for r in rows], measure)
         amount = portions.measured_amount([(r.name, r.grams, r.is_default) for r in rows],
@@ -577,9 +584,10 @@ def _default_portions(session: Session, food_ids: list[int], measure: tuple[str,
         if amount is not None:
             grams, label = amount
             chosen[food_id] = (rows[index].name if index is not None and measure[1:] not in
-                               METRIC_MEASURES else None, grams, rows[0].carbohydrate_g, label)
+                               METRIC_MEASURES else None, grams, rows[0].carbohydrate_g,
+                               rows[0].fiber_g, label)
         elif row is not None:
-            chosen[food_id] = (row.name, row.grams, row.carbohydrate_g, None)
+            chosen[food_id] = (row.name, row.grams, row.carbohydrate_g, row.fiber_g, None)
     return chosen
 
 

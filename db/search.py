@@ -700,6 +700,8 @@ class Portion:
     # How much the query asked for where it is not one serving ("2 × 1 slice", "100 ml"):
     # ``grams`` are that much (db.portions.measured_amount).
     amount: str | None = None
+    # Total minus fibre: what UK and German labels (and their units) call carbohydrate.
+    available_carbohydrate_g: float | None = None
 
 
 @dataclass(frozen=True)

@@ -175,7 +175,7 @@ def test_glucose_tablets_are_entered_from_the_pack_never_guessed(handlers, page)
     hits = service.search("glucose tablets", user="carol")
     assert [h["food"] for h in hits] == ["Glucose tablets", entry[1]] and hits[0]["own"]
     assert hits[0]["portion"] == {"serving": "1 tablet", "grams": 4.2, "carbohydrate_g": 4.0,
-                                  "amount": None}
+                                  "available_carbohydrate_g": 4.0, "amount": None}
     assert handlers.open_pack_form("glucose tablets", CAROL) == gr.skip()
     assert page.analyse.choose_food({}, "Glucose tablets", CAROL)[a.card] != ""
     assert [h["food_id"] for h in service.search("glucose tablets", user="dave")] == [None]
@@ -194,6 +194,20 @@ def test_an_amount_the_search_read_opens_the_card_at_its_grams(page):
     assert "150 g" in picked[a.card] and "34.3 g" in picked[a.card]
     with pytest.raises(gr.Error):
         page.analyse.choose_food({}, HIT_SERVING_SEPARATOR.join(("Banana", "", "1e9")), CAROL)
+
+
+def test_the_search_list_shows_the_carbohydrate_the_users_unit_counts(page):
+    # A banana's 118 g hold 27.0 g carbohydrate, 23.9 g of it available (2.6 g fibre per
+    # 100 g): the US list says the first, a UK or German one the second, as the card does.
+    a, dave = page.analyse.c, SimpleNamespace(username="dave")
+    labels = {}
+    for region in ("US", "UK", "DE"):
+        service.update_settings("dave", region=region)
+        hits = page.analyse.search_foods("banana", None, dave)[a.search_hits]["choices"]
+        labels[region] = next(label for label, _value in hits if label.startswith("Banana - "))
+    assert labels["US"].endswith("(118 g): 27 g carbohydrate")
+    assert labels["UK"].endswith("(118 g): 23.9 g carbohydrate") and labels["DE"] == labels["UK"]
+    service.update_settings("dave", region="US")
 
 
 def test_a_food_without_a_default_serving_waits_for_grams(page):

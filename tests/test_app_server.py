@@ -247,10 +247,11 @@ def test_api_foods_is_the_search_box(server):
     assert body["query"] == "banan" and body["results"][0]["food"] == "Banana"
     assert set(body["results"][0]) == {"food", "food_id", "category", "score", "own", "recent",
                                        "favourite", "portion", "dataset", "duplicates", "asks"}
-    # The default serving and its carbohydrate: 118 g x 22.84 g/100 g = 26.95 g.
+    # The default serving and its carbohydrate: 118 g x 22.84 g/100 g = 26.95 g, of it
+    # available (UK and German units): 118 g x (22.84 - 2.6 fibre) g/100 g = 23.88 g.
     assert body["results"][0]["portion"] == {
         "serving": '1 medium (7" to 7-7/8" long)', "grams": 118.0, "carbohydrate_g": 27.0,
-        "amount": None}  # "amount": what the query asked for ("2 × 1 slice"), where it did
+        "available_carbohydrate_g": 23.9, "amount": None}  # "amount": what the query asked for ("2 × 1 slice"), where it did
     two = httpx.get(f"{server.url}/api/foods", params={"q": "2 bananas", "limit": "1"}).json()
     assert two["results"][0]["portion"]["amount"].startswith("2 × ")
     assert two["results"][0]["portion"]["grams"] == 236.0

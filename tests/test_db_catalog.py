@@ -302,3 +302,21 @@ def test_cli_search_white_rice_and_lookup_apple(full_db, capsys):
     out = capsys.readouterr().out
     assert out.startswith("Apples, raw, with skin [Fruits and Fruit Juices], 150 g")
     assert "energy 78 kcal; carbohydrate 20.7 g" in out and "NDB 09003" in out
+
+
+def test_search_lists_the_carbohydrate_the_persons_unit_counts(full_db, capsys):
+    # UK and German units count available carbohydrate (total minus fibre), so their list shows
+    # that, the figure the card's headline shows; the US list shows the total.
+    from db.__main__ import main
+
+    for unit, key in ((15.0, "carbohydrate_g"), (10.0, "available_carbohydrate_g"),
+                      (12.0, "available_carbohydrate_g")):
+        assert main(["search", "white", "rice", "--limit", "1", "--unit", f"{unit:g}"]) == 0
+        line = capsys.readouterr().out.splitlines()[0]
+        card = service.lookup("Rice, white, long-grain, regular, enriched, cooked",
+                              exchange_unit_g=unit)
+        # 1 cup, 158 g: 44.5 g in all, 0.6 g of it fibre (0.4 g per 100 g)
+        assert line.endswith(f"1 cup (158 g): {card['portion'][key]:g} g carbohydrate"), line
+    assert card["portion"]["available_carbohydrate_g"] == 43.9
+    [hit] = service.search("white rice", limit=1)
+    assert (hit["portion"]["carbohydrate_g"], hit["portion"]["available_carbohydrate_g"]) == (44.5, 43.9)

@@ -262,7 +262,8 @@ def test_recent_foods_have_the_shape_of_search_hits(alice):
     assert recent == {**hit, "score": None} and recent["recent"] and not recent["favourite"]
     # 118 g x 22.84 g/100 g: the default serving's carbohydrate, as the search shows it.
     assert recent["portion"] == {"serving": '1 medium (7" to 7-7/8" long)', "grams": 118.0,
-                                 "carbohydrate_g": 27.0, "amount": None}
+                                 "carbohydrate_g": 27.0, "available_carbohydrate_g": 23.9,
+                                 "amount": None}
     assert favourite["food"] == "Espresso" and favourite["favourite"] and not favourite["recent"]
     assert set(favourite) == set(hit) and favourite["portion"]["grams"] is not None
 

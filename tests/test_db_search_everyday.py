@@ -248,11 +248,12 @@ def test_each_hit_shows_its_default_servings_carbohydrate(full_db):
     cooked, dry = (next(h for h in service.search("chickpeas", limit=20) if kind in h["food"])
                    for kind in ("cooked, boiled, without salt", "mature seeds, raw"))
     # SR Legacy: 1 cup cooked is 164 g at 27.42 g/100 g; dry legumes default to a quarter of
-    # SR Legacy's 200 g cup (db.portions), 50 g at 62.95 g/100 g.
+    # SR Legacy's 200 g cup (db.portions), 50 g at 62.95 g/100 g. Available carbohydrate (the
+    # UK and German units') takes the fibre off: 7.6 and 12.2 g/100 g.
     assert cooked["portion"] == {"serving": "1 cup", "grams": 164.0, "carbohydrate_g": 45.0,
-                                 "amount": None}
+                                 "available_carbohydrate_g": 32.5, "amount": None}
     assert dry["portion"] == {"serving": "1/4 cup", "grams": 50.0, "carbohydrate_g": 31.5,
-                              "amount": None}
+                              "available_carbohydrate_g": 25.4, "amount": None}
 
 
 @pytest.mark.parametrize("query, region, expected", [

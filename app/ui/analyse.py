@@ -235,15 +235,18 @@ class AnalyseTab:
         if not text:
             return {c.search_hits: gr.update(choices=[], value=None), c.search_status: ""}
         with shown_errors():
-            hits = find_foods(self.ctx.user(request), text, limit=15,
+            user = self.ctx.user(request)
+            hits = find_foods(user, text, limit=15,
                               group=None if group in (None, "", ALL_GROUPS) else group)
+            unit_g = service.get_settings(user)["exchange_unit_g"]
         if not hits:
             return {c.search_hits: gr.update(choices=[], value=None),
                     c.search_status: f"No food matches {validate.echo(text)}."}
         found = "1 food matches" if len(hits) == 1 else f"{len(hits)} foods match"
-        # The label shows the default serving's carbohydrate (45 g cooked, 126 g dry).
+        # The label shows the default serving's carbohydrate (45 g cooked, 126 g dry) on the
+        # basis the card's headline counts in the person's unit.
         measured = bool(search.query_measure(text))
-        choices = [(f"{h['food']} - {hit_text(h)}", _hit_value(h, measured)) for h in hits]
+        choices = [(f"{h['food']} - {hit_text(h, unit_g)}", _hit_value(h, measured)) for h in hits]
         return {c.search_hits: gr.update(choices=choices, value=None),
                 c.search_status: f"{found} {validate.echo(text)}: pick one."}
 
