@@ -515,7 +515,7 @@ def _stored(food: TableFood, everyday: dict[str, tuple[str, ...]]) -> dict:
 # chocolate by the packet made up, not 1 fl oz; pudding and mashed potato by the cup; a
 # default a third or less of FNDDS's amount for an unspecified quantity gives way to that
 # amount: not one piece of broccoli, one baby carrot, one Oreo or a tablespoon of dip).
-ROWS_PART = "table-rows-9"
+ROWS_PART = "table-rows-10"
 
 
 def refresh(session: Session, table: Table, seed_dir: Path) -> int:

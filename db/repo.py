@@ -518,8 +518,10 @@ def _portion(serving: str | None, grams: float | None, carbohydrate_per_100g: fl
     the UK and German units: db.cards.hit_text shows the person's)."""
     if grams is None:
         return search.Portion(serving, None, None, amount)
-    values = nutrition.rounded(nutrition.for_portion(
-        {"carbohydrate_g": carbohydrate_per_100g, "fiber_g": fiber_per_100g}, grams))
+    # Not for_portion: a table's serving may be under the 1 g a person may type (a 0.7 g
+    # sweetener tablet).
+    values = nutrition.rounded(nutrition.scale(nutrition.with_available(
+        {"carbohydrate_g": carbohydrate_per_100g, "fiber_g": fiber_per_100g}), grams / 100.0))
     return search.Portion(serving, grams, values["carbohydrate_g"], amount,
                           values["available_carbohydrate_g"])
 

@@ -61,6 +61,11 @@ STOPWORDS = frozenset({"a", "an", "and", "the", "of", "with", "in", "on", "or", 
 TYPO_CUTOFF = 0.75
 MAX_TYPO_CHOICES = 3
 PREFIX_INSIDE = 0.3
+# A query word that is the last word of the name's first part: the name is of that food; more
+# where that word names the query's main food (``main_food``: "Chicken, fried" for "Hähnchen
+# gebraten", not "Rice, fried, with chicken").
+HEAD_MATCHED = 1.5
+MAIN_HEAD_MATCHED = 2.0
 # A query word in the name's first part that is not its last word names what the food is
 # made of ("almonds" in "Almond paste"), not the food: less than the 1.5 of its last word.
 HEAD_MISSED = 0.75
@@ -201,6 +206,10 @@ DISH_PENALTY = 2.0
 FLAVOUR_WORDS = frozenset({"caramel", "coated", "frosted", "glazed", "candied", "sugared",
                            "sweetened", "flavored", "flavor", "honey", "chocolate", "cinnamon"})
 FLAVOUR_PENALTY = 1.0
+# A first word that makes another food of the rest: "Frozen yogurt, vanilla" is no vanilla
+# yogurt, a "Frozen coffee drink, with whipped cream" no coffee with cream (where "frozen" ends
+# the name, "Peas, frozen, cooked", it is how the food was kept).
+OTHER_FOOD_FIRST_WORDS = frozenset({"frozen"})
 # Two foods in one ("Shrimp and grits", "Pork and beef sausage"): their first part joins them.
 _COMBINATION_RE = re.compile(r"\b(and|with|n)\b|&", re.IGNORECASE)
 COMBINATION_PENALTY = 1.0
@@ -374,7 +383,7 @@ IMPERIAL_PINT_ML = 568.261  # a UK pint (Weights and Measures Act 1985), not the
 # and without a count ("5 jelly babies"; "3 musketeers" is a name).
 SIZE_WORDS = frozenset({"small", "large", "medium", "mini", "big", "regular"})
 MEASURE_AND_SIZE_WORDS = (MEASURE_WORDS | SIZE_WORDS | UNIT_WORDS | GERMAN_MEASURE_WORDS
-                          | COUNT_WORDS | {"carton", "pouch", "pots", "boxes"})
+                          | COUNT_WORDS | {"carton", "pouch", "pots", "boxes", "shot", "shots"})
 
 
 def without_measures(found: Sequence[str]) -> list[str]:
@@ -502,7 +511,8 @@ def main_food(found: Sequence[str]) -> tuple[list[str], str | None]:
     if joined is not None and (len(second) == 1 or kept[-1] not in FILLED_DISH_WORDS):
         kept = kept[:joined]
     kept = [w for w in kept if w not in STOPWORDS]
-    named = [w for w in kept if w not in SHAPE_WORDS] or kept
+    # a shape or how it was cooked names no food ("Hähnchen gebraten" is chicken)
+    named = [w for w in kept if w not in SHAPE_WORDS and w not in COOKING_HEATS] or kept
     return kept, named[-1] if named else None
 
 
@@ -957,7 +967,10 @@ def score(query: Sequence[str], item: Candidate, typed: int | None = None,
     if not heads.isdisjoint(texts.name_forms | texts.other_forms):
         value += HEAD_WORD_BONUS
     if any(w in texts.head or singular(w) in texts.head for w in query):
-        value += 1.5
+        # a group's name ("Snacks, fruit leather") says what kind, not which food
+        grouped = any((w,) in GROUP_HEADS for w in texts.head)
+        value += (MAIN_HEAD_MATCHED if not heads.isdisjoint(texts.head) and not grouped
+                  else HEAD_MATCHED)
     elif any(w in texts.first or singular(w) in texts.first for w in query):
         value += HEAD_MISSED
     elif any(w in texts.second or singular(w) in texts.second for w in query):
@@ -1053,6 +1066,8 @@ def form_adjustment(query: Query, item: Candidate) -> float:
     if not named.isdisjoint(DISH_WORDS):
         value -= DISH_PENALTY
     if not named.isdisjoint(FLAVOUR_WORDS):
+        value -= FLAVOUR_PENALTY
+    if item.name_words[:1] and item.name_words[0] in OTHER_FOOD_FIRST_WORDS - query.asked:
         value -= FLAVOUR_PENALTY
     # A stand-in for a food the query names ("Bacon, meatless" for bacon), not one found by
     # its other texts ("Sugar substitute, powder, NFS" for a sweetener), nor where the query
