@@ -33,6 +33,9 @@ ALIASES_FILE = "sr28_aliases.csv"
 # the cup, not the can; a head, bunch or loaf and 1 ml are measures, not portions; 4: cheese
 # by the ounce, slice or spoon, not the cup, box or jar).
 SERVINGS_PART = "sr28_servings_as_eaten_4"
+# The seed part of sr28_aliases.csv's everyday names: a database seeded before a name was added
+# gets it once (``refresh_aliases``). New names, a new part name (2: brands such as Snickers).
+ALIASES_PART = "sr28_aliases_2"
 
 
 def read_aliases(seed_dir: Path) -> dict[str, tuple[str, ...]]:
@@ -200,6 +203,29 @@ def load(session: Session, seed_dir: Path) -> int:
     _bulk(session, FoodAlias, alias_rows)
     sequences.sync(session)  # the ids above were chosen here, not by the database
     return len(food_rows)
+
+
+def refresh_aliases(session: Session, seed_dir: Path) -> int:
+    """Give the catalog foods the everyday names ``sr28_aliases.csv`` lists and they lack
+    (unless another food has the name), and the search weight such a food is loaded with;
+    returns how many foods changed. The caller reindexes search."""
+    everyday = read_aliases(seed_dir)
+    rows = session.scalars(select(Food).where(
+        Food.fdc_dataset == sr28.DATASET_NAME, Food.owner_id.is_(None),
+        Food.source_code.in_(list(everyday))))
+    taken = set(session.scalars(select(FoodAlias.alias_key)))
+    taken |= set(session.scalars(select(Food.name_key).where(Food.owner_id.is_(None))))
+    changed = 0
+    for row in rows:
+        new = [a for a in everyday[row.source_code] if name_key(a) not in taken]
+        weight = search.prior(curated=True, survey=False, food_group=row.category,
+                              description=row.name)
+        for alias in new:
+            taken.add(name_key(alias))
+            session.add(FoodAlias(food_id=row.id, alias=alias))
+        if new or row.search_weight != weight:
+            row.search_weight, changed = weight, changed + 1
+    return changed
 
 
 def refresh_servings(session: Session, seed_dir: Path, curated_ndbs: set[str]) -> int:

@@ -90,10 +90,12 @@ GENERIC_PARTS = frozenset({NOT_FURTHER_SPECIFIED, "average", "retail", "homemade
 # FNDDS's "NS as to" (not specified as to) parts leave a food general as "NFS" does: "Chicken,
 # NS as to part and cooking method, NS as to skin eaten" is chicken, not a cut of it.
 NOT_SPECIFIED = ("ns", "as", "to")
-# First parts that name an SR Legacy food group, not the food: "Candies, milk chocolate" is
-# milk chocolate, "Snacks, trail mix, regular" trail mix.
+# First parts that name a food group, not the food: "Candies, milk chocolate" is milk
+# chocolate, "Snacks, trail mix, regular" trail mix, FNDDS's "Fish, cod, fried" cod (no Cape
+# Cod) and "Candy, fruit snacks" fruit snacks; alone with generic parts ("Fish, NFS") the food.
 GROUP_HEADS = frozenset({("candies",), ("snacks",), ("beverages",),
-                         ("cereals", "ready", "to", "eat"), ("alcoholic", "beverage")})
+                         ("cereals", "ready", "to", "eat"), ("alcoholic", "beverage"),
+                         ("fish",), ("candy",), ("crustaceans",), ("mollusks",)})
 
 # prior(): how much more likely a food is what someone means. The curated share equals the
 # survey's: a food the models name is an everyday food, not a better match.
@@ -382,8 +384,14 @@ IMPERIAL_PINT_ML = 568.261  # a UK pint (Weights and Measures Act 1985), not the
 # "juice box"); where no food has every word, the words without them (``without_measures``),
 # and without a count ("5 jelly babies"; "3 musketeers" is a name).
 SIZE_WORDS = frozenset({"small", "large", "medium", "mini", "big", "regular"})
+# The cut or piece of a fish or meat, which some names hold ("Chicken, leg", "Cod, fillet"):
+# "tuna steak" is tuna, "crab legs" crab, "lobster tail" lobster where no name has both.
+CUT_WORDS = frozenset({"fillet", "fillets", "filet", "filets", "steak", "steaks", "tail", "tails",
+                       "leg", "legs"})
 MEASURE_AND_SIZE_WORDS = (MEASURE_WORDS | SIZE_WORDS | UNIT_WORDS | GERMAN_MEASURE_WORDS
-                          | COUNT_WORDS | {"carton", "pouch", "pots", "boxes", "shot", "shots"})
+                          | COUNT_WORDS | CUT_WORDS
+                          | {"carton", "pouch", "pots", "boxes", "shot", "shots", "side", "sides",
+                             "snack", "size", "fun", "king"})
 
 
 def without_measures(found: Sequence[str]) -> list[str]:
@@ -414,6 +422,56 @@ SELLER_PHRASES = tuple(tuple(p.split()) for p in (
 
 # A one-word seller's name, which is no misspelt food word ("pret" is no "pre").
 SELLER_WORDS = frozenset(phrase[0] for phrase in SELLER_PHRASES if len(phrase) == 1)
+
+# When a food was eaten and where it came from say nothing of what it is: "tea and toast for
+# breakfast", "Weggli zum Zmorge", "blt from tesco", "Leberkäse vom Metzger", "custard from a
+# tin" (why, "for a hypo", is db.hypo's). The tables' own "from frozen", "from concentrate"
+# and "from dry mix" are none of these.
+MEALTIMES = (
+    "breakfast", "brekkie", "brunch", "lunch", "lunchtime", "dinner", "supper", "tea", "teatime",
+    "dessert", "pudding", "afters", "elevenses", "snack", "work", "school",
+    "frühstück", "mittag", "mittagessen", "abendessen", "abendbrot", "brotzeit", "vesper",
+    "jause", "zmorge", "zmorgen", "znüni", "zvieri", "zmittag", "znacht", "kaffee", "nachtisch",
+    "pause", "arbeit", "schule")
+PLACES = (
+    "chippy", "chipper", "chip shop", "takeaway", "take away", "takeout", "bakery", "bakers",
+    "baker", "shop", "corner shop", "supermarket", "canteen", "cafeteria", "cafe", "café",
+    "coffee shop", "pub", "restaurant", "deli", "vending machine", "cinema", "petrol station",
+    "gas station", "garage", "drive thru", "drive through", "food truck", "market", "van",
+    "ice cream van", "freezer", "fridge", "tin", "can", "jar", "packet", "box", "carton",
+    "bäcker", "bäckerei", "metzger", "metzgerei", "fleischer", "imbiss", "imbissbude",
+    "kantine", "mensa", "italiener", "chinesen", "griechen", "türken", "inder", "asiaten",
+    "dönerladen", "supermarkt", "tankstelle", "kiosk", "markt", "automat", "dose", "glas",
+    "packung", "tüte", "kühlschrank", "konditorei", "beck")
+
+
+def _spelt_any_way(phrase: str) -> str:
+    """A regex of ``phrase`` that also matches it typed without umlauts ("Bäcker", "Baecker",
+    "Backer") and with any spaces."""
+    umlauts = {"ä": "(?:ä|ae|a)", "ö": "(?:ö|oe|o)", "ü": "(?:ü|ue|u)", "é": "(?:é|e)",
+               " ": r"\s+"}
+    return "".join(umlauts.get(c, re.escape(c)) for c in phrase)
+
+
+_CONTEXT_RE = re.compile(
+    r"\s+(?:(?:for|at|zum|zur|beim|am|als)\s+(?:my\s+|the\s+|a\s+|an\s+)?(?:"
+    + "|".join(map(_spelt_any_way, MEALTIMES)) + r")"
+    + r"|(?:from|vom|von|aus|at)\s+(?:the\s+|a\s+|an\s+|my\s+|der\s+|dem\s+|die\s+|"
+      r"einem\s+|einer\s+|beim\s+)?(?:" + "|".join(map(_spelt_any_way, PLACES)) + r"))\s*$",
+    re.IGNORECASE)
+# A seller stays a word to search for (SR Legacy names some chains' foods): "from" goes.
+_FROM_SELLER_RE = re.compile(
+    r"\s+(?:from|at|vom|von|bei|beim)\s+(?:the\s+)?(?=(?:"
+    + "|".join(_spelt_any_way(" ".join(p)) for p in SELLER_PHRASES) + r")\s*$)", re.IGNORECASE)
+
+
+def without_context(text: str) -> str:
+    """``text`` without closing words of when it was eaten or where it came from
+    (``MEALTIMES``, ``PLACES``; a seller's name stays, without its "from"): "fries from
+    mcdonalds for lunch" is "fries mcdonalds". Unchanged where nothing else is left."""
+    while (shorter := _CONTEXT_RE.sub("", text)) != text and shorter.strip():
+        text = shorter
+    return _FROM_SELLER_RE.sub(" ", text)
 
 
 def without_sellers(found: Sequence[str]) -> list[str]:
@@ -866,9 +924,12 @@ def _plain_parts(parts: list[tuple[str, ...]], drop: frozenset[str]
                  ) -> tuple[list[tuple[str, ...]], int]:
     """``parts`` without a leading group head and the parts made of ``drop`` words only or
     that say what is not specified (``NOT_SPECIFIED``), and how many words were dropped."""
-    kept = parts[1:] if len(parts) > 1 and parts[0] in GROUP_HEADS else list(parts)
-    kept = [part for part in kept
-            if not (set(part) <= drop or part[:len(NOT_SPECIFIED)] == NOT_SPECIFIED)] or kept
+    def named(found: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
+        return [part for part in found
+                if not (set(part) <= drop or part[:len(NOT_SPECIFIED)] == NOT_SPECIFIED)]
+
+    grouped = len(parts) > 1 and parts[0] in GROUP_HEADS
+    kept = (named(parts[1:]) if grouped else []) or named(parts) or list(parts)
     return kept, sum(map(len, parts)) - sum(map(len, kept))
 
 
@@ -878,6 +939,8 @@ def _texts(name_words: tuple[str, ...], food: str, aliases: tuple[str, ...],
     alias_phrases = frozenset(_text_phrase(a) for a in aliases)
     common = frozenset(_text_phrase(c) for c in common_names.split(",") if c.strip())
     segments = food.split(",")
+    # the food's own parts come after a group's name ("Fish, cod, fried")
+    lead = 1 if len(segments) > 1 and _words(segments[0]) in GROUP_HEADS else 0
     other = tuple(w for n in (*alias_phrases, *common) for w in n.split())
     # "Chocolate, milk" is milk chocolate, not chocolate milk: a name of two parts reads as
     # its second part before its first when it is compared with the query whole.
@@ -885,8 +948,8 @@ def _texts(name_words: tuple[str, ...], food: str, aliases: tuple[str, ...],
              if len(segments) == 2 else _singular_phrase(name_words))
     # What the food is made with or kept in is not what it is: "Crêpes mit Camembert" is a
     # crêpe, "Baked beans, canned in tomato sauce" no tomato.
-    kinds = [_words(_MADE_WITH_RE.sub("", segment)) for segment in segments[:2]]
-    first_words = kinds[0] or _words(segments[0])
+    kinds = [_words(_MADE_WITH_RE.sub("", segment)) for segment in segments[lead:lead + 2]]
+    first_words = kinds[0] or _words(segments[lead])
     named = _NOTE_RE.sub(lambda note: ", " + note[1] if set(_words(note[1])) <= GENERIC_PARTS
                          else note[0], _OTHER_THAN_RE.sub("", food))
     parts = [p for p in (_words(part) for part in named.split(",")) if p]
@@ -895,7 +958,7 @@ def _texts(name_words: tuple[str, ...], food: str, aliases: tuple[str, ...],
     plain_cooked, ignored_cooked = _plain_parts(parts, GENERIC_PARTS | PLAINLY_COOKED)
     return _Texts(whole, alias_phrases, common, other,
                   _forms(first_words), _forms(first_words[-1:]),
-                  _forms(kinds[1]) if len(segments) > 1 else frozenset(),
+                  _forms(kinds[1]) if len(kinds) > 1 else frozenset(),
                   _forms(name_words), _forms(other),
                   _name_phrases(plain), _name_phrases(plain_raw), _name_phrases(plain_cooked),
                   ignored, ignored_raw, ignored_cooked,
@@ -967,10 +1030,7 @@ def score(query: Sequence[str], item: Candidate, typed: int | None = None,
     if not heads.isdisjoint(texts.name_forms | texts.other_forms):
         value += HEAD_WORD_BONUS
     if any(w in texts.head or singular(w) in texts.head for w in query):
-        # a group's name ("Snacks, fruit leather") says what kind, not which food
-        grouped = any((w,) in GROUP_HEADS for w in texts.head)
-        value += (MAIN_HEAD_MATCHED if not heads.isdisjoint(texts.head) and not grouped
-                  else HEAD_MATCHED)
+        value += MAIN_HEAD_MATCHED if not heads.isdisjoint(texts.head) else HEAD_MATCHED
     elif any(w in texts.first or singular(w) in texts.first for w in query):
         value += HEAD_MISSED
     elif any(w in texts.second or singular(w) in texts.second for w in query):
@@ -1144,8 +1204,19 @@ def total(query: Query, item: Candidate) -> float:
                - handicap - _unlinked_pair(query, reading, handicap, item)
                for reading, handicap in query.readings)
     return (best + form_adjustment(query, item) + diet_adjustment(query, item)
-            + min(item.weight, MAX_PRIOR) - foreign
+            + min(item.weight, MAX_PRIOR) - foreign + _brand_asked(query, item)
             - (NO_PORTION_PENALTY if item.has_portion is False else 0.0))
+
+
+def _brand_asked(query: Query, item: Candidate) -> float:
+    """A branded row's prior (``_BRANDED``) back where the query names its brand: "snickers"
+    asks for "Candies, MARS SNACKFOOD US, SNICKERS Bar"."""
+    return -_BRANDED if not _brand_words(item.food).isdisjoint(query.asked) else 0.0
+
+
+@lru_cache(maxsize=65536)
+def _brand_words(name: str) -> frozenset[str]:
+    return frozenset(w for m in _BRAND_RE.findall(name) if m not in _NOT_BRANDS for w in _words(m))
 
 
 # The main food alone ("toast" of "toast with butter") ranks this much below the words as typed:

@@ -20,6 +20,7 @@ from db import (arguments, cards, dishes, households, hypo, nutrition, passwords
                 validate)
 from db.errors import InvalidPortion, InvalidValue, NoDefaultServing, UserExists
 from db.keys import name_key
+from db.search import without_context
 from db.tables import Food, MealEntry, ModelChange, OwnedFile, ServerSetting, SignInSession, User, utcnow
 from db.session import session_scope
 from models.errors import FoodtagError
@@ -93,7 +94,8 @@ def search(text: str, limit: int = 10, *, user: str | None = None,
         )
     if group is not None and (not isinstance(group, str) or len(group) > 60 or "\x00" in group):
         raise InvalidValue(f"food group must be a name of at most 60 characters, got {validate.echo(group)}")
-    text = hypo.without_why(text)  # "jelly babies for a hypo" is a search for jelly babies
+    # "jelly babies for a hypo" is a search for jelly babies, "blt from tesco" for a BLT
+    text = without_context(hypo.without_why(text))
     with session_scope(write=False) as session:
         owner = repo.get_user(user, session=session) if user is not None else None
         if region is None and owner is not None:

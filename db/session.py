@@ -201,6 +201,12 @@ def _load_seed(session: Session, folder: Path) -> None:
             if food.fdc_dataset == sr28.DATASET_NAME and food.source_code})
         session.add(SeedVersion(part=catalog.SERVINGS_PART, foods=refreshed))
         session.flush()
+    # Likewise its everyday names ("snickers"), which the search index holds.
+    if catalog.ALIASES_PART not in loaded and "sr28" in loaded and sr28.has_compact(folder):
+        renamed = 0 if catalog_loaded_now else catalog.refresh_aliases(session, folder)
+        session.add(SeedVersion(part=catalog.ALIASES_PART, foods=renamed))
+        session.flush()
+        changed = changed or bool(renamed)
     # The GI belongs to curated and catalog foods alike, so it comes after both; a database
     # seeded from an older GI table gets this one once.
     if glycemic.PART not in loaded and "curated" in loaded:

@@ -437,3 +437,40 @@ def test_fndds_made_with_or_from_a_dry_mix_is_the_food_as_eaten(fndds_defaults, 
 ])
 def test_fndds_a_piece_far_under_what_people_eat_is_no_default(fndds_defaults, code, grams):
     assert fndds_defaults[code] == ("Quantity not specified", grams)
+
+
+def test_a_database_seeded_earlier_gets_new_everyday_names_once(tmp_path):
+    """sr28_aliases.csv's names reach a catalog loaded before they were added (a new
+    catalog.ALIASES_PART), with a curated food's search weight: "snickers" finds the bar."""
+    from db.tables import FoodAlias
+
+    seed = write_seed(tmp_path / "seed")
+    foods, measures = sr28.read_compact(SEED_DIR)
+    wanted = {"19155", "09040"}  # Snickers, the curated banana
+    sr28.write_compact([f for f in foods if f.ndb in wanted],
+                       [m for m in measures if m.ndb in wanted], seed)
+    (seed / catalog.ALIASES_FILE).write_text("ndb,aliases\n19155,snickers;snickers bar\n",
+                                             encoding="utf-8")
+    configure(f"sqlite:///{tmp_path / 'foodtag.db'}")
+    try:
+        init_db(seed_dir=seed)
+        with session_scope() as session:  # as loaded before the name was listed
+            bar = session.scalar(select(Food).where(Food.source_code == "19155"))
+            session.execute(delete(FoodAlias).where(FoodAlias.food_id == bar.id))
+            bar.search_weight = -1.0
+            session.execute(delete(SeedVersion).where(SeedVersion.part == catalog.ALIASES_PART))
+        init_db(seed_dir=seed)
+        [hit] = service.search("snickers", limit=1)
+        assert hit["food"] == "Candies, MARS SNACKFOOD US, SNICKERS Bar" and hit["score"] > 10
+        with session_scope(write=False) as session:
+            bar = session.scalar(select(Food).where(Food.source_code == "19155"))
+            assert bar.search_weight == 1.0 and {a.alias for a in session.scalars(
+                select(FoodAlias).where(FoodAlias.food_id == bar.id))} == {"snickers", "snickers bar"}
+            assert session.scalar(select(SeedVersion.foods).where(
+                SeedVersion.part == catalog.ALIASES_PART)) == 1  # the bar; not the banana
+        init_db(seed_dir=seed)  # once
+        with session_scope(write=False) as session:
+            assert session.scalar(select(SeedVersion.foods).where(
+                SeedVersion.part == catalog.ALIASES_PART)) == 1
+    finally:
+        configure(None)

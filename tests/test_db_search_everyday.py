@@ -507,6 +507,33 @@ def test_a_dish_is_named_by_its_kind_of_bread_or_of_stand_in(full_db, query, reg
     assert re.search(expected, _names(query, region)[0])
 
 
+def test_when_it_was_eaten_and_where_it_came_from_are_no_words_of_its_name():
+    assert search.without_context("tea and toast for breakfast") == "tea and toast"
+    assert search.without_context("Weggli zum Zmorge") == "Weggli"
+    assert search.without_context("Leberkaes Semmel vom Metzger") == "Leberkaes Semmel"
+    assert search.without_context("Brezel vom Baecker") == "Brezel"  # umlaut typed as ae
+    assert search.without_context("chips from the chippy for tea") == "chips"
+    # a seller stays, to be searched for (db.repo reads on without it), its "from" goes
+    assert search.without_context("blt from tesco for lunch") == "blt tesco"
+    # the tables' own words, and nothing left: as typed
+    assert search.without_context("pizza from frozen") == "pizza from frozen"
+    assert search.without_context("orange juice from concentrate") == "orange juice from concentrate"
+    assert search.without_context("for breakfast") == "for breakfast"
+
+
+@pytest.mark.parametrize("query, region, expected", [
+    ("blt from tesco", "UK", r"(?i)bacon, lettuce,? and tomato|b\.?l\.?t"),
+    ("pilau rice from the takeaway", "UK", r"(?i)pilau"),
+    ("custard from a tin", "UK", r"(?i)^custard"),
+    ("tuna steak", "US", r"(?i)^fish, tuna"),  # a cut no tuna row names: the fish
+    ("lobster tail", "US", r"(?i)^lobster"),
+    ("cod", "US", r"(?i)^fish, cod"),  # FNDDS's "Fish, cod" is cod; "Cape Cod" a cocktail
+    ("chicken leg", "US", r"(?i)^chicken leg"),  # a row that names the cut keeps it
+])
+def test_context_and_cut_words_leave_the_food(full_db, query, region, expected):
+    assert re.search(expected, _names(query, region)[0]), _names(query, region)
+
+
 def test_slimline_and_zero_calorie_are_diet_words():
     assert search.split_diet(["slimline", "tonic"]) == (["tonic"], True)
     assert search.split_diet(["zero", "calorie", "sweetener"]) == (["sweetener"], True)
