@@ -1204,19 +1204,8 @@ def total(query: Query, item: Candidate) -> float:
                - handicap - _unlinked_pair(query, reading, handicap, item)
                for reading, handicap in query.readings)
     return (best + form_adjustment(query, item) + diet_adjustment(query, item)
-            + min(item.weight, MAX_PRIOR) - foreign + _brand_asked(query, item)
+            + min(item.weight, MAX_PRIOR) - foreign
             - (NO_PORTION_PENALTY if item.has_portion is False else 0.0))
-
-
-def _brand_asked(query: Query, item: Candidate) -> float:
-    """A branded row's prior (``_BRANDED``) back where the query names its brand: "snickers"
-    asks for "Candies, MARS SNACKFOOD US, SNICKERS Bar"."""
-    return -_BRANDED if not _brand_words(item.food).isdisjoint(query.asked) else 0.0
-
-
-@lru_cache(maxsize=65536)
-def _brand_words(name: str) -> frozenset[str]:
-    return frozenset(w for m in _BRAND_RE.findall(name) if m not in _NOT_BRANDS for w in _words(m))
 
 
 # The main food alone ("toast" of "toast with butter") ranks this much below the words as typed:

@@ -34,7 +34,8 @@ EVERYDAY = [
     ('granola', None, r'^Cereals ready-to-eat, granola|^Cereal, granola'),
     ('bacon', None, r'^Pork, cured, bacon.*cooked'),
     ('sausage', None, r'sausage.*(cooked|smoked|pre-cooked)|^Sausage, (Italian|Polish|smoked)|Polish sausage|Smoked link sausage|^Sausages, .*(grilled|fried)'),
-    ('tuna', None, r'^Fish, tuna, (light|white), canned|^Tuna, (canned|flesh only)'),
+    # FNDDS's generic tuna ("Fish, tuna, NFS": what the survey codes a tuna of unknown kind as)
+    ('tuna', None, r'^Fish, tuna, (light|white), canned|^Tuna, (canned|flesh only)|^Fish, tuna, NFS'),
     ('wholemeal toast', 'UK', r'^Bread, whole-wheat.*toasted|^Bread, wholemeal, toasted'),
     ('basmati rice', None, r'^Rice, white, long-grain.*cooked'),
     ('avocado', None, r'^Avocados?, raw'),
@@ -81,7 +82,7 @@ EVERYDAY = [
     ('peas', 'US', r'^Peas, green.*(cooked|canned|frozen)'),
     ('lentils', 'US', r'^Lentils.*cooked'),
     ('kidney beans', 'US', r'^Beans, kidney.*(cooked|canned)'),
-    ('oreo', 'US', r'^Cookies, chocolate sandwich|OREO'),
+    ('oreo', 'US', r'^Cookies?, chocolate sandwich|OREO'),  # SR Legacy's or FNDDS's words
     ('peanut butter', 'US', r'^Peanut butter'),
     ('almonds', 'US', r'^Nuts, almonds|^Almonds, (salted|unsalted|NFS$)'),
     ('ice cream', 'US', r'^Ice creams?, (vanilla|chocolate)|^(Vanilla|Chocolate) ice cream'),
