@@ -581,8 +581,9 @@ def refresh(session: Session, table: Table, seed_dir: Path) -> int:
 # macchiato, fruit yoghurt, pan-fried chicken breast; -9: chocolate eclairs, Panaché; -10: a
 # default by class from reference_portions.csv (FDA and USDA reference amounts, NHS 5 A Day,
 # a standard drink) for each row no cited portion gives one; -11: more CoFID dishes by the
-# mixed-dish reference amounts, takeaway curries and stir-fries among them).
-CITED_PORTIONS_PART = "table-portions-11"
+# mixed-dish reference amounts, takeaway curries and stir-fries among them; -12: CoFID's teas
+# by FNDDS's cup, a Swiss turkey schnitzel whose name is misspelt).
+CITED_PORTIONS_PART = "table-portions-12"
 
 
 def add_cited_portions(session: Session, table: Table, seed_dir: Path) -> int:

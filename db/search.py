@@ -56,7 +56,9 @@ from db.portions import COUNTED
 STOPWORDS = frozenset({"a", "an", "and", "the", "of", "with", "in", "on", "or", "w", "n",
                        "mit", "und",
                        # how much or whose, never what: "a few skittles", "coke zero with my kebab"
-                       "my", "some", "few", "couple", "mein", "meine", "etwas", "paar"})
+                       "my", "some", "few", "couple", "mein", "meine", "etwas", "paar",
+                       # how many: "a dozen wings" (leading_count)
+                       "dozen"})
 # Below this similarity a replacement is noise ("tea" ~ "pea" is fine, "tea" ~ "steak" not).
 TYPO_CUTOFF = 0.75
 MAX_TYPO_CHOICES = 3
@@ -326,7 +328,8 @@ def words(text: str) -> list[str]:
 # "a cup of tea", "a glass of milk", "a pint of lager", "a bar of chocolate": the measure says
 # how much, the words after "of" what.
 MEASURE_WORDS = frozenset({"cup", "glass", "bowl", "mug", "plate", "slice", "piece", "portion",
-                           "serving", "can", "bottle", "handful", "spoonful", "pint", "half",
+                           "serving", "can", "bottle", "handful", "spoonful", "spoonfuls", "pint",
+                           "half",
                            "bar", "packet", "bag", "tin", "pot", "tub", "jar", "box", "scoop",
                            "slices", "pieces", "bowls", "scoops", "servings", "pints", "mugs",
                            "cups", "cans", "bottles", "glasses", "strip", "strips"})
@@ -354,6 +357,8 @@ MEASURE_SERVINGS = {
     "essloffel": ("tablespoon", "tbsp"), "teaspoon": ("teaspoon", "tsp"),
     "teaspoons": ("teaspoon", "tsp"), "tsp": ("teaspoon", "tsp"), "tl": ("teaspoon", "tsp"),
     "teeloffel": ("teaspoon", "tsp"), "slice": ("slice",), "slices": ("slice",),
+    # a spoonful as a person heaps it: a tablespoon's worth (Collins: the amount a spoon holds)
+    "spoonful": ("tablespoon", "tbsp"), "spoonfuls": ("tablespoon", "tbsp"),
     "strip": ("strip", "slice"), "strips": ("strip", "slice"),  # bacon by the strip or slice
     "scheibe": ("slice",), "scheiben": ("slice",), "piece": ("piece",), "pieces": ("piece",),
     "stuck": ("piece", "slice"), "stucke": ("piece", "slice"), "can": ("can",), "tin": ("can",),
@@ -391,13 +396,19 @@ CUT_WORDS = frozenset({"fillet", "fillets", "filet", "filets", "steak", "steaks"
 MEASURE_AND_SIZE_WORDS = (MEASURE_WORDS | SIZE_WORDS | UNIT_WORDS | GERMAN_MEASURE_WORDS
                           | COUNT_WORDS | CUT_WORDS
                           | {"carton", "pouch", "pots", "boxes", "shot", "shots", "side", "sides",
-                             "snack", "size", "fun", "king"})
+                             "snack", "size"})
+# A pack's size ("snickers full size", "fun size mars bar"): "full" and "king" alone are words
+# of foods ("full fat", "king prawns").
+SIZE_PHRASES = tuple(tuple(p.split()) for p in (
+    "full size", "king size", "fun size", "family size", "party size", "snack size",
+    "sharing size", "share size"))
 
 
 def without_measures(found: Sequence[str]) -> list[str]:
-    """The words without measures, containers, sizes and counts (``MEASURE_AND_SIZE_WORDS``),
-    or none when nothing else is left."""
-    kept = [w for w in found if w not in MEASURE_AND_SIZE_WORDS and not _AMOUNT_RE.match(w)]
+    """The words without measures, containers, sizes and counts (``MEASURE_AND_SIZE_WORDS``,
+    ``SIZE_PHRASES``), or none when nothing else is left."""
+    unsized = _without_phrases(found, SIZE_PHRASES) or list(found)
+    kept = [w for w in unsized if w not in MEASURE_AND_SIZE_WORDS and not _AMOUNT_RE.match(w)]
     return kept if kept != list(found) else []
 
 
@@ -600,6 +611,10 @@ def leading_count(found: Sequence[str], text: str) -> str | None:
     "2"), or None."""
     if len(found) < 2 or re.match(r"\s*\d+\s*%", text):
         return None
+    if found[:3] == ["half", "a", "dozen"] and len(found) > 3:
+        return "6"
+    if found[:2] in (["a", "dozen"], ["one", "dozen"]) and len(found) > 2:
+        return "12"
     if len(found) > 2 and (found[:2] in (["half", "a"], ["half", "an"])
                            or found[0] in COUNT_WORDS and found[1] in HALF_WORDS):
         return "1/2"  # "half a burrito", "ein halbes Hähnchen" (not "half a cup of": a measure)
