@@ -91,17 +91,26 @@ def shipped() -> tuple[Treatment, ...]:
 
 
 # What a query may say after the treatment about why it is eaten ("jelly babies for a hypo",
-# "juice for low blood sugar", "Saft bei Unterzucker"): the food is what comes before it.
+# "juice for low blood sugar", "skittles for low sugar", "Saft bei Unterzucker", or bare as a
+# note: "full fat coke hypo", "gummy bears low"): the food is what comes before it.
 _WHY_RE = re.compile(
     r"\s+(for|when|during|to treat|bei|gegen|fur|für)\s+(an?\s+|my\s+|the\s+|einer?\s+|den\s+)?"
-    r"(hypos?|hypoglyc(a)?emia|low blood (sugar|glucose)|lows?|unterzucker(ung)?|"
-    r"hypoglyk(ä|ae)mie|hypo)\s*$", re.IGNORECASE)
+    r"(hypos?|hypoglyc(a)?emia|low( blood)? (sugar|glucose)|low bg|lows?|unterzucker(ung)?|"
+    r"hypoglyk(ä|ae)mie)\s*$", re.IGNORECASE)
+_BARE_WHY_RE = re.compile(r"(?<=\w)\s+(hypo|low)\s*$", re.IGNORECASE)
+# A bare "hypo" or "low" after these is the why's own words ("for a hypo"), no note.
+_WHY_WORDS = frozenset({"for", "when", "during", "treat", "bei", "gegen", "fur", "für", "a",
+                        "an", "my", "the", "einer", "eine", "den"})
 
 
 def without_why(text: str) -> str:
-    """``text`` without a closing "for a hypo" (``_WHY_RE``); unchanged where nothing else
-    is left."""
+    """``text`` without a closing "for a hypo" (``_WHY_RE``) or a bare "hypo" or "low" after the
+    food; unchanged where nothing else is left."""
     food = _WHY_RE.sub("", text)
+    if food == text:
+        food = _BARE_WHY_RE.sub("", text)
+        if not food.split() or food.split()[-1].lower() in _WHY_WORDS:
+            food = text
     return food if food.strip() else text
 
 

@@ -147,6 +147,7 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
     kinds_read = False
     # rows of stages that no answer ended (search.ends_no_search): ranked after the answers
     weak: dict[int, search.Candidate] = {}
+    carried: dict[int, search.Candidate] = {}  # and ranked with them
     for stage, (readings, all_words) in enumerate(stages):
         alternatives = [[_spellings(word, known, last=i == len(reading) - 1)
                          for i, word in enumerate(reading)] for reading, _ in readings]
@@ -155,6 +156,13 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
         named = [c for c in allowed
                  if fts.names_match(alternatives, c.food, c.aliases, c.common_names)]
         asked = search.asked_forms(r for r, _ in readings)
+        # A diet query's rows that only say light or reduced ("Pancake syrup, light", 33 g of
+        # sugar per 100 g) end no search: a sugar-free row ("Syrups, sugar free") may come
+        # later, and they are ranked with it (the sugar costs them: db.search).
+        if (diet and named and stage < len(stages) - 1
+                and all(search.sugary(c) for c in named)):
+            carried.update((c.food_id, c) for c in named)
+            continue
         no_answer = [c for c in named if search.ends_no_search(c, asked, region)]
         if named and stage < len(stages) - 1 and len(no_answer) == len(named):
             weak.update((c.food_id, c) for c in named)  # read on, and list them after
@@ -181,6 +189,7 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
                               diet=diet, typed=sum(map(len, parts)), region=region,
                               typed_words=wanted, guessed=guessed,
                               no_added_sugar=no_added_sugar, heads=heads, paired=bool(main))
+    found = list({c.food_id: c for c in (*carried.values(), *found)}.values())
     ranked = search.rank(query, [c for c in found if c.food_id not in weak], limit)
     ranked += search.rank(query, list(weak.values()), limit)[:limit - len(ranked)]
     return with_portions(session, ranked, measure=search.query_measure(text_, region))

@@ -595,8 +595,21 @@ def _query_words(text: str) -> list[str]:
     found = words(text)
     counted = leading_count(found, text) is not None  # "2 bananas": not "..., Stage 2"
     kept = [w for i, w in enumerate(found)
-            if w not in STOPWORDS and not _says_how_much(found, i) and not (counted and i == 0)]
+            if w not in STOPWORDS and not _says_how_much(found, i) and not (counted and i == 0)
+            and not _TIMES_RE.match(w)]
     return kept or found
+
+
+# A count written as times after or before the food: "jelly babies x5", "beans on toast x2".
+_TIMES_RE = re.compile(r"^(x\d+|\d+x)$")
+
+
+def times_count(found: Sequence[str]) -> str | None:
+    """How many a "x5" or "5x" among the query words counts, or None."""
+    times = next((w for w in found if _TIMES_RE.match(w)), None)
+    if times is None or len(found) < 2 or not 1 <= int(times.strip("x")) <= MAX_COUNT:
+        return None
+    return times.strip("x")
 
 
 # What a number before a food says of it, not how many ("1% milk", "4 finger Kit Kat", "6 inch
@@ -661,9 +674,10 @@ def query_measure(text: str, region: str | None = None) -> tuple[str, ...]:
                 amount = f"{fraction[1]}/{fraction[2]}"  # "1/2 cup rice": its words are 1, 2
             return MEASURE_SERVINGS[word] if amount in (None, "1") else (
                 amount, *MEASURE_SERVINGS[word])
-    # a count before the food alone ("3 chicken tenders", "zwei Brötchen"): that many of its
-    # default serving (db.portions.measured_amount), where that is one of it
-    count = leading_count(found, text)
+    # a count before the food alone ("3 chicken tenders", "zwei Brötchen") or as times after it
+    # ("jelly babies x5"): that many of its default serving (db.portions.measured_amount),
+    # where that is one of it
+    count = leading_count(found, text) or times_count(found)
     return (count, COUNTED) if count not in (None, "1") else ()
 
 
@@ -1178,7 +1192,7 @@ def diet_adjustment(query: Query, item: Candidate) -> float:
     return DIET_MATCH_BONUS - DIET_SUGAR_PENALTY * sugar
 
 
-def _sugary(item: Candidate) -> bool:
+def sugary(item: Candidate) -> bool:
     """More sugar than SUGARED_G per 100 g. Where the table gives no sugar value, its
     carbohydrate counts as sugar: SR Legacy's "Beverages, carbonated, orange" has none, and is
     no Fanta Zero."""
@@ -1197,14 +1211,14 @@ def _diet_row(item: Candidate, no_added_sugar: bool = True) -> bool:
         return True  # plain yoghurt has its milk's sugar only
     if not _says_diet(texts):
         return False
-    return (no_added_sugar or not _sugary(item)
+    return (no_added_sugar or not sugary(item)
             or _DIET_MARKER_RE.search(_NO_ADDED_SUGAR_RE.sub("", _key(texts))) is not None)
 
 
 def sugared(item: Candidate, no_added_sugar: bool = True) -> bool:
-    """Sugary (``_sugary``) and not a diet row (``_diet_row``): never a result for a diet
+    """Sugary (``sugary``) and not a diet row (``_diet_row``): never a result for a diet
     query."""
-    return _sugary(item) and not _diet_row(item, no_added_sugar)
+    return sugary(item) and not _diet_row(item, no_added_sugar)
 
 
 def total(query: Query, item: Candidate) -> float:

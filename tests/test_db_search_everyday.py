@@ -365,7 +365,8 @@ def test_austrian_and_swiss_words_are_read_as_the_tables_german(full_db, query, 
     ("jelly babies for a hypo", "UK", r"^Gummibonbon mit Fruchtessenz$"),
     ("skittles for low", "US", r"SKITTLES"),
     ("Gummibärchen bei Unterzucker", "DE", r"^Gummibonbon mit Fruchtessenz$"),
-    ("juice box for low blood sugar", "US", r"^Apple juice")])
+    ("juice box for low blood sugar", "US", r"^Apple juice"),
+    ("gummy bears low", "US", r"(?i)gumm"), ("jelly babies x5", "UK", r"(?i)gumm|jelly bab")])
 def test_a_hypo_treatment_said_to_be_for_a_hypo_is_that_treatment(full_db, query, region, expected):
     assert re.search(expected, _names(query, region)[0]), _names(query, region)
 
@@ -378,6 +379,25 @@ def test_why_a_treatment_is_eaten_is_no_word_searched_for():
     assert hypo.without_why("juice for low blood sugar") == "juice"
     assert hypo.without_why("low fat milk") == "low fat milk"
     assert hypo.without_why("for a hypo") == "for a hypo"  # nothing else: left as typed
+    assert hypo.without_why("skittles for low sugar") == "skittles"
+    # said as a note, without "for"
+    assert hypo.without_why("gummy bears low") == "gummy bears"
+    assert hypo.without_why("full fat coke hypo") == "full fat coke"
+    assert hypo.without_why("yogurt low fat") == "yogurt low fat"
+
+
+def test_a_count_as_times_counts_and_is_no_word_searched_for():
+    assert search.query_words("jelly babies x5") == ["jelly", "babies"]
+    assert search.query_measure("jelly babies x5") == ("5", search.COUNTED)
+    assert search.query_measure("2x weetabix") == ("2", search.COUNTED)
+    assert search.query_measure("x100 sweets") == ()  # more than anyone eats at once
+
+
+def test_a_diet_query_reads_on_past_rows_that_are_only_light(full_db):
+    # "Pancake syrup, light" has 33 g sugars per 100 g; SR Legacy's sugar-free syrup none
+    assert _names("sugar free pancake syrup", "US")[0] == "Syrups, sugar free"
+    # where the light rows are all there is, they stay ("no sugar added" ice cream's milk sugar)
+    assert _names("sugar free ice cream", "US")[0].startswith("Ice creams, vanilla, light, no sugar added")
 
 
 @pytest.mark.parametrize("query", ["zuckerfreier Sirup", "Diät Limonade", "Apfelmus ungesüßt"])
