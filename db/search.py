@@ -54,7 +54,7 @@ from db.portions import COUNTED
 
 # Words that never decide a match on their own ("rice with beans").
 STOPWORDS = frozenset({"a", "an", "and", "the", "of", "with", "in", "on", "or", "w", "n",
-                       "mit", "und",
+                       "mit", "und", "im",
                        # how much or whose, never what: "a few skittles", "coke zero with my kebab"
                        "my", "some", "few", "couple", "mein", "meine", "etwas", "paar",
                        # how many: "a dozen wings" (leading_count)
@@ -396,7 +396,10 @@ CUT_WORDS = frozenset({"fillet", "fillets", "filet", "filets", "steak", "steaks"
 MEASURE_AND_SIZE_WORDS = (MEASURE_WORDS | SIZE_WORDS | UNIT_WORDS | GERMAN_MEASURE_WORDS
                           | COUNT_WORDS | CUT_WORDS
                           | {"carton", "pouch", "pots", "boxes", "shot", "shots", "side", "sides",
-                             "snack", "size"})
+                             "snack", "size",
+                             # where it was bought, which some names hold ("Biryani, chicken,
+                             # takeaway"): "chicken korma takeaway" is the korma
+                             "takeaway", "takeout", "restaurant"})
 # A pack's size ("snickers full size", "fun size mars bar"): "full" and "king" alone are words
 # of foods ("full fat", "king prawns").
 SIZE_PHRASES = tuple(tuple(p.split()) for p in (
@@ -453,7 +456,10 @@ PLACES = (
     "bäcker", "bäckerei", "metzger", "metzgerei", "fleischer", "imbiss", "imbissbude",
     "kantine", "mensa", "italiener", "chinesen", "griechen", "türken", "inder", "asiaten",
     "dönerladen", "supermarkt", "tankstelle", "kiosk", "markt", "automat", "dose", "glas",
-    "packung", "tüte", "kühlschrank", "konditorei", "beck")
+    "packung", "tüte", "kühlschrank", "konditorei", "beck", "diner", "grill")
+# A place named with a word before it: "from the local chippy", "at the mexican place".
+_PLACE_NOUNS = ("place", "restaurant", "takeaway", "takeout", "shop", "cafe", "café", "diner",
+                "bakery", "pub", "van", "chippy", "imbiss", "bäcker")
 
 
 def _spelt_any_way(phrase: str) -> str:
@@ -468,7 +474,8 @@ _CONTEXT_RE = re.compile(
     r"\s+(?:(?:for|at|zum|zur|beim|am|als)\s+(?:my\s+|the\s+|a\s+|an\s+)?(?:"
     + "|".join(map(_spelt_any_way, MEALTIMES)) + r")"
     + r"|(?:from|vom|von|aus|at)\s+(?:the\s+|a\s+|an\s+|my\s+|der\s+|dem\s+|die\s+|"
-      r"einem\s+|einer\s+|beim\s+)?(?:" + "|".join(map(_spelt_any_way, PLACES)) + r"))\s*$",
+      r"einem\s+|einer\s+|beim\s+)?(?:\w+\s+(?=(?:" + "|".join(map(_spelt_any_way, _PLACE_NOUNS))
+    + r")\s*$))?(?:" + "|".join(map(_spelt_any_way, PLACES + _PLACE_NOUNS)) + r"))\s*$",
     re.IGNORECASE)
 # A seller stays a word to search for (SR Legacy names some chains' foods): "from" goes.
 _FROM_SELLER_RE = re.compile(
@@ -540,7 +547,7 @@ def _without_phrases(found: Sequence[str], phrases: Sequence[tuple[str, ...]]) -
 
 # Words that join a food to what it comes with ("toast with butter", "Apfelstrudel mit
 # Vanillesauce", "beans on toast", "arroz con pollo") or to a second food ("scampi and chips").
-WITH_WORDS = frozenset({"with", "w", "mit", "on", "auf", "con", "in"})
+WITH_WORDS = frozenset({"with", "w", "mit", "on", "auf", "con", "in", "im"})
 AND_WORDS = frozenset({"and", "und", "n"})
 # A name holding the main food's word (``main_food``): where no food has every word ("chicken
 # adobo"), the dish the phrase ends with comes before the meat it starts with.
@@ -1132,7 +1139,12 @@ def ends_no_search(item: Candidate, asked: frozenset[str], region: str | None) -
     if (_NAMING.get(item.names_region or "") == GERMAN and _NAMING.get(region or "") != GERMAN
             and not asked.isdisjoint(COOKING_HEATS)):
         return True
-    return "raw" in _kind(item.food, item.category).forms and asked.isdisjoint({"raw", "dry"})
+    kind = _kind(item.food, item.category)
+    if "raw" in kind.forms and asked.isdisjoint({"raw", "dry"}):
+        return True
+    # a powder, mix or concentrate as sold ("GATORADE, orange flavor, powder" for "orange
+    # gatorade"), where the query names no such form and the row is not made up
+    return not kind.prepared and bool((kind.forms - {"raw"}) - asked)
 
 
 @lru_cache(maxsize=65536)
