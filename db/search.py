@@ -244,6 +244,7 @@ COOKING_HEATS = {
     **dict.fromkeys(("fried", "sauteed", "frittiert", "gebraten"), "fat"),
 }
 OTHER_HEAT_PENALTY = 1.0
+COOKING_WORD_SHARE = 0.5  # of a word's weight in score(), for a cooking word (COOKING_HEATS)
 
 # --- diet words (diet_adjustment) ---
 # German inflects: "zuckerfreier Sirup", "zuckerfreie Limo"; "Diät-Limonade", "ungesüßt".
@@ -1063,6 +1064,12 @@ def score(query: Sequence[str], item: Candidate, typed: int | None = None,
     missing = len(query) - whole - math.ceil(prefix) - max(0, other_whole - whole)
     if missing > 0 and not other_prefix:
         value -= per_word * MISSING_PENALTY * missing
+    # How it was cooked says less than what it is: "fried egg sandwich" is an egg sandwich
+    # before a fried seafood one. A cooking word found or missing counts half.
+    cooked = [w for w in query if w in COOKING_HEATS]
+    if cooked:
+        found = sum(1 for w in cooked if w in texts.name_forms)
+        value -= per_word * COOKING_WORD_SHARE * (2.0 * found - MISSING_PENALTY * (len(cooked) - found))
     if not heads.isdisjoint(texts.name_forms | texts.other_forms):
         value += HEAD_WORD_BONUS
     if any(w in texts.head or singular(w) in texts.head for w in query):

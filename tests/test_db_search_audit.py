@@ -4029,6 +4029,9 @@ AUDIT = [
     ('DE', 'Bratwurst im Brötchen', r'(?i)bratwurst|hot dog'),
     ('UK', 'pilau rice takeaway', '(?i)pilau|pilaf|^rice, (white|basmati)(?!.*(uncooked|raw|dry)).*(cooked|boiled)|basmati(?!.*(raw|uncooked))'),
     ('DE', 'eine Bratwurst im Brötchen', '(?i)bratwurst'),
+    # seventh session: a cooking word counts half of a food word
+    ('US', 'fried bologna sandwich', r'(?i)bologna.*sandwich|sandwich.*bologna'),
+    ('US', 'fried egg sandwich', '(?i)egg.*sandwich|sandwich.*egg|egg.*(on|muffin|biscuit|bagel|roll).*(bread|roll|bun)'),
 ]
 
 # Diet queries: the first hit has at most search.SUGARED_G sugar per 100 g; a dairy query (a
@@ -5704,7 +5707,6 @@ STILL_MISSED = [
     ('US', 'sugar free chocolate', r'(?i)(?<!non )chocolate.*(sugar.free|no sugar)'),
     ('DE', 'Schokolade ohne Zucker', r'(?i)schokolade.*(zuckerfrei|ohne zucker|diät)|(?<!non )chocolate.*sugar.free'),
     # seventh round
-    ('US', 'fried bologna sandwich', r'(?i)bologna.*sandwich|sandwich.*bologna'),
     ('US', 'little debbie oatmeal pie', r'(?i)oatmeal.*(pie|cream|cookie|sandwich)|little debbie'),
     ('US', 'patty melt', r'(?i)patty melt|hamburger|cheeseburger'),
     ('US', 'sirloin steak', r'(?i)sirloin'),
@@ -5807,7 +5809,6 @@ STILL_MISSED = [
     ('UK', 'lucozade zero', r'(?i)lucozade|sports drink|energy drink'),
     ('DE', 'rivella blau', r'(?i)rivella|soft drink|limonade'),
     # thirteenth round (seventh session)
-    ('US', 'fried egg sandwich', '(?i)egg.*sandwich|sandwich.*egg|egg.*(on|muffin|biscuit|bagel|roll).*(bread|roll|bun)'),
     ('US', 'baked ham', '(?i)^(ham|schinken|jambon|prosciutto)\\b(?!.*(salad|spread|croquette|sandwich| and |with|loaf|patty|noodle))|^pork, cured, ham|^ham, |^luncheon meat, ham|kochschinken|formschinken'),
     ('US', 'kale salad', '(?i)^(?!.*chicken).*(kale.*salad|salad.*kale)|^kale\\b(?!.*chips)|grünkohl'),
     ('US', 'macaroons', '(?i)macaroon|makrone|macaron\\b'),
