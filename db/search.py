@@ -1257,10 +1257,11 @@ def total(query: Query, item: Candidate) -> float:
 
 
 # The main food alone ("toast" of "toast with butter") ranks this much below the words as typed:
-# more than a name or alias that is the main food earns (10), so a row holding both foods
-# ("Baked beans, canned in tomato sauce, with pork sausages") comes before one that is only
-# the first ("beans").
-MAIN_FOOD_HANDICAP = 12.0
+# a row holding both foods ("Baked beans, canned in tomato sauce, with pork sausages") comes
+# before one that is only the first ("beans"), and a row that is the main food (its name or
+# alias: "toast") before rows holding its word beside a food not asked for ("Beans on toast"
+# for "toast and jam").
+MAIN_FOOD_HANDICAP = 8.0
 # A row holding both foods of a two-food query only as words of one food ("Cookie, tea,
 # Japanese" for "tea and biscuits") is not the two together: its name joins nothing. It ranks
 # this much lower by the words of both, below the main food alone where that is named.
