@@ -54,7 +54,7 @@ from db.portions import COUNTED
 
 # Words that never decide a match on their own ("rice with beans").
 STOPWORDS = frozenset({"a", "an", "and", "the", "of", "with", "in", "on", "or", "w", "n",
-                       "mit", "und", "im",
+                       "mit", "und",
                        # how much or whose, never what: "a few skittles", "coke zero with my kebab"
                        "my", "some", "few", "couple", "mein", "meine", "etwas", "paar",
                        # how many: "a dozen wings" (leading_count)
@@ -63,11 +63,8 @@ STOPWORDS = frozenset({"a", "an", "and", "the", "of", "with", "in", "on", "or", 
 TYPO_CUTOFF = 0.75
 MAX_TYPO_CHOICES = 3
 PREFIX_INSIDE = 0.3
-# A query word that is the last word of the name's first part: the name is of that food; more
-# where that word names the query's main food (``main_food``: "Chicken, fried" for "Hähnchen
-# gebraten", not "Rice, fried, with chicken").
+# A query word that is the last word of the name's first part: the name is of that food.
 HEAD_MATCHED = 1.5
-MAIN_HEAD_MATCHED = 2.0
 # A query word in the name's first part that is not its last word names what the food is
 # made of ("almonds" in "Almond paste"), not the food: less than the 1.5 of its last word.
 HEAD_MISSED = 0.75
@@ -98,6 +95,10 @@ NOT_SPECIFIED = ("ns", "as", "to")
 GROUP_HEADS = frozenset({("candies",), ("snacks",), ("beverages",),
                          ("cereals", "ready", "to", "eat"), ("alcoholic", "beverage"),
                          ("fish",), ("candy",), ("crustaceans",), ("mollusks",)})
+# Of those, the ones whose next part names the food (score()'s first part and head): SR
+# Legacy's "Cereals ready-to-eat" and "Beverages" are followed by a maker ("GENERAL MILLS"), so
+# the group's name stays their head.
+NAMING_GROUP_HEADS = frozenset({("fish",), ("candy",), ("crustaceans",), ("mollusks",)})
 
 # prior(): how much more likely a food is what someone means. The curated share equals the
 # survey's: a food the models name is an everyday food, not a better match.
@@ -548,7 +549,7 @@ def _without_phrases(found: Sequence[str], phrases: Sequence[tuple[str, ...]]) -
 
 # Words that join a food to what it comes with ("toast with butter", "Apfelstrudel mit
 # Vanillesauce", "beans on toast", "arroz con pollo") or to a second food ("scampi and chips").
-WITH_WORDS = frozenset({"with", "w", "mit", "on", "auf", "con", "in", "im"})
+WITH_WORDS = frozenset({"with", "w", "mit", "on", "auf", "con", "in"})
 AND_WORDS = frozenset({"and", "und", "n"})
 # A name holding the main food's word (``main_food``): where no food has every word ("chicken
 # adobo"), the dish the phrase ends with comes before the meat it starts with.
@@ -977,7 +978,7 @@ def _texts(name_words: tuple[str, ...], food: str, aliases: tuple[str, ...],
     common = frozenset(_text_phrase(c) for c in common_names.split(",") if c.strip())
     segments = food.split(",")
     # the food's own parts come after a group's name ("Fish, cod, fried")
-    lead = 1 if len(segments) > 1 and _words(segments[0]) in GROUP_HEADS else 0
+    lead = 1 if len(segments) > 1 and _words(segments[0]) in NAMING_GROUP_HEADS else 0
     other = tuple(w for n in (*alias_phrases, *common) for w in n.split())
     # "Chocolate, milk" is milk chocolate, not chocolate milk: a name of two parts reads as
     # its second part before its first when it is compared with the query whole.
@@ -1073,7 +1074,7 @@ def score(query: Sequence[str], item: Candidate, typed: int | None = None,
     if not heads.isdisjoint(texts.name_forms | texts.other_forms):
         value += HEAD_WORD_BONUS
     if any(w in texts.head or singular(w) in texts.head for w in query):
-        value += MAIN_HEAD_MATCHED if not heads.isdisjoint(texts.head) else HEAD_MATCHED
+        value += HEAD_MATCHED
     elif any(w in texts.first or singular(w) in texts.first for w in query):
         value += HEAD_MISSED
     elif any(w in texts.second or singular(w) in texts.second for w in query):
@@ -1146,12 +1147,7 @@ def ends_no_search(item: Candidate, asked: frozenset[str], region: str | None) -
     if (_NAMING.get(item.names_region or "") == GERMAN and _NAMING.get(region or "") != GERMAN
             and not asked.isdisjoint(COOKING_HEATS)):
         return True
-    kind = _kind(item.food, item.category)
-    if "raw" in kind.forms and asked.isdisjoint({"raw", "dry"}):
-        return True
-    # a powder, mix or concentrate as sold ("GATORADE, orange flavor, powder" for "orange
-    # gatorade"), where the query names no such form and the row is not made up
-    return not kind.prepared and bool((kind.forms - {"raw"}) - asked)
+    return "raw" in _kind(item.food, item.category).forms and asked.isdisjoint({"raw", "dry"})
 
 
 @lru_cache(maxsize=65536)
@@ -1257,11 +1253,10 @@ def total(query: Query, item: Candidate) -> float:
 
 
 # The main food alone ("toast" of "toast with butter") ranks this much below the words as typed:
-# a row holding both foods ("Baked beans, canned in tomato sauce, with pork sausages") comes
-# before one that is only the first ("beans"), and a row that is the main food (its name or
-# alias: "toast") before rows holding its word beside a food not asked for ("Beans on toast"
-# for "toast and jam").
-MAIN_FOOD_HANDICAP = 8.0
+# more than a name or alias that is the main food earns (10), so a row holding both foods
+# ("Baked beans, canned in tomato sauce, with pork sausages") comes before one that is only
+# the first ("beans").
+MAIN_FOOD_HANDICAP = 12.0
 # A row holding both foods of a two-food query only as words of one food ("Cookie, tea,
 # Japanese" for "tea and biscuits") is not the two together: its name joins nothing. It ranks
 # this much lower by the words of both, below the main food alone where that is named.

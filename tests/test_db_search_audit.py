@@ -1973,7 +1973,7 @@ AUDIT = [
     ('US', 'kimchi fried rice', '(?i)fried rice|kimchi'),
     ('US', 'galbi', '(?i)short ribs?|galbi|kalbi'),
     ('US', 'seaweed snack', '(?i)seaweed|laver|nori'),
-    ('US', 'mandu', '(?i)mandu|wonton|pot ?sticker'),
+    ('US', 'mandu', '(?i)mandu|wonton|pot ?sticker|^dumplings?$'),  # FNDDS's dumplings are mandu too
     ('US', 'beignets', '(?i)beignet'),
     ('US', 'shrimp creole', '(?i)shrimp creole'),
     ('US', 'hushpuppies', '(?i)hush ?pupp'),
@@ -3475,16 +3475,10 @@ AUDIT = [
     ('US', 'vanilla yogurt', '(?i)^yogurt.*vanilla|^vanilla yogurt'),
     # seventh session: 'shot' a measure, dropped when no food has every word (Tequila, 1 shot)
     ('US', 'tequila shot', '(?i)^tequila$|^tequila(?! sunrise)|distilled, all|^liquor\\b'),
-    # seventh session: the main food's word heading the name counts more; German cooking words read; aliases and vocabulary (chicken and dumplings, string cheese)
-    ('US', 'chicken fried chicken', r'(?i)chicken.*(fried|breaded|country)'),
-    ('US', 'chicken shawarma', r'(?i)shawarma|gyro|chicken.*(pita|wrap)|kebab'),
+    # seventh session: aliases and vocabulary (chicken and dumplings, string cheese)
     ('US', 'chicken and dumplins', r'(?i)chicken.*dumpl'),
-    ('UK', 'apple turnover', r'(?i)turnover'),
     ('US', 'cheese stick', '(?i)string cheese|cheese stick|^cheese, mozzarella|^mozzarella'),
-    ('UK', 'caramel wafer', '(?i)caramel wafer|wafer.*caramel|biscuits?, wafer|^wafers?,'),
-    ('DE', 'Reis und Gemüse', '(?i)^reis\\b(?!.*(waffel|kuchen|getränk|mehl|drink))|^rice, (white|cooked|NFS|brown)|^rice with vegetables|^mixed vegetables|^vegetables, mixed|^gem(ü|ue)se\\b'),
-    ('DE', 'spinat mit kartoffeln', "(?i)spinat|^spinach|^kartoffel|^potato(es)?\\b(?!.*(chips|salad|soup|pancake|puff|skins|sticks|flour|mashed|gratin|scalloped|hash|fries|french|tots|rings|products|o'brien|sweet|snack|cakes|croquette))"),
-    # seventh session: a food group's name ('Fish, cod', 'Candy, ...') is not the food's; a brand the query names is no penalty; context and cut words
+    # seventh session: FNDDS's 'Fish, cod' and 'Candy, ...' name the food second; context and cut words
     ('DE', 'Fischfilet paniert', r'(?i)fisch.*panier|fish.*(breaded|batter)|fischstäbchen|backfisch'),
     ('US', 'diet cranberry juice', r'(?i)cranberry'),
     # seventh session: vocabulary of rounds 13 and 14 (champagne, builder's tea, Käsekuche)
@@ -3547,7 +3541,6 @@ AUDIT = [
     ('US', 'mango smoothie', '(?i)smoothie'),
     ('US', 'green smoothie', '(?i)smoothie'),
     ('US', 'orange juice with pulp', "(?i)^(?!.*(drink|nectar|ade\\b|cocktail|punch|smoothie|soda|babyfood|beverage|light|\\bbar\\b)).*(orange juice|juice, orange|orangensaft|jus d'orange)"),
-    ('US', 'pineapple juice', '(?i)^(?!.*(drink|cocktail|nectar|punch|babyfood)).*(pineapple juice|juice, pineapple|ananassaft)'),
     ('US', 'grape soda', '(?i)^(?!.*(diet|sugar.?free|zero)).*(grape soda|soft drink.*grape|carbonated.*grape|soda.*grape)'),
     ('US', '7up', '(?i)^(?!.*(diet|zero|sugar.?free)).*(7.?up|lemon.lime|sprite|soft drink.*lemon)'),
     ('US', 'club soda', '(?i)^(?!.*(energy|drink|hard|flavou?red)).*(club soda|soda water|seltzer|sparkling water|mineral water|mineralwasser)'),
@@ -3590,7 +3583,6 @@ AUDIT = [
     ('US', 'chocolate chip muffin', '(?i)^(?!.*(mcmuffin|egg\\b|english|mix\\b|dry\\b)).*muffin'),
     ('US', 'banana bread slice', '(?i)^(?!.*(cereal|oatmeal)).*banana bread|bread, banana'),
     ('US', 'cornbread muffin', '(?i)^(?!.*(mix\\b|stuffing)).*(cornbread|corn muffin|muffin, corn|bread, corn)'),
-    ('US', 'snack cake', '(?i)snack cake|snack cakes|twinkie|creme.filled'),
     ('US', 'hostess cupcake', '(?i)snack cake|cake, snack cakes|cupcake'),
     ('US', 'fruit cocktail', '(?i)fruit cocktail|fruit salad|fruit, mixed'),
     ('US', 'mandarin oranges canned', '(?i)mandarin|tangerine|clementine'),
@@ -3649,7 +3641,6 @@ AUDIT = [
     ('UK', 'jacket potato with cheese', '(?i)^(?!.*(sweet|chips|soup|crisps|skins?\\b)).*(potato.*baked|baked potato|jacket potato)'),
     ('UK', 'tomato soup and a roll', '(?i)^(?!.*(babyfood|cinnamon|sweet|egg roll|spring|sushi|cabbage|sausage|jelly|swiss)).*(tomato soup|soup.*tomato|tomatensuppe|^rolls?\\b|bread rolls?|rolls?, (white|brown|wholemeal|dinner|french|hard))'),
     ('UK', 'cheese toastie', '(?i)toastie|grilled cheese|cheese.*sandwich.*(toasted|grilled)|toasted.*cheese|croque[- ]m'),
-    ('UK', 'ham and cheese toastie', '(?i)toastie|grilled cheese|ham.*cheese.*sandwich|cheese.*ham.*sandwich|croque[- ]m'),
     ('UK', 'ploughmans', '(?i)cheddar cheese and pickle|^(?!.*(crackers)).*(ploughman|^cheese, cheddar|^cheddar|cheese sandwich|sandwich, cheese)'),
     ('UK', 'fish finger sandwich', '(?i)fish.*(finger|stick).*sandwich|fish.*sandwich|fish fingers|fish sticks'),
     ('UK', 'cream tea', '(?i)^(?!.*(cheese)).*(scones?\\b|cream tea)'),
@@ -3846,7 +3837,6 @@ AUDIT = [
     ('US', 'blueberry muffin from the bakery', '(?i)^muffins?, blueberry|^blueberry muffin|^muffin, blueberry'),
     ('US', 'cinnabon cinnamon roll', '(?i)^(cinnamon (rolls?|buns?)|sweet rolls?, cinnamon|roll, sweet)|pillsbury, cinnamon rolls'),
     ('US', 'apple pie with vanilla ice cream', '(?i)^apple pie|pie, apple|^ice creams?, (vanilla|french vanilla)|^vanilla ice cream'),
-    ('US', 'homemade fudge brownie', '(?i)brownie(?!.*dry mix)'),
     ('US', 'bowl of vanilla ice cream', '(?i)^ice creams?, (vanilla|french vanilla)|^vanilla ice cream'),
     ('US', 'large sweet tea', '(?i)^(?!.*(saccharin|low calorie|diet|aspartame|sucralose|unsweetened)).*(tea\\b.*(pre-?sweetened|sweetened)|sweet tea)'),
     ('US', 'glass of lemonade', '(?i)^(beverages, )?lemonade(?!.*(light|diet|low calorie|powder))|minute maid, lemonade'),
@@ -4025,19 +4015,18 @@ AUDIT = [
     # fourteenth round, diet: the table's yoghurt with sweetener is the food (its 7 g of sugars
     # per 100 g are milk's and the flavouring's)
     ('DE', 'Joghurt mit Süssstoff', r'(?i)joghurt.*süssstoff|yogh?urt.*(sweetener|aspartame)'),
-    # seventh session: 'im' joins two foods ('Bratwurst im Brötchen'); a takeaway word dropped where no name has it
-    ('DE', 'Bratwurst im Brötchen', r'(?i)bratwurst|hot dog'),
+    # seventh session: a takeaway word dropped where no name has it
     ('UK', 'pilau rice takeaway', '(?i)pilau|pilaf|^rice, (white|basmati)(?!.*(uncooked|raw|dry)).*(cooked|boiled)|basmati(?!.*(raw|uncooked))'),
-    ('DE', 'eine Bratwurst im Brötchen', '(?i)bratwurst'),
     # seventh session: a cooking word counts half of a food word
     ('US', 'fried bologna sandwich', r'(?i)bologna.*sandwich|sandwich.*bologna'),
     ('US', 'fried egg sandwich', '(?i)egg.*sandwich|sandwich.*egg|egg.*(on|muffin|biscuit|bagel|roll).*(bread|roll|bun)'),
-    # seventh session: the main food alone ranks 8 below the words as typed, no longer 12 (a row that is the main food before rows that hold its word with an unasked food)
-    ('UK', 'toast and marmalade', '(?i)^toast\\b(?!er)|^bread, [a-z -]+, toasted|^bread, (white|wholemeal|brown)|^marmalade'),
-    ('UK', '2 toast and marmalade', '(?i)^bread.*toast|^toast|marmalade'),
-    ('DE', 'Brot und Käse', '(?i)^(misch|roggen|voll|weiss|weiß|ruch|halbweiss|halbweiß|schwarz)?brot\\b|^bread, (white|wheat|rye|mixed|brown|wholemeal|NFS)|^k(ä|ae)se\\b|^cheese(,|$)|k(ä|ae)sebrot|cheese sandwich'),
-    ('UK', 'toast and jam', '(?i)^(bread|toast)\\b.*toast(?!er)|^toast\\b|toastbrot|^jams?\\b|preserves|marmalade'),
-    ('US', 'ceasar salad w chicken', '(?i)caesar salad|salad.*caesar(?!.*dressing)|^caesar(?!.*dressing)'),
+    # seventh session: vocabulary of rounds 15 and 16
+    ('US', 'candied yams', r'(?i)sweet potato.*(candied|glazed)|candied (yam|sweet)|yams?.*candied'),
+    ('US', 'butter beans', r'(?i)butter beans|lima'),
+    # seventh session: answered after the rounds' vocabulary
+    ('UK', 'fish finger sandwich', '(?i)fish fingers?|fish sticks?|fish finger sandwich'),
+    ('UK', 'ham and cheese sandwhich', '(?i)ham.*cheese.*sandwich|^ham sandwich.*with cheese|ham sandwich or sub, with cheese|sandwich.*ham.*cheese|cheese and ham'),
+    ('DE', 'Kaffee und Kuchen bei Oma', '(?i)^kaffee(?!rahm)|^coffee, (brewed|ns)|^kuchen|kuchen,|^cake, |torte'),
 ]
 
 # Diet queries: the first hit has at most search.SUGARED_G sugar per 100 g; a dairy query (a
@@ -5229,10 +5218,8 @@ PORTIONS = [
     ('DE', 'gouda', 30, 'one to two slices of Gouda, 30 g (DGE portion of cheese)'),
     ('DE', 'emmentaler', 30, 'one to two slices of Emmentaler, 30 g (DGE portion of cheese)'),
     ('DE', 'tortellini', 210, "FNDDS 58134610 'Tortellini, meat-filled, with tomato sauce': 1 cup = 210 g"),
-    # seventh session: a food group's name ('Fish, cod', 'Candy, ...') is not the food's; a brand the query names is no penalty; context and cut words
+    # seventh session: FNDDS's 'Fish, cod' and 'Candy, ...' name the food second; context and cut words
     ('US', 'peeps', 42, '5 chicks'),
-    ('DE', 'Kaffee', 200, "eine Tasse oder ein Becher Kaffee 150-250 mL (FNDDS 'Coffee, brewed' 1 cup (8 fl oz) = 240 g)"),
-    ('US', 'hersheys bar', 43, "Hershey's milk chocolate bar 1.55 oz = 43 g"),
     # thirteenth round (seventh session)
     ('US', '2 slices of pepperoni pizza', 214, '2 x 107 g: FNDDS pizza \'1 slice (1/8 of 14" pizza)\' about 107 g'),
     ('US', 'a slice of cheesecake', 175, "FNDDS 'Cheesecake, plain' 1 piece/slice 175 g (RACC 125 g)"),
@@ -5410,6 +5397,8 @@ PORTIONS = [
     ('DE', 'Stück Sachertorte', 100, 'Sachertorte slice ~90-110 g'),
     ('DE', 'Stück Rüeblitorte', 100, 'Swiss Rüeblitorte slice ~80-120 g'),
     ('DE', 'Glas Vollmilch', 200, 'German 0.2 l glass of milk ~206 g'),
+    # seventh session: vocabulary of rounds 15 and 16
+    ('DE', '2 wiener wuerstchen', 100, 'Wiener Würstchen about 50 g each (Meica); two'),
 ]
 
 # Queries for a food no table holds (the third round's rule, and the pattern of the food's own
@@ -5717,11 +5706,9 @@ STILL_MISSED = [
     ('US', 'patty melt', r'(?i)patty melt|hamburger|cheeseburger'),
     ('US', 'sirloin steak', r'(?i)sirloin'),
     ('US', 'peanut butter powder', r'(?i)peanut.*(powder|flour|defatted)|pb2'),
-    ('US', 'candied yams', r'(?i)sweet potato.*(candied|glazed)|candied (yam|sweet)|yams?.*candied'),
     ('US', 'arizona iced tea', r'(?i)^(?!.*unsweetened)(?!.*diet).*(arizona|iced tea|tea.*(ready.to.drink|bottled|sweetened))'),
     ('US', 'molten lava cake', r'(?i)lava cake|chocolate cake|cake, chocolate|molten'),
     ('US', 'strawberry pop tart', r'(?i)^(?!.*(mini crisps|bites)).*(pop.?tarts?.*strawberr|toaster pastr.*strawberr|strawberr.*toaster)'),
-    ('US', 'butter beans', r'(?i)butter beans|lima'),
     ('UK', 'chicken bake', r'(?i)chicken.*(bake\b|pasty|pie)'),
     ('UK', 'cheesy chips', r'(?i)chips.*cheese|cheese.*chips|chips'),
     ('UK', 'soda farl', r'(?i)soda (farl|bread)|bread, soda'),
@@ -5837,11 +5824,8 @@ STILL_MISSED = [
     ('UK', 'chapati with ghee', '(?i)^(bread, )?chapp?att?i|^chapatis|\\broti\\b|^ghee'),
     ('UK', 'beans on wholemeal toast', '(?i)baked beans|^beans, baked|beans on toast'),
     ('UK', 'sausages with mash and onion gravy', '(?i)sausages? and mash|bangers|^sausages?, pork|^pork sausages?|potatoes?, mashed|mashed potato'),
-    ('UK', 'fish finger sandwich', '(?i)fish fingers?|fish sticks?|fish finger sandwich'),
     ('US', 'bananna ripe', '(?i)^bananen?(,|$)(?!.*(gedörrt|getrocknet))|^bananas?(,|$)(?!.*(dehydrated|powder|chips|dried))'),
     ('US', 'peanutbutter toast', '(?i)^peanut butter(?!.*(cookie|cracker|cup|fudge|bar|cereal))'),
-    ('UK', 'ham and cheese sandwhich', '(?i)ham.*cheese.*sandwich|^ham sandwich.*with cheese|ham sandwich or sub, with cheese|sandwich.*ham.*cheese|cheese and ham'),
-    ('DE', 'Kaffee und Kuchen bei Oma', '(?i)^kaffee(?!rahm)|^coffee, (brewed|ns)|^kuchen|kuchen,|^cake, |torte'),
     ('DE', 'Butterbrot mit Salz', '(?i)butterbrot|toastbrot mit butter|^brot \\(|^bread \\(average|^bread, (white|wheat|brown|rye|mixed)|^butter(,|$)'),
     ('DE', 'Kartoffeln und Spinat', '(?i)^(?!sweet).*(kartoffel.*(gekocht|gedämpft)|potato(es)?.*(boiled|steamed))|^spinat|^spinach'),
     ('UK', 'half a tin of beans', '(?i)baked beans|^beans, baked'),
@@ -5849,9 +5833,33 @@ STILL_MISSED = [
     ('UK', 'sugar free lucozade', r'(?i)lucozade.*(zero|sugar.free)|energy drink.*(sugar.free|diet)|sports drink.*(diet|zero|low calorie)'),
     ('DE', 'fanta zero orange', r'(?i)soft drink, fruit flavored, diet|limonade.*(süssstoff|zuckerfrei)|fanta.*zero'),
     ('US', 'diet lemonade minute maid', r'(?i)lemonade.*(diet|sugar.free|zero)|^fruit juice drink, diet'),
+    # back from AUDIT: no table has a Bratwurst in a roll, and the roll comes first
+    ('DE', 'Bratwurst im Brötchen', r'(?i)bratwurst|hot dog'),
+    ('DE', 'eine Bratwurst im Brötchen', '(?i)bratwurst'),
+    # seventh session: answered while the main food's word heading a name counted more and the
+    # main food alone ranked 8 below the words as typed; both taken back (they lost more
+    # everyday queries than they won), so these are missed again
+    ('US', 'chicken fried chicken', r'(?i)chicken.*(fried|breaded|country)'),
+    ('US', 'chicken shawarma', r'(?i)shawarma|gyro|chicken.*(pita|wrap)|kebab'),
+    ('UK', 'apple turnover', r'(?i)turnover'),
+    ('UK', 'caramel wafer', '(?i)caramel wafer|wafer.*caramel|biscuits?, wafer|^wafers?,'),
+    ('DE', 'Reis und Gemüse', '(?i)^reis\\b(?!.*(waffel|kuchen|getränk|mehl|drink))|^rice, (white|cooked|NFS|brown)|^rice with vegetables|^mixed vegetables|^vegetables, mixed|^gem(ü|ue)se\\b'),
+    ('DE', 'spinat mit kartoffeln', "(?i)spinat|^spinach|^kartoffel|^potato(es)?\\b(?!.*(chips|salad|soup|pancake|puff|skins|sticks|flour|mashed|gratin|scalloped|hash|fries|french|tots|rings|products|o'brien|sweet|snack|cakes|croquette))"),
+    ('US', 'pineapple juice', '(?i)^(?!.*(drink|cocktail|nectar|punch|babyfood)).*(pineapple juice|juice, pineapple|ananassaft)'),
+    ('US', 'snack cake', '(?i)snack cake|snack cakes|twinkie|creme.filled'),
+    ('UK', 'ham and cheese toastie', '(?i)toastie|grilled cheese|ham.*cheese.*sandwich|cheese.*ham.*sandwich|croque[- ]m'),
+    ('US', 'homemade fudge brownie', '(?i)brownie(?!.*dry mix)'),
+    ('UK', 'toast and marmalade', '(?i)^toast\\b(?!er)|^bread, [a-z -]+, toasted|^bread, (white|wholemeal|brown)|^marmalade'),
+    ('UK', '2 toast and marmalade', '(?i)^bread.*toast|^toast|marmalade'),
+    ('DE', 'Brot und Käse', '(?i)^(misch|roggen|voll|weiss|weiß|ruch|halbweiss|halbweiß|schwarz)?brot\\b|^bread, (white|wheat|rye|mixed|brown|wholemeal|NFS)|^k(ä|ae)se\\b|^cheese(,|$)|k(ä|ae)sebrot|cheese sandwich'),
+    ('UK', 'toast and jam', '(?i)^(bread|toast)\\b.*toast(?!er)|^toast\\b|toastbrot|^jams?\\b|preserves|marmalade'),
+    ('US', 'ceasar salad w chicken', '(?i)caesar salad|salad.*caesar(?!.*dressing)|^caesar(?!.*dressing)'),
 ]
 
-FIRST_TARGET, TOP3_TARGET = 0.95, 0.99
+# A ratchet, not the issue's targets (95 % first, 99 % top 3): today's shares less a few queries,
+# so a ranking change that loses answered queries fails here instead of hiding under the target
+# (the seventh session lost 37 that way before it was tightened). Raise it as fixes land.
+FIRST_TARGET, TOP3_TARGET = 0.995, 0.995
 MILK_SUGAR_G = 5.0
 _TABLETOP_SWEETENER_RE = re.compile(r"(?i)^(sugar substitute(?! and sugar)|sweeteners, tabletop, "
                                     r"(aspartame|saccharin|sucralose))")
@@ -6051,7 +6059,6 @@ STILL_SHORT_PORTIONS = [
     ('DE', 'magerquark', 125, 'half a 250 g Magerquark tub'),
     ('DE', 'pommes rot weiss', 150, "Imbiss portion of Pommes about 150 g (McDonald's Deutschland medium 114 g)"),
     ('DE', 'ein teller spaghetti', 250, 'a plate of cooked pasta about 250 g (about 100 g dry)'),
-    ('DE', '2 wiener wuerstchen', 100, 'Wiener Würstchen about 50 g each (Meica); two'),
     ('DE', 'kinderriegel', 21, 'Kinder Schokolade Riegel = 21 g'),
     ('DE', 'o saft', 200, 'a German juice glass 0.2 l'),
     # tenth round
@@ -6105,6 +6112,10 @@ STILL_SHORT_PORTIONS = [
     ('DE', 'zwei Weisswürste', 140, "Weisswurst ~70 g each (butchers' 60-80 g); two"),
     ('DE', 'Birchermüesli zum Zmorge', 200, 'Swiss Birchermüesli bowl ~150-250 g'),
     ('DE', 'eine Bratwurst im Brötchen', 160, 'Bratwurst ~100-120 g plus Brötchen ~50 g'),
+    # seventh session: within 2x only while SR Legacy's group names ('Beverages', 'Candies') were
+    # read as naming the food second; short again
+    ('DE', 'Kaffee', 200, "eine Tasse oder ein Becher Kaffee 150-250 mL (FNDDS 'Coffee, brewed' 1 cup (8 fl oz) = 240 g)"),
+    ('US', 'hersheys bar', 43, "Hershey's milk chocolate bar 1.55 oz = 43 g"),
 ]
 
 
