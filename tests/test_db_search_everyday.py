@@ -380,6 +380,7 @@ def test_why_a_treatment_is_eaten_is_no_word_searched_for():
     assert hypo.without_why("low fat milk") == "low fat milk"
     assert hypo.without_why("for a hypo") == "for a hypo"  # nothing else: left as typed
     assert hypo.without_why("skittles for low sugar") == "skittles"
+    assert hypo.without_why("kleines Glas Apfelsaft wegen Unterzucker") == "kleines Glas Apfelsaft"
     # said as a note, without "for"
     assert hypo.without_why("gummy bears low") == "gummy bears"
     assert hypo.without_why("full fat coke hypo") == "full fat coke"
