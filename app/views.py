@@ -12,7 +12,8 @@ import pandas as pd
 
 from app.meals import DISCLAIMER, Analysis
 from db.cards import GI_UNKNOWN, source_text
-from db.nutrition import AVAILABLE, NUTRIENT_LABELS, NUTRIENTS, carb_unit, exchanges, exchanges_as_taught
+from db.nutrition import (NUTRIENT_LABELS, NUTRIENTS, carb_unit, carbs_counted, exchanges,
+                          exchanges_as_taught)
 
 # (key in NUTRIENTS, label, unit) in the order a dietitian reads a label.
 CARD_ROWS = tuple((key, *NUTRIENT_LABELS[key]) for key in NUTRIENTS)
@@ -61,14 +62,6 @@ def exchanges_text(exchanges: dict) -> str:
 def exchange_count(exchanges: float | None, unit_g: float) -> str:
     """"2.8 choices", "3.5 BE": a portion's exchanges in the user's unit."""
     return f"{fmt(exchanges)} {UNIT_COUNT_NAMES[carb_unit(unit_g).key]}"
-
-
-def carbs_counted(portion: dict, unit_g: float) -> float | None:
-    """The carbohydrate grams a person reads beside their unit: available carbohydrate where the
-    unit counts it (BE, KE, the UK CP; UK and German labels print it as "carbohydrate"), total
-    in the US, so the grams and the count on one line agree."""
-    key = "available_carbohydrate_g" if carb_unit(unit_g).basis == AVAILABLE else "carbohydrate_g"
-    return portion.get(key)
 
 
 def carbs_headline(carbohydrate_g: float | None, exchanges: float | None, unit_g: float,

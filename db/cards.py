@@ -266,6 +266,5 @@ def hit_portion_text(portion: dict[str, Any], unit_g: float) -> str:
     named = portion.get("amount") or portion["serving"]  # "2 × 1 slice" where the query asked
     grams = round(portion["grams"], 1)
     serving = f"{named} ({grams:g} g)" if named else f"{grams:g} g"
-    available = nutrition.carb_unit(unit_g).basis == nutrition.AVAILABLE
-    carbohydrate = portion["available_carbohydrate_g" if available else "carbohydrate_g"]
+    carbohydrate = nutrition.carbs_counted(portion, unit_g)
     return f"{serving}: {'n/a' if carbohydrate is None else f'{carbohydrate:g} g'} carbohydrate"

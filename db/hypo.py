@@ -94,13 +94,14 @@ def shipped() -> tuple[Treatment, ...]:
 # "juice for low blood sugar", "skittles for low sugar", "Saft bei Unterzucker", or bare as a
 # note: "full fat coke hypo", "gummy bears low"): the food is what comes before it.
 _WHY_RE = re.compile(
-    r"\s+(for|when|during|to treat|bei|gegen|wegen|fur|für)\s+(an?\s+|my\s+|the\s+|einer?\s+|den\s+)?"
+    r"\s+(for|when|during|to treat|bei|gegen|wegen|fur|für)\s+"
+    r"(an?\s+|my\s+|the\s+|einer?\s+|den\s+)?"
     r"(hypos?|hypoglyc(a)?emia|low( blood)? (sugar|glucose)|low bg|lows?|unterzucker(ung)?|"
     r"hypoglyk(ä|ae)mie)\s*$", re.IGNORECASE)
 _BARE_WHY_RE = re.compile(r"(?<=\w)\s+(hypo|low)\s*$", re.IGNORECASE)
 # A bare "hypo" or "low" after these is the why's own words ("for a hypo"), no note.
-_WHY_WORDS = frozenset({"for", "when", "during", "treat", "bei", "gegen", "wegen", "fur", "für", "a",
-                        "an", "my", "the", "einer", "eine", "den"})
+_WHY_WORDS = frozenset({"for", "when", "during", "treat", "bei", "gegen", "wegen", "fur", "für",
+                        "a", "an", "my", "the", "einer", "eine", "den"})
 
 
 def without_why(text: str) -> str:

@@ -198,6 +198,15 @@ def carb_unit(unit: object) -> CarbUnit:
     return next(c for c in CARB_UNITS if c.grams == grams)
 
 
+def carbs_counted(portion: Mapping[str, float | None], unit: object) -> float | None:
+    """The carbohydrate grams a person reads beside their unit: available carbohydrate where the
+    unit counts it (BE, KE, the UK CP; UK and German labels print it as "carbohydrate"), total
+    in the US, so the grams and the count on one line agree (the card's headline, the search
+    list, the log's confirmation)."""
+    key = "available_carbohydrate_g" if carb_unit(unit).basis == AVAILABLE else "carbohydrate_g"
+    return portion.get(key)
+
+
 def counted_carbohydrate(carbohydrate_g: float | None, fiber_g: float | None,
                          unit: object) -> float | None:
     """The grams of carbohydrate the convention counts for one portion."""

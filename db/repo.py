@@ -248,8 +248,8 @@ def _names_region(dataset: str | None) -> str | None:
 def search_hit(found: search.Candidate, value: float | None = None) -> dict[str, Any]:
     """A search result as every caller shows it: {"food", "food_id", "category", "score",
     "own", "recent", "favourite", "portion": {"serving", "grams", "carbohydrate_g",
-    "available_carbohydrate_g", "amount"}, "dataset", "duplicates": [{"food", "food_id", "dataset"}], "asks"} (the default serving
-    and the carbohydrate in it, ``with_portions`` fills them; the food's table; the same food
+    "available_carbohydrate_g", "amount"}, "dataset", "duplicates": [{"food", "food_id",
+    "dataset"}], "asks"} (the default serving and the carbohydrate in it, ``with_portions`` fills them; the food's table; the same food
     in other tables, ranked below it; for a hypo treatment, what to read from the pack,
     db.hypo). The search and the list of recent foods give the same shape, so a client reads
     both alike."""

@@ -1070,7 +1070,8 @@ def score(query: Sequence[str], item: Candidate, typed: int | None = None,
     cooked = [w for w in query if w in COOKING_HEATS]
     if cooked:
         found = sum(1 for w in cooked if w in texts.name_forms)
-        value -= per_word * COOKING_WORD_SHARE * (2.0 * found - MISSING_PENALTY * (len(cooked) - found))
+        missed = len(cooked) - found
+        value -= per_word * COOKING_WORD_SHARE * (2.0 * found - MISSING_PENALTY * missed)
     if not heads.isdisjoint(texts.name_forms | texts.other_forms):
         value += HEAD_WORD_BONUS
     if any(w in texts.head or singular(w) in texts.head for w in query):
