@@ -132,7 +132,7 @@ def _catalog_words(session: Session, visible) -> set[str]:
     for text_ in session.scalars(texts):
         if text_:
             found.update(search.words(text_))
-    return found
+    return found - search.NOTE_WORDS
 
 
 @dataclass(frozen=True)

@@ -125,6 +125,13 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
     typed = search.query_wishes(text_, unique=False)[0]
     sold = search.without_sellers(typed)
     flavourless = search.without_flavours(sold or typed)
+    # "orange gatorade" is Gatorade before any row of both words (the dry powder), below one
+    # that is both: read beside the words as typed
+    brand = search.without_drink_flavours(typed)
+    if brand:
+        typed_readings += [(reading, handicap + DRINK_FLAVOUR_HANDICAP) for reading, handicap in
+                           _readings([_split_compound(_vocabulary_spelling(w, known), known)
+                                      for w in dict.fromkeys(brand)], known, region)]
     if sold or flavourless:
         readings = _readings([_split_compound(_vocabulary_spelling(w, known), known)
                               for w in dict.fromkeys(flavourless or sold)], known, region)
@@ -163,6 +170,12 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
                 and all(search.sugary(c) for c in named)):
             carried.update((c.food_id, c) for c in named)
             continue
+        # Likewise another query's rows that are all diet kinds ("snapple peach tea": SR
+        # Legacy's only peach Snapple is the diet one): the regular kind may come later.
+        if (not diet and named and stage < len(stages) - 1
+                and all(search.reduced(c) for c in named)):
+            carried.update((c.food_id, c) for c in named)
+            continue
         no_answer = [c for c in named if search.ends_no_search(c, asked, region)]
         if named and stage < len(stages) - 1 and len(no_answer) == len(named):
             weak.update((c.food_id, c) for c in named)  # read on, and list them after
@@ -188,7 +201,8 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
                                for words, (_, handicap) in zip(alternatives, readings)],
                               diet=diet, typed=sum(map(len, parts)), region=region,
                               typed_words=wanted, guessed=guessed,
-                              no_added_sugar=no_added_sugar, heads=heads, paired=bool(main))
+                              no_added_sugar=no_added_sugar, heads=heads, paired=bool(main),
+                              any_order=search.joins_foods(text_))
     found = list({c.food_id: c for c in (*carried.values(), *found)}.values())
     ranked = search.rank(query, [c for c in found if c.food_id not in weak], limit)
     ranked += search.rank(query, list(weak.values()), limit)[:limit - len(ranked)]
@@ -269,6 +283,8 @@ def search_hit(found: search.Candidate, value: float | None = None) -> dict[str,
 MAX_READINGS = 4
 # A reading of a compound's last part alone ranks this much below the words as typed.
 COMPOUND_KIND_HANDICAP = 2.0
+# And of a drink brand without its flavour ("gatorade" of "orange gatorade").
+DRINK_FLAVOUR_HANDICAP = 1.0
 
 
 def _readings(parts: list[list[str]], known: tuple[str, ...],
@@ -459,15 +475,26 @@ def _vocabulary_spelling(word: str, known: tuple[str, ...]) -> str:
         # cake); two off are other words ("cheesesteak" is no cheesecake)
         return next((w for w in _one_letter_off(word) if _known(w, known)), word)
     terms = [t for t in vocabulary.single_word_terms() if abs(len(t) - len(word)) <= 2]
-    swapped = next((t for t in _swapped(word) + _as_sounded(word) if t in terms), None)
+    swapped = next((t for t in (*_swapped(word), *_as_sounded(word), *_swapped(plain))
+                    if t in terms), None)
     if swapped is not None:
-        return swapped  # two letters typed the wrong way round ("nudlen": Nudeln), "müsly"
+        # two letters typed the wrong way round ("nudlen": Nudeln; "spaetzel": Spätzle), "müsly"
+        return swapped
     close = get_close_matches(word, terms, n=1, cutoff=VOCABULARY_TYPO_CUTOFF)
-    catalog = search.corrections(word, known)[:1]
+    catalog = [c for c in search.corrections(word, known)[:1] if _a_typo(word, c, known)]
     if not close:
-        # a compound misspelt in its last part ("Apfel-strudl") where no catalog word is close
-        return word if catalog or len(word) < MIN_MISSPELT_COMPOUND else next(
-            (w for w in _one_letter_off(word) if _misspelt_kind(word, w, known)), word)
+        # a compound misspelt in its last part ("Apfel-strudl", "Apfelstrudle", "Erbsensupe")
+        # where no catalog word is close
+        if catalog or len(word) < MIN_MISSPELT_COMPOUND:
+            return word
+        # of several, one whose parts the vocabulary reads ("Erbsen-suppe", not the catalog's
+        # "sope" or "ensure")
+        spelt = [w for typed in dict.fromkeys((word, plain))
+                 for w in (*_one_letter_off(typed), *_swapped(typed))
+                 if w[0] == typed[0] and _misspelt_compound(typed, w, known)]
+        terms = vocabulary.single_word_terms()
+        return max(spelt, key=lambda w: sum(p in terms for p in _split_compound(w, known)),
+                   default=word)
     if catalog and catalog[0] != close[0] and (
             _similarity(word, catalog[0]) >= _similarity(word, close[0])):
         return word  # "chiken" is chicken, not the vocabulary's "schinken"
@@ -478,11 +505,16 @@ MIN_MISSPELT_COMPOUND = 8
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
-def _misspelt_kind(word: str, spelt: str, known: tuple[str, ...]) -> bool:
-    """Whether ``spelt`` splits into a first part ``word`` starts with and a last part
-    of at least MIN_KIND letters: ``word`` is that compound with its kind misspelt."""
+def _misspelt_compound(word: str, spelt: str, known: tuple[str, ...]) -> bool:
+    """Whether ``spelt`` splits into a first part and a last part of at least MIN_KIND
+    letters of which ``word`` holds one as typed: ``word`` is that compound with the other
+    misspelt ("Apfelstrudl", "Hünersuppe")."""
     split = _split_compound(spelt, known)
-    return len(split) == 2 and word.startswith(split[0]) and len(split[1]) >= MIN_KIND
+    # a misspelt first part is one the vocabulary reads ("Huhn"), not any catalog word: an
+    # unknown kind of noodle ("Band-nudeln") is no "Brand-nudeln"
+    return (len(split) == 2 and len(split[1]) >= MIN_KIND
+            and (word.startswith(split[0]) or word.endswith(split[1])
+                 and split[0] in vocabulary.single_word_terms()))
 
 
 def _one_letter_off(word: str) -> list[str]:

@@ -61,6 +61,9 @@ STOPWORDS = frozenset({"a", "an", "and", "the", "of", "with", "in", "on", "or", 
                        "dozen"})
 # Below this similarity a replacement is noise ("tea" ~ "pea" is fine, "tea" ~ "steak" not).
 TYPO_CUTOFF = 0.75
+# Words of a table's notes on a food, no food's: a typo is never read as one ("baked beens" is
+# no fish that "may have been previously frozen").
+NOTE_WORDS = frozenset({"been", "previously"})
 MAX_TYPO_CHOICES = 3
 PREFIX_INSIDE = 0.3
 # A query word that is the last word of the name's first part: the name is of that food.
@@ -521,6 +524,30 @@ def without_flavours(found: Sequence[str]) -> list[str]:
     return _without_phrases(found, FLAVOUR_PHRASES)
 
 
+# A drink brand's flavour ("orange gatorade", "cherry coke", "fruit punch powerade"): the
+# brand's drink in any flavour answers, before a row that only holds the words (SR Legacy's
+# orange Gatorade is the dry powder, "cherry" finds a NOS energy drink of "loaded cherry").
+DRINK_BRANDS = frozenset({
+    "gatorade", "powerade", "lucozade", "fanta", "tango", "coke", "pepsi", "sprite", "7up",
+    "vimto", "ribena", "snapple", "kool", "koolaid", "capri", "vitaminwater", "oasis",
+    "robinsons", "monster", "rockstar", "bodyarmor", "propel", "crush", "faygo", "sunkist",
+    "jarritos", "schweppes", "lilt", "fruitshoot", "tropicana"})
+DRINK_FLAVOUR_PHRASES = tuple(tuple(p.split()) for p in (
+    "orange", "grape", "cherry", "wild cherry", "black cherry", "lemon", "lime", "lemon lime",
+    "strawberry", "raspberry", "blue raspberry", "fruit punch", "punch", "tropical", "berry",
+    "mixed berry", "watermelon", "mango", "peach", "apple", "pineapple", "blackcurrant",
+    "summer fruits", "original", "vanilla", "cool blue", "glacier freeze", "citrus", "pink",
+    "passion fruit", "passionfruit", "kiwi", "melon", "tropical punch"))
+
+
+def without_drink_flavours(found: Sequence[str]) -> list[str]:
+    """The words without a drink's flavour (``DRINK_FLAVOUR_PHRASES``) where they name a drink
+    brand (``DRINK_BRANDS``), or none when they name no flavour or no brand."""
+    if DRINK_BRANDS.isdisjoint(found):
+        return []
+    return _without_phrases(found, DRINK_FLAVOUR_PHRASES)
+
+
 # "Full fat" says the regular kind: of milk or cheese its whole-milk row, which holds the words
 # ("Creme fraiche, full fat"), but of a drink the sugared one ("full fat coke" is regular cola,
 # not a diet one): where no food has every word, the words without it
@@ -592,6 +619,12 @@ def main_food(found: Sequence[str]) -> tuple[list[str], str | None]:
     # a shape or how it was cooked names no food ("Hähnchen gebraten" is chicken)
     named = [w for w in kept if w not in SHAPE_WORDS and w not in COOKING_HEATS] or kept
     return kept, named[-1] if named else None
+
+
+def joins_foods(text: str) -> bool:
+    """Whether the query joins two foods with "and" ("carrots and peas", "Wurst und Brot")."""
+    found = words(text)
+    return any(w in AND_WORDS for w in found[1:-1])
 
 
 def query_words(text: str) -> list[str]:
@@ -865,13 +898,15 @@ class Query:
     no_added_sugar: bool = False  # the diet wish is no added sugar (asks_no_added_sugar)
     heads: frozenset[str] = frozenset()  # the words that name the main food (``main_food``)
     paired: bool = False  # the query names two foods ("tea and biscuits": ``main_food``)
+    any_order: bool = False  # it joins them with "and" (``score``)
 
 
 def make_query(readings: Sequence[tuple[Sequence[str], float]], *, diet: bool = False,
                typed: int | None = None, region: str | None = None,
                typed_words: Sequence[str] | None = None,
                guessed: Iterable[str] = (), no_added_sugar: bool = False,
-               heads: Iterable[str] = (), paired: bool = False) -> Query:
+               heads: Iterable[str] = (), paired: bool = False, any_order: bool = False
+               ) -> Query:
     asked = frozenset(w for reading, _ in readings for w in reading)
     asked |= frozenset(filter(None, (singular(w) for w in asked)))
     forms = frozenset(FORM_SYNONYMS.get(w, w) for w in asked) & FORM_WORDS
@@ -880,7 +915,7 @@ def make_query(readings: Sequence[tuple[Sequence[str], float]], *, diet: bool = 
     phrases = frozenset(_singular_phrase(r) for r, _ in readings)
     return Query(tuple((tuple(r), h) for r, h in readings), diet, forms, asked, typed, region,
                  phrases, None if typed_words is None else _singular_phrase(typed_words),
-                 frozenset(guessed), no_added_sugar, _forms(heads), paired)
+                 frozenset(guessed), no_added_sugar, _forms(heads), paired, any_order)
 
 
 def _forms(found: Iterable[str]) -> frozenset[str]:
@@ -902,6 +937,10 @@ def _word_hits(query: Sequence[str], target: Sequence[str],
         elif any(t.startswith(word) for t in target):
             prefix += 1.0 if index == len(query) - 1 else PREFIX_INSIDE
     return whole, prefix
+
+
+def _sorted_phrase(phrase: str) -> str:
+    return " ".join(sorted(phrase.split()))
 
 
 def _singular_phrase(found: Sequence[str]) -> str:
@@ -1030,7 +1069,7 @@ def _eaten_raw(item: Candidate) -> bool:
 
 def score(query: Sequence[str], item: Candidate, typed: int | None = None,
           home: bool = True, guessed: frozenset[str] = frozenset(),
-          heads: frozenset[str] = frozenset()) -> float:
+          heads: frozenset[str] = frozenset(), any_order: bool = False) -> float:
     """How well ``item``'s texts answer the query words; higher is better (module doc, 1-3).
     ``typed``: how many words the person typed, when ``query`` is a reading of them in other
     words ("chips" read as "french fries"): word matches count per word typed, so a longer
@@ -1040,7 +1079,9 @@ def score(query: Sequence[str], item: Candidate, typed: int | None = None,
     holding one counts GUESSED_DISCOUNT less, so where no food has every word the word typed
     as the catalog spells it decides ("Zürcher Geschnetzeltes" is Geschnetzeltes, not the
     "Zucker" that "zurcher" is closest to). ``heads``: the forms of the words that name the
-    query's main food (``main_food``); a name or alias holding one counts HEAD_WORD_BONUS more."""
+    query's main food (``main_food``); a name or alias holding one counts HEAD_WORD_BONUS more.
+    ``any_order``: the query joins two foods with "and", which name them in either order
+    ("carrots and peas" is FNDDS's "Peas and carrots")."""
     if not query:
         return 0.0
     texts = _texts(item.name_words, item.food, item.aliases, item.common_names)
@@ -1053,6 +1094,9 @@ def score(query: Sequence[str], item: Candidate, typed: int | None = None,
         value += 10.0
     elif home and phrase in plain:
         value += PLAIN_NAME
+    elif (any_order and " and " in item.food
+          and _sorted_phrase(phrase) in {_sorted_phrase(p) for p in plain}):
+        value += PLAIN_NAME  # another region's too: its name joins the same two foods
     elif phrase in texts.common:  # USDA's common names are looser ("oatmeal" for dry oats)
         value += 7.0
     whole, prefix = _word_hits(query, item.name_words, texts.name_forms)
@@ -1201,11 +1245,16 @@ def diet_adjustment(query: Query, item: Candidate) -> float:
     """Module doc, 5: for a diet query, up for a diet row, down for another (a sugared one is
     left out by ``rank``); for another query, a little down for a calorie-reduced row."""
     if not query.diet:
-        return -REDUCED_PENALTY if _kind(item.food, item.category).reduced else 0.0
+        return -REDUCED_PENALTY if reduced(item) else 0.0
     if not _diet_row(item, query.no_added_sugar):
         return -UNMARKED_PENALTY
     sugar = max(0.0, (item.sugars_g or 0.0) - SUGARED_G)
     return DIET_MATCH_BONUS - DIET_SUGAR_PENALTY * sugar
+
+
+def reduced(item: Candidate) -> bool:
+    """The row says it is a diet, sugar-free or calorie-reduced kind (``_REDUCED_RE``)."""
+    return _kind(item.food, item.category).reduced
 
 
 def sugary(item: Candidate) -> bool:
@@ -1245,7 +1294,7 @@ def total(query: Query, item: Candidate) -> float:
     foreign = region_handicap(query, item)
     best = max(score(reading, item, query.typed,
                      home=not foreign or _singular_phrase(reading) != query.typed_phrase,
-                     guessed=query.guessed, heads=query.heads)
+                     guessed=query.guessed, heads=query.heads, any_order=query.any_order)
                - handicap - _unlinked_pair(query, reading, handicap, item)
                for reading, handicap in query.readings)
     return (best + form_adjustment(query, item) + diet_adjustment(query, item)
@@ -1262,16 +1311,29 @@ MAIN_FOOD_HANDICAP = 12.0
 # Japanese" for "tea and biscuits") is not the two together: its name joins nothing. It ranks
 # this much lower by the words of both, below the main food alone where that is named.
 UNLINKED_PAIR_PENALTY = 4.0
+# More than a row from another region's table loses (FOREIGN_NAME_PENALTY): the toast, not
+# "Beans on toast", answers "toast and jam".
+MAIN_ONLY_PENALTY = 2.0
 _LINK_RE = re.compile(r"\b(and|with|w/|on|in|mit|und|auf|con|plus|n)\b|&", re.IGNORECASE)
 
 
 def _unlinked_pair(query: Query, reading: Sequence[str], handicap: float, item: Candidate
                    ) -> float:
-    if (not query.paired or handicap >= MAIN_FOOD_HANDICAP or len(reading) < 2
-            or _LINK_RE.search(item.food)):
+    """What a reading of both foods of a two-food query costs a row that is not both: one that
+    holds the main food's word only as what its food comes with or on, and none of the other
+    food's words (``MAIN_ONLY_PENALTY``: "Beans on toast" for "toast and jam" is beans); one
+    that holds both only as words of one food (UNLINKED_PAIR_PENALTY)."""
+    if not query.paired or handicap >= MAIN_FOOD_HANDICAP or len(reading) < 2:
         return 0.0
     forms = _forms(item.name_words)
     others = _forms(reading) - query.heads
+    link = _LINK_RE.search(item.food)
+    if link and not forms & others:
+        before, after = (_forms(words(part)) for part in (item.food[:link.start()],
+                                                         item.food[link.end():]))
+        return MAIN_ONLY_PENALTY if after & query.heads and not before & query.heads else 0.0
+    if link:
+        return 0.0
     return UNLINKED_PAIR_PENALTY if forms & query.heads and forms & others else 0.0
 
 

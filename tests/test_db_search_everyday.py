@@ -401,6 +401,26 @@ def test_a_diet_query_reads_on_past_rows_that_are_only_light(full_db):
     assert _names("sugar free ice cream", "US")[0].startswith("Ice creams, vanilla, light, no sugar added")
 
 
+def test_a_regular_query_reads_on_past_rows_that_are_all_diet_kinds(full_db):
+    # SR Legacy's only peach Snapple is the diet one (0.1 g carbohydrate a bottle)
+    first = service.search("snapple peach tea", limit=1, region="US")[0]
+    assert not search.reduced(search.candidate(0, first["food"], "", 0.0, (), ""))
+    assert first["portion"]["carbohydrate_g"] > 20
+    assert _names("gatorade g2", "US")[0].startswith("Sports drink, low calorie (Gatorade G2)")
+
+
+@pytest.mark.parametrize("query, region, expected", [
+    ("orange gatorade", "US", r"^Sports drink \(Gatorade G\)"),  # not the dry powder
+    ("lemon lime gatorade", "UK", r"^Sports drink \(Gatorade G\)"),  # not lemon-lime soda
+    ("cherry coke", "US", r"(?i)cola(?!.*diet)"),  # not a NOS energy drink of "loaded cherry"
+    ("blue raspberry powerade", "US", r"^Sports drink \(Powerade\)"),  # not blue crab
+    ("capri sun orange", "UK", r"\(Capri Sun\)"),  # not oranges
+    ("diet cherry coke", "US", r"(?i)cola.*diet"),
+])
+def test_a_drink_brands_flavour_is_the_brands_drink(full_db, query, region, expected):
+    assert re.search(expected, _names(query, region)[0])
+
+
 @pytest.mark.parametrize("query", ["zuckerfreier Sirup", "Diät Limonade", "Apfelmus ungesüßt"])
 def test_german_diet_words_count_as_inflected(query):
     assert search.split_diet(search.query_words(query))[1]
@@ -442,6 +462,12 @@ def test_a_sugary_unsweetened_row_is_no_light_or_diet_answer(full_db):
     ("Apfelstrudl", "DE", r"(?i)strudel"),  # a compound misspelt in its last part
     ("blueberrys", "US", r"^Blueberries"),  # an "-ys" plural
     ("cheesesteak", "US", r"(?i)cheese ?steak"),  # two letters off cheesecake: its parts
+    ("apfelstrudle", "DE", r"(?i)strudel, apple|apfelstrudel"),  # two letters swapped
+    ("erbsensupe", "DE", r"(?i)^soup, (split )?pea"),  # not the catalog's "sope" or "ensure"
+    ("hünersuppe", "DE", r"(?i)^soup, chicken"),  # the first part misspelt
+    ("spaetzel", "DE", r"(?i)sp(ä|a|ae)tzl|noodles, egg"),  # umlaut typed out and two swapped
+    ("bandnudeln", "DE", r"(?i)^pasta"),  # an unknown first part stays: no "Brand"
+    ("baked beens", "UK", r"(?i)^baked beans"),  # no fish that "may have been frozen"
 ])
 def test_misspelt_compounds_and_plurals_are_read_as_the_catalog_spells_them(
         full_db, query, expected, region):
@@ -482,6 +508,10 @@ def test_chicken_is_chicken_of_no_named_part_not_an_odd_cut(full_db):
     # tea, Japanese")
     ("tea and biscuits", "UK", r"(?i)^(?!cookie, tea).*\b(tea|biscuits)\b"),
     ("chicken and sausage gumbo", "US", r"(?i)gumbo"),  # one dish
+    # the main food's word as what another food comes on is that other food: no toast
+    ("toast and jam", "UK", r"(?i)^(?!beans on toast).*\btoast"),
+    # two foods joined by "and" are named in either order, in any region's table
+    ("carrots and peas", "UK", r"(?i)^peas and carrots"),
 ])
 def test_a_phrase_of_two_foods_is_its_first_food(full_db, query, region, expected):
     assert re.search(expected, _names(query, region)[0])
