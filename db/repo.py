@@ -176,7 +176,8 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
                 and all(search.reduced(c) for c in named)):
             carried.update((c.food_id, c) for c in named)
             continue
-        no_answer = [c for c in named if search.ends_no_search(c, asked, region)]
+        read_on = any(all_words for _, all_words in stages[stage + 1:])
+        no_answer = [c for c in named if search.ends_no_search(c, asked, region, read_on)]
         if named and stage < len(stages) - 1 and len(no_answer) == len(named):
             weak.update((c.food_id, c) for c in named)  # read on, and list them after
             continue
@@ -193,12 +194,14 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
             if named:
                 stages += [(named, True)] + ([(named, False)] if any(
                     len(reading) > 1 for reading, _ in named) else [])
-    # Rank with each word as the food names spell it (the first correction of a typo).
-    guessed = {choices[0] for words, (reading, _) in zip(alternatives, readings)
-               for word, choices in zip(reading, words)
-               if choices[0] not in (word, search.singular(word))}
-    query = search.make_query([([choices[0] for choices in words], handicap)
-                               for words, (_, handicap) in zip(alternatives, readings)],
+    # Rank with each word as the food names spell it: of a typo's corrections the first that
+    # a food found names beside the other words ("frensh fries": french, not fresh).
+    spelt = [[_spelt(choices, words, found) for choices in words] for words in alternatives]
+    guessed = {choice for chosen, (reading, _) in zip(spelt, readings)
+               for word, choice in zip(reading, chosen)
+               if choice not in (word, search.singular(word))}
+    query = search.make_query([(chosen, handicap)
+                               for chosen, (_, handicap) in zip(spelt, readings)],
                               diet=diet, typed=sum(map(len, parts)), region=region,
                               typed_words=wanted, guessed=guessed,
                               no_added_sugar=no_added_sugar, heads=heads, paired=bool(main),
@@ -207,6 +210,19 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
     ranked = search.rank(query, [c for c in found if c.food_id not in weak], limit)
     ranked += search.rank(query, list(weak.values()), limit)[:limit - len(ranked)]
     return with_portions(session, ranked, measure=search.query_measure(text_, region))
+
+
+def _spelt(choices: list[str], words: list[list[str]], found: list[search.Candidate]) -> str:
+    """Of a query word's spellings (``_spellings``: a typo's corrections), the one most found
+    foods' names hold with a spelling of every other word of its reading; of equals, and for
+    a reading of one word, the first (the closest)."""
+    others = [set(other) for other in words if other is not choices]
+    if len(choices) < 2 or not others:
+        return choices[0]  # a word alone: the closest
+    names = [set(c.name_words) for c in found]
+    held = [sum(choice in name and all(not other.isdisjoint(name) for other in others)
+                for name in names) for choice in choices]
+    return choices[held.index(max(held))]
 
 
 def _main_food(text_: str, wanted: list[str], known: tuple[str, ...], region: str | None

@@ -258,6 +258,8 @@ DIET_WORDS = frozenset({"diet", "zero", "light", "lite", "sugarfree", "unsweeten
                         "ungezuckert", "sugarless", "skinny",
                         "unsweet",  # the US South's "unsweet tea" (sweet tea's opposite)
                         "slimline"})  # Schweppes' UK name for its diet mixers
+# "Non diet coke", "nicht light": the regular kind, with its sugar (a hypo treatment).
+NOT_WORDS = frozenset({"non", "not", "nicht", "kein", "keine"})
 # Sweeteners with no sugar's calories ask for a diet food and are the food asked for: "stevia
 # drops" is liquid stevia, not a sugared cough drop.
 SWEETENER_WORDS = frozenset({"stevia", "sucralose", "aspartame", "saccharin", "splenda",
@@ -309,7 +311,8 @@ UNMARKED_PENALTY = 12.0
 # and tea, and "light" names kinds too (light tuna, light cream), so neither counts here.
 _REDUCED_RE = re.compile(
     r"\b(diet|zero|low[- ]calorie|reduced[- ]calorie|calorie[- ]free|sugar[- ]free|"
-    r"sugarless|with (aspartame|sodium saccharin|low[- ]calorie sweeteners?|sucralose))\b")
+    r"sugarless|with (aspartame|sodium saccharin|low[- ]calorie sweeteners?|sucralose)|"
+    r"mit sussstoffen?|energievermindert)\b")  # the Swiss FCDB's German
 REDUCED_PENALTY = 3.0
 
 
@@ -398,13 +401,20 @@ SIZE_WORDS = frozenset({"small", "large", "medium", "mini", "big", "regular"})
 # "tuna steak" is tuna, "crab legs" crab, "lobster tail" lobster where no name has both.
 CUT_WORDS = frozenset({"fillet", "fillets", "filet", "filets", "steak", "steaks", "tail", "tails",
                        "leg", "legs"})
+FRESH_AND_CUT_WORDS = frozenset({
+    "fresh", "ripe", "sliced", "chopped", "diced", "cubed", "chunks", "frisch", "frische",
+    "frischer", "frisches", "frischen", "reif", "reife", "reifer", "reifes", "reifen",
+    "geschnitten"})
 MEASURE_AND_SIZE_WORDS = (MEASURE_WORDS | SIZE_WORDS | UNIT_WORDS | GERMAN_MEASURE_WORDS
                           | COUNT_WORDS | CUT_WORDS
                           | {"carton", "pouch", "pots", "boxes", "shot", "shots", "side", "sides",
                              "snack", "size",
                              # where it was bought, which some names hold ("Biryani, chicken,
                              # takeaway"): "chicken korma takeaway" is the korma
-                             "takeaway", "takeout", "restaurant"})
+                             "takeaway", "takeout", "restaurant"}
+                          # how fresh or how cut, which few names hold: "fresh strawberries"
+                          # are strawberries, "sliced cucumber" cucumber
+                          | FRESH_AND_CUT_WORDS)
 # A pack's size ("snickers full size", "fun size mars bar"): "full" and "king" alone are words
 # of foods ("full fat", "king prawns").
 SIZE_PHRASES = tuple(tuple(p.split()) for p in (
@@ -482,6 +492,21 @@ _CONTEXT_RE = re.compile(
       r"einem\s+|einer\s+|beim\s+)?(?:\w+\s+(?=(?:" + "|".join(map(_spelt_any_way, _PLACE_NOUNS))
     + r")\s*$))?(?:" + "|".join(map(_spelt_any_way, PLACES + _PLACE_NOUNS)) + r"))\s*$",
     re.IGNORECASE)
+# Where or how it was made said before the food ("chip shop sausage", "roller grill hot dog",
+# "Späti Bier", "homemade meatloaf", "slow cooker pot roast") or after it ("pot roast in the
+# slow cooker", "chili from scratch"): the tables' "homemade" is their generic kind (GENERIC_PARTS),
+# the others no food's words.
+MADE_WHERE = (
+    "chip shop", "chippy", "roller grill", "gas station", "petrol station", "truck stop",
+    "vending machine", "canteen", "cafeteria", "diner", "pub", "späti",
+    "imbiss", "kiosk", "tankstellen", "kantinen", "slow cooker", "crockpot", "crock pot",
+    "instant pot", "air fryer", "homemade", "home made", "home-made", "hausgemacht",
+    "hausgemachte", "hausgemachter", "hausgemachtes", "hausgemachten", "selbstgemacht",
+    "selbstgemachte", "selbstgemachter", "selbstgemachtes", "selbstgemachten")
+_MADE_WHERE_RE = re.compile(
+    r"^(?:" + "|".join(map(_spelt_any_way, MADE_WHERE)) + r")\s+(?=\S)"
+    r"|\s+(?:(?:in|from)\s+(?:the\s+|a\s+|my\s+)?)?(?:"
+    + "|".join(map(_spelt_any_way, MADE_WHERE + ("scratch",))) + r")\s*$", re.IGNORECASE)
 # A seller stays a word to search for (SR Legacy names some chains' foods): "from" goes.
 _FROM_SELLER_RE = re.compile(
     r"\s+(?:from|at|vom|von|bei|beim)\s+(?:the\s+)?(?=(?:"
@@ -491,8 +516,10 @@ _FROM_SELLER_RE = re.compile(
 def without_context(text: str) -> str:
     """``text`` without closing words of when it was eaten or where it came from
     (``MEALTIMES``, ``PLACES``; a seller's name stays, without its "from"): "fries from
-    mcdonalds for lunch" is "fries mcdonalds". Unchanged where nothing else is left."""
-    while (shorter := _CONTEXT_RE.sub("", text)) != text and shorter.strip():
+    mcdonalds for lunch" is "fries mcdonalds"; and without where or how it was made
+    (``MADE_WHERE``). Unchanged where nothing else is left."""
+    while ((shorter := _MADE_WHERE_RE.sub("", _CONTEXT_RE.sub("", text))) != text
+           and shorter.strip()):
         text = shorter
     return _FROM_SELLER_RE.sub(" ", text)
 
@@ -766,7 +793,10 @@ def split_diet(found: Sequence[str]) -> tuple[list[str], bool]:
     kept, index, diet = [], 0, False
     while index < len(found):
         phrase = next((p for p in DIET_PHRASES if tuple(found[index:index + len(p)]) == p), None)
-        if phrase is not None:
+        if found[index] in NOT_WORDS and found[index + 1:index + 2] and (
+                found[index + 1] in DIET_WORDS):
+            index += 2  # "non diet coke", "not diet": the regular kind
+        elif phrase is not None:
             diet, index = True, index + len(phrase)
         elif found[index] in DIET_WORDS or (
                 found[index] == FREE and index == len(found) - 1 and index > 0
@@ -1181,16 +1211,20 @@ def asked_forms(readings: Iterable[Sequence[str]]) -> frozenset[str]:
     return frozenset(FORM_SYNONYMS.get(w, w) for reading in readings for w in reading)
 
 
-def ends_no_search(item: Candidate, asked: frozenset[str], region: str | None) -> bool:
+def ends_no_search(item: Candidate, asked: frozenset[str], region: str | None,
+                   read_on: bool = False) -> bool:
     """Whether ``item``, though it has every word of a reading, is no answer that ends the
     search (db.repo reads on and ranks it with what it finds): a food raw that is eaten cooked
     (a cut of meat, a grain) where no reading asks for it raw ("Rind, Hals, roh", whose Swiss
     synonym is Gulasch, for "Rindergulasch"), or a food named in German, found by its English
     synonym's cooking method, for a searcher who reads English ("Karotte, gedämpft" for
     "steamed carrots": the English tables say "Carrots, cooked"; "Griessbrei" stays the answer
-    to "semolina pudding"). ``asked``: ``asked_forms`` of the readings."""
+    to "semolina pudding"). ``asked``: ``asked_forms`` of the readings. ``read_on``: a later
+    stage reads fewer words, each of which a food must have (db.repo): there, a food named in
+    German answers a searcher who reads English only where no English name does ("Erdbeere,
+    roh", whose Swiss synonym is "fresh strawberries", after SR Legacy's "Strawberries, raw")."""
     if (_NAMING.get(item.names_region or "") == GERMAN and _NAMING.get(region or "") != GERMAN
-            and not asked.isdisjoint(COOKING_HEATS)):
+            and (read_on or not asked.isdisjoint(COOKING_HEATS))):
         return True
     return "raw" in _kind(item.food, item.category).forms and asked.isdisjoint({"raw", "dry"})
 

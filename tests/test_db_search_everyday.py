@@ -407,6 +407,11 @@ def test_a_regular_query_reads_on_past_rows_that_are_all_diet_kinds(full_db):
     assert not search.reduced(search.candidate(0, first["food"], "", 0.0, (), ""))
     assert first["portion"]["carbohydrate_g"] > 20
     assert _names("gatorade g2", "US")[0].startswith("Sports drink, low calorie (Gatorade G2)")
+    # "non diet" asks for the regular kind (a hypo treatment), not for a diet one
+    assert re.search(r"(?i)^(cola|beverages, carbonated, cola, regular)$", _names("non diet coke", "UK")[0])
+    assert search.split_diet(["not", "diet", "lemonade"]) == (["lemonade"], False)
+    # the Swiss FCDB's "mit Süssstoffen" is a diet kind: no answer to a regular query
+    assert "Süssstoff" not in _names("Fruchtjoghurt", "DE")[0]
 
 
 @pytest.mark.parametrize("query, region, expected", [
@@ -434,6 +439,16 @@ def test_glucose_chews_and_traubenzucker_plaettchen_ask_for_the_pack(full_db):
 
 def test_sausage_biscuit_is_the_sausage_biscuit_not_one_with_egg_and_cheese(full_db):
     assert _names("sausage biscuit", "US")[0] == "Sausage biscuit sandwich"
+
+
+@pytest.mark.parametrize("query, region, expected", [
+    ("fresh strawberries", "US", r"^Strawberries"),  # not the Swiss "Erdbeere, roh"
+    ("sliced cucumber", "US", r"^Cucumber, raw"),  # not cooked cucumber
+    ("one ripe banana", "US", r"^Banana(, raw)?$"),  # not a baked one
+    ("banane reif", "DE", r"(?i)^banan(e|a)(, roh)?$"),  # not dried, nor ripe peas
+])
+def test_how_fresh_or_how_cut_is_no_word_of_the_foods_name(full_db, query, region, expected):
+    assert re.search(expected, _names(query, region)[0])
 
 
 def test_a_measure_or_container_beside_the_food_is_no_word_of_its_name(full_db):
@@ -468,6 +483,9 @@ def test_a_sugary_unsweetened_row_is_no_light_or_diet_answer(full_db):
     ("spaetzel", "DE", r"(?i)sp(ä|a|ae)tzl|noodles, egg"),  # umlaut typed out and two swapped
     ("bandnudeln", "DE", r"(?i)^pasta"),  # an unknown first part stays: no "Brand"
     ("baked beens", "UK", r"(?i)^baked beans"),  # no fish that "may have been frozen"
+    # of two corrections one letter off, the one foods name beside the other word: not fresh
+    ("frensh fries", "US", r"(?i)french fries"),
+    ("crawfish", "US", r"(?i)crayfish"),  # a word alone: the closest, not the commoner catfish
 ])
 def test_misspelt_compounds_and_plurals_are_read_as_the_catalog_spells_them(
         full_db, query, expected, region):
@@ -573,6 +591,15 @@ def test_when_it_was_eaten_and_where_it_came_from_are_no_words_of_its_name():
     assert search.without_context("for breakfast") == "for breakfast"
     assert search.without_context("chips n salsa at the mexican place") == "chips n salsa"
     assert search.without_context("Cervelat vom Grill") == "Cervelat"
+    # where or how it was made, before or after the food
+    assert search.without_context("chip shop sausage") == "sausage"
+    assert search.without_context("roller grill hot dog") == "hot dog"
+    assert search.without_context("Späti Bier") == "Bier"
+    assert search.without_context("homemade meatloaf") == "meatloaf"
+    assert search.without_context("hausgemachte Maultaschen") == "Maultaschen"
+    assert search.without_context("pot roast in the slow cooker") == "pot roast"
+    assert search.without_context("chili from scratch") == "chili"
+    assert search.without_context("homemade") == "homemade"
 
 
 @pytest.mark.parametrize("query, region, expected", [
