@@ -582,8 +582,11 @@ def refresh(session: Session, table: Table, seed_dir: Path) -> int:
 # default by class from reference_portions.csv (FDA and USDA reference amounts, NHS 5 A Day,
 # a standard drink) for each row no cited portion gives one; -11: more CoFID dishes by the
 # mixed-dish reference amounts, takeaway curries and stir-fries among them; -12: CoFID's teas
-# by FNDDS's cup, a Swiss turkey schnitzel whose name is misspelt).
-CITED_PORTIONS_PART = "table-portions-12"
+# by FNDDS's cup, a Swiss turkey schnitzel whose name is misspelt; -13: 64 more cited portions
+# (coffees, puddings, ice creams, plantain, fig rolls, burgers) and 78 classes by reference
+# amounts (flatbreads, buns, Yorkshire puddings, samosas and bhajis, dips, takeaway curries,
+# fortified wines and liqueurs, Swiss rösti and Hackbraten)).
+CITED_PORTIONS_PART = "table-portions-13"
 
 
 def add_cited_portions(session: Session, table: Table, seed_dir: Path) -> int:
