@@ -471,7 +471,8 @@ PLACES = (
     "bäcker", "bäckerei", "metzger", "metzgerei", "fleischer", "imbiss", "imbissbude",
     "kantine", "mensa", "italiener", "chinesen", "griechen", "türken", "inder", "asiaten",
     "dönerladen", "supermarkt", "tankstelle", "kiosk", "markt", "automat", "dose", "glas",
-    "packung", "tüte", "kühlschrank", "konditorei", "beck", "diner", "grill")
+    "packung", "tüte", "kühlschrank", "konditorei", "beck", "diner", "grill",
+    "meal deal")  # a UK supermarket's lunch of sandwich, snack and drink
 # A place named with a word before it: "from the local chippy", "at the mexican place".
 _PLACE_NOUNS = ("place", "restaurant", "takeaway", "takeout", "shop", "cafe", "café", "diner",
                 "bakery", "pub", "van", "chippy", "imbiss", "bäcker")
@@ -498,7 +499,7 @@ _CONTEXT_RE = re.compile(
 # the others no food's words.
 MADE_WHERE = (
     "chip shop", "chippy", "roller grill", "gas station", "petrol station", "truck stop",
-    "vending machine", "canteen", "cafeteria", "diner", "pub", "späti",
+    "vending machine", "canteen", "cafeteria", "diner", "pub", "späti", "meal deal",
     "imbiss", "kiosk", "tankstellen", "kantinen", "slow cooker", "crockpot", "crock pot",
     "instant pot", "air fryer", "homemade", "home made", "home-made", "hausgemacht",
     "hausgemachte", "hausgemachter", "hausgemachtes", "hausgemachten", "selbstgemacht",
