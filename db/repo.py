@@ -84,7 +84,7 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
     if vocabulary_parts != parts:
         found += [r for r in _readings(vocabulary_parts, known, region) if r not in found]
     readings, diet = _diet_wishes(found[:MAX_READINGS], diet)
-    readings += _diet_wishes(_filled_bread(parts, region), diet)[0]
+    readings += _diet_wishes(_filled_bread(parts, region, search.words(text_)), diet)[0]
     main, heads = _main_food(text_, wanted, known, region)
     # "toast with butter" is toast too (a reading of the main food alone, ranked below a food
     # that is both: "Baked beans, canned in tomato sauce, with pork sausages"), not a food that
@@ -346,14 +346,25 @@ BREAD_PARTS = frozenset({"brotchen", "semmel", "weggli", "schrippe", "weckle", "
 FILLED_ROLLS = frozenset({"baguette", "baguettes", "sub", "subs", "hoagie", "hoagies",
                           "sarnie", "sarnies", "panini", "paninis"})
 FILLED_BREAD_LINKS = frozenset({"im", "in", "mit", "auf"})  # "Bratwurst im Brötchen"
+# The breads a sandwich is said to be "on" (a US deli's "ham and swiss on rye"); not toast,
+# whose dishes are named ("beans on toast", "cheese on toast").
+ON_BREADS = frozenset({"rye", "wheat", "white", "sourdough", "pumpernickel", "multigrain",
+                       "ciabatta", "brioche", "focaccia", "kaiser", "roll", "bun", "hoagie"})
 SPREAD_FATS = frozenset({"butter", "margarine", "schmalz"})
 FILLED_BREAD_HANDICAP = 1.0
 
 
-def _filled_bread(parts: list[list[str]], region: str | None) -> list[tuple[list[str], float]]:
+def _filled_bread(parts: list[list[str]], region: str | None, typed: list[str]
+                  ) -> list[tuple[list[str], float]]:
     """The query read as the sandwich of the filling its bread is named with: the first part
-    of a compound whose last part is a bread, or the other words beside a bread or roll."""
+    of a compound whose last part is a bread, the other words beside a bread or roll, or
+    the words before "on" a bread ("turkey and swiss on rye")."""
     found = []
+    on = next((i for i, w in enumerate(typed[:-1]) if w == "on" and typed[i + 1] in ON_BREADS), None)
+    if on:
+        fillings = [w for w in typed[:on] if w not in search.STOPWORDS]
+        found += [(reading, handicap + FILLED_BREAD_HANDICAP) for reading, handicap
+                  in vocabulary.readings(["sandwich", *fillings], region)]
     for i, part in enumerate(parts):
         others = [w for p in parts[:i] + parts[i + 1:] for w in p]
         if len(part) == 2 and part[1] in BREAD_PARTS:

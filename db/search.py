@@ -54,7 +54,7 @@ from db.portions import COUNTED
 
 # Words that never decide a match on their own ("rice with beans").
 STOPWORDS = frozenset({"a", "an", "and", "the", "of", "with", "in", "on", "or", "w", "n",
-                       "mit", "und",
+                       "mit", "und", "de",
                        # how much or whose, never what: "a few skittles", "coke zero with my kebab"
                        "my", "some", "few", "couple", "mein", "meine", "etwas", "paar",
                        # how many: "a dozen wings" (leading_count)
@@ -604,7 +604,7 @@ def _without_phrases(found: Sequence[str], phrases: Sequence[tuple[str, ...]]) -
 
 # Words that join a food to what it comes with ("toast with butter", "Apfelstrudel mit
 # Vanillesauce", "beans on toast", "arroz con pollo") or to a second food ("scampi and chips").
-WITH_WORDS = frozenset({"with", "w", "mit", "on", "auf", "con", "in"})
+WITH_WORDS = frozenset({"with", "w", "mit", "on", "auf", "con", "in", "de"})  # "tacos de asada"
 AND_WORDS = frozenset({"and", "und", "n"})
 # A name holding the main food's word (``main_food``): where no food has every word ("chicken
 # adobo"), the dish the phrase ends with comes before the meat it starts with.
@@ -1349,7 +1349,7 @@ UNLINKED_PAIR_PENALTY = 4.0
 # More than a row from another region's table loses (FOREIGN_NAME_PENALTY): the toast, not
 # "Beans on toast", answers "toast and jam".
 MAIN_ONLY_PENALTY = 2.0
-_LINK_RE = re.compile(r"\b(and|with|w/|on|in|mit|und|auf|con|plus|n)\b|&", re.IGNORECASE)
+_LINK_RE = re.compile(r"\b(and|with|w/|on|in|mit|und|auf|con|de|plus|n)\b|&", re.IGNORECASE)
 
 
 def _unlinked_pair(query: Query, reading: Sequence[str], handicap: float, item: Candidate

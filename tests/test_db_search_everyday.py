@@ -528,6 +528,9 @@ def test_chicken_is_chicken_of_no_named_part_not_an_odd_cut(full_db):
     ("chicken and sausage gumbo", "US", r"(?i)gumbo"),  # one dish
     # the main food's word as what another food comes on is that other food: no toast
     ("toast and jam", "UK", r"(?i)^(bread|toast)\b.*\btoast"),  # no beans or prawn toast
+    # Spanish "de" joins a dish to what it is made of, as "con" does, not a word of either
+    ("quesadila de steak", "US", r"(?i)^quesadilla"),
+    ("dulce de leche", "US", r"(?i)^dulce de leche$"),  # a name of both is still that food
     # two foods joined by "and" are named in either order, in any region's table
     ("carrots and peas", "UK", r"(?i)^peas and carrots"),
 ])
@@ -572,6 +575,8 @@ def test_free_after_what_a_food_is_free_of_is_no_diet_word():
     ("chicken bacon ranch sub", "US", r"(?i)^chicken.*sandwich or sub"),
     ("Brötchen mit Nutella", "DE", r"(?i)^nutella sandwich"),  # as a Nutellabrötchen
     ("Brötchen mit Butter", "DE", r"(?i)^rolls?\b"),  # bread with butter is bread
+    ("ham on rye", "US", r"(?i)^ham sandwich"),  # a US deli's filling "on" its bread
+    ("tuna salad on wheat", "US", r"(?i)^tuna salad sandwich"),
 ])
 def test_a_dish_is_named_by_its_kind_of_bread_or_of_stand_in(full_db, query, region, expected):
     assert re.search(expected, _names(query, region)[0])
