@@ -116,14 +116,16 @@ def without_why(text: str) -> str:
 
 
 def treatments_for(text: str, region: str | None) -> list[Treatment]:
-    """The rows whose term is the query (every region's, the searcher's region's first), or
+    """The rows whose term is the query (every region's, the searcher's region's first; its
+    words written as one: "Traubenzuckergel"), or
     the query without its count, measure or size ("5 jelly babies", "large juice box"); else
     the rows without a food whose term the query holds among other words ("dextro energy
     tablets", "glucose tablets 4 g"): tablets and gels of any brand are read from the pack."""
     words = search.query_words(text)
     phrase = _joined(words)
     mine = [t for t in shipped() if t.region in (None, region)]
-    found = [t for t in mine if t.phrase == phrase]
+    found = [t for t in mine if t.phrase == phrase] or [  # else a term's words as one word
+        t for t in mine if " " not in phrase and t.phrase.replace(" ", "") == phrase]
     if not found and (counted := search.without_measures(words)):
         found = [t for t in mine if t.phrase == _joined(counted)]
     if not found:

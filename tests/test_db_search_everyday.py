@@ -432,7 +432,8 @@ def test_german_diet_words_count_as_inflected(query):
 
 
 def test_glucose_chews_and_traubenzucker_plaettchen_ask_for_the_pack(full_db):
-    for query, region in [("glucose chews", "US"), ("Traubenzucker Plättchen", "DE"), ("hypostop", "UK")]:
+    for query, region in [("glucose chews", "US"), ("Traubenzucker Plättchen", "DE"), ("hypostop", "UK"),
+                          ("traubenzuckergel", "DE")]:  # a term's words written as one
         [hit] = service.search(query, limit=3, region=region)
         assert hit["food_id"] is None and "from the pack" in hit["asks"], hit
 
