@@ -68,11 +68,12 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
     ``owner``'s own, favourite and recent foods lifted. ``region`` ("US", "UK", "AU", "DE"):
     whose meaning of an ambiguous word comes first (db.vocabulary)."""
     vocabulary.check_region(region)
+    owner_id = owner.id if owner is not None else None
+    known = fts.vocabulary(session, owner_id)
+    text_ = _without_unknown_place(text_, known)
     wanted, diet = search.query_wishes(text_)
     if not wanted:
         return []
-    owner_id = owner.id if owner is not None else None
-    known = fts.vocabulary(session, owner_id)
     wanted = [_vocabulary_spelling(w, known) for w in wanted]
     parts = [_split_compound(w, known) for w in wanted]
     # A compound the catalog holds whole (a Swiss name, "apfelsaft") is read as the
@@ -223,6 +224,21 @@ def _spelt(choices: list[str], words: list[list[str]], found: list[search.Candid
     held = [sum(choice in name and all(not other.isdisjoint(name) for other in others)
                 for name in names) for choice in choices]
     return choices[held.index(max(held))]
+
+
+_FROM_PLACE_RE = re.compile(r"\s+(?:from|at|vom|von)\s+(?:the\s+)?(\w+)'?s?\s*$",
+                            re.IGNORECASE)
+
+
+def _without_unknown_place(text_: str, known: tuple[str, ...]) -> str:
+    """``text_`` without a closing "from" and a word neither the catalog nor the vocabulary
+    holds: where it came from ("potato knish from katz", "Döner vom Ali"); a table's own
+    "from frozen" or "from concentrate" stays."""
+    found = _FROM_PLACE_RE.search(text_)
+    if found is None or not text_[:found.start()].strip():
+        return text_
+    word = search.words(found[1])
+    return text_ if not word or _a_word(word[0], known) else text_[:found.start()]
 
 
 def _main_food(text_: str, wanted: list[str], known: tuple[str, ...], region: str | None
@@ -670,10 +686,11 @@ def _spellings(word: str, known: tuple[str, ...], *, last: bool) -> list[str]:
     starting with it), with its singular when the catalog has that too; else its singular;
     else its closest catalog words; else the word (no match)."""
     one = search.singular(word)
-    if not known or word in vocabulary.single_word_terms() or word in search.SELLER_WORDS:
+    if (not known or word in vocabulary.single_word_terms() or word in search.SELLER_WORDS
+            or word in search.SIZE_PHRASE_WORDS):
         # a regional word is read in the catalog's words, not corrected; its singular is
-        # the same word ("biscuits" of "Biscuit with gravy"); a seller's name ("pret") is no
-        # misspelt food word either ("pre")
+        # the same word ("biscuits" of "Biscuit with gravy"); a seller's name ("pret") or a
+        # pack's size ("share size") is no misspelt food word either ("pre", "spare")
         return [word, one] if one is not None and _known(one, known) else [word]
     index = bisect_left(known, word)
     if index < len(known) and known[index] != word and word.endswith("oe") and _known(

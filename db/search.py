@@ -422,6 +422,10 @@ SIZE_PHRASES = tuple(tuple(p.split()) for p in (
     "sharing size", "share size"))
 
 
+# Their words are no misspelt food words ("share size" is no "spare size", "fun" no "bun").
+SIZE_PHRASE_WORDS = frozenset(w for phrase in SIZE_PHRASES for w in phrase)
+
+
 def without_measures(found: Sequence[str]) -> list[str]:
     """The words without measures, containers, sizes and counts (``MEASURE_AND_SIZE_WORDS``,
     ``SIZE_PHRASES``), or none when nothing else is left."""

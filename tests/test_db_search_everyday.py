@@ -608,6 +608,13 @@ def test_when_it_was_eaten_and_where_it_came_from_are_no_words_of_its_name():
     assert search.without_context("homemade") == "homemade"
 
 
+def test_a_place_no_table_knows_is_where_it_came_from_and_a_packs_size_no_typo(full_db):
+    assert _names("potato knish from katz", "US")[0] == "Knish"  # no boiled potato
+    assert _names("pizza from frozen", "US")[0].startswith("Pizza, cheese, from frozen")
+    # "share size" is no "spare size": the M&M's, not peanuts
+    assert "M&M's" in _names("peanut m&ms share size", "US")[0]
+
+
 @pytest.mark.parametrize("query, region, expected", [
     ("blt from tesco", "UK", r"(?i)bacon, lettuce,? and tomato|b\.?l\.?t"),
     ("pilau rice from the takeaway", "UK", r"(?i)pilau"),
