@@ -585,8 +585,9 @@ def refresh(session: Session, table: Table, seed_dir: Path) -> int:
 # by FNDDS's cup, a Swiss turkey schnitzel whose name is misspelt; -13: 64 more cited portions
 # (coffees, puddings, ice creams, plantain, fig rolls, burgers) and 78 classes by reference
 # amounts (flatbreads, buns, Yorkshire puddings, samosas and bhajis, dips, takeaway curries,
-# fortified wines and liqueurs, Swiss rösti and Hackbraten)).
-CITED_PORTIONS_PART = "table-portions-13"
+# fortified wines and liqueurs, Swiss rösti and Hackbraten); -14: takeaway egg fried rice and
+# peshwari naan by FNDDS's cup and naan, Swiss Wurstsalat and Birchermüesli by the cup).
+CITED_PORTIONS_PART = "table-portions-14"
 
 
 def add_cited_portions(session: Session, table: Table, seed_dir: Path) -> int:

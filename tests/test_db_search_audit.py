@@ -5125,6 +5125,13 @@ AUDIT = [
     # now right: the 64 cited portions and 78 classes by reference amounts (table-portions-13); 'crunchwrap' read as a beef burrito, shawarma as the rounds' vocabulary reads it
     ('US', 'crunchwrap', '(?i)crunchwrap|burrito|^tacos?\\b|tostada|quesadilla|mexican pizza'),
     ('US', 'chicken shawarma', r'(?i)shawarma|gyro|chicken.*(pita|wrap)|kebab'),
+    # now right: rounds 19 and 20's vocabulary (jambalaya with meat, celery sticks), a filling on rye is its sandwich, Spanish 'de', and the cited portions of table-portions-14
+    ('US', 'shrimp and sausage jambalaya', '(?i)jambalaya'),
+    ('US', 'celery sticks w peanut butter', '(?i)^celery\\b(?!.*(salt|seed|soup))|^peanut butter\\b(?!.*(cookie|cracker|cup|sandwich|fudge|candy|bar|toast))'),
+    ('US', 'bowl of sausage jambalaya', '(?i)jambalaya'),
+    ('DE', 'Matjesbrötchen vom Hafen', '(?i)^(?!.*(oil|eggs|curry))(.*fischbr(ö|oe)tchen|.*matjes|.*rollmops|.*herring|.*hering)'),
+    ('US', 'ham and swiss on rye', '(?i)^ham (and cheese )?sandwich|sandwich.*\\bham\\b|ham and cheese sandwich'),
+    ('US', 'quesadila de steak', '(?i)quesadilla(?!.*salvadore)'),
 ]
 
 # Diet queries: the first hit has at most search.SUGARED_G sugar per 100 g; a dairy query (a
@@ -7051,6 +7058,13 @@ PORTIONS = [
     ('UK', 'kippers', 130, 'FSA Food Portion Sizes: one kipper fillet pair about 130 g (edible)'),
     ('UK', '2 jaffa cakes', 24, "two McVitie's Jaffa Cakes at 12.2 g each = 24 g"),
     ('DE', 'Nussgipfel zum Znüni', 80, 'ein Nussgipfel (Swiss bakery) wiegt 70-90 g'),
+    # portions19: a whole peshwari naan (FNDDS naan), Swiss main-dish sausage salad and Birchermüesli (FDA classes)
+    ('DE', 'Birchermüesli zum Zmorge', 200, 'Swiss Birchermüesli bowl ~150-250 g'),
+    ('UK', 'peshwari naan bread', 177, 'FNDDS bread, naan, 1 naan (10" dia) 177 g; UK takeaway naan ~160-200 g'),
+    ('DE', 'bayerischer wurstsalat', 250, 'Bavarian Wurstsalat restaurant portion ~ 250 g'),
+    # now right: rounds 19 and 20's vocabulary (jambalaya with meat, celery sticks), a filling on rye is its sandwich, Spanish 'de', and the cited portions of table-portions-14
+    ('US', 'shrimp and sausage jambalaya', 244, 'FNDDS jambalaya with meat and rice, 1 cup 244 g'),
+    ('US', 'bowl of sausage jambalaya', 244, 'FNDDS Jambalaya with meat and rice: 1 cup = 244 g'),
 ]
 
 # Queries for a food no table holds (the third round's rule, and the pattern of the food's own
@@ -7562,12 +7576,10 @@ STILL_MISSED = [
     ('DE', 'Brot und Käse', '(?i)^(misch|roggen|voll|weiss|weiß|ruch|halbweiss|halbweiß|schwarz)?brot\\b|^bread, (white|wheat|rye|mixed|brown|wholemeal|NFS)|^k(ä|ae)se\\b|^cheese(,|$)|k(ä|ae)sebrot|cheese sandwich'),
     ('US', 'ceasar salad w chicken', '(?i)caesar salad|salad.*caesar(?!.*dressing)|^caesar(?!.*dressing)'),
     # fifteenth round (seventh session)
-    ('US', 'shrimp and sausage jambalaya', '(?i)jambalaya'),
     ('US', 'chicken parm dinner', '(?i)chicken parm'),
     ('US', 'stuffed bell peppers', '(?i)stuffed peppers?|peppers?, stuffed'),
     ('US', 'beef with broccoli takeout', '(?i)beef (and|with) broccoli|broccoli beef|beef, broccoli'),
     ('US', 'southern collard greens', '(?i)^collards?\\b'),
-    ('US', 'celery sticks w peanut butter', '(?i)^celery\\b(?!.*(salt|seed|soup))|^peanut butter\\b(?!.*(cookie|cracker|cup|sandwich|fudge|candy|bar|toast))'),
     ('US', 'small handful of raw almonds', '(?i)^(nuts, )?almonds?(,|$)(?!.*(milk|butter|paste|flour|oil|chocolate))|^mandeln?(,|$)'),
     ('US', 'quaker rice cakes lightly salted', '(?i)rice cakes?(?!.*(babyfood))'),
     ('US', 'cafe latte whole milk', '(?i)\\blatte\\b|caff[eè] latte|milchkaffee'),
@@ -7590,7 +7602,6 @@ STILL_MISSED = [
     ('US', 'mess of collard greens', '(?i)collard'),
     ('US', 'biscuits and sausage gravy', '(?i)biscuit with gravy|biscuit.*gravy'),
     ('US', 'sweet potato casserole with pecans', '(?i)sweet potato, (casserole|candied)|sweet potato.*candied'),
-    ('US', 'bowl of sausage jambalaya', '(?i)jambalaya'),
     ('US', 'spaghetti with meat sauce pregame', '(?i)spaghetti.*meat sauce|spaghetti with (tomato sauce and )?meat|spaghetti bolognese|pasta.*meat sauce'),
     ('US', 'pb and j on wheat', '(?i)peanut butter and jelly(?! filling)'),
     ('US', 'raisin bran with milk', '(?i)raisin bran'),
@@ -7601,7 +7612,6 @@ STILL_MISSED = [
     ('UK', 'curried goat', '(?i)^(?!.*(cheese|milk|feta))(game meat, )?goat|curry.*goat|goat.*curr'),
     ('UK', 'tarka dal', '(?i)^dal$|dhal|^dal,|lentil.*(dal|dahl|curry)'),
     ('UK', 'mug of hot chocolate', '(?i)hot chocolate|cocoa.*(milk|made)|drinking chocolate'),
-    ('DE', 'Matjesbrötchen vom Hafen', '(?i)^(?!.*(oil|eggs|curry))(.*fischbr(ö|oe)tchen|.*matjes|.*rollmops|.*herring|.*hering)'),
     ('DE', 'Häferlkaffee', '(?i)^(?!.*(substitute|liqueur|iced|ready to drink|mocha|powder|alcoholic))(.*melange|.*milchkaffee|.*cappuccino|.*\\blatte\\b|.*caf(é|e) au lait|coffee.*milk|coffee with coffee cream)|^(beverages, )?coffee, (brewed|black)'),
     ('DE', 'leberwurstbrot', '(?i)leberwurst|liver sausage|liverwurst|braunschweiger'),
     ('UK', 'fish fignres', '(?i)fish fingers?|fish sticks?'),
@@ -7617,7 +7627,6 @@ STILL_MISSED = [
     ('US', 'scrambled eggs with cheddar', '(?i)egg.*scrambled.*cheese|scrambled eggs? with cheese'),
     ('US', 'breakfast sausage links', '(?i)^(pork sausage|sausages?, (pork|NFS|breakfast)|sausage, (pork|NFS|breakfast))|breakfast sausage'),
     ('US', 'sausage gravy over biscuits', '(?i)biscuit.*gravy|gravy.*biscuit'),
-    ('US', 'ham and swiss on rye', '(?i)^ham (and cheese )?sandwich|sandwich.*\\bham\\b|ham and cheese sandwich'),
     ('US', 'chili con carne with beans', '(?i)chili con carne|chili with (meat and )?beans|chili.*beans'),
     ('US', 'baked skinless chicken breast', '(?i)^chicken,? (broilers or fryers, )?breast(?!.*(coated|breaded|fried|nugget|sandwich|roll|deli|sliced|mesquite))|^chicken breast(?!.*(coated|breaded|fried|sandwich|roll|deli|sliced|mesquite))'),
     ('US', 'beef and broccoli stir fry', '(?i)^beef and broccoli|beef with broccoli'),
@@ -7651,7 +7660,6 @@ STILL_MISSED = [
     ('UK', 'halloumi fries', '(?i)halloumi'),
     ('DE', 'himmel un aad', '(?i)^(?!babyfood)(.*(himmel|kartoffelstock|kartoffelp(ü|ue)ree|mashed potato|potato.*mashed|apfelmus|apple ?sauce|apfelmark))'),
     ('US', 'hotsauce', '(?i)hot sauce|sauce, hot|pepper sauce|sauce, (ready-to-serve, )?pepper|tabasco|sriracha'),
-    ('US', 'quesadila de steak', '(?i)quesadilla(?!.*salvadore)'),
     ('UK', 'rice and peas', '(?i)rice and peas|^rice(,|$)|^rice, (white|brown|long|basmati)|^peas(?!, edible)(,|$)'),
     ('DE', 'bockwurst mit brötchen', '(?i)^bockwurst|^frankfurter|^wiener|wienerli|w(ü|u)rstchen|^br(ö|o)tchen|bread roll|^rolls?, '),
     ('US', 'turkey and swiss on rye', '(?i)turkey sandwich|sandwich.*turkey|turkey.*(sub|sandwich)'),
@@ -7906,7 +7914,6 @@ STILL_SHORT_PORTIONS = [
     ('DE', '3 Kartoffeln gekocht', 225, 'One medium potato ~70-80 g peeled; three'),
     ('DE', 'ein Döner', 350, 'Döner kebab in bread ~300-450 g'),
     ('DE', 'zwei Weisswürste', 140, "Weisswurst ~70 g each (butchers' 60-80 g); two"),
-    ('DE', 'Birchermüesli zum Zmorge', 200, 'Swiss Birchermüesli bowl ~150-250 g'),
     ('DE', 'eine Bratwurst im Brötchen', 160, 'Bratwurst ~100-120 g plus Brötchen ~50 g'),
     # seventh session: within 2x only while SR Legacy's group names ('Beverages', 'Candies') were
     # read as naming the food second; short again
@@ -7915,14 +7922,12 @@ STILL_SHORT_PORTIONS = [
     # fifteenth round (seventh session)
     ('US', 'half a cantaloupe', 276, 'SR28 melons, cantaloupe, 1 melon medium 552 g; half'),
     ('US', 'cinnamon roll with icing', 90, 'FNDDS roll, sweet, cinnamon bun, frosted, 1 medium 90 g'),
-    ('US', 'shrimp and sausage jambalaya', 244, 'FNDDS jambalaya with meat and rice, 1 cup 244 g'),
     ('US', 'fried mozzarella sticks appetizer', 176, 'FNDDS mozzarella sticks, 1 stick 44 g; an order of four'),
     ('US', 'fudge brownie', 50, 'FNDDS cookie, brownie, 1 medium 50 g'),
     ('US', 'fried chicken leg drumstick', 75, 'SR28 chicken drumstick, meat and skin, fried, batter, 1 drumstick ~75 g'),
     ('US', '2 scoops vanilla ice cream', 160, 'SR28 vanilla ice cream 1/2 cup (one scoop) 66 g, FNDDS 1 scoop 120 g; two scoops 132-240 g'),
     ('US', '3 chicken tenders with honey mustard', 150, 'FNDDS chicken tenders or strips, 1 tender, strip, or finger 50 g; three'),
     ('UK', 'crumpets with butter', 110, 'Warburtons crumpet 55 g each; usually two'),
-    ('UK', 'peshwari naan bread', 177, 'FNDDS bread, naan, 1 naan (10" dia) 177 g; UK takeaway naan ~160-200 g'),
     ('UK', 'doner kebab with chips', 400, 'UK takeaway doner kebab in pitta ~400 g (FSA / CoFID portion data)'),
     ('UK', 'cod in batter from the chippy', 200, 'UK fish & chip shop regular cod in batter ~200 g (NFFF typical portion)'),
     ('UK', 'mcvities milk chocolate digestives', 34, "McVitie's milk chocolate digestive 16.7 g each; two"),
@@ -7935,7 +7940,6 @@ STILL_SHORT_PORTIONS = [
     ('US', 'vending machine peanut butter crackers', 39, 'a vending pack of 6 peanut-butter sandwich crackers weighs 39 g (Lance/Austin packs 1.38 oz)'),
     ('US', 'biscuits and sausage gravy', 220, 'FNDDS Biscuit with gravy: 1 biscuit with gravy = 220 g'),
     ('US', 'fried green tomatoes', 90, 'FNDDS Fried green tomatoes: quantity not specified = 90 g (1 slice 35 g)'),
-    ('US', 'bowl of sausage jambalaya', 244, 'FNDDS Jambalaya with meat and rice: 1 cup = 244 g'),
     ('US', 'egg white scramble', 100, 'FNDDS Egg white omelet, scrambled: 1 egg white 33 g; a 3-white scramble about 100 g'),
     ('US', 'pb and j on wheat', 112, 'FNDDS Peanut butter and jelly sandwich, NFS: 1 sandwich = 112 g'),
     ('US', 'strawberry pop tart', 50, "one Pop-Tart toaster pastry weighs 50-52 g (Kellogg's pack of 2 = 104 g)"),
@@ -7972,7 +7976,6 @@ STILL_SHORT_PORTIONS = [
     ('US', 'fried plantains', 118, "SR28 'Plantains, yellow, fried' 1 cup ~ 118 g"),
     ('UK', 'keema curry', 250, 'FSA takeaway curry portion ~ 250-350 g'),
     ('DE', 'döner mit alles', 400, 'German Döner im Brot ~ 350-450 g'),
-    ('DE', 'bayerischer wurstsalat', 250, 'Bavarian Wurstsalat restaurant portion ~ 250 g'),
     ('DE', 'kinderschokolade', 12.5, 'Kinder Schokolade bar 12.5 g'),
     ('DE', 'röschti', 200, 'Swiss side portion Rösti ~ 200 g'),
     ('DE', 'gekochte eier', 120, 'two eggs of size M ~ 60 g each without shell; German breakfast portion 1-2 eggs'),
