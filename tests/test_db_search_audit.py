@@ -5132,6 +5132,8 @@ AUDIT = [
     ('DE', 'Matjesbrötchen vom Hafen', '(?i)^(?!.*(oil|eggs|curry))(.*fischbr(ö|oe)tchen|.*matjes|.*rollmops|.*herring|.*hering)'),
     ('US', 'ham and swiss on rye', '(?i)^ham (and cheese )?sandwich|sandwich.*\\bham\\b|ham and cheese sandwich'),
     ('US', 'quesadila de steak', '(?i)quesadilla(?!.*salvadore)'),
+    # now right: Almdudler read as the Swiss sweetened herb lemonade, so 'zuckerfrei' asks for its diet kind
+    ('DE', 'Almdudler zuckerfrei', r'(?i)(limonade|lemonade|soft drink|s(ü|ue)ssgetr(ä|ae)nk|almdudler).*(light|zuckerfrei|zero|s(ü|ue)ssstoff|diet|low calorie)'),
 ]
 
 # Diet queries: the first hit has at most search.SUGARED_G sugar per 100 g; a dairy query (a
@@ -7453,7 +7455,6 @@ STILL_MISSED = [
     ('UK', 'sausage role', r'(?i)sausage rolls?'),
     ('US', 'chips and queso', r'(?i)tortilla chips|queso|cheese dip|nachos'),
     ('DE', 'Diät Marmelade', r'(?i)(konfit(ü|ue)re|marmelade|jam).*(di(ä|ae)t|light|zuckerfrei|reduziert|reduced|low sugar|low calorie|diet)'),
-    ('DE', 'Almdudler zuckerfrei', r'(?i)(limonade|lemonade|soft drink|s(ü|ue)ssgetr(ä|ae)nk|almdudler).*(light|zuckerfrei|zero|s(ü|ue)ssstoff|diet|low calorie)'),
     # eighth round
     ('US', 'tapioca', '(?i)tapioca pudding|pudding, tapioca|puddings, tapioca'),
     ('US', 'chick fil a waffle fries', '(?i)waffle fr|french fr|potato, french fries|potatoes, french fried|^fries'),
