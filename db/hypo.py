@@ -92,13 +92,15 @@ def shipped() -> tuple[Treatment, ...]:
 
 # What a query may say after the treatment about why it is eaten ("jelly babies for a hypo",
 # "juice for low blood sugar", "skittles for low sugar", "Saft bei Unterzucker", or bare as a
-# note: "full fat coke hypo", "gummy bears low"): the food is what comes before it.
+# note: "full fat coke hypo", "gummy bears low", "skittles low blood sugar", "Gummibärchen
+# Unterzucker"): the food is what comes before it.
 _WHY_RE = re.compile(
     r"\s+(for|when|during|to treat|bei|gegen|wegen|fur|für)\s+"
     r"(an?\s+|my\s+|the\s+|einer?\s+|den\s+)?"
     r"(hypos?|hypoglyc(a)?emia|low( blood)? (sugar|glucose)|low bg|lows?|unterzucker(ung)?|"
     r"hypoglyk(ä|ae)mie)\s*$", re.IGNORECASE)
-_BARE_WHY_RE = re.compile(r"(?<=\w)\s+(hypo|low)\s*$", re.IGNORECASE)
+_BARE_WHY_RE = re.compile(r"(?<=\w)\s+(hypo|low|low blood (sugar|glucose)|low bg|"
+                          r"unterzucker(ung)?)\s*$", re.IGNORECASE)
 # A bare "hypo" or "low" after these is the why's own words ("for a hypo"), no note.
 _WHY_WORDS = frozenset({"for", "when", "during", "treat", "bei", "gegen", "wegen", "fur", "für",
                         "a", "an", "my", "the", "einer", "eine", "den"})

@@ -353,7 +353,8 @@ GERMAN_MEASURE_WORDS = HALF_WORDS | frozenset({
     "stuck", "stucke", "stuckchen", "kugel", "kugeln", "scheibe", "scheiben", "tasse", "tassen",
     "glas", "glaser", "becher", "dose", "dosen", "flasche", "flaschen", "portion", "portionen",
     "teller", "schale", "schussel", "riegel", "packung", "tute", "mass",
-    "packchen", "tetrapack", "tetrapak", "trinkpackchen"})  # "Apfelsaft Tetrapack": the juice
+    "packchen", "tetrapack", "tetrapak", "trinkpackchen",  # "Apfelsaft Tetrapack": the juice
+    "handvoll"})
 # A count before the measure or the food ("2 slices", "ein Stück", "eine Tasse").
 COUNT_WORDS = frozenset({"ein", "eine", "einen", "einem", "einer", "one", "two", "zwei"})
 _AMOUNT_RE = re.compile(r"^\d+(ml|cl|l|g|kg|oz)?$")
@@ -465,7 +466,10 @@ MEALTIMES = (
     "dessert", "pudding", "afters", "elevenses", "snack", "work", "school",
     "frühstück", "mittag", "mittagessen", "abendessen", "abendbrot", "brotzeit", "vesper",
     "jause", "zmorge", "zmorgen", "znüni", "zvieri", "zmittag", "znacht", "kaffee", "nachtisch",
-    "pause", "arbeit", "schule")
+    "pause", "arbeit", "schule",
+    # around sleep and exercise: "juice box before bed", "banana before a run"
+    "bed", "bedtime", "sleep", "run", "walk", "workout", "gym", "training", "exercise",
+    "schlafen", "schlafengehen", "sport")
 PLACES = (
     "chippy", "chipper", "chip shop", "takeaway", "take away", "takeout", "bakery", "bakers",
     "baker", "shop", "corner shop", "supermarket", "canteen", "cafeteria", "cafe", "café",
@@ -491,7 +495,8 @@ def _spelt_any_way(phrase: str) -> str:
 
 
 _CONTEXT_RE = re.compile(
-    r"\s+(?:(?:for|at|zum|zur|beim|am|als)\s+(?:my\s+|the\s+|a\s+|an\s+)?(?:"
+    r"\s+(?:(?:for|at|zum|zur|beim|am|als|before|after|vor|nach)\s+"
+    r"(?:my\s+|the\s+|a\s+|an\s+|dem\s+|der\s+)?(?:"
     + "|".join(map(_spelt_any_way, MEALTIMES)) + r")"
     + r"|(?:from|vom|von|aus|at)\s+(?:the\s+|a\s+|an\s+|my\s+|der\s+|dem\s+|die\s+|"
       r"einem\s+|einer\s+|beim\s+)?(?:\w+\s+(?=(?:" + "|".join(map(_spelt_any_way, _PLACE_NOUNS))

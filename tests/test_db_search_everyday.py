@@ -385,6 +385,12 @@ def test_why_a_treatment_is_eaten_is_no_word_searched_for():
     assert hypo.without_why("gummy bears low") == "gummy bears"
     assert hypo.without_why("full fat coke hypo") == "full fat coke"
     assert hypo.without_why("yogurt low fat") == "yogurt low fat"
+    assert hypo.without_why("skittles low blood sugar") == "skittles"
+    assert hypo.without_why("Gummibärchen Unterzucker") == "Gummibärchen"
+    assert hypo.without_why("juice low sugar") == "juice low sugar"  # a diet wish, not why
+    # around sleep or exercise is when, not what
+    assert search.without_context("apple juice box before bed") == "apple juice box"
+    assert search.without_context("Banane vor dem Sport") == "Banane"
 
 
 def test_a_count_as_times_counts_and_is_no_word_searched_for():
