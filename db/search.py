@@ -513,10 +513,18 @@ MADE_WHERE = (
     "instant pot", "air fryer", "homemade", "home made", "home-made", "hausgemacht",
     "hausgemachte", "hausgemachter", "hausgemachtes", "hausgemachten", "selbstgemacht",
     "selbstgemachte", "selbstgemachter", "selbstgemachtes", "selbstgemachten")
+# How it is made at home, said after the food: "Bratkartoffeln wie bei Oma".
+LIKE_HOME = ("wie bei oma", "wie bei mama", "wie bei mutti", "nach omas art", "nach omas rezept",
+             "like grandma makes", "like mom makes", "like my mum makes")
+# A German fat content after the food ("Naturjoghurt 3,5 Prozent", "Milch 1,5 % Fett"): the
+# tables name the kind, not the figure.
+_FAT_CONTENT_RE = re.compile(r"\s+\d+(?:[.,]\d+)?\s*(?:prozent(?:\s+fett)?|%\s*fett)\s*$",
+                             re.IGNORECASE)
 _MADE_WHERE_RE = re.compile(
     r"^(?:" + "|".join(map(_spelt_any_way, MADE_WHERE)) + r")\s+(?=\S)"
     r"|\s+(?:(?:in|from)\s+(?:the\s+|a\s+|my\s+)?)?(?:"
-    + "|".join(map(_spelt_any_way, MADE_WHERE + ("scratch",))) + r")\s*$", re.IGNORECASE)
+    + "|".join(map(_spelt_any_way, MADE_WHERE + ("scratch",) + LIKE_HOME)) + r")\s*$",
+    re.IGNORECASE)
 # A seller stays a word to search for (SR Legacy names some chains' foods): "from" goes.
 _FROM_SELLER_RE = re.compile(
     r"\s+(?:from|at|vom|von|bei|beim)\s+(?:the\s+)?(?=(?:"
@@ -528,8 +536,8 @@ def without_context(text: str) -> str:
     (``MEALTIMES``, ``PLACES``; a seller's name stays, without its "from"): "fries from
     mcdonalds for lunch" is "fries mcdonalds"; and without where or how it was made
     (``MADE_WHERE``). Unchanged where nothing else is left."""
-    while ((shorter := _MADE_WHERE_RE.sub("", _CONTEXT_RE.sub("", text))) != text
-           and shorter.strip()):
+    while ((shorter := _FAT_CONTENT_RE.sub("", _MADE_WHERE_RE.sub("", _CONTEXT_RE.sub("", text))))
+           != text and shorter.strip()):
         text = shorter
     return _FROM_SELLER_RE.sub(" ", text)
 

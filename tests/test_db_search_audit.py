@@ -8596,14 +8596,18 @@ def test_the_audit_has_at_least_150_queries():
 
 @pytest.fixture(scope="module")
 def audit_hits(full_db_url):
-    """The first ten hits of every AUDIT query on the backend: searched once for both tests
-    that read them (the suite's longest)."""
+    """The first ten hits of every query of the lists on the backend, each searched once for
+    every test that reads it (the suite's longest): a rule's first hits are the same whatever
+    the limit, as each list's tests read them."""
     from db.session import configure
 
+    queries = dict.fromkeys([(row[0], row[1]) for rows in (AUDIT, DIET, HYPO, PORTIONS,
+                                                            STILL_MISSED, STILL_SHORT_PORTIONS)
+                             for row in rows])
     configure(full_db_url)
     try:
-        return {(region, query): [h["food"] for h in service.search(query, limit=10, region=region)]
-                for region, query, _ in AUDIT}
+        return {(region, query): service.search(query, limit=10, region=region)
+                for region, query in queries}
     finally:
         configure(None)
 
@@ -8612,7 +8616,7 @@ def test_right_food_first_and_in_the_top_three(full_db, audit_hits):
     first = top3 = 0
     misses, empty = [], []
     for region, query, acceptable in AUDIT:
-        hits = audit_hits[region, query][:3]
+        hits = [hit["food"] for hit in audit_hits[region, query][:3]]
         if not hits:
             empty.append(f"{query!r} ({region})")
         good = [re.search(acceptable, hit) is not None for hit in hits]
@@ -8626,9 +8630,10 @@ def test_right_food_first_and_in_the_top_three(full_db, audit_hits):
     assert top3 / len(AUDIT) >= TOP3_TARGET, f"top 3 {top3}/{len(AUDIT)}:\n{report}"
 
 
-def _first_hit_problem(region: str, query: str, acceptable: str) -> str | None:
-    """Why the first hit is not a food the rule accepts (a diet query's also not sugared), or None."""
-    hits = service.search(query, limit=3, region=region)
+def _first_hit_problem(region: str, query: str, acceptable: str, hits: list[dict]) -> str | None:
+    """Why the first of ``hits`` is not a food the rule accepts (a diet query's also not
+    sugared), or None."""
+    hits = hits[:3]
     if not (hits and re.search(acceptable, hits[0]["food"])):
         return f"{query!r} ({region}): {[h['food'] for h in hits]}"
     if search.split_diet(search.query_words(query))[1]:
@@ -8636,10 +8641,10 @@ def _first_hit_problem(region: str, query: str, acceptable: str) -> str | None:
     return None
 
 
-def test_the_still_missed_are_still_missed(full_db):
+def test_the_still_missed_are_still_missed(full_db, audit_hits):
     """Strict: a query that starts passing fails the run until it moves to AUDIT, DIET or HYPO."""
     now_right = [f"{query!r} ({region})" for region, query, acceptable in STILL_MISSED
-                 if _first_hit_problem(region, query, acceptable) is None]
+                 if _first_hit_problem(region, query, acceptable, audit_hits[region, query]) is None]
     assert now_right == [], f"now answered right, move them to AUDIT: {now_right}"
 
 
@@ -8657,20 +8662,20 @@ def _sugared(region: str, query: str, food: str) -> str | None:
 
 # DIET, HYPO and PORTIONS each run as one loop per backend (as AUDIT does): a thousand
 # parametrized tests cost the suite a minute of set-up; the message lists every failure.
-def test_a_diet_query_never_gets_a_sugared_row_first(full_db):
+def test_a_diet_query_never_gets_a_sugared_row_first(full_db, audit_hits):
     sugared = []
     for region, query in DIET:
-        hits = service.search(query, limit=1, region=region)
+        hits = audit_hits[region, query][:1]
         problem = _sugared(region, query, hits[0]["food"]) if hits else f"{query!r} ({region}): nothing"
         if problem:
             sugared.append(problem)
     assert sugared == []
 
 
-def test_a_hypo_treatment_is_never_guessed(full_db):
+def test_a_hypo_treatment_is_never_guessed(full_db, audit_hits):
     guessed = []
     for region, query, answer in HYPO:
-        hits = service.search(query, limit=3, region=region)
+        hits = audit_hits[region, query][:3]
         if answer == PACK:  # the entry asking for the pack's figure, and no guess beside it
             right = (len(hits) == 1 and hits[0]["food_id"] is None
                      and "from the pack" in (hits[0]["asks"] or ""))
@@ -8681,9 +8686,10 @@ def test_a_hypo_treatment_is_never_guessed(full_db):
     assert guessed == []
 
 
-def _portion_problem(region: str, query: str, grams: float | None, why: str) -> str | None:
-    """Why the first hit's default portion is not within 2x of one portion as eaten, or None."""
-    hits = service.search(query, limit=1, region=region)
+def _portion_problem(region: str, query: str, grams: float | None, why: str,
+                     hits: list[dict]) -> str | None:
+    """Why the first of ``hits``'s default portion is not within 2x of one portion as eaten,
+    or None."""
     if not hits:
         return f"{query!r} ({region}): nothing"
     shown = hits[0]["portion"]["grams"]
@@ -8694,8 +8700,9 @@ def _portion_problem(region: str, query: str, grams: float | None, why: str) -> 
     return f"{query!r}: {hits[0]['food']} defaults to {shown} g, one portion is {grams} g ({why})"
 
 
-def test_default_portions_are_one_portion_as_eaten(full_db):
-    off = [problem for row in PORTIONS if (problem := _portion_problem(*row))]
+def test_default_portions_are_one_portion_as_eaten(full_db, audit_hits):
+    off = [problem for row in PORTIONS
+           if (problem := _portion_problem(*row, audit_hits[row[0], row[1]]))]
     assert off == [], "\n".join(off)
 
 
@@ -8896,10 +8903,10 @@ STILL_SHORT_PORTIONS = [
 ]
 
 
-def test_the_still_short_portions_are_still_short(full_db):
+def test_the_still_short_portions_are_still_short(full_db, audit_hits):
     """Strict: a portion that starts passing fails the run until it moves to PORTIONS."""
     now_right = [query for region, query, grams, why in STILL_SHORT_PORTIONS
-                 if _portion_problem(region, query, grams, why) is None]
+                 if _portion_problem(region, query, grams, why, audit_hits[region, query]) is None]
     assert now_right == [], f"now within 2x, move them to PORTIONS: {now_right}"
 
 
@@ -8941,7 +8948,7 @@ def _close(a: list[float | None], b: list[float | None]) -> bool:
 def test_a_food_in_two_tables_is_not_listed_twice(full_db, audit_hits):
     twice, checked = [], 0
     for region, query, _ in AUDIT:
-        names = audit_hits[region, query]
+        names = [hit["food"] for hit in audit_hits[region, query]]
         for name in names:
             plain = _TABLE_SUFFIX_RE.sub("", name)
             if plain != name and plain in names:

@@ -391,6 +391,10 @@ def test_why_a_treatment_is_eaten_is_no_word_searched_for():
     # around sleep or exercise is when, not what
     assert search.without_context("apple juice box before bed") == "apple juice box"
     assert search.without_context("Banane vor dem Sport") == "Banane"
+    assert search.without_context("Bratkartoffeln wie bei Oma") == "Bratkartoffeln"
+    # a German fat content names no food; a US "2%" milk keeps its figure
+    assert search.without_context("Naturjoghurt 3,5 Prozent") == "Naturjoghurt"
+    assert search.without_context("milk 2%") == "milk 2%"
 
 
 def test_a_count_as_times_counts_and_is_no_word_searched_for():
