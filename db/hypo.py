@@ -97,9 +97,9 @@ def shipped() -> tuple[Treatment, ...]:
 _WHY_RE = re.compile(
     r"\s+(for|when|during|to treat|bei|gegen|wegen|fur|für)\s+"
     r"(an?\s+|my\s+|the\s+|einer?\s+|den\s+)?"
-    r"(hypos?|hypoglyc(a)?emia|low( blood)? (sugar|glucose)|low bg|lows?|unterzucker(ung)?|"
+    r"(hypos?( treatment)?|hypoglyc(a)?emia|low( blood)? (sugar|glucose)|low bg|lows?|unterzucker(ung)?|"
     r"hypoglyk(ä|ae)mie)\s*$", re.IGNORECASE)
-_BARE_WHY_RE = re.compile(r"(?<=\w)\s+(hypo|low|low blood (sugar|glucose)|low bg|"
+_BARE_WHY_RE = re.compile(r"(?<=\w)\s+(hypo( treatment)?|low|low blood (sugar|glucose)|low bg|"
                           r"unterzucker(ung)?)\s*$", re.IGNORECASE)
 # A bare "hypo" or "low" after these is the why's own words ("for a hypo"), no note.
 _WHY_WORDS = frozenset({"for", "when", "during", "treat", "bei", "gegen", "wegen", "fur", "für",

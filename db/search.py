@@ -405,7 +405,7 @@ CUT_WORDS = frozenset({"fillet", "fillets", "filet", "filets", "steak", "steaks"
 FRESH_AND_CUT_WORDS = frozenset({
     "fresh", "ripe", "sliced", "chopped", "diced", "cubed", "chunks", "frisch", "frische",
     "frischer", "frisches", "frischen", "reif", "reife", "reifer", "reifes", "reifen",
-    "geschnitten"})
+    "geschnitten", "cut", "up", "peeled", "cubes"})
 MEASURE_AND_SIZE_WORDS = (MEASURE_WORDS | SIZE_WORDS | UNIT_WORDS | GERMAN_MEASURE_WORDS
                           | COUNT_WORDS | CUT_WORDS
                           | {"carton", "pouch", "pots", "boxes", "shot", "shots", "side", "sides",
@@ -480,7 +480,8 @@ PLACES = (
     "kantine", "mensa", "italiener", "chinesen", "griechen", "türken", "inder", "asiaten",
     "dönerladen", "supermarkt", "tankstelle", "kiosk", "markt", "automat", "dose", "glas",
     "packung", "tüte", "kühlschrank", "konditorei", "beck", "diner", "grill",
-    "meal deal")  # a UK supermarket's lunch of sandwich, snack and drink
+    "meal deal",  # a UK supermarket's lunch of sandwich, snack and drink
+    "home", "office", "zuhause", "zu hause", "daheim")
 # A place named with a word before it: "from the local chippy", "at the mexican place".
 _PLACE_NOUNS = ("place", "restaurant", "takeaway", "takeout", "shop", "cafe", "café", "diner",
                 "bakery", "pub", "van", "chippy", "imbiss", "bäcker")
@@ -513,6 +514,10 @@ MADE_WHERE = (
     "instant pot", "air fryer", "homemade", "home made", "home-made", "hausgemacht",
     "hausgemachte", "hausgemachter", "hausgemachtes", "hausgemachten", "selbstgemacht",
     "selbstgemachte", "selbstgemachter", "selbstgemachtes", "selbstgemachten")
+# When, said after the food: "Bockwurst heute", "cheesecake tonight".
+WHEN_SAID = ("today", "tonight", "yesterday", "this morning", "this evening", "last night",
+             "heute", "gestern", "heute morgen", "heute mittag", "heute abend", "morgens",
+             "mittags", "abends")
 # How it is made at home, said after the food: "Bratkartoffeln wie bei Oma".
 LIKE_HOME = ("wie bei oma", "wie bei mama", "wie bei mutti", "nach omas art", "nach omas rezept",
              "like grandma makes", "like mom makes", "like my mum makes")
@@ -523,7 +528,8 @@ _FAT_CONTENT_RE = re.compile(r"\s+\d+(?:[.,]\d+)?\s*(?:prozent(?:\s+fett)?|%\s*f
 _MADE_WHERE_RE = re.compile(
     r"^(?:" + "|".join(map(_spelt_any_way, MADE_WHERE)) + r")\s+(?=\S)"
     r"|\s+(?:(?:in|from)\s+(?:the\s+|a\s+|my\s+)?)?(?:"
-    + "|".join(map(_spelt_any_way, MADE_WHERE + ("scratch",) + LIKE_HOME)) + r")\s*$",
+    + "|".join(map(_spelt_any_way, MADE_WHERE + ("scratch",) + LIKE_HOME + WHEN_SAID))
+    + r")\s*$",
     re.IGNORECASE)
 # A seller stays a word to search for (SR Legacy names some chains' foods): "from" goes.
 _FROM_SELLER_RE = re.compile(

@@ -395,6 +395,10 @@ def test_why_a_treatment_is_eaten_is_no_word_searched_for():
     # a German fat content names no food; a US "2%" milk keeps its figure
     assert search.without_context("Naturjoghurt 3,5 Prozent") == "Naturjoghurt"
     assert search.without_context("milk 2%") == "milk 2%"
+    # where and when, said after the food
+    assert search.without_context("cheesecake slice at home") == "cheesecake slice"
+    assert search.without_context("Bockwurst heute") == "Bockwurst"
+    assert hypo.without_why("full fat coke hypo treatment") == "full fat coke"
 
 
 def test_a_count_as_times_counts_and_is_no_word_searched_for():
