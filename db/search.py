@@ -354,7 +354,8 @@ GERMAN_MEASURE_WORDS = HALF_WORDS | frozenset({
     "glas", "glaser", "becher", "dose", "dosen", "flasche", "flaschen", "portion", "portionen",
     "teller", "schale", "schussel", "riegel", "packung", "tute", "mass",
     "packchen", "tetrapack", "tetrapak", "trinkpackchen",  # "Apfelsaft Tetrapack": the juice
-    "handvoll"})
+    "handvoll", "klein", "kleine", "kleiner", "kleines", "kleinen", "gross", "grosse", "grosser",
+    "grosses", "grossen"})
 # A count before the measure or the food ("2 slices", "ein Stück", "eine Tasse").
 COUNT_WORDS = frozenset({"ein", "eine", "einen", "einem", "einer", "one", "two", "zwei"})
 _AMOUNT_RE = re.compile(r"^\d+(ml|cl|l|g|kg|oz)?$")
@@ -481,7 +482,7 @@ PLACES = (
     "dönerladen", "supermarkt", "tankstelle", "kiosk", "markt", "automat", "dose", "glas",
     "packung", "tüte", "kühlschrank", "konditorei", "beck", "diner", "grill",
     "meal deal",  # a UK supermarket's lunch of sandwich, snack and drink
-    "home", "office", "zuhause", "zu hause", "daheim")
+    "home", "office", "zuhause", "zu hause", "daheim", "food court")
 # A place named with a word before it: "from the local chippy", "at the mexican place".
 _PLACE_NOUNS = ("place", "restaurant", "takeaway", "takeout", "shop", "cafe", "café", "diner",
                 "bakery", "pub", "van", "chippy", "imbiss", "bäcker")
@@ -514,10 +515,18 @@ MADE_WHERE = (
     "instant pot", "air fryer", "homemade", "home made", "home-made", "hausgemacht",
     "hausgemachte", "hausgemachter", "hausgemachtes", "hausgemachten", "selbstgemacht",
     "selbstgemachte", "selbstgemachter", "selbstgemachtes", "selbstgemachten")
+_HOMEMADE_RE = re.compile(r"\b(?:homemade|home[- ]made|hausgemacht\w*|selbstgemacht\w*)\b",
+                          re.IGNORECASE)
+# What a food is eaten without, said after it ("Nudeln ohne Soße", "coffee without milk"): the
+# food; not its sugar ("ohne Zucker", "without added sugar": a diet wish).
+_WITHOUT_RE = re.compile(r"\s+(?:ohne|without|no)\s+(?!(?:zucker|sugar|added|zuckerzusatz)\b)"
+                         r"\w+(?:\s+\w+)?\s*$", re.IGNORECASE)
 # When, said after the food: "Bockwurst heute", "cheesecake tonight".
 WHEN_SAID = ("today", "tonight", "yesterday", "this morning", "this evening", "last night",
              "heute", "gestern", "heute morgen", "heute mittag", "heute abend", "morgens",
-             "mittags", "abends")
+             "mittags", "abends",
+             # served warm or cold: "Sauerkraut warm", "Vollmilch kalt"
+             "warm", "kalt", "lauwarm", "heiss", "heiß", "gekühlt")
 # How it is made at home, said after the food: "Bratkartoffeln wie bei Oma".
 LIKE_HOME = ("wie bei oma", "wie bei mama", "wie bei mutti", "nach omas art", "nach omas rezept",
              "like grandma makes", "like mom makes", "like my mum makes")
@@ -542,9 +551,12 @@ def without_context(text: str) -> str:
     (``MEALTIMES``, ``PLACES``; a seller's name stays, without its "from"): "fries from
     mcdonalds for lunch" is "fries mcdonalds"; and without where or how it was made
     (``MADE_WHERE``). Unchanged where nothing else is left."""
-    while ((shorter := _FAT_CONTENT_RE.sub("", _MADE_WHERE_RE.sub("", _CONTEXT_RE.sub("", text))))
-           != text and shorter.strip()):
+    while ((shorter := _WITHOUT_RE.sub("", _FAT_CONTENT_RE.sub("", _MADE_WHERE_RE.sub(
+            "", _CONTEXT_RE.sub("", text))))) != text and shorter.strip()):
         text = shorter
+    # "homemade" anywhere ("slice of homemade meatloaf"): the tables' generic kind
+    if (unmade := _HOMEMADE_RE.sub(" ", text).strip()) and unmade != text.strip():
+        text = " ".join(unmade.split())
     return _FROM_SELLER_RE.sub(" ", text)
 
 

@@ -398,6 +398,12 @@ def test_why_a_treatment_is_eaten_is_no_word_searched_for():
     # where and when, said after the food
     assert search.without_context("cheesecake slice at home") == "cheesecake slice"
     assert search.without_context("Bockwurst heute") == "Bockwurst"
+    assert search.without_context("slice of homemade meatloaf") == "slice of meatloaf"
+    assert search.without_context("Sauerkraut aus der Dose warm") == "Sauerkraut"
+    # what it is eaten without, but not its sugar (a diet wish)
+    assert search.without_context("Nudeln gekocht ohne Soße") == "Nudeln gekocht"
+    assert search.without_context("coffee without milk") == "coffee"
+    assert search.without_context("cola ohne Zucker") == "cola ohne Zucker"
     assert hypo.without_why("full fat coke hypo treatment") == "full fat coke"
 
 
