@@ -514,6 +514,9 @@ SWISS_DRINKS = re.compile(r"^(Non-alcoholic beverages/(?!Coffee)|Alcoholic bever
                           r"Fruit/Fruit juices|Milk and dairy products/(Milk|Milk and yoghurt "
                           r"beverages|Milk substitutes)$)")
 DRINK_MIN_G = 150
+# A dessert or fortified wine's glass is smaller (FNDDS's "Wine, dessert, sweet": 1 glass 105 g;
+# NIAAA's standard drink of fortified wine 3-4 fl oz).
+FORTIFIED_WINE = re.compile(r"(?i)\bwine, dessert\b|^(port|sherry|madeira|vermouth|marsala)\b")
 # A bare weight (1 oz, 3 ounces, 100 g) is a measure, not a portion.
 WEIGHT_MEASURE = re.compile(r"(?i)^\s*[\d./]+\s*(oz|ounces?|g)\b")
 
@@ -535,7 +538,8 @@ def test_no_cofid_or_swiss_default_is_100_g_an_ounce_or_a_small_drink():
             row["dataset"] == "Swiss FCDB" and SWISS_DRINKS.search(swiss_category[row["entry"]]))
         if drink:
             drinks.add(row["entry"])
-            assert grams >= DRINK_MIN_G, row
+            small = FORTIFIED_WINE.search(row["entry"]) or FORTIFIED_WINE.search(cited["name"])
+            assert grams >= DRINK_MIN_G or small, row
     # The check reaches the drinks of both tables: milk, juice, cola, wine, beer.
     assert {"Cola", "Orange juice, chilled", "Milk, semi-skimmed, pasteurised, average",
             "Wine, red", "Stout, Guinness", "498", "576", "62", "509"} <= drinks
