@@ -546,13 +546,21 @@ _FROM_SELLER_RE = re.compile(
     + "|".join(_spelt_any_way(" ".join(p)) for p in SELLER_PHRASES) + r")\s*$)", re.IGNORECASE)
 
 
+# Said after the food, each dropped in turn until none is left (``without_context``).
+_CLOSING_CONTEXT = (_CONTEXT_RE, _MADE_WHERE_RE, _FAT_CONTENT_RE, _WITHOUT_RE)
+
+
 def without_context(text: str) -> str:
     """``text`` without closing words of when it was eaten or where it came from
     (``MEALTIMES``, ``PLACES``; a seller's name stays, without its "from"): "fries from
     mcdonalds for lunch" is "fries mcdonalds"; and without where or how it was made
     (``MADE_WHERE``). Unchanged where nothing else is left."""
-    while ((shorter := _WITHOUT_RE.sub("", _FAT_CONTENT_RE.sub("", _MADE_WHERE_RE.sub(
-            "", _CONTEXT_RE.sub("", text))))) != text and shorter.strip()):
+    while True:
+        shorter = text
+        for closing in _CLOSING_CONTEXT:
+            shorter = closing.sub("", shorter)
+        if shorter == text or not shorter.strip():
+            break
         text = shorter
     # "homemade" anywhere ("slice of homemade meatloaf"): the tables' generic kind
     if (unmade := _HOMEMADE_RE.sub(" ", text).strip()) and unmade != text.strip():
@@ -1397,14 +1405,23 @@ def _unlinked_pair(query: Query, reading: Sequence[str], handicap: float, item: 
         return 0.0
     forms = _forms(item.name_words)
     others = _forms(reading) - query.heads
-    link = _LINK_RE.search(item.food)
-    if link and not forms & others:
-        before, after = (_forms(words(part)) for part in (item.food[:link.start()],
-                                                         item.food[link.end():]))
-        return MAIN_ONLY_PENALTY if after & query.heads and not before & query.heads else 0.0
-    if link:
-        return 0.0
-    return UNLINKED_PAIR_PENALTY if forms & query.heads and forms & others else 0.0
+    linked = _around_link(item.food)
+    if linked is None:
+        return UNLINKED_PAIR_PENALTY if forms & query.heads and forms & others else 0.0
+    before, after = linked
+    if not forms & others and after & query.heads and not before & query.heads:
+        return MAIN_ONLY_PENALTY
+    return 0.0
+
+
+@lru_cache(maxsize=65536)
+def _around_link(food: str) -> tuple[frozenset[str], frozenset[str]] | None:
+    """The forms of a name's words before and after its first link word ("Beans" and "toast"
+    of "Beans on toast"), or None where it has none (cached, as names are)."""
+    link = _LINK_RE.search(food)
+    if link is None:
+        return None
+    return _forms(words(food[:link.start()])), _forms(words(food[link.end():]))
 
 
 # A row without a default serving (a CoFID or Swiss row no portion is cited for: its card asks
