@@ -31,8 +31,9 @@ ALIASES_FILE = "sr28_aliases.csv"
 # db.portions rule: a database seeded under an older rule gets them once (db.session). A new
 # rule gets a new name (2: juice "from concentrate" is not a concentrate; 3: a branded soup by
 # the cup, not the can; a head, bunch or loaf and 1 ml are measures, not portions; 4: cheese
-# by the ounce, slice or spoon, not the cup, box or jar).
-SERVINGS_PART = "sr28_servings_as_eaten_4"
+# by the ounce, slice or spoon, not the cup, box or jar; 5: fresh fruit within half to twice
+# FDA's 140 g, not 50 blueberries or one strawberry).
+SERVINGS_PART = "sr28_servings_as_eaten_5"
 # The seed part of sr28_aliases.csv's everyday names: a database seeded before a name was added
 # gets it once (``refresh_aliases``). New names, a new part name (2: brands such as Snickers).
 ALIASES_PART = "sr28_aliases_2"

@@ -514,8 +514,9 @@ def _stored(food: TableFood, everyday: dict[str, tuple[str, ...]]) -> dict:
 # regular one; -9: a dry mix "made with" water or milk is the drink or dish as eaten: hot
 # chocolate by the packet made up, not 1 fl oz; pudding and mashed potato by the cup; a
 # default a third or less of FNDDS's amount for an unspecified quantity gives way to that
-# amount: not one piece of broccoli, one baby carrot, one Oreo or a tablespoon of dip).
-ROWS_PART = "table-rows-10"
+# amount: not one piece of broccoli, one baby carrot, one Oreo or a tablespoon of dip; -11:
+# fresh fruit within half to twice FDA's 140 g: a cup of papaya or pineapple, not a chunk).
+ROWS_PART = "table-rows-11"
 
 
 def refresh(session: Session, table: Table, seed_dir: Path) -> int:

@@ -11,6 +11,7 @@ a cup of raw rice, a whole can of condensed soup), not small differences of appe
 """
 
 import csv
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -254,8 +255,36 @@ def _sr_cheese_reference(food: Food) -> float | None:
     return next((grams for pattern, grams in _SR_CHEESES if pattern.search(text)), None)
 
 
+# Fruit, fresh, canned or frozen (21 CFR 101.12(b) Table 2: "all other fruits" 140 g, watermelon
+# 280 g): FNDDS's fruit categories and SR Legacy's raw fruits, not those the table lists apart
+# (lemon and lime, cranberries, maraschino cherries, cranberry sauce, candied, pickled or
+# chocolate-covered fruit, pie filling, fruit salad with dressing, juices, dried fruit, avocado).
+_FRUIT_CATEGORIES = frozenset({
+    "Apples", "Bananas", "Grapes", "Peaches and nectarines", "Strawberries",
+    "Blueberries and other berries", "Citrus fruits", "Melons", "Pears", "Pineapple",
+    "Mango and papaya", "Other fruits and fruit salads"})
+_SR_FRUIT_GROUP = "Fruits and Fruit Juices"
+_SR_RAW_RE = re.compile(r"\braw\b")
+_NOT_FRUIT_140_RE = re.compile(r"\b(lemons?|limes?|cranberr(y|ies)|maraschino|sauce|candied|pickled|"
+                               r"chocolate|pie filling|dressing|juices?|dried|dehydrated|avocados?)\b")
+_FRUIT_REFERENCE_G = 140.0
+_WATERMELON_REFERENCE_G = 280.0
+
+
+def _fruit_reference(food: Food) -> float | None:
+    text = food.description.lower()
+    fruit = food.category in _FRUIT_CATEGORIES or (
+        food.category == _SR_FRUIT_GROUP and _SR_RAW_RE.search(text) is not None)
+    if not fruit or _NOT_FRUIT_140_RE.search(text):
+        return None
+    return _WATERMELON_REFERENCE_G if "watermelon" in text else _FRUIT_REFERENCE_G
+
+
 def reference_amount(food: Food) -> float | None:
     """FDA's reference amount for ``food``'s category in grams; None where none is one."""
+    fruit = _fruit_reference(food)
+    if fruit is not None:
+        return fruit
     if food.category in _MEAT_CATEGORIES:
         text = food.description.lower()
         found = next((grams for pattern, grams in _MEAT_BY_DESCRIPTION if pattern.search(text)),
@@ -293,6 +322,26 @@ def _small_unit(name: str, food: Food, grams: float) -> bool:
     return (food.category in _MEAT_CATEGORIES and reference is not None
             and grams < reference * _SMALL_UNIT_SHARE
             and _rank(name, food) in _NATURAL_UNIT_RANKS and not _SPOON_RE.search(name.lower()))
+
+
+# A piece of a fruit (a slice or chunk of papaya 40 g, 50 blueberries 68 g, a medium wedge of
+# cantaloupe 70 g) at most half its reference amount, one fruit under a quarter of it (a
+# strawberry, a lychee) or over twice it (a grapefruit 308 g, a mango 336 g) is no default: the
+# best-ranked measure within half to twice the reference amount is, the nearest to it first (a
+# cup of papaya, half a grapefruit). An apricot, a plum, a kiwi stay one.
+_FRUIT_PART_RE = re.compile(r"^[\d./]+ ((small|medium|large|thin|thick) )?(slices?|chunks?|pieces?|"
+                            r"wedges?|cubes?|balls?|berry|berries|grapes?|cherry|cherries|"
+                            r"segments?|sections?|rings?|spears?|strips?|halves|half)\b")
+_FRUIT_FEW_SHARE = 0.25
+
+
+def _fruit_not_a_portion(name: str, food: Food, grams: float) -> bool:
+    reference = _fruit_reference(food)
+    if reference is None or _rank(name, food) not in _NATURAL_UNIT_RANKS:
+        return False
+    if _FRUIT_PART_RE.match(name.lower()):
+        return grams <= reference * _SMALL_UNIT_SHARE
+    return grams < reference * _FRUIT_FEW_SHARE or grams > reference * _OFF_REFERENCE_SHARE
 
 
 # A small unit (its name says so, not "small/regular") weighing at most half FNDDS's amount for
@@ -449,8 +498,8 @@ def choose_default(food: Food, measures: Sequence[tuple[str, float]]) -> Choice:
         best = min([*ranked, *_counted_units(food, measures)], key=lambda item: item[:3])[3]
         grams = measures[best.index][1] * best.factor if best.index is not None else 100.0
         if unspecified is not None and grams <= unspecified * _FAR_UNDER_SHARE:
-            return Choice(next(i for i in fits if _UNSPECIFIED_RE.search(measures[i][0].lower())))
-        return best
+            best = Choice(next(i for i in fits if _UNSPECIFIED_RE.search(measures[i][0].lower())))
+        return _fruit_portion(food, measures, ranked, best)
     # A fraction is ours to choose: at most the food's reference amount where it has one
     # (1/6 cup of chia seeds, 28 g, not half a cup).
     most = reference_amount(food) or float("inf")
@@ -473,6 +522,21 @@ def choose_default(food: Food, measures: Sequence[tuple[str, float]]) -> Choice:
     return Choice(min(range(len(measures)), key=lambda i: (
         len(portion_problems(food, measures[i][1], measures[i][0])),
         _rank(measures[i][0], food), i)))
+
+
+def _fruit_portion(food: Food, measures: Sequence[tuple[str, float]],
+                   ranked: list[tuple[float, int, int, Choice]], best: Choice) -> Choice:
+    """``best``, or where it is a fruit's piece or whole that is no portion
+    (``_fruit_not_a_portion``), the best-ranked of ``ranked`` within half to twice the fruit's
+    reference amount, the nearest to it first."""
+    name, grams = measures[best.index] if best.index is not None else ("", 100.0)
+    if best.factor != 1.0 or not _fruit_not_a_portion(name, food, grams):
+        return best
+    reference = _fruit_reference(food) or 0.0
+    within = [(rank, abs(math.log(measures[i][1] / reference)), i, choice)
+              for rank, _, i, choice in ranked
+              if reference * _SMALL_UNIT_SHARE < measures[i][1] <= reference * _OFF_REFERENCE_SHARE]
+    return min(within)[3] if within else best
 
 
 @dataclass(frozen=True)

@@ -226,19 +226,28 @@ def _spelt(choices: list[str], words: list[list[str]], found: list[search.Candid
     return choices[held.index(max(held))]
 
 
-_FROM_PLACE_RE = re.compile(r"\s+(?:from|at|vom|von)\s+(?:the\s+)?(\w+)'?s?\s*$",
-                            re.IGNORECASE)
+_FROM_PLACE_RE = re.compile(
+    r"\s+(?:from|at|vom|von|beim|bei|im|in|after|off)\s+(?:the\s+|a\s+|my\s+|our\s+|der\s+|"
+    r"dem\s+|die\s+)?((?:\w+'?s?)(?:\s+\w+'?s?){0,2})\s*$", re.IGNORECASE)
 
 
 def _without_unknown_place(text_: str, known: tuple[str, ...]) -> str:
-    """``text_`` without a closing "from" and a word neither the catalog nor the vocabulary
-    holds: where it came from ("potato knish from katz", "Döner vom Ali"); a table's own
-    "from frozen" or "from concentrate" stays."""
+    """``text_`` without a closing "from", "at" or "in" and up to three words none of which
+    the catalog or the vocabulary holds: where it came from ("potato knish from katz", "Döner
+    vom Ali", "glazed donut from the nurses station"); a table's own "from frozen", "in
+    syrup" or "from concentrate" stays."""
     found = _FROM_PLACE_RE.search(text_)
     if found is None or not text_[:found.start()].strip():
         return text_
-    word = search.words(found[1])
-    return text_ if not word or _a_word(word[0], known) else text_[:found.start()]
+    words = search.words(found[1])
+    return text_ if not words or any(_food_word(w, known) for w in words) else text_[:found.start()]
+
+
+def _food_word(word: str, known: tuple[str, ...]) -> bool:
+    """Whether ``word`` may name a food: a catalog or vocabulary word, a compound of them
+    ("Tomatensoße") or one letter off a long catalog word ("tomatoe")."""
+    return (_a_word(word, known) or len(_split_compound(word, known)) > 1
+            or (len(word) > SHORT_WORD and any(_known(w, known) for w in _one_letter_off(word))))
 
 
 def _main_food(text_: str, wanted: list[str], known: tuple[str, ...], region: str | None
@@ -327,6 +336,8 @@ def _readings(parts: list[list[str]], known: tuple[str, ...],
     words = [w for part in parts for w in part]
     found: list[tuple[list[str], float]] = []
     for reading, handicap in vocabulary.readings(words, region):
+        if reading != words:  # "gekochte Kartoffeln": boiled potatoes, not "boiled boiled potatoes"
+            reading = list(dict.fromkeys(reading))
         found.append((reading, handicap))
         if handicap == 0.0 and reading != words:
             found += _modified_kinds(parts, region)
@@ -342,11 +353,13 @@ def _readings(parts: list[list[str]], known: tuple[str, ...],
 
 def _joined(first: str, second: str, known: tuple[str, ...]) -> str | None:
     """The catalog word two adjacent words make together ("soy milk": "soymilk"), also with one
-    letter off where the joined word is long ("chees cake": "cheesecake"), or None."""
+    letter off where the joined word is long ("chees cake": "cheesecake") and a word is not the
+    catalog's (two of its words are no typo: "brot butter" is no "Bratbutter"), or None."""
     joined = first + second
     if _known(joined, known):
         return joined
-    if len(joined) <= SHORT_WORD or min(len(first), len(second)) < 3:
+    if (len(joined) <= SHORT_WORD or min(len(first), len(second)) < 3
+            or (_known(first, known) and _known(second, known))):
         return None
     return next((w for w in _one_letter_off(joined) if w[0] == joined[0] and _known(w, known)),
                 None)

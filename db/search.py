@@ -470,7 +470,9 @@ MEALTIMES = (
     "pause", "arbeit", "schule",
     # around sleep and exercise: "juice box before bed", "banana before a run"
     "bed", "bedtime", "sleep", "run", "walk", "workout", "gym", "training", "exercise",
-    "schlafen", "schlafengehen", "sport")
+    "schlafen", "schlafengehen", "sport",
+    # a break from work: "orange chicken on my lunch break" (not the start of "breakfast")
+    "lunch break", "break", "coffee break", "tea break", "mittagspause", "kaffeepause")
 PLACES = (
     "chippy", "chipper", "chip shop", "takeaway", "take away", "takeout", "bakery", "bakers",
     "baker", "shop", "corner shop", "supermarket", "canteen", "cafeteria", "cafe", "café",
@@ -482,7 +484,12 @@ PLACES = (
     "dönerladen", "supermarkt", "tankstelle", "kiosk", "markt", "automat", "dose", "glas",
     "packung", "tüte", "kühlschrank", "konditorei", "beck", "diner", "grill",
     "meal deal",  # a UK supermarket's lunch of sandwich, snack and drink
-    "home", "office", "zuhause", "zu hause", "daheim", "food court")
+    "home", "office", "zuhause", "zu hause", "daheim", "food court",
+    # where it is eaten: "trail mix from the break room", "lemon bars from church"
+    "break room", "breakroom", "staff room", "staffroom", "nurses station", "church",
+    "church basement", "potluck", "farm stand", "farmers market", "club", "halls", "uni",
+    "kaffeehaus", "beisl", "wirtshaus", "biergarten", "festzelt", "kirche", "party",
+    "game", "stadium", "ballpark", "fair", "state fair")
 # A place named with a word before it: "from the local chippy", "at the mexican place".
 _PLACE_NOUNS = ("place", "restaurant", "takeaway", "takeout", "shop", "cafe", "café", "diner",
                 "bakery", "pub", "van", "chippy", "imbiss", "bäcker")
@@ -497,10 +504,10 @@ def _spelt_any_way(phrase: str) -> str:
 
 
 _CONTEXT_RE = re.compile(
-    r"\s+(?:(?:for|at|zum|zur|beim|am|als|before|after|vor|nach)\s+"
+    r"\s+(?:(?:for|at|on|during|zum|zur|beim|am|als|before|after|vor|nach)\s+"
     r"(?:my\s+|the\s+|a\s+|an\s+|dem\s+|der\s+)?(?:"
     + "|".join(map(_spelt_any_way, MEALTIMES)) + r")"
-    + r"|(?:from|vom|von|aus|at)\s+(?:the\s+|a\s+|an\s+|my\s+|der\s+|dem\s+|die\s+|"
+    + r"|(?:from|vom|von|aus|at|after|off|im|in)\s+(?:the\s+|a\s+|an\s+|my\s+|der\s+|dem\s+|die\s+|"
       r"einem\s+|einer\s+|beim\s+)?(?:\w+\s+(?=(?:" + "|".join(map(_spelt_any_way, _PLACE_NOUNS))
     + r")\s*$))?(?:" + "|".join(map(_spelt_any_way, PLACES + _PLACE_NOUNS)) + r"))\s*$",
     re.IGNORECASE)
@@ -524,7 +531,15 @@ _WITHOUT_RE = re.compile(r"\s+(?:ohne|without|no)\s+(?!(?:zucker|sugar|added|zuc
 # When, said after the food: "Bockwurst heute", "cheesecake tonight".
 WHEN_SAID = ("today", "tonight", "yesterday", "this morning", "this evening", "last night",
              "heute", "gestern", "heute morgen", "heute mittag", "heute abend", "morgens",
-             "mittags", "abends",
+             "mittags", "abends", "morning", "afternoon", "evening", "night", "at night",
+             "am morgen", "am vormittag", "am nachmittag", "am abend", "vormittags",
+             "nachmittags", "nachts", "in der nacht", "in der früh", "zum feierabend",
+             "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+             "weekend", "at the weekend", "on the weekend", "tea time", "sunday dinner",
+             "sunday lunch", "montag", "dienstag", "mittwoch", "donnerstag", "freitag",
+             "samstag", "sonntag", "sonntags", "am sonntag", "am wochenende",
+             # where, said bare after the food: "jello salad potluck"
+             "potluck", "church", "at church",
              # served warm or cold: "Sauerkraut warm", "Vollmilch kalt"
              "warm", "kalt", "lauwarm", "heiss", "heiß", "gekühlt")
 # How it is made at home, said after the food: "Bratkartoffeln wie bei Oma".
@@ -536,7 +551,7 @@ _FAT_CONTENT_RE = re.compile(r"\s+\d+(?:[.,]\d+)?\s*(?:prozent(?:\s+fett)?|%\s*f
                              re.IGNORECASE)
 _MADE_WHERE_RE = re.compile(
     r"^(?:" + "|".join(map(_spelt_any_way, MADE_WHERE)) + r")\s+(?=\S)"
-    r"|\s+(?:(?:in|from)\s+(?:the\s+|a\s+|my\s+)?)?(?:"
+    r"|\s+(?:(?:in|from|on)\s+(?:the\s+|a\s+|my\s+)?)?(?:"
     + "|".join(map(_spelt_any_way, MADE_WHERE + ("scratch",) + LIKE_HOME + WHEN_SAID))
     + r")\s*$",
     re.IGNORECASE)

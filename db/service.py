@@ -94,8 +94,10 @@ def search(text: str, limit: int = 10, *, user: str | None = None,
         )
     if group is not None and (not isinstance(group, str) or len(group) > 60 or "\x00" in group):
         raise InvalidValue(f"food group must be a name of at most 60 characters, got {validate.echo(group)}")
-    # "jelly babies for a hypo" is a search for jelly babies, "blt from tesco" for a BLT
-    text = without_context(hypo.without_why(text))
+    # "jelly babies for a hypo" is a search for jelly babies, "blt from tesco" for a BLT, and
+    # "jelly babies for a hypo yesterday" too: each dropped in turn until neither is left
+    while (shorter := without_context(hypo.without_why(text))) != text:
+        text = shorter
     with session_scope(write=False) as session:
         owner = repo.get_user(user, session=session) if user is not None else None
         if region is None and owner is not None:

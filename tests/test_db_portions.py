@@ -286,6 +286,42 @@ def test_a_whole_cup_of_any_cheese_ranks_last_and_sr_cheeses_have_reference_amou
                                                ("1 box", 113.0)]) == portions.Choice(1)
 
 
+@pytest.mark.parametrize("food, serving, grams", [
+    ("Blueberries, raw", "1 cup", 148.0),  # not 50 berries, 68 g
+    ("Strawberries, raw", "1 NLEA serving", 147.0),  # not one strawberry, 12 g
+    ("Mangos, raw", "1 cup pieces", 165.0),  # not a whole mango, 336 g
+    ("Melons, cantaloupe, raw", "1 NLEA serving", 134.0),  # not a wedge, 69 g
+    ("Bananas, raw", "1 medium (7\" to 7-7/8\" long)", 118.0),  # one banana stays
+    ("Apricots, raw", "1 apricot", 35.0),  # one apricot stays: a whole fruit
+])
+def test_sr_legacy_fresh_fruit_within_half_to_twice_its_reference_amount(defaults, food, serving,
+                                                                         grams):
+    assert (defaults[food].serving, defaults[food].grams) == (serving, grams)
+
+
+def test_a_piece_or_a_whole_fruit_far_from_140_g_gives_way_to_the_nearest_measure():
+    papaya = portions.Food("Mango and papaya", "Papaya, raw", 43.0, 10.8)
+    assert portions.reference_amount(papaya) == 140.0
+    measures = [("1 slice/chunk", 40.0), ("1 fruit", 330.0), ("1 cup", 165.0),
+                ("1 cup, mashed", 230.0), ("Quantity not specified", 83.0)]
+    assert portions.choose_default(papaya, measures) == portions.Choice(2)
+    grapefruit = portions.Food("Citrus fruits", "Grapefruit, raw", 42.0, 10.7)
+    assert portions.choose_default(grapefruit, [("1 cup", 180.0), ("1 fruit", 308.0), (
+        "1 half", 154.0), ("1 section/slice", 25.0)]) == portions.Choice(2)
+    # FNDDS's amount eaten (75 g) is a portion already; a plum is one plum.
+    strawberries = portions.Food("Strawberries", "Strawberries, raw", 32.0, 7.7)
+    assert portions.choose_default(strawberries, [("1 fruit", 18.0), ("1 cup", 150.0), (
+        "Quantity not specified", 75.0)]) == portions.Choice(2)
+    plum = portions.Food("Other fruits and fruit salads", "Plum, raw", 46.0, 11.4)
+    assert portions.choose_default(plum, [("1 plum", 66.0), ("1 cup", 165.0)]) == \
+        portions.Choice(0)
+    # A lemon is a garnish by FDA's table, and watermelon's reference amount is 280 g.
+    assert portions.reference_amount(portions.Food("Citrus fruits", "Lemon, raw", 29.0, 9.3)) \
+        is None
+    assert portions.reference_amount(portions.Food("Melons", "Watermelon, raw", 30.0, 7.6)) \
+        == 280.0
+
+
 def test_a_fraction_of_a_cup_is_at_most_the_reference_amount():
     chia = portions.Food("Nuts and seeds", "Chia seeds", 486.0, 42.0)
     assert portions.choose_default(chia, [("1 cup", 168.0), ("Quantity not specified", 9.0)]) \

@@ -6151,6 +6151,11 @@ AUDIT = [
     ("US", 'turkey club', r"(?i)club sandwich|turkey.*club"),
     ('US', 'ceasar salad w chicken', '(?i)caesar salad|salad.*caesar(?!.*dressing)|^caesar(?!.*dressing)'),
     ('UK', 'fanta orange zero 330ml', r'(?i)(soft drink|orange).*(diet|zero|sugar.free|low calorie|aspartame)(?!.*juice)|^beverages, carbonated, low calorie'),
+    # ninth session: German 'Kartoffeln' served plain are boiled potatoes (the vocabulary), a vocabulary reading no longer repeats a word
+    ('DE', 'Kartoffeln mit Quark', '(?i)pellkartoffel|kartoffeln?, gekocht|salzkartoffel|^potato(es)?,.*boiled|^quark|^speisequark'),
+    ('DE', 'Kartoffeln und Quark', '(?i)pellkartoffel|kartoffeln?, gekocht|salzkartoffel|^potato(es)?,.*boiled|^quark|^speisequark'),
+    ('DE', 'Kartoffeln und Spinat', '(?i)^(?!sweet).*(kartoffel.*(gekocht|gedämpft)|potato(es)?.*(boiled|steamed))|^spinat|^spinach'),
+    ('DE', 'spinat mit kartoffeln', "(?i)spinat|^spinach|^kartoffel|^potato(es)?\\b(?!.*(chips|salad|soup|pancake|puff|skins|sticks|flour|mashed|gratin|scalloped|hash|fries|french|tots|rings|products|o'brien|sweet|snack|cakes|croquette))"),
 ]
 
 # Diet queries: the first hit has at most search.SUGARED_G sugar per 100 g; a dairy query (a
@@ -8658,6 +8663,20 @@ PORTIONS = [
     ('DE', 'broetchen heute', 55, 'German Brötchen ~ 50-60 g'),
     ('DE', 'gummibärchen heute', 30, 'typical snack portion of Gummibärchen 30 g (Haribo serving)'),
     ('DE', 'apfelschorle heute', 330, 'Apfelschorle bottle/glass 0.33 l'),
+    # ninth session: fresh fruit defaults within half to twice FDA's 140 g (a cup of blueberries or papaya, a large wedge of cantaloupe)
+    ('US', 'fresh blueberries', 150, "FNDDS 'Blueberries, raw': 1 cup = 150 g"),
+    ('DE', 'himbeeren', 125, 'a German punnet (Schale) of raspberries 125 g'),
+    ('US', 'cantalope', 160, "FNDDS/SR28 'Cantaloupe, raw' 1 cup cubes 160 g"),
+    ('US', 'cantaloupe wedge', 155, 'FNDDS Cantaloupe, raw: 1 cup = 155 g; 1 medium wedge 70 g'),
+    ('US', 'papaya', 145, "SR28 'Papayas, raw' 1 cup 1-in pieces = 145 g"),
+    ('US', 'blueberries', 148, "SR28 'Blueberries, raw' 1 cup = 148 g"),
+    ('US', 'cantaloupe', 160, "SR28 'Melons, cantaloupe, raw' 1 cup cubes = 160 g"),
+    ('US', 'blueberries fresh', 148, 'SR28 blueberries raw 1 cup = 148 g'),
+    # ninth session: a time of day after the food ('am Nachmittag', 'in the evening') is no food word
+    ('DE', 'zwei bananen am nachmittag', 236, 'SR28 bananas: 1 medium = 118 g; two'),
+    # ninth session: German 'Kartoffeln' served plain are boiled potatoes (the vocabulary), a vocabulary reading no longer repeats a word
+    ('DE', '3 Kartoffeln gekocht', 225, 'One medium potato ~70-80 g peeled; three'),
+    ('DE', '4 kartoffeln gekocht', 320, 'medium potato ~ 80 g boiled (German Speisekartoffel ~ 80 g; SR28 boiled potato 2-1/2" dia ~ 136 g); four ~ 320 g'),
 ]
 
 # Queries for a food no table holds (the third round's rule, and the pattern of the food's own
@@ -9121,12 +9140,10 @@ STILL_MISSED = [
     ('UK', 'plums', '(?i)^plums?,(?!.*(dried|prunes|canned|stewed))|^pflaume, roh'),
     ('DE', 'Ayran trinken', '(?i)ayran|\\blassi\\b|yogurt drink|joghurtdrink|trinkjoghurt'),
     ('DE', 'Pasta mit Pesto', '(?i)pesto'),
-    ('DE', 'Kartoffeln mit Quark', '(?i)pellkartoffel|kartoffeln?, gekocht|salzkartoffel|^potato(es)?,.*boiled|^quark|^speisequark'),
     ('DE', 'Topfenknödel', '(?i)topfen|quark'),
     ('US', 'rice and beans with plantains', '(?i)rice and (black |red |pinto )?beans|beans and (white |brown )?rice|rice with (stewed )?beans|arroz con (frijoles|habichuelas)|^plantains?'),
     ('UK', 'chicken and chips', '(?i)^chicken, (roast|fried|coated)|roast chicken|fried chicken|^chips(,|$)|^chips, |potato chips, .*takeaway|french fries'),
     ('DE', 'Wurst und Brot', '(?i)^wurst|^aufschnitt|^bread, (white|rye|wheat|whole|mixed)|^brot|^bauernbrot|^mischbrot|^ruchbrot|^lyoner|^fleischwurst|^cervelat|^salami|^bologna'),
-    ('DE', 'Kartoffeln und Quark', '(?i)pellkartoffel|kartoffeln?, gekocht|salzkartoffel|^potato(es)?,.*boiled|^quark|^speisequark'),
     # ninth round
     ('US', '6 oz sirloin', '(?i)^beef.*sirloin(?!.*raw)|steak, sirloin|sirloin steak'),
     ('UK', 'jacket potato tuna mayo', '(?i)^(?!.*sweet)potato(es)?.*baked(?!.*(chips|crisps|soup))|tuna (mayonnaise|salad)'),
@@ -9209,7 +9226,6 @@ STILL_MISSED = [
     ('UK', 'sausages with mash and onion gravy', '(?i)sausages? and mash|bangers|^sausages?, pork|^pork sausages?|potatoes?, mashed|mashed potato'),
     ('US', 'peanutbutter toast', '(?i)^peanut butter(?!.*(cookie|cracker|cup|fudge|bar|cereal))'),
     ('DE', 'Butterbrot mit Salz', '(?i)butterbrot|toastbrot mit butter|^brot \\(|^bread \\(average|^bread, (white|wheat|brown|rye|mixed)|^butter(,|$)'),
-    ('DE', 'Kartoffeln und Spinat', '(?i)^(?!sweet).*(kartoffel.*(gekocht|gedämpft)|potato(es)?.*(boiled|steamed))|^spinat|^spinach'),
     ('UK', 'half a tin of beans', '(?i)baked beans|^beans, baked'),
     # thirteenth and fourteenth rounds, diet: no table holds the diet kind (the first hit is a light row, or nothing)
     ('UK', 'sugar free lucozade', r'(?i)lucozade.*(zero|sugar.free)|energy drink.*(sugar.free|diet)|sports drink.*(diet|zero|low calorie)'),
@@ -9225,7 +9241,6 @@ STILL_MISSED = [
     ('UK', 'apple turnover', r'(?i)turnover'),
     ('UK', 'caramel wafer', '(?i)caramel wafer|wafer.*caramel|biscuits?, wafer|^wafers?,'),
     ('DE', 'Reis und Gemüse', '(?i)^reis\\b(?!.*(waffel|kuchen|getränk|mehl|drink))|^rice, (white|cooked|NFS|brown)|^rice with vegetables|^mixed vegetables|^vegetables, mixed|^gem(ü|ue)se\\b'),
-    ('DE', 'spinat mit kartoffeln', "(?i)spinat|^spinach|^kartoffel|^potato(es)?\\b(?!.*(chips|salad|soup|pancake|puff|skins|sticks|flour|mashed|gratin|scalloped|hash|fries|french|tots|rings|products|o'brien|sweet|snack|cakes|croquette))"),
     ('US', 'pineapple juice', '(?i)^(?!.*(drink|cocktail|nectar|punch|babyfood)).*(pineapple juice|juice, pineapple|ananassaft)'),
     ('US', 'snack cake', '(?i)snack cake|snack cakes|twinkie|creme.filled'),
     ('UK', 'ham and cheese toastie', '(?i)toastie|grilled cheese|ham.*cheese.*sandwich|cheese.*ham.*sandwich|croque[- ]m'),
@@ -9591,7 +9606,6 @@ STILL_SHORT_PORTIONS = [
     ('US', 'eggs over easy', 100, "FNDDS 'Egg, whole, fried no added fat': 1 egg = 50 g; eggs as a plate = two"),
     ('US', '3 chicken tenders', 150, "FNDDS 'Chicken tenders or strips, NFS': 1 tender = 50 g; three"),
     ('US', 'reeses cups', 42, "Reese's standard pack of 2 cups = 1.5 oz = 42 g"),
-    ('US', 'fresh blueberries', 150, "FNDDS 'Blueberries, raw': 1 cup = 150 g"),
     ('UK', 'mini pork pie', 50, 'UK mini pork pie (Pork Farms, Walkers) = 50 g'),
     ('DE', 'magerquark', 125, 'half a 250 g Magerquark tub'),
     ('DE', 'pommes rot weiss', 150, "Imbiss portion of Pommes about 150 g (McDonald's Deutschland medium 114 g)"),
@@ -9622,7 +9636,6 @@ STILL_SHORT_PORTIONS = [
     ('US', 'chipotle bowl', 270, "FNDDS 58102700 'Burrito bowl, NFS': 1 item, any size = 270 g"),
     ('UK', 'ginger nut', 10, "McVitie's Ginger Nuts: one biscuit about 10 g"),
     ('UK', 'lilt', 330, 'a UK can 330 ml'),
-    ('DE', 'himbeeren', 125, 'a German punnet (Schale) of raspberries 125 g'),
     # thirteenth round (seventh session)
     ('DE', 'ein teller nudeln', 250, "a plate of cooked pasta about 250 g (FNDDS 'Pasta, cooked' 2 cups 280 g)"),
     ('DE', 'zwei würstchen', 100, '2 x 50 g Wiener Würstchen (German pack 6 x 50 g)'),
@@ -9631,14 +9644,12 @@ STILL_SHORT_PORTIONS = [
     ('US', 'gelato', 100, 'RACC 2/3 cup; gelato about 100 g'),
     ('US', 'pineapple juice', 250, '1 cup (8 fl oz) 250 g (SR28 pineapple juice 1 cup 250 g)'),
     ('US', 'lemonade from concentrate', 248, '1 cup (8 fl oz) 248 g (SR28 lemonade 1 cup)'),
-    ('US', 'cantalope', 160, "FNDDS/SR28 'Cantaloupe, raw' 1 cup cubes 160 g"),
     ('US', 'macaroniandcheese', 200, 'FNDDS macaroni and cheese 1 cup about 200 g'),
     # fourteenth round (seventh session)
     ('US', '2 slices of watermelon', 572, 'SR28 watermelon, raw: 1 wedge (approx 1/16 of melon) = 286 g; two'),
     ('US', 'baby carrots snack bag', 85, 'FDA RACC vegetables 85 g; snack bag of baby carrots 3 oz (85 g)'),
     ('US', 'large fry', 154, "McDonald's large fries ~150 g; SR28 fast-food fries large order 154 g"),
     ('UK', 'a bag of chips from the chippy', 250, 'UK chip-shop portion of chips ~200-300 g'),
-    ('DE', '3 Kartoffeln gekocht', 225, 'One medium potato ~70-80 g peeled; three'),
     ('DE', 'ein Döner', 350, 'Döner kebab in bread ~300-450 g'),
     ('DE', 'zwei Weisswürste', 140, "Weisswurst ~70 g each (butchers' 60-80 g); two"),
     ('DE', 'eine Bratwurst im Brötchen', 160, 'Bratwurst ~100-120 g plus Brötchen ~50 g'),
@@ -9670,7 +9681,6 @@ STILL_SHORT_PORTIONS = [
     ('US', 'egg white scramble', 100, 'FNDDS Egg white omelet, scrambled: 1 egg white 33 g; a 3-white scramble about 100 g'),
     ('US', 'pb and j on wheat', 112, 'FNDDS Peanut butter and jelly sandwich, NFS: 1 sandwich = 112 g'),
     ('US', 'strawberry pop tart', 50, "one Pop-Tart toaster pastry weighs 50-52 g (Kellogg's pack of 2 = 104 g)"),
-    ('US', 'cantaloupe wedge', 155, 'FNDDS Cantaloupe, raw: 1 cup = 155 g; 1 medium wedge 70 g'),
     ('UK', 'jaffa cake', 12, "one McVitie's Jaffa Cake weighs 12.2 g"),
     ('UK', 'mr kipling mince pie', 60, 'one Mr Kipling mince pie weighs 59 g (pack of 6 = 354 g)'),
     ('UK', 'chicken kiev', 125, 'one retail chicken Kiev weighs 120-135 g (Birds Eye 2 x 125 g)'),
@@ -9698,7 +9708,6 @@ STILL_SHORT_PORTIONS = [
     ('DE', '2 nürnberger', 50, 'Nürnberger Rostbratwurst ~ 20-25 g each (protected recipe, 7-9 cm); two ~ 50 g'),
     ('US', 'pico de gallo', 35, 'FDA RACC salsa 2 tbsp (~ 35 g); FNDDS salsa 1 tbsp ~ 16 g'),
     ('US', 'jerky teriyaki', 28, 'FDA RACC meat snacks 30 g; 1 oz bag 28 g'),
-    ('US', 'papaya', 145, "SR28 'Papayas, raw' 1 cup 1-in pieces = 145 g"),
     ('US', 'hot sauce', 5, 'SR28 TABASCO 1 tsp = 4.7 g; one serving ~ 1 tsp'),
     ('US', 'fried plantains', 118, "SR28 'Plantains, yellow, fried' 1 cup ~ 118 g"),
     ('UK', 'keema curry', 250, 'FSA takeaway curry portion ~ 250-350 g'),
@@ -9709,8 +9718,6 @@ STILL_SHORT_PORTIONS = [
     # nineteenth round (eighth session)
     ('US', 'buttermilk pancakes', 110, 'FDA RACC pancakes 110 g (a stack of three 4-inch pancakes ~ 114 g)'),
     ('US', 'hash browns', 70, "McDonald's hash brown 53 g; FDA RACC fried potatoes 70 g prepared"),
-    ('US', 'blueberries', 148, "SR28 'Blueberries, raw' 1 cup = 148 g"),
-    ('US', 'cantaloupe', 160, "SR28 'Melons, cantaloupe, raw' 1 cup cubes = 160 g"),
     ('US', '2 scoops of vanilla ice cream', 150, "SR28 vanilla ice cream 1/2 cup (a scoop) = 66 g, FNDDS 'Ice cream, vanilla' 1 scoop = 120 g; two scoops 132-240 g"),
     ('US', 'chicken tenders', 150, "FNDDS 'Chicken tenders or strips, NFS' 1 tender = 50 g; a 3-piece order = 150 g"),
     ('US', 'chiken tenders', 150, "FNDDS 'Chicken tenders or strips, NFS' 1 tender = 50 g; a 3-piece order = 150 g"),
@@ -9742,7 +9749,6 @@ STILL_SHORT_PORTIONS = [
     # twenty-first round (eighth session)
     ('US', 'ate 3 slices of pepperoni pizza at the party', 321, 'FNDDS pizza, pepperoni: 1 slice (1/8 of 14" pizza) about 107 g; 3 slices'),
     ('US', 'half of a plain bagel with nothing on it', 52, 'SR28 bagel, plain: 1 medium (3.5-4") = 105 g; half'),
-    ('DE', 'zwei bananen am nachmittag', 236, 'SR28 bananas: 1 medium = 118 g; two'),
     ('US', 'chicken and cheese quesadilla', 180, 'FNDDS quesadilla: 1 quesadilla (8" tortilla) about 180 g'),
     ('US', 'glass of lowfat chocolate milk', 250, 'SR28 chocolate milk lowfat: 1 cup = 250 g'),
     ('US', 'avacado', 136, 'SR28 avocados, raw, California: 1 fruit without skin and seed = 136 g'),
@@ -9754,9 +9760,7 @@ STILL_SHORT_PORTIONS = [
     ('DE', 'zwei buttergipfeli zum zmorge', 45, 'Swiss Buttergipfeli about 40-50 g'),
     # twenty-second round (eighth session)
     ('US', '3 slices of pepperoni pizza', 333, 'FNDDS pizza with pepperoni, 1 slice (1/8 of 14") ~ 111 g; three = 333 g'),
-    ('DE', '4 kartoffeln gekocht', 320, 'medium potato ~ 80 g boiled (German Speisekartoffel ~ 80 g; SR28 boiled potato 2-1/2" dia ~ 136 g); four ~ 320 g'),
     ('US', 'pho bo from the pho shop', 700, "FNDDS 'Soup, pho, with meat' 1 bowl ~ 3 cups ~ 700 g (restaurant bowl)"),
-    ('US', 'blueberries fresh', 148, 'SR28 blueberries raw 1 cup = 148 g'),
     ('US', 'buttermilk pancakes at home', 114, 'FNDDS pancake plain, 3 medium 4" pancakes ~ 114 g (1 medium 38 g)'),
     ('US', 'instant oatmeal maple brown sugar', 234, 'FNDDS oatmeal instant prepared, 1 packet prepared ~ 234 g (1 cup)'),
     ('US', 'sweet tea gallon', 240, 'one glass as drunk: FDA RACC 240 ml (the gallon is the jug)'),
