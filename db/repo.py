@@ -201,12 +201,17 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
     guessed = {choice for chosen, (reading, _) in zip(spelt, readings)
                for word, choice in zip(reading, chosen)
                if choice not in (word, search.singular(word))}
+    # the main food's word as spelt too ("pancaks with syrup": pancake, so "Pancake syrup" is syrup)
+    if main and search.joins_with(text_):
+        heads |= {choice for chosen, (reading, _) in zip(spelt, readings)
+                  for word, choice in zip(reading, chosen) if word in heads and choice in guessed}
     query = search.make_query([(chosen, handicap)
                                for chosen, (_, handicap) in zip(spelt, readings)],
                               diet=diet, typed=sum(map(len, parts)), region=region,
                               typed_words=wanted, guessed=guessed,
                               no_added_sugar=no_added_sugar, heads=heads, paired=bool(main),
-                              any_order=search.joins_foods(text_))
+                              any_order=search.joins_foods(text_),
+                              accompanied=search.joins_with(text_))
     found = list({c.food_id: c for c in (*carried.values(), *found)}.values())
     ranked = search.rank(query, [c for c in found if c.food_id not in weak], limit)
     ranked += search.rank(query, list(weak.values()), limit)[:limit - len(ranked)]
@@ -342,7 +347,11 @@ def _readings(parts: list[list[str]], known: tuple[str, ...],
         if handicap == 0.0 and reading != words:
             found += _modified_kinds(parts, region)
         for i in range(len(reading) - 1):
-            joined = _joined(reading[i], reading[i + 1], known)
+            # typed as two words, not split from one compound nor read from the vocabulary
+            where = [next((j for j, part in enumerate(parts) if w in part), None)
+                     for w in reading[i:i + 2]]
+            apart = None not in where and where[0] != where[1]
+            joined = _joined(reading[i], reading[i + 1], known, apart=apart)
             if joined:
                 found.append((reading[:i] + [joined] + reading[i + 2:], handicap))
     unique: dict[tuple[str, ...], float] = {}
@@ -351,15 +360,18 @@ def _readings(parts: list[list[str]], known: tuple[str, ...],
     return [(list(r), h) for r, h in unique.items()][:MAX_READINGS]
 
 
-def _joined(first: str, second: str, known: tuple[str, ...]) -> str | None:
-    """The catalog word two adjacent words make together ("soy milk": "soymilk"), also with one
-    letter off where the joined word is long ("chees cake": "cheesecake") and a word is not the
-    catalog's (two of its words are no typo: "brot butter" is no "Bratbutter"), or None."""
+def _joined(first: str, second: str, known: tuple[str, ...], *, apart: bool = True
+            ) -> str | None:
+    """The catalog word two adjacent words make together ("soy milk": "soymilk", "fish cake":
+    "fishcakes"), also with one letter off where the joined word is long ("chees cake":
+    "cheesecake", "cookeis" split as cook and eis: "cookies") unless two catalog words were
+    typed ``apart`` ("brot butter" is no "Bratbutter"), or None."""
     joined = first + second
-    if _known(joined, known):
-        return joined
+    for whole in (joined, joined + "s", joined + "es"):
+        if _known(whole, known):
+            return whole
     if (len(joined) <= SHORT_WORD or min(len(first), len(second)) < 3
-            or (_known(first, known) and _known(second, known))):
+            or (apart and _known(first, known) and _known(second, known))):
         return None
     return next((w for w in _one_letter_off(joined) if w[0] == joined[0] and _known(w, known)),
                 None)

@@ -521,7 +521,9 @@ MADE_WHERE = (
     "imbiss", "kiosk", "tankstellen", "kantinen", "slow cooker", "crockpot", "crock pot",
     "instant pot", "air fryer", "homemade", "home made", "home-made", "hausgemacht",
     "hausgemachte", "hausgemachter", "hausgemachtes", "hausgemachten", "selbstgemacht",
-    "selbstgemachte", "selbstgemachter", "selbstgemachtes", "selbstgemachten")
+    "selbstgemachte", "selbstgemachter", "selbstgemachtes", "selbstgemachten",
+    # served warm or left over, which no name says: "warm apple pie", "leftover pizza"
+    "warm", "warme", "warmer", "warmes", "warmen", "lukewarm", "leftover", "leftovers")
 _HOMEMADE_RE = re.compile(r"\b(?:homemade|home[- ]made|hausgemacht\w*|selbstgemacht\w*)\b",
                           re.IGNORECASE)
 # What a food is eaten without, said after it ("Nudeln ohne Soße", "coffee without milk"): the
@@ -711,6 +713,22 @@ def joins_foods(text: str) -> bool:
     """Whether the query joins two foods with "and" ("carrots and peas", "Wurst und Brot")."""
     found = words(text)
     return any(w in AND_WORDS for w in found[1:-1])
+
+
+# Words that join what a food is eaten with to it ("pancakes with syrup", "Kaffee mit Milch");
+# not what it comes on or in ("cheese on toast", "fish in sauce"), which may name the dish.
+ACCOMPANIED_WORDS = frozenset({"with", "w", "mit", "con"})
+
+
+def joins_with(text: str) -> bool:
+    """Whether the query joins a second food "with" the first ("pancakes with syrup"; not
+    "oatmeal made with milk", which says how it was made)."""
+    found = words(text)
+    return any(w in ACCOMPANIED_WORDS and found[i] not in _MADE_WORDS
+               for i, w in enumerate(found[1:-1]))
+
+
+_MADE_WORDS = frozenset({"made", "prepared", "cooked", "zubereitet", "gemacht"})
 
 
 def query_words(text: str) -> list[str]:
@@ -988,14 +1006,15 @@ class Query:
     heads: frozenset[str] = frozenset()  # the words that name the main food (``main_food``)
     paired: bool = False  # the query names two foods ("tea and biscuits": ``main_food``)
     any_order: bool = False  # it joins them with "and" (``score``)
+    accompanied: bool = False  # it joins the second "with" the first (``joins_with``)
 
 
 def make_query(readings: Sequence[tuple[Sequence[str], float]], *, diet: bool = False,
                typed: int | None = None, region: str | None = None,
                typed_words: Sequence[str] | None = None,
                guessed: Iterable[str] = (), no_added_sugar: bool = False,
-               heads: Iterable[str] = (), paired: bool = False, any_order: bool = False
-               ) -> Query:
+               heads: Iterable[str] = (), paired: bool = False, any_order: bool = False,
+               accompanied: bool = False) -> Query:
     asked = frozenset(w for reading, _ in readings for w in reading)
     asked |= frozenset(filter(None, (singular(w) for w in asked)))
     forms = frozenset(FORM_SYNONYMS.get(w, w) for w in asked) & FORM_WORDS
@@ -1004,7 +1023,8 @@ def make_query(readings: Sequence[tuple[Sequence[str], float]], *, diet: bool = 
     phrases = frozenset(_singular_phrase(r) for r, _ in readings)
     return Query(tuple((tuple(r), h) for r, h in readings), diet, forms, asked, typed, region,
                  phrases, None if typed_words is None else _singular_phrase(typed_words),
-                 frozenset(guessed), no_added_sugar, _forms(heads), paired, any_order)
+                 frozenset(guessed), no_added_sugar, _forms(heads), paired, any_order,
+                 accompanied)
 
 
 def _forms(found: Iterable[str]) -> frozenset[str]:
@@ -1407,26 +1427,51 @@ UNLINKED_PAIR_PENALTY = 4.0
 # More than a row from another region's table loses (FOREIGN_NAME_PENALTY): the toast, not
 # "Beans on toast", answers "toast and jam".
 MAIN_ONLY_PENALTY = 2.0
+# A row named for the other food with the main food's word before it ("Pancake syrup",
+# "Syrups, table blends, pancake" for "pancakes with syrup") is that other food: it ranks below
+# the main food alone.
+SECOND_FOOD_PENALTY = 2 * MAIN_FOOD_HANDICAP
 _LINK_RE = re.compile(r"\b(and|with|w/|on|in|mit|und|auf|con|de|plus|n)\b|&", re.IGNORECASE)
 
 
 def _unlinked_pair(query: Query, reading: Sequence[str], handicap: float, item: Candidate
                    ) -> float:
-    """What a reading of both foods of a two-food query costs a row that is not both: one that
-    holds the main food's word only as what its food comes with or on, and none of the other
-    food's words (``MAIN_ONLY_PENALTY``: "Beans on toast" for "toast and jam" is beans); one
-    that holds both only as words of one food (UNLINKED_PAIR_PENALTY)."""
+    """What a reading of both foods of a two-food query costs a row that is not both: one named
+    for what the main food is eaten with, the main food's word only before that name
+    (``SECOND_FOOD_PENALTY``: "Pancake syrup" for "pancakes with syrup", not "Rice, with
+    chicken" for "chicken with rice"); one that holds the main food's word only as what its
+    food comes with or on, and none of the other food's words (``MAIN_ONLY_PENALTY``: "Beans
+    on toast" for "toast and jam" is beans); one that holds both only as words of one food
+    (UNLINKED_PAIR_PENALTY)."""
     if not query.paired or handicap >= MAIN_FOOD_HANDICAP or len(reading) < 2:
         return 0.0
     forms = _forms(item.name_words)
     others = _forms(reading) - query.heads
     linked = _around_link(item.food)
+    head = _head_forms(item.food)
+    if (query.accompanied and head & others and not head & query.heads and forms & query.heads
+            and (linked is None or (
+            "," in item.food[:_LINK_RE.search(item.food).start()]
+            and not linked[1] & query.heads))):
+        return SECOND_FOOD_PENALTY
     if linked is None:
         return UNLINKED_PAIR_PENALTY if forms & query.heads and forms & others else 0.0
     before, after = linked
     if not forms & others and after & query.heads and not before & query.heads:
         return MAIN_ONLY_PENALTY
+    if (query.any_order and before & query.heads and before & others
+            and not after & (query.heads | others)):
+        return UNLINKED_PAIR_PENALTY  # "Coffee cake, crumb, with fruit" for "Kaffee und Kuchen"
     return 0.0
+
+
+@lru_cache(maxsize=65536)
+def _head_forms(food: str) -> frozenset[str]:
+    """The forms of the word a name's first part ends with, which names its food where that
+    part joins no two foods ("syrup" of "Pancake syrup" and of "Syrups, table blends, pancake,
+    with butter"; not of "Macaroni and cheese"; cached, as names are)."""
+    found = words(food.split(",")[0])
+    return _forms(found[-1:])
 
 
 @lru_cache(maxsize=65536)
