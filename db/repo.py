@@ -386,7 +386,7 @@ def _joined(first: str, second: str, known: tuple[str, ...], *, apart: bool = Tr
 BREAD_PARTS = frozenset({"brotchen", "semmel", "weggli", "schrippe", "weckle", "brot"})
 FILLED_ROLLS = frozenset({"baguette", "baguettes", "sub", "subs", "hoagie", "hoagies",
                           "sarnie", "sarnies", "panini", "paninis"})
-FILLED_BREAD_LINKS = frozenset({"im", "in", "mit", "auf"})  # "Bratwurst im Brötchen"
+FILLED_BREAD_LINKS = frozenset({"im", "in", "mit", "auf", "aufs"})  # "Bratwurst im Brötchen"
 # The breads a sandwich is said to be "on" (a US deli's "ham and swiss on rye"); not toast,
 # whose dishes are named ("beans on toast", "cheese on toast").
 ON_BREADS = frozenset({"rye", "wheat", "white", "sourdough", "pumpernickel", "multigrain",

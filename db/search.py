@@ -54,7 +54,7 @@ from db.portions import COUNTED
 
 # Words that never decide a match on their own ("rice with beans").
 STOPWORDS = frozenset({"a", "an", "and", "the", "of", "with", "in", "on", "or", "w", "n",
-                       "mit", "und", "de",
+                       "mit", "und", "de", "aufs", "zum", "zur",
                        # how much or whose, never what: "a few skittles", "coke zero with my kebab"
                        "my", "some", "few", "couple", "mein", "meine", "etwas", "paar",
                        # how many: "a dozen wings" (leading_count)
@@ -340,7 +340,8 @@ MEASURE_WORDS = frozenset({"cup", "glass", "bowl", "mug", "plate", "slice", "pie
                            "half",
                            "bar", "packet", "bag", "tin", "pot", "tub", "jar", "box", "scoop",
                            "slices", "pieces", "bowls", "scoops", "servings", "pints", "mugs",
-                           "cups", "cans", "bottles", "glasses", "strip", "strips"})
+                           "cups", "cans", "bottles", "glasses", "strip", "strips", "punnet",
+                           "punnets"})
 # Spoons and units say how much wherever they stand ("tbsp honey", "4 oz juice", "150ml orange
 # juice"); German names the measure before the food without "of" ("Tasse Kaffee", "Kugel Eis",
 # "Stück Käsekuchen", "ein Glas Milch"). Neither is a word to find while a food word follows.
@@ -357,7 +358,11 @@ GERMAN_MEASURE_WORDS = HALF_WORDS | frozenset({
     "handvoll", "klein", "kleine", "kleiner", "kleines", "kleinen", "gross", "grosse", "grosser",
     "grosses", "grossen"})
 # A count before the measure or the food ("2 slices", "ein Stück", "eine Tasse").
-COUNT_WORDS = frozenset({"ein", "eine", "einen", "einem", "einer", "one", "two", "zwei"})
+_NUMBERS = {"three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8",
+            "nine": "9", "ten": "10", "drei": "3", "vier": "4", "fünf": "5", "funf": "5",
+            "fuenf": "5", "sechs": "6", "sieben": "7", "acht": "8", "neun": "9", "zehn": "10"}
+COUNT_WORDS = frozenset({"ein", "eine", "einen", "einem", "einer", "one", "two", "zwei",
+                         *_NUMBERS})
 _AMOUNT_RE = re.compile(r"^\d+(ml|cl|l|g|kg|oz)?$")
 # The serving a measure asks for, by the words its name holds ("1 tablespoon", "1 slice, NFS",
 # "1 can (12 fl oz)", "1 scoop"): a Stück of cake is a piece or a slice, a Tasse a cup.
@@ -385,7 +390,8 @@ MEASURE_SERVINGS = {
 # The amount a count before the measure asks for ("two slices": the "2 slices" serving, "half a
 # can": "1/2 can", where the food has one): a digit, or one of these words.
 COUNT_AMOUNTS = {"one": "1", "ein": "1", "eine": "1", "einen": "1", "einem": "1", "einer": "1",
-                 "two": "2", "zwei": "2", "half": "1/2", **dict.fromkeys(HALF_WORDS, "1/2")}
+                 "two": "2", "zwei": "2", **_NUMBERS, "half": "1/2",
+                 **dict.fromkeys(HALF_WORDS, "1/2")}
 # A metric amount (or ounces) names a serving of that amount ("100ml orange juice": "1 serving
 # 100 ml") where the food has one, else that many grams (db.portions.measured_amount).
 _METRIC_RE = re.compile(r"^(\d+)(ml|g|oz)$")
@@ -489,7 +495,7 @@ PLACES = (
     "break room", "breakroom", "staff room", "staffroom", "nurses station", "church",
     "church basement", "potluck", "farm stand", "farmers market", "club", "halls", "uni",
     "kaffeehaus", "beisl", "wirtshaus", "biergarten", "festzelt", "kirche", "party",
-    "game", "stadium", "ballpark", "fair", "state fair")
+    "game", "stadium", "ballpark", "fair", "state fair", "tex mex", "tex-mex")
 # A place named with a word before it: "from the local chippy", "at the mexican place".
 _PLACE_NOUNS = ("place", "restaurant", "takeaway", "takeout", "shop", "cafe", "café", "diner",
                 "bakery", "pub", "van", "chippy", "imbiss", "bäcker")
@@ -504,7 +510,7 @@ def _spelt_any_way(phrase: str) -> str:
 
 
 _CONTEXT_RE = re.compile(
-    r"\s+(?:(?:for|at|on|during|zum|zur|beim|am|als|before|after|vor|nach)\s+"
+    r"\s+(?:(?:for|at|on|with|during|zum|zur|beim|am|als|before|after|vor|nach)\s+"
     r"(?:my\s+|the\s+|a\s+|an\s+|dem\s+|der\s+)?(?:"
     + "|".join(map(_spelt_any_way, MEALTIMES)) + r")"
     + r"|(?:from|vom|von|aus|at|after|off|im|in)\s+(?:the\s+|a\s+|an\s+|my\s+|der\s+|dem\s+|die\s+|"
@@ -563,8 +569,23 @@ _FROM_SELLER_RE = re.compile(
     + "|".join(_spelt_any_way(" ".join(p)) for p in SELLER_PHRASES) + r")\s*$)", re.IGNORECASE)
 
 
+# The course said bare after a dish of two words or more ("banana pudding dessert", "peach
+# cobbler dessert"); not after a dessert's own name ("gelatin dessert", "frozen dessert").
+_COURSE_RE = re.compile(r"(?<=\w)(?<!gelatin)(?<!jello)(?<!jell-o)(?<!frozen)(?<!dairy)"
+                        r"(?<!whipped)(?<!milk)\s+(?:dessert|nachtisch|nachspeise)\s*$",
+                        re.IGNORECASE)
+
+
+def _without_course(text: str) -> str:
+    found = _COURSE_RE.search(text)
+    if found is None or (len(text[:found.start()].split()) < 2
+                         and found[0].strip().lower() == "dessert"):  # "rice dessert"
+        return text
+    return text[:found.start()]
+
+
 # Said after the food, each dropped in turn until none is left (``without_context``).
-_CLOSING_CONTEXT = (_CONTEXT_RE, _MADE_WHERE_RE, _FAT_CONTENT_RE, _WITHOUT_RE)
+_CLOSING_CONTEXT = (_CONTEXT_RE.sub, _MADE_WHERE_RE.sub, _FAT_CONTENT_RE.sub, _WITHOUT_RE.sub)
 
 
 def without_context(text: str) -> str:
@@ -575,7 +596,8 @@ def without_context(text: str) -> str:
     while True:
         shorter = text
         for closing in _CLOSING_CONTEXT:
-            shorter = closing.sub("", shorter)
+            shorter = closing("", shorter)
+        shorter = _without_course(shorter)
         if shorter == text or not shorter.strip():
             break
         text = shorter
@@ -664,7 +686,8 @@ def _without_phrases(found: Sequence[str], phrases: Sequence[tuple[str, ...]]) -
 
 # Words that join a food to what it comes with ("toast with butter", "Apfelstrudel mit
 # Vanillesauce", "beans on toast", "arroz con pollo") or to a second food ("scampi and chips").
-WITH_WORDS = frozenset({"with", "w", "mit", "on", "auf", "con", "in", "de"})  # "tacos de asada"
+# "Rotkohl zum Braten", "Leberwurst aufs Brot": what comes with it, what it is spread on
+WITH_WORDS = frozenset({"with", "w", "mit", "on", "auf", "aufs", "con", "in", "de", "zum", "zur"})
 AND_WORDS = frozenset({"and", "und", "n"})
 # A name holding the main food's word (``main_food``): where no food has every word ("chicken
 # adobo"), the dish the phrase ends with comes before the meat it starts with.
@@ -683,7 +706,8 @@ FILLED_DISH_WORDS = frozenset({
     "roll", "rolls", "bagel", "pie", "pies", "pasty", "pasties", "crisps", "pizza", "salad",
     "soup", "omelet", "omelette", "burrito", "quesadilla", "bake", "casserole", "stew", "curry",
     "risotto", "pasta", "quiche", "tart", "flan", "muffin", "muffins", "cake", "cookies",
-    "gumbo", "jambalaya", "paella", "chowder", "hotpot", "dumplings", "dumplins"})
+    "gumbo", "jambalaya", "paella", "chowder", "hotpot", "dumplings", "dumplins", "noodle",
+    "noodles"})
 
 
 def main_food(found: Sequence[str]) -> tuple[list[str], str | None]:
@@ -704,8 +728,10 @@ def main_food(found: Sequence[str]) -> tuple[list[str], str | None]:
     if joined is not None and (len(second) == 1 or kept[-1] not in FILLED_DISH_WORDS):
         kept = kept[:joined]
     kept = [w for w in kept if w not in STOPWORDS]
-    # a shape or how it was cooked names no food ("Hähnchen gebraten" is chicken)
-    named = [w for w in kept if w not in SHAPE_WORDS and w not in COOKING_HEATS] or kept
+    # a shape, how it was cooked or cut names no food ("Hähnchen gebraten" is chicken, "smoked
+    # brisket sliced" brisket)
+    named = [w for w in kept if w not in SHAPE_WORDS and w not in COOKING_HEATS
+             and w not in FRESH_AND_CUT_WORDS] or kept
     return kept, named[-1] if named else None
 
 
@@ -762,7 +788,8 @@ def times_count(found: Sequence[str]) -> str | None:
 # sub", "12 pack"), and foods whose name starts with a number ("3 Musketeers", "7 Up").
 NOT_COUNTED_NEXT = SHAPE_WORDS | frozenset({"finger", "inch", "inches", "in", "cm", "pack",
                                             "pk", "piece", "percent"})
-NUMBER_NAMES = frozenset({"3 musketeers", "7 up", "100 grand", "5 hour", "7 eleven"})
+NUMBER_NAMES = frozenset({"3 musketeers", "7 up", "100 grand", "5 hour", "7 eleven",
+                          "three musketeers", "seven up", "five guys", "five alive"})
 
 
 def leading_count(found: Sequence[str], text: str) -> str | None:
@@ -1137,7 +1164,7 @@ def _texts(name_words: tuple[str, ...], food: str, aliases: tuple[str, ...],
     kinds = [_words(_MADE_WITH_RE.sub("", segment)) for segment in segments[lead:lead + 2]]
     first_words = kinds[0] or _words(segments[lead])
     named = _NOTE_RE.sub(lambda note: ", " + note[1] if set(_words(note[1])) <= GENERIC_PARTS
-                         else note[0], _OTHER_THAN_RE.sub("", food))
+                         else note[0], _OTHER_THAN_RE.sub("", _TABLE_SUFFIX_RE.sub("", food)))
     parts = [p for p in (_words(part) for part in named.split(",")) if p]
     plain, ignored = _plain_parts(parts, GENERIC_PARTS)
     plain_raw, ignored_raw = _plain_parts(parts, GENERIC_PARTS | {"raw", "roh"})
@@ -1170,10 +1197,23 @@ def _plain(item: Candidate) -> tuple[frozenset[str], int]:
     return texts.plain, texts.ignored
 
 
+# CoFID's rows have no food group: its fruit and salad vegetables are eaten raw by their name
+# ("Raspberries, raw" is the raspberries, before "Raspberries, stewed with sugar").
+_EATEN_RAW_RE = re.compile(
+    r"^(apples?|apricots?|bananas?|blackberries|blackcurrants|blueberries|cherries|clementines?|"
+    r"figs?|gooseberries|grapefruit|grapes|guavas?|kiwi ?fruit|lychees|mandarins?|mangoes|"
+    r"mangos?|melons?|nectarines?|oranges?|papayas?|passion fruit|peaches|pears?|physalis|"
+    r"pineapples?|plums?|pomegranates?|raspberries|redcurrants|satsumas?|sharon fruit|"
+    r"strawberries|tangerines?|watermelons?|lettuce|cucumbers?|tomatoes|celery|radish(es)?|"
+    r"watercress|rocket)\b", re.IGNORECASE)
+
+
 def _eaten_raw(item: Candidate) -> bool:
-    """Whether "raw" in the item's name is how the food is eaten (``_kind``; not known for
-    CoFID's rows)."""
-    return item.category not in UNGROUPED and "raw" not in _kind(item.food, item.category).forms
+    """Whether "raw" in the item's name is how the food is eaten (``_kind``; for CoFID's rows,
+    which have no food group, its fruit and salad vegetables: ``_EATEN_RAW_RE``)."""
+    if item.category in UNGROUPED:
+        return _EATEN_RAW_RE.match(item.food) is not None
+    return "raw" not in _kind(item.food, item.category).forms
 
 
 def score(query: Sequence[str], item: Candidate, typed: int | None = None,
@@ -1431,7 +1471,8 @@ MAIN_ONLY_PENALTY = 2.0
 # "Syrups, table blends, pancake" for "pancakes with syrup") is that other food: it ranks below
 # the main food alone.
 SECOND_FOOD_PENALTY = 2 * MAIN_FOOD_HANDICAP
-_LINK_RE = re.compile(r"\b(and|with|w/|on|in|mit|und|auf|con|de|plus|n)\b|&", re.IGNORECASE)
+_LINK_RE = re.compile(r"\b(and|with|w/|on|in|mit|und|auf|aufs|con|de|plus|n|zum|zur)\b|&",
+                      re.IGNORECASE)
 
 
 def _unlinked_pair(query: Query, reading: Sequence[str], handicap: float, item: Candidate

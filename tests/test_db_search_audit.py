@@ -6159,6 +6159,14 @@ AUDIT = [
     # ninth session: what a food is eaten with ranks below it ('Pancake syrup' for pancakes with syrup)
     ('DE', 'breze mit butter', '(?i)^(?!.*(coat|chocolate|chips|filled)).*(laugen|pretzel|brezel)|^butter(,|$)'),
     ('US', 'corn flakes with milk', '(?i)corn ?flakes(?!.*crumbs)'),
+    # ninth session: rounds 23-24's vocabulary (Chipotle bowl, Jägerschnitzel, Zürcher Geschnetzeltes, mashed swede, Erdäpfelsalat, fudge brownie) and counts in words ('three', 'five', 'drei')
+    ('US', 'chipotle bowl', '(?i)burrito bowl|burrito'),
+    ('DE', 'Jägerschnitzel mit Pilzsoße', '(?i)^(?!cordon).*schnitzel(?!.*(roh|raw|brot|bread|cordon|round))|^(pork|veal), .*(?<!not )breaded|breaded pork'),
+    ('DE', 'Zürcher Geschnetzeltes mit Rösti', '(?i)geschnetzelte(?!.*roh)|zürcher|sliced veal|veal.*cream'),
+    ('UK', 'mashed swede', '(?i)swede|rutabaga'),
+    ('DE', 'steirischer erdäpfelsalat mit kernöl', '(?i)kartoffelsalat|potato salad|salade de pommes de terre'),
+    ('UK', 'three custard creams', '(?i)custard cream|biscuits, sandwich, cream|vanilla sandwich'),
+    ('UK', 'three jaffa cakes with my brew', '(?i)jaffa|sponge.*chocolate.*orange|cakes?, jaffa'),
 ]
 
 # Diet queries: the first hit has at most search.SUGARED_G sugar per 100 g; a dairy query (a
@@ -8680,6 +8688,13 @@ PORTIONS = [
     # ninth session: German 'Kartoffeln' served plain are boiled potatoes (the vocabulary), a vocabulary reading no longer repeats a word
     ('DE', '3 Kartoffeln gekocht', 225, 'One medium potato ~70-80 g peeled; three'),
     ('DE', '4 kartoffeln gekocht', 320, 'medium potato ~ 80 g boiled (German Speisekartoffel ~ 80 g; SR28 boiled potato 2-1/2" dia ~ 136 g); four ~ 320 g'),
+    # ninth session: rounds 23-24's vocabulary (Chipotle bowl, Jägerschnitzel, Zürcher Geschnetzeltes, mashed swede, Erdäpfelsalat, fudge brownie) and counts in words ('three', 'five', 'drei')
+    ('US', 'chipotle bowl', 270, "FNDDS 58102700 'Burrito bowl, NFS': 1 item, any size = 270 g"),
+    ('US', 'fudge brownie', 50, 'FNDDS cookie, brownie, 1 medium 50 g'),
+    ('DE', 'Jägerschnitzel mit Pilzsoße', 200, 'German restaurant schnitzel ~150-200 g cooked with sauce'),
+    ('US', 'homemade fudge brownie', 56, 'FNDDS brownie: 1 medium square (2-3/4" sq) ~56 g'),
+    ('US', 'five chicken wings', 175, 'FNDDS Chicken "wings" with hot sauce: 1 drummette = 35 g; five = 175 g (quantity not specified 140 g)'),
+    ('DE', 'steirischer erdäpfelsalat mit kernöl', 200, 'Beilage Erdäpfelsalat about 200 g'),
 ]
 
 # Queries for a food no table holds (the third round's rule, and the pattern of the food's own
@@ -9180,7 +9195,6 @@ STILL_MISSED = [
     ('US', 'avocado toast', '(?i)avocado toast|toast.*avocado|^avocados?\\b(?!.*(oil|dressing|dip))'),
     ('US', 'shrimp stir fry', '(?i)^(?!.*salad).*(shrimp.*(stir.?fr|vegetables)|stir.?fr.*shrimp)'),
     ('US', 'roasted vegetables', '(?i)^(?!.*(babyfood|curry|soup|dinner)).*((roast|mixed) vegetables|vegetables?, (mixed|roast)|^vegetables?\\b.*(roast|mixed)|mixed veg)'),
-    ('US', 'chipotle bowl', '(?i)burrito bowl|burrito'),
     ('US', 'birthday cake', '(?i)^(?!.*\\bmix\\b)(cakes?\\b|cake or cupcake|.*sponge cake|.*birthday)'),
     ('UK', 'meal deal', '(?i)^(?!.*(ice cream|cookie|cracker|spread)).*sandwich'),
     ('UK', 'wrap', '(?i)\\bwrap\\b(?!.*wrappers)|^tortillas?, (flour|corn|wheat)'),
@@ -9263,8 +9277,6 @@ STILL_MISSED = [
     ('UK', 'steak and kidney pie and chips', '(?i)steak and kidney|french fr|^(fast foods?, )?potatoes?, french|fries\\b|^chips, |pommes frites|potato chips, (homemade|takeaway)|^chips\\b(?!.*(tortilla|corn|banana|pita|bagel|kale|veggie|chocolate))'),
     ('DE', 'Leberwurstbrot zum Abendbrot', '(?i)leberwurst|liverwurst|liver sausage|braunschweiger'),
     ('DE', 'Rostbratwurst im Brötchen', '(?i)bratwurst'),
-    ('DE', 'Jägerschnitzel mit Pilzsoße', '(?i)^(?!cordon).*schnitzel(?!.*(roh|raw|brot|bread|cordon|round))|^(pork|veal), .*(?<!not )breaded|breaded pork'),
-    ('DE', 'Zürcher Geschnetzeltes mit Rösti', '(?i)geschnetzelte(?!.*roh)|zürcher|sliced veal|veal.*cream'),
     ('DE', 'Apfelstrudel warm mit Vanillesauce', '(?i)strudel, (apple|fruit)|apple strudel|apfelstrudel'),
     ('DE', 'Suesskartoffel aus dem Ofen', '(?i)s(ü|ue)sskartoffel|^sweet ?potato(es)?\\b(?!.*(fries|french fried|tots|chips|casserole|pie|leaves|puffs|babyfood|raw|canned))'),
     # sixteenth round (seventh session)
@@ -9306,7 +9318,6 @@ STILL_MISSED = [
     ('US', 'handful of pretzels', '(?i)^pretzels?, (NFS|hard(?!.*(filled|coated|chocolate|peanut|yogurt)))|^snacks, pretzels, hard(?!.*(filled|coated|chocolate|peanut|yogurt))|pretzel sticks'),
     ('UK', 'jacket potato with beans', '(?i)^potato(es)?, (?!.*(tots|chips|fries|french|wedges|products|skins?\\b|sweet)).*baked|^baked potato|jacket potato|^kartoffel.*(gebacken|ofen)|baked beans'),
     ('UK', 'tuna sweetcorn jacket', '(?i)^potato(es)?, (?!.*(tots|chips|fries|french|wedges|products|skins?\\b|sweet)).*baked|^baked potato|jacket potato|^kartoffel.*(gebacken|ofen)'),
-    ('UK', 'mashed swede', '(?i)swede|rutabaga'),
     ('UK', 'kitkat 4 finger', '(?i)kit ?kat|^chocolate covered wafer|sugar wafer, chocolate-covered'),
     ('UK', 'flat white', '(?i)flat white'),
     ('UK', 'half jacket potato', '(?i)^potato(es)?, (?!.*(tots|chips|fries|french|wedges|products|skins?\\b|sweet)).*baked|^baked potato|jacket potato|^kartoffel.*(gebacken|ofen)'),
@@ -9355,7 +9366,6 @@ STILL_MISSED = [
     ('UK', 'walkers ready salted multipack bag', '(?i)^crisps|potato crisps|^snacks, potato chips, plain|^potato chips(?!.*(fine cut|crinkle cut|chip shop|homemade|fast food|fried in|oven))'),
     ('DE', 'ayran', '(?i)ayran|yogh?urt drink|joghurtgetr|^(milk, )?buttermilk(?!.*dried)|buttermilch|\\blassi\\b'),
     ('DE', 'schwarzer tee mit zucker', '(?i)^(?!.*(green|herbal|iced|instant|decaf.*powder|chamomile|fruit|ready.to.drink|ready to drink|bottled|lemon|peach|diet)).*(^tea, (black|hot|infusion|brewed)|^tea, infusion|^beverages, tea, black|^tee\\b|^schwarztee|tee, ungezuckert)'),
-    ('DE', 'steirischer erdäpfelsalat mit kernöl', '(?i)kartoffelsalat|potato salad|salade de pommes de terre'),
     ('DE', 'bärner platte', '(?i)berner platte|sauerkraut|choucroute|speck|rippli|zungenwurst|bauernschüblig|kochspeck'),
     ('US', 'pretzals', '(?i)^(?!babyfood|.*(combos|chocolate|yogurt|filled|coated|soft)).*pretzels?'),
     ('US', 'diry rice', '(?i)dirty rice'),
@@ -9377,8 +9387,6 @@ STILL_MISSED = [
     ('US', 'black beans with white rice side', '(?i)^(?!.*(soup|noodles|babyfood)).*(rice and beans|beans and rice|beans.*rice|rice.*beans)|^beans, black.*(cooked|boiled)|^rice, white.*cooked'),
     ('UK', 'cheddar on toast done under the grill', '(?i)cheese on toast|welsh rarebit|toast.*cheese'),
     ('UK', 'cornish pasty from the bakery in st ives', '(?i)pasty'),
-    ('UK', 'three custard creams', '(?i)custard cream|biscuits, sandwich, cream|vanilla sandwich'),
-    ('UK', 'three jaffa cakes with my brew', '(?i)jaffa|sponge.*chocolate.*orange|cakes?, jaffa'),
     ('UK', 'bread and butter pudding with custard', '(?i)bread and butter pudding|bread pudding'),
     ('UK', 'pie and mash in east london', '(?i)pie and mash|^pie, (beef|steak|minced|meat)|^(beef|meat|minced beef) pie|^potato(es)?, mashed|mashed potato'),
     ('DE', 'brot mit leberwurst', '(?i)leberwurst|liver sausage|liverwurst'),
@@ -9634,7 +9642,6 @@ STILL_SHORT_PORTIONS = [
     # twelfth round
     ('US', 'a plate of spaghetti', 250, 'FNDDS pasta mixed dishes 1 cup = 210-250 g; RACC mixed dishes measurable with a cup: 1 cup'),
     ('US', 'whole wheat bagel', 105, "FNDDS 51180010 'Bagel': 1 regular = 105 g"),
-    ('US', 'chipotle bowl', 270, "FNDDS 58102700 'Burrito bowl, NFS': 1 item, any size = 270 g"),
     ('UK', 'ginger nut', 10, "McVitie's Ginger Nuts: one biscuit about 10 g"),
     ('UK', 'lilt', 330, 'a UK can 330 ml'),
     # thirteenth round (seventh session)
@@ -9662,7 +9669,6 @@ STILL_SHORT_PORTIONS = [
     ('US', 'half a cantaloupe', 276, 'SR28 melons, cantaloupe, 1 melon medium 552 g; half'),
     ('US', 'cinnamon roll with icing', 90, 'FNDDS roll, sweet, cinnamon bun, frosted, 1 medium 90 g'),
     ('US', 'fried mozzarella sticks appetizer', 176, 'FNDDS mozzarella sticks, 1 stick 44 g; an order of four'),
-    ('US', 'fudge brownie', 50, 'FNDDS cookie, brownie, 1 medium 50 g'),
     ('US', 'fried chicken leg drumstick', 75, 'SR28 chicken drumstick, meat and skin, fried, batter, 1 drumstick ~75 g'),
     ('US', '2 scoops vanilla ice cream', 160, 'SR28 vanilla ice cream 1/2 cup (one scoop) 66 g, FNDDS 1 scoop 120 g; two scoops 132-240 g'),
     ('US', '3 chicken tenders with honey mustard', 150, 'FNDDS chicken tenders or strips, 1 tender, strip, or finger 50 g; three'),
@@ -9672,7 +9678,6 @@ STILL_SHORT_PORTIONS = [
     ('UK', 'mcvities milk chocolate digestives', 34, "McVitie's milk chocolate digestive 16.7 g each; two"),
     ('DE', '1 Portion Pommes frites', 150, "German Imbiss / McDonald's DE medium fries ~114-150 g"),
     ('DE', 'Rostbratwurst im Brötchen', 160, 'Thüringer Rostbratwurst ~100-150 g in a 50 g Brötchen'),
-    ('DE', 'Jägerschnitzel mit Pilzsoße', 200, 'German restaurant schnitzel ~150-200 g cooked with sauce'),
     ('DE', 'Döner im Fladenbrot', 400, 'German Döner im Fladenbrot ~350-450 g (typical Imbiss portion)'),
     ('DE', 'zwei Paradeiser', 246, 'SR28 tomatoes, red, ripe, raw, 1 medium (2-3/5" dia) 123 g; two'),
     # sixteenth round (seventh session)
@@ -9690,13 +9695,11 @@ STILL_SHORT_PORTIONS = [
     ('UK', 'egg foo yung', 200, 'FNDDS Egg foo yung: 1 cup about 200 g; a takeaway portion'),
     ('DE', 'Apfelstrudel mit Schlagobers', 150, 'ein Stück Apfelstrudel about 150 g (FNDDS Strudel, apple: 1 piece about 64-150 g)'),
     # eighth session: found now, but the only rows of both words are a brand's mini brownies
-    ('US', 'homemade fudge brownie', 56, 'FNDDS brownie: 1 medium square (2-3/4" sq) ~56 g'),
     # seventeenth round (eighth session)
     ('US', 'buttermilk pancakes from scratch', 100, 'FNDDS Pancakes, plain: quantity not specified = 100 g (2 medium 50 g)'),
     ('US', 'beef and broccoli stir fry', 217, 'FNDDS Beef and broccoli: 1 cup = 217 g'),
     ('US', 'sweet cornbread', 65, 'FNDDS Cornbread, made from home recipe: quantity not specified = 65 g'),
     ('US', 'lowfat chocolate milk', 248, 'FNDDS Chocolate milk, low fat (1%): 1 cup = 248 g'),
-    ('US', 'five chicken wings', 175, 'FNDDS Chicken "wings" with hot sauce: 1 drummette = 35 g; five = 175 g (quantity not specified 140 g)'),
     ('US', 'handful of pretzels', 28, 'FNDDS Pretzels, hard: 1 small single serving bag = 28 g (RACC pretzels 30 g)'),
     ('UK', 'jam tart', 35, 'a Mr Kipling jam tart weighs about 35 g (6-pack 210 g)'),
     ('UK', 'kitkat 4 finger', 41.5, 'a KitKat 4 finger bar weighs 41.5 g'),
@@ -9746,7 +9749,6 @@ STILL_SHORT_PORTIONS = [
     ('DE', 'frankfurter würstchen', 100, 'one pair Frankfurter Würstchen about 100 g (50 g each)'),
     ('DE', 'dürüm mit hähnchen', 400, 'Dürüm wrap about 350-450 g'),
     ('DE', 'kaiserschmarren mit zwetschkenröster', 300, 'Kaiserschmarrn Hauptportion about 250-350 g'),
-    ('DE', 'steirischer erdäpfelsalat mit kernöl', 200, 'Beilage Erdäpfelsalat about 200 g'),
     # twenty-first round (eighth session)
     ('US', 'ate 3 slices of pepperoni pizza at the party', 321, 'FNDDS pizza, pepperoni: 1 slice (1/8 of 14" pizza) about 107 g; 3 slices'),
     ('US', 'half of a plain bagel with nothing on it', 52, 'SR28 bagel, plain: 1 medium (3.5-4") = 105 g; half'),
