@@ -587,8 +587,10 @@ def refresh(session: Session, table: Table, seed_dir: Path) -> int:
 # (coffees, puddings, ice creams, plantain, fig rolls, burgers) and 78 classes by reference
 # amounts (flatbreads, buns, Yorkshire puddings, samosas and bhajis, dips, takeaway curries,
 # fortified wines and liqueurs, Swiss rösti and Hackbraten); -14: takeaway egg fried rice and
-# peshwari naan by FNDDS's cup and naan, Swiss Wurstsalat and Birchermüesli by the cup).
-CITED_PORTIONS_PART = "table-portions-14"
+# peshwari naan by FNDDS's cup and naan, Swiss Wurstsalat and Birchermüesli by the cup; -15: a
+# paratha by FNDDS's, a Swiss tomato by FNDDS's whole one, quark by half a cup of cottage
+# cheese, Swiss ready-made Rösti and oven chips by SR Legacy's packages).
+CITED_PORTIONS_PART = "table-portions-15"
 
 
 def add_cited_portions(session: Session, table: Table, seed_dir: Path) -> int:

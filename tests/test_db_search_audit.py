@@ -8695,6 +8695,17 @@ PORTIONS = [
     ('US', 'homemade fudge brownie', 56, 'FNDDS brownie: 1 medium square (2-3/4" sq) ~56 g'),
     ('US', 'five chicken wings', 175, 'FNDDS Chicken "wings" with hot sauce: 1 drummette = 35 g; five = 175 g (quantity not specified 140 g)'),
     ('DE', 'steirischer erdäpfelsalat mit kernöl', 200, 'Beilage Erdäpfelsalat about 200 g'),
+    # ninth session: cited portions (a paratha, a whole tomato, half a cup of quark, ready-made Rösti and oven chips by SR Legacy's packages, vanilla ice cream by FNDDS's container)
+    ('DE', 'Pommes rot weiß', 180, 'one portion as eaten'),
+    ('DE', 'magerquark', 125, 'half a 250 g Magerquark tub'),
+    ('DE', 'pommes rot weiss', 150, "Imbiss portion of Pommes about 150 g (McDonald's Deutschland medium 114 g)"),
+    ('DE', 'roesti', 200, 'Rösti as a side about 200 g (Swiss Rösti pack 500 g serves 2-3)'),
+    ('DE', 'Pommes Frittes', 150, "eine Portion Pommes 125-150 g (Imbiss; McDonald's mittlere Portion 114 g)"),
+    ('DE', '1 Portion Pommes frites', 150, "German Imbiss / McDonald's DE medium fries ~114-150 g"),
+    ('DE', 'zwei Paradeiser', 246, 'SR28 tomatoes, red, ripe, raw, 1 medium (2-3/5" dia) 123 g; two'),
+    ('UK', '3 parathas', 240, 'CoFID / FSA portion sizes paratha ~ 80 g each; three ~ 240 g'),
+    ('DE', 'röschti', 200, 'Swiss side portion Rösti ~ 200 g'),
+    ('US', '2 scoops of vanilla ice cream', 150, "SR28 vanilla ice cream 1/2 cup (a scoop) = 66 g, FNDDS 'Ice cream, vanilla' 1 scoop = 120 g; two scoops 132-240 g"),
 ]
 
 # Queries for a food no table holds (the third round's rule, and the pattern of the food's own
@@ -9596,7 +9607,6 @@ STILL_SHORT_PORTIONS = [
     ('DE', 'Hähnchen Döner', 350, 'one portion as eaten'),
     ('DE', 'halbes Hähnchen', 400, 'one portion as eaten'),
     ('DE', 'Bratwurst im Brötchen', 170, 'one portion as eaten'),
-    ('DE', 'Pommes rot weiß', 180, 'one portion as eaten'),
     ('UK', 'mince pies', 55, 'one portion as eaten'),
     # eighth round
     ('US', 'fruitcake', 115, 'FNDDS Cake, fruit cake: 1 piece/slice = 115 g'),
@@ -9616,8 +9626,6 @@ STILL_SHORT_PORTIONS = [
     ('US', '3 chicken tenders', 150, "FNDDS 'Chicken tenders or strips, NFS': 1 tender = 50 g; three"),
     ('US', 'reeses cups', 42, "Reese's standard pack of 2 cups = 1.5 oz = 42 g"),
     ('UK', 'mini pork pie', 50, 'UK mini pork pie (Pork Farms, Walkers) = 50 g'),
-    ('DE', 'magerquark', 125, 'half a 250 g Magerquark tub'),
-    ('DE', 'pommes rot weiss', 150, "Imbiss portion of Pommes about 150 g (McDonald's Deutschland medium 114 g)"),
     ('DE', 'ein teller spaghetti', 250, 'a plate of cooked pasta about 250 g (about 100 g dry)'),
     ('DE', 'kinderriegel', 21, 'Kinder Schokolade Riegel = 21 g'),
     ('DE', 'o saft', 200, 'a German juice glass 0.2 l'),
@@ -9627,14 +9635,12 @@ STILL_SHORT_PORTIONS = [
     ('DE', 'dürüm döner', 350, 'an Imbiss Dürüm or Döner im Fladenbrot weighs about 300-400 g'),
     ('DE', 'pizza hawaii', 355, 'Dr. Oetker Ristorante Pizza Hawaii 355 g, one pizza per person'),
     ('DE', 'pizza thunfisch', 355, 'Dr. Oetker Ristorante Pizza Tonno 355 g, one pizza per person'),
-    ('DE', 'roesti', 200, 'Rösti as a side about 200 g (Swiss Rösti pack 500 g serves 2-3)'),
     ('DE', 'zuercher geschnetzeltes', 200, 'Zürcher Geschnetzeltes about 150 g meat with sauce, about 200 g'),
     ('DE', 'sauce hollandaise', 60, "RACC sauces used as toppings 1/4 cup (about 60 g); FNDDS 'Hollandaise sauce' 2 tbsp = 32 g"),
     ('DE', 'ein halbes hähnchen', 350, 'half a Grillhähnchen (about 1 kg whole) is about 500 g with bone, about 350 g eaten'),
     # eleventh round
     ('US', 'avocado', 75, "FNDDS 'Avocado, raw' 1 fruit = 150 g; half an avocado (75 g) as usually eaten; FDA RACC 50 g"),
     ('US', 'chocolate ice cream', 90, 'FDA RACC ice cream 2/3 cup, about 90 g; FNDDS 1 scoop = 120 g'),
-    ('DE', 'Pommes Frittes', 150, "eine Portion Pommes 125-150 g (Imbiss; McDonald's mittlere Portion 114 g)"),
     ('DE', 'Döner Kebab', 350, "ein Döner im Brot etwa 300-400 g (CoFID 'Doner kebab in pitta bread with salad' 1 kebab about 350 g)"),
     ('DE', 'Pizza Funghi', 400, 'eine Tiefkühl- oder Restaurantpizza 350-450 g (Dr. Oetker Ristorante Funghi 365 g)'),
     ('DE', 'Apfelstrüdel', 150, 'ein Stück Apfelstrudel 120-170 g'),
@@ -9676,10 +9682,8 @@ STILL_SHORT_PORTIONS = [
     ('UK', 'doner kebab with chips', 400, 'UK takeaway doner kebab in pitta ~400 g (FSA / CoFID portion data)'),
     ('UK', 'cod in batter from the chippy', 200, 'UK fish & chip shop regular cod in batter ~200 g (NFFF typical portion)'),
     ('UK', 'mcvities milk chocolate digestives', 34, "McVitie's milk chocolate digestive 16.7 g each; two"),
-    ('DE', '1 Portion Pommes frites', 150, "German Imbiss / McDonald's DE medium fries ~114-150 g"),
     ('DE', 'Rostbratwurst im Brötchen', 160, 'Thüringer Rostbratwurst ~100-150 g in a 50 g Brötchen'),
     ('DE', 'Döner im Fladenbrot', 400, 'German Döner im Fladenbrot ~350-450 g (typical Imbiss portion)'),
-    ('DE', 'zwei Paradeiser', 246, 'SR28 tomatoes, red, ripe, raw, 1 medium (2-3/5" dia) 123 g; two'),
     # sixteenth round (seventh session)
     ('US', 'vending machine peanut butter crackers', 39, 'a vending pack of 6 peanut-butter sandwich crackers weighs 39 g (Lance/Austin packs 1.38 oz)'),
     ('US', 'biscuits and sausage gravy', 220, 'FNDDS Biscuit with gravy: 1 biscuit with gravy = 220 g'),
@@ -9707,7 +9711,6 @@ STILL_SHORT_PORTIONS = [
     ('DE', 'ritter sport vollmilch', 100, 'a Ritter Sport square bar weighs 100 g; eaten in one go often a half (50 g)'),
     # eighteenth round (eighth session)
     ('US', '2 slices of ham', 56, 'SR28 sliced ham 1 slice ~ 28 g; two = 56 g'),
-    ('UK', '3 parathas', 240, 'CoFID / FSA portion sizes paratha ~ 80 g each; three ~ 240 g'),
     ('UK', '2 rashers of back bacon', 50, 'FSA portion sizes back bacon rasher grilled ~ 25 g; two ~ 50 g'),
     ('DE', '2 nürnberger', 50, 'Nürnberger Rostbratwurst ~ 20-25 g each (protected recipe, 7-9 cm); two ~ 50 g'),
     ('US', 'pico de gallo', 35, 'FDA RACC salsa 2 tbsp (~ 35 g); FNDDS salsa 1 tbsp ~ 16 g'),
@@ -9717,12 +9720,10 @@ STILL_SHORT_PORTIONS = [
     ('UK', 'keema curry', 250, 'FSA takeaway curry portion ~ 250-350 g'),
     ('DE', 'döner mit alles', 400, 'German Döner im Brot ~ 350-450 g'),
     ('DE', 'kinderschokolade', 12.5, 'Kinder Schokolade bar 12.5 g'),
-    ('DE', 'röschti', 200, 'Swiss side portion Rösti ~ 200 g'),
     ('DE', 'gekochte eier', 120, 'two eggs of size M ~ 60 g each without shell; German breakfast portion 1-2 eggs'),
     # nineteenth round (eighth session)
     ('US', 'buttermilk pancakes', 110, 'FDA RACC pancakes 110 g (a stack of three 4-inch pancakes ~ 114 g)'),
     ('US', 'hash browns', 70, "McDonald's hash brown 53 g; FDA RACC fried potatoes 70 g prepared"),
-    ('US', '2 scoops of vanilla ice cream', 150, "SR28 vanilla ice cream 1/2 cup (a scoop) = 66 g, FNDDS 'Ice cream, vanilla' 1 scoop = 120 g; two scoops 132-240 g"),
     ('US', 'chicken tenders', 150, "FNDDS 'Chicken tenders or strips, NFS' 1 tender = 50 g; a 3-piece order = 150 g"),
     ('US', 'chiken tenders', 150, "FNDDS 'Chicken tenders or strips, NFS' 1 tender = 50 g; a 3-piece order = 150 g"),
     ('UK', 'chip shop chips', 250, 'a regular chip-shop portion of chips ~ 200-300 g'),
