@@ -184,7 +184,7 @@ _EATEN_COOKED_RE = re.compile(
     r"kale|grunkohl|leeks?|lauch|artichokes?|artischocke|okra|collards|eggplant|aubergine|"
     r"pumpkin|kurbis|squash, winter|beets?|beetroot|rande|swiss chard|mangold|"
     r"cauliflower|blumenkohl|sauerkraut|beans, (broad|runner|french|green)|"
-    r"(broad|runner|french) beans|sweetcorn|swede|rutabaga|turnips?)\b")
+    r"(broad|runner|french|green|string|snap) beans|sweetcorn|swede|rutabaga|turnips?)\b")
 # "dry roasted" nuts, "dry curd" cottage cheese, "dry-fried" black pudding and juice "from
 # concentrate" are eaten as they are.
 _NOT_A_FORM_RE = re.compile(r"\bdry[- ](roasted|curd|fried)\b|\bfrom concentrate\b")
@@ -341,7 +341,7 @@ MEASURE_WORDS = frozenset({"cup", "glass", "bowl", "mug", "plate", "slice", "pie
                            "bar", "packet", "bag", "tin", "pot", "tub", "jar", "box", "scoop",
                            "slices", "pieces", "bowls", "scoops", "servings", "pints", "mugs",
                            "cups", "cans", "bottles", "glasses", "strip", "strips", "punnet",
-                           "punnets"})
+                           "punnets", "round", "rounds"})
 # Spoons and units say how much wherever they stand ("tbsp honey", "4 oz juice", "150ml orange
 # juice"); German names the measure before the food without "of" ("Tasse Kaffee", "Kugel Eis",
 # "Stück Käsekuchen", "ein Glas Milch"). Neither is a word to find while a food word follows.
@@ -376,6 +376,8 @@ MEASURE_SERVINGS = {
     "spoonful": ("tablespoon", "tbsp"), "spoonfuls": ("tablespoon", "tbsp"),
     "strip": ("strip", "slice"), "strips": ("strip", "slice"),  # bacon by the strip or slice
     "scheibe": ("slice",), "scheiben": ("slice",), "piece": ("piece",), "pieces": ("piece",),
+    # a round of toast or sandwiches is a slice (Collins: round, British = a slice of bread)
+    "round": ("slice",), "rounds": ("slice",),
     "stuck": ("piece", "slice"), "stucke": ("piece", "slice"), "can": ("can",), "tin": ("can",),
     "dose": ("can",), "dosen": ("can",), "cans": ("can",), "glass": ("glass",),
     "glasses": ("glass",), "glas": ("glass",), "cup": ("cup",), "cups": ("cup",),
@@ -731,7 +733,7 @@ def main_food(found: Sequence[str]) -> tuple[list[str], str | None]:
     # a shape, how it was cooked or cut names no food ("Hähnchen gebraten" is chicken, "smoked
     # brisket sliced" brisket)
     named = [w for w in kept if w not in SHAPE_WORDS and w not in COOKING_HEATS
-             and w not in FRESH_AND_CUT_WORDS] or kept
+             and w not in MEASURE_AND_SIZE_WORDS] or kept
     return kept, named[-1] if named else None
 
 
