@@ -211,7 +211,9 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
                               typed_words=wanted, guessed=guessed,
                               no_added_sugar=no_added_sugar, heads=heads, paired=bool(main),
                               any_order=search.joins_foods(text_),
-                              accompanied=search.joins_with(text_))
+                              accompanied=search.joins_with(text_),
+                              main_words={w for reading, _ in vocabulary.readings(main, region)
+                                          for w in reading})
     found = list({c.food_id: c for c in (*carried.values(), *found)}.values())
     ranked = search.rank(query, [c for c in found if c.food_id not in weak], limit)
     ranked += search.rank(query, list(weak.values()), limit)[:limit - len(ranked)]
@@ -342,7 +344,7 @@ def _readings(parts: list[list[str]], known: tuple[str, ...],
     found: list[tuple[list[str], float]] = []
     for reading, handicap in vocabulary.readings(words, region):
         if reading != words:  # "gekochte Kartoffeln": boiled potatoes, not "boiled boiled potatoes"
-            reading = list(dict.fromkeys(reading))
+            reading = [w for i, w in enumerate(reading) if len(w) < 3 or w not in reading[:i]]
         found.append((reading, handicap))
         if handicap == 0.0 and reading != words:
             found += _modified_kinds(parts, region)

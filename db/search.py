@@ -1036,6 +1036,7 @@ class Query:
     paired: bool = False  # the query names two foods ("tea and biscuits": ``main_food``)
     any_order: bool = False  # it joins them with "and" (``score``)
     accompanied: bool = False  # it joins the second "with" the first (``joins_with``)
+    main_forms: frozenset[str] = frozenset()  # the main food's words, as read too
 
 
 def make_query(readings: Sequence[tuple[Sequence[str], float]], *, diet: bool = False,
@@ -1043,7 +1044,7 @@ def make_query(readings: Sequence[tuple[Sequence[str], float]], *, diet: bool = 
                typed_words: Sequence[str] | None = None,
                guessed: Iterable[str] = (), no_added_sugar: bool = False,
                heads: Iterable[str] = (), paired: bool = False, any_order: bool = False,
-               accompanied: bool = False) -> Query:
+               accompanied: bool = False, main_words: Iterable[str] = ()) -> Query:
     asked = frozenset(w for reading, _ in readings for w in reading)
     asked |= frozenset(filter(None, (singular(w) for w in asked)))
     forms = frozenset(FORM_SYNONYMS.get(w, w) for w in asked) & FORM_WORDS
@@ -1053,7 +1054,7 @@ def make_query(readings: Sequence[tuple[Sequence[str], float]], *, diet: bool = 
     return Query(tuple((tuple(r), h) for r, h in readings), diet, forms, asked, typed, region,
                  phrases, None if typed_words is None else _singular_phrase(typed_words),
                  frozenset(guessed), no_added_sugar, _forms(heads), paired, any_order,
-                 accompanied)
+                 accompanied, _forms(main_words))
 
 
 def _forms(found: Iterable[str]) -> frozenset[str]:
@@ -1492,17 +1493,24 @@ def _unlinked_pair(query: Query, reading: Sequence[str], handicap: float, item: 
     others = _forms(reading) - query.heads
     linked = _around_link(item.food)
     head = _head_forms(item.food)
-    if (query.accompanied and head & others and not head & query.heads and forms & query.heads
+    # the main food read in the catalog's words ("Brötchen": "Rolls, hard") is no other food
+    if (query.accompanied and head & others and not head & (query.heads | query.main_forms)
+            and forms & query.heads
             and (linked is None or (
             "," in item.food[:_LINK_RE.search(item.food).start()]
             and not linked[1] & query.heads))):
         return SECOND_FOOD_PENALTY
+    # a reading that ends with the main food's word is a kind of it, no pair ("chips and
+    # salsa" read as tortilla chips)
+    one_food = not handicap and bool(_forms(reading[-1:]) & query.heads)
+    second = others - query.main_forms  # the other food's words
     if linked is None:
-        return UNLINKED_PAIR_PENALTY if forms & query.heads and forms & others else 0.0
+        return (UNLINKED_PAIR_PENALTY if forms & query.heads and forms & second and not one_food
+                else 0.0)
     before, after = linked
     if not forms & others and after & query.heads and not before & query.heads:
         return MAIN_ONLY_PENALTY
-    if (query.any_order and before & query.heads and before & others
+    if (query.any_order and not one_food and before & query.heads and before & second
             and not after & (query.heads | others)):
         return UNLINKED_PAIR_PENALTY  # "Coffee cake, crumb, with fruit" for "Kaffee und Kuchen"
     return 0.0
