@@ -70,7 +70,9 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
     vocabulary.check_region(region)
     owner_id = owner.id if owner is not None else None
     known = fts.vocabulary(session, owner_id)
-    text_ = _without_unknown_place(text_, known)
+    # a place no table knows, then the context said before it ("from the food court at the mall")
+    while (shorter := search.without_context(_without_unknown_place(text_, known))) != text_:
+        text_ = shorter
     wanted, diet = search.query_wishes(text_)
     if not wanted:
         return []
@@ -233,27 +235,48 @@ def _spelt(choices: list[str], words: list[list[str]], found: list[search.Candid
     return choices[held.index(max(held))]
 
 
-_FROM_PLACE_RE = re.compile(
-    r"\s+(?:from|at|vom|von|beim|bei|im|in|after|off)\s+(?:the\s+|a\s+|my\s+|our\s+|der\s+|"
-    r"dem\s+|die\s+)?((?:\w+'?s?)(?:\s+\w+'?s?){0,2})\s*$", re.IGNORECASE)
+_FROM_PLACE_RE = re.compile(  # the last such word: "im Büro in Frankfurt" is "in Frankfurt"
+    r"^.*\S(\s+(?:from|at|vom|von|beim|bei|im|in|am|after|off|on)\s+(?:the\s+|a\s+|my\s+|our\s+|"
+    r"der\s+|dem\s+|die\s+)?((?:[\w.]+'?s?)(?:\s+[\w.]+'?s?){0,2})\s*)$", re.IGNORECASE)
+# Whose it is, said before the food: "sister mae's chicken and dumplings", "mum's apple pie".
+_FAMILY = frozenset({"mum", "mom", "mam", "ma", "nan", "nana", "nanna", "gran", "granny", "grandma",
+                     "grandad", "grandpa", "dad", "auntie", "aunt", "uncle", "wife", "husband",
+                     "friend", "neighbour", "neighbor", "oma", "opa", "mama", "papa"})
+_WHOSE_RE = re.compile(r"^((?:[\w']+\s+){0,2}\w+'s)\s+(?=\S)", re.IGNORECASE)
 
 
 def _without_unknown_place(text_: str, known: tuple[str, ...]) -> str:
-    """``text_`` without a closing "from", "at" or "in" and up to three words none of which
-    the catalog or the vocabulary holds: where it came from ("potato knish from katz", "Döner
-    vom Ali", "glazed donut from the nurses station"); a table's own "from frozen", "in
-    syrup" or "from concentrate" stays."""
-    found = _FROM_PLACE_RE.search(text_)
-    if found is None or not text_[:found.start()].strip():
-        return text_
-    words = search.words(found[1])
-    return text_ if not words or any(_food_word(w, known) for w in words) else text_[:found.start()]
+    """``text_`` without each closing "from", "at", "in" or "on" and up to three words none of
+    which the catalog or the vocabulary holds, or a name's possessive ("pat's", "mike's
+    pastry"): where it came from ("potato knish from katz", "Döner vom Ali", "glazed donut
+    from the nurses station", "Kaffee im Büro in Frankfurt"), and without a leading possessive
+    of words no table holds ("sister mae's chicken and dumplings"; "shepherd's pie" stays). A
+    table's own "from frozen", "in syrup" or "from concentrate" stays."""
+    while found := _FROM_PLACE_RE.match(text_):
+        words = search.words(found[2])
+        whose = "'s" in found[2].split()[0].lower() and words[:1] != [
+            w for w in words[:1] if w in search.SELLER_WORDS]
+        if not words or (not whose and any(_food_word(w, known) for w in words)):
+            break
+        text_ = text_[:found.start(1)]
+    whose = _WHOSE_RE.match(text_)
+    if whose and text_[whose.end():].strip():
+        named = search.words(whose[1].replace("'s", ""))
+        # one name alone may be a brand ("Mott's juice box"): a person is two words or family
+        family = len(named) == 1 and named[0] in _FAMILY
+        if family or (len(named) > 1 and not any(
+                _known(w, known) or w in vocabulary.single_word_terms()
+                or w in search.SELLER_WORDS for w in named)):
+            text_ = text_[whose.end():]
+    return text_
 
 
 def _food_word(word: str, known: tuple[str, ...]) -> bool:
-    """Whether ``word`` may name a food: a catalog or vocabulary word, a compound of them
-    ("Tomatensoße") or one letter off a long catalog word ("tomatoe")."""
-    return (_a_word(word, known) or len(_split_compound(word, known)) > 1
+    """Whether ``word`` may name a food: a catalog or vocabulary word (not the start of one:
+    "car" is no caramel), a compound of them ("Tomatensoße") or one letter off a long catalog
+    word ("tomatoe")."""
+    return (_known(word, known) or word in vocabulary.single_word_terms()
+            or len(_split_compound(word, known)) > 1
             or (len(word) > SHORT_WORD and any(_known(w, known) for w in _one_letter_off(word))))
 
 

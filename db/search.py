@@ -549,7 +549,9 @@ WHEN_SAID = ("today", "tonight", "yesterday", "this morning", "this evening", "l
              "sunday lunch", "montag", "dienstag", "mittwoch", "donnerstag", "freitag",
              "samstag", "sonntag", "sonntags", "am sonntag", "am wochenende",
              # where, said bare after the food: "jello salad potluck"
-             "potluck", "church", "at church",
+             "potluck", "church", "at church", "zwischendurch", "late night", "on shift",
+             "new year", "new years", "new year's", "christmas", "thanksgiving", "easter",
+             "diwali", "eid", "weihnachten", "ostern", "silvester",
              # served warm or cold: "Sauerkraut warm", "Vollmilch kalt"
              "warm", "kalt", "lauwarm", "heiss", "heiß", "gekühlt")
 # How it is made at home, said after the food: "Bratkartoffeln wie bei Oma".
