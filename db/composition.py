@@ -589,8 +589,10 @@ def refresh(session: Session, table: Table, seed_dir: Path) -> int:
 # fortified wines and liqueurs, Swiss rösti and Hackbraten); -14: takeaway egg fried rice and
 # peshwari naan by FNDDS's cup and naan, Swiss Wurstsalat and Birchermüesli by the cup; -15: a
 # paratha by FNDDS's, a Swiss tomato by FNDDS's whole one, quark by half a cup of cottage
-# cheese, Swiss ready-made Rösti and oven chips by SR Legacy's packages).
-CITED_PORTIONS_PART = "table-portions-15"
+# cheese, Swiss ready-made Rösti and oven chips by SR Legacy's packages; -16: retail mince
+# pies by half SR Legacy's slice of mince pie, roast potatoes by FNDDS's amount eaten and its
+# new potato as the piece a count multiplies, Swiss Weisswurst by the sausage reference amount).
+CITED_PORTIONS_PART = "table-portions-16"
 
 
 def add_cited_portions(session: Session, table: Table, seed_dir: Path) -> int:

@@ -9507,6 +9507,11 @@ PORTIONS = [
     ('DE', 'berner rösti mit spiegelei', 250, 'a plate of Rösti about 200-300 g (Swiss restaurant portion)'),
     # ninth session: green beans are eaten cooked; a count or cut word names no main food ('weetabix two with semi skimmed', 'crab legs'); a round of toast is a slice
     ('UK', '2 rounds of toast', 60, 'UK medium slice of bread toasted ~ 30 g (Warburtons 800 g loaf, 36 g slice raw); two'),
+    # ninth session: mince pies by half SR Legacy's slice of mince pie, a roast potato piece by FNDDS's new potato
+    ('UK', 'mince pies', 55, 'one portion as eaten'),
+    ('UK', 'mr kipling mince pie', 60, 'one Mr Kipling mince pie weighs 59 g (pack of 6 = 354 g)'),
+    ('UK', '4 roast potatoes', 200, 'a roast potato piece about 50 g; four about 200 g'),
+    ('UK', 'two mince pies with brandy butter', 55, 'UK mince pie about 55-60 g each'),
 ]
 
 # Queries for a food no table holds (the third round's rule, and the pattern of the food's own
@@ -10461,7 +10466,6 @@ STILL_SHORT_PORTIONS = [
     ('DE', 'Hähnchen Döner', 350, 'one portion as eaten'),
     ('DE', 'halbes Hähnchen', 400, 'one portion as eaten'),
     ('DE', 'Bratwurst im Brötchen', 170, 'one portion as eaten'),
-    ('UK', 'mince pies', 55, 'one portion as eaten'),
     # eighth round
     ('US', 'fruitcake', 115, 'FNDDS Cake, fruit cake: 1 piece/slice = 115 g'),
     ('US', 'tapioca', 130, 'FNDDS Pudding, tapioca: quantity not specified = 130 g'),
@@ -10546,7 +10550,6 @@ STILL_SHORT_PORTIONS = [
     ('US', 'pb and j on wheat', 112, 'FNDDS Peanut butter and jelly sandwich, NFS: 1 sandwich = 112 g'),
     ('US', 'strawberry pop tart', 50, "one Pop-Tart toaster pastry weighs 50-52 g (Kellogg's pack of 2 = 104 g)"),
     ('UK', 'jaffa cake', 12, "one McVitie's Jaffa Cake weighs 12.2 g"),
-    ('UK', 'mr kipling mince pie', 60, 'one Mr Kipling mince pie weighs 59 g (pack of 6 = 354 g)'),
     ('UK', 'chicken kiev', 125, 'one retail chicken Kiev weighs 120-135 g (Birds Eye 2 x 125 g)'),
     ('UK', 'fromage frais', 90, 'a pot of fromage frais 90-100 g (Petits Filous 4 x 85 g)'),
     ('UK', 'spoon of coleslaw', 50, 'FSA Food Portion Sizes: a side portion of coleslaw about 45-50 g'),
@@ -10561,7 +10564,6 @@ STILL_SHORT_PORTIONS = [
     ('US', 'handful of pretzels', 28, 'FNDDS Pretzels, hard: 1 small single serving bag = 28 g (RACC pretzels 30 g)'),
     ('UK', 'jam tart', 35, 'a Mr Kipling jam tart weighs about 35 g (6-pack 210 g)'),
     ('UK', 'kitkat 4 finger', 41.5, 'a KitKat 4 finger bar weighs 41.5 g'),
-    ('UK', '4 roast potatoes', 200, 'a roast potato piece about 50 g; four about 200 g'),
     ('DE', 'ritter sport vollmilch', 100, 'a Ritter Sport square bar weighs 100 g; eaten in one go often a half (50 g)'),
     # eighteenth round (eighth session)
     ('US', '2 slices of ham', 56, 'SR28 sliced ham 1 slice ~ 28 g; two = 56 g'),
@@ -10612,7 +10614,6 @@ STILL_SHORT_PORTIONS = [
     ('US', 'avacado', 136, 'SR28 avocados, raw, California: 1 fruit without skin and seed = 136 g'),
     ('UK', 'jacket potato with beans and cheese', 350, 'FSA portion sizes: jacket potato 180-250 g plus beans and cheese'),
     ('UK', 'rich tea biscuit', 8, "McVitie's Rich Tea about 8.3 g each"),
-    ('UK', 'two mince pies with brandy butter', 55, 'UK mince pie about 55-60 g each'),
     ('DE', 'bratwurst im brötchen', 150, 'Thüringer Rostbratwurst 100-150 g; sausage alone within 2x'),
     ('DE', 'ein stück wiener apfelstrudel', 150, 'Apfelstrudel portion about 150 g'),
     ('DE', 'zwei buttergipfeli zum zmorge', 45, 'Swiss Buttergipfeli about 40-50 g'),
