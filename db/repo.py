@@ -70,9 +70,7 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
     vocabulary.check_region(region)
     owner_id = owner.id if owner is not None else None
     known = fts.vocabulary(session, owner_id)
-    # a place no table knows, then the context said before it ("from the food court at the mall")
-    while (shorter := search.without_context(_without_unknown_place(text_, known))) != text_:
-        text_ = shorter
+    text_ = _food_words(text_, known)
     wanted, diet = search.query_wishes(text_)
     if not wanted:
         return []
@@ -268,6 +266,16 @@ def _without_unknown_place(text_: str, known: tuple[str, ...]) -> str:
                 _known(w, known) or w in vocabulary.single_word_terms()
                 or w in search.SELLER_WORDS for w in named)):
             text_ = text_[whose.end():]
+    return text_
+
+
+def _food_words(text_: str, known: tuple[str, ...]) -> str:
+    """``text_`` without a place no table knows, then the context or why said before it, in
+    turn ("orange chicken from the food court at the mall", "jelly babies for a hypo in the
+    car")."""
+    while (shorter := search.without_context(hypo.without_why(
+            _without_unknown_place(text_, known)))) != text_:
+        text_ = shorter
     return text_
 
 
@@ -664,6 +672,7 @@ def hypo_hits(text_: str, *, session: Session, region: str | None) -> list[dict[
     """The answer to a search for a hypo treatment (db.hypo): the real food, with the
     serving its row names, or an entry asking for the pack's figure (``food_id`` None); no
     hits when the query is not one (or its food's table is not seeded)."""
+    text_ = _food_words(text_, fts.vocabulary(session, None))
     hits, measure = [], search.query_measure(text_, region)
     for treatment in hypo.treatments_for(text_, region):
         if treatment.entry is None:

@@ -554,6 +554,8 @@ WHEN_SAID = ("today", "tonight", "yesterday", "this morning", "this evening", "l
              "diwali", "eid", "weihnachten", "ostern", "silvester",
              # served warm or cold: "Sauerkraut warm", "Vollmilch kalt"
              "warm", "kalt", "lauwarm", "heiss", "heiß", "gekühlt")
+# What a drink came in, said after it: "coke can", "juice carton" (not the start of "canned").
+CONTAINERS_SAID_AFTER = ("can", "bottle", "carton", "pouch")
 # How it is made at home, said after the food: "Bratkartoffeln wie bei Oma".
 LIKE_HOME = ("wie bei oma", "wie bei mama", "wie bei mutti", "nach omas art", "nach omas rezept",
              "like grandma makes", "like mom makes", "like my mum makes")
@@ -564,7 +566,8 @@ _FAT_CONTENT_RE = re.compile(r"\s+\d+(?:[.,]\d+)?\s*(?:prozent(?:\s+fett)?|%\s*f
 _MADE_WHERE_RE = re.compile(
     r"^(?:" + "|".join(map(_spelt_any_way, MADE_WHERE)) + r")\s+(?=\S)"
     r"|\s+(?:(?:in|from|on)\s+(?:the\s+|a\s+|my\s+)?)?(?:"
-    + "|".join(map(_spelt_any_way, MADE_WHERE + ("scratch",) + LIKE_HOME + WHEN_SAID))
+    + "|".join(map(_spelt_any_way, MADE_WHERE + ("scratch",) + LIKE_HOME + WHEN_SAID
+                   + CONTAINERS_SAID_AFTER))
     + r")\s*$",
     re.IGNORECASE)
 # A seller stays a word to search for (SR Legacy names some chains' foods): "from" goes.
