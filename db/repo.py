@@ -293,8 +293,8 @@ def _main_food(text_: str, wanted: list[str], known: tuple[str, ...], region: st
     """The words of the main food of a phrase of two foods (``search.main_food``: "scampi" of
     "scampi and chips"), or none when the query names one food; and the words that name the
     main food, in the catalog's words too ("mince": "beef"), for a query of several words."""
-    if len(wanted) < 2:
-        return [], set()
+    if len(wanted) < 2 or search.without_flavours(search.query_words(text_)):
+        return [], set()  # one food, or a snack of a flavour ("salt and pepper chips")
     words, head = search.main_food(search.words(text_))
     # spelt as the query's words are ("broetchen mit butter": brotchen)
     words = [_vocabulary_spelling(w, known) for w in words]

@@ -497,7 +497,7 @@ PLACES = (
     "break room", "breakroom", "staff room", "staffroom", "nurses station", "church",
     "church basement", "potluck", "farm stand", "farmers market", "club", "halls", "uni",
     "kaffeehaus", "beisl", "wirtshaus", "biergarten", "festzelt", "kirche", "party",
-    "game", "stadium", "ballpark", "fair", "state fair", "tex mex", "tex-mex")
+    "game", "stadium", "ballpark", "fair", "state fair", "tex mex", "tex-mex", "cafe du monde")
 # A place named with a word before it: "from the local chippy", "at the mexican place".
 _PLACE_NOUNS = ("place", "restaurant", "takeaway", "takeout", "shop", "cafe", "café", "diner",
                 "bakery", "pub", "van", "chippy", "imbiss", "bäcker")
@@ -549,7 +549,8 @@ WHEN_SAID = ("today", "tonight", "yesterday", "this morning", "this evening", "l
              "sunday lunch", "montag", "dienstag", "mittwoch", "donnerstag", "freitag",
              "samstag", "sonntag", "sonntags", "am sonntag", "am wochenende",
              # where, said bare after the food: "jello salad potluck"
-             "potluck", "church", "at church", "zwischendurch", "late night", "on shift",
+             "potluck", "church", "at church", "chapel", "chapel tea", "church tea",
+             "zwischendurch", "late night", "on shift",
              "new year", "new years", "new year's", "christmas", "thanksgiving", "easter",
              "diwali", "eid", "weihnachten", "ostern", "silvester",
              # served warm or cold: "Sauerkraut warm", "Vollmilch kalt"
@@ -565,7 +566,7 @@ _FAT_CONTENT_RE = re.compile(r"\s+\d+(?:[.,]\d+)?\s*(?:prozent(?:\s+fett)?|%\s*f
                              re.IGNORECASE)
 _MADE_WHERE_RE = re.compile(
     r"^(?:" + "|".join(map(_spelt_any_way, MADE_WHERE)) + r")\s+(?=\S)"
-    r"|\s+(?:(?:in|from|on)\s+(?:the\s+|a\s+|my\s+)?)?(?:"
+    r"|\s+(?:(?:in|from|on|at)\s+(?:the\s+|a\s+|my\s+)?)?(?:"
     + "|".join(map(_spelt_any_way, MADE_WHERE + ("scratch",) + LIKE_HOME + WHEN_SAID
                    + CONTAINERS_SAID_AFTER))
     + r")\s*$",
