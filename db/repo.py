@@ -270,11 +270,11 @@ def _without_unknown_place(text_: str, known: tuple[str, ...]) -> str:
 
 
 def _food_words(text_: str, known: tuple[str, ...]) -> str:
-    """``text_`` without a place no table knows, then the context or why said before it, in
-    turn ("orange chicken from the food court at the mall", "jelly babies for a hypo in the
-    car")."""
-    while (shorter := search.without_context(hypo.without_why(
-            _without_unknown_place(text_, known)))) != text_:
+    """``text_`` without the why, the context and a place no table knows said after the food,
+    in turn until none is left ("orange chicken from the food court at the mall", "jelly babies
+    for a hypo in the car", "Bratkartoffeln wie bei Oma")."""
+    while (shorter := _without_unknown_place(search.without_context(hypo.without_why(text_)),
+                                             known)) != text_:
         text_ = shorter
     return text_
 

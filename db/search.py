@@ -754,15 +754,15 @@ def joins_foods(text: str) -> bool:
 ACCOMPANIED_WORDS = frozenset({"with", "w", "mit", "con"})
 
 
+_MADE_WORDS = frozenset({"made", "prepared", "cooked", "zubereitet", "gemacht"})
+
+
 def joins_with(text: str) -> bool:
     """Whether the query joins a second food "with" the first ("pancakes with syrup"; not
     "oatmeal made with milk", which says how it was made)."""
     found = words(text)
     return any(w in ACCOMPANIED_WORDS and found[i] not in _MADE_WORDS
                for i, w in enumerate(found[1:-1]))
-
-
-_MADE_WORDS = frozenset({"made", "prepared", "cooked", "zubereitet", "gemacht"})
 
 
 def query_words(text: str) -> list[str]:

@@ -20,7 +20,6 @@ from db import (arguments, cards, dishes, households, hypo, nutrition, passwords
                 validate)
 from db.errors import InvalidPortion, InvalidValue, NoDefaultServing, UserExists
 from db.keys import name_key
-from db.search import without_context
 from db.tables import Food, MealEntry, ModelChange, OwnedFile, ServerSetting, SignInSession, User, utcnow
 from db.session import session_scope
 from models.errors import FoodtagError
@@ -94,10 +93,8 @@ def search(text: str, limit: int = 10, *, user: str | None = None,
         )
     if group is not None and (not isinstance(group, str) or len(group) > 60 or "\x00" in group):
         raise InvalidValue(f"food group must be a name of at most 60 characters, got {validate.echo(group)}")
-    # "jelly babies for a hypo" is a search for jelly babies, "blt from tesco" for a BLT, and
-    # "jelly babies for a hypo yesterday" too: each dropped in turn until neither is left
-    while (shorter := without_context(hypo.without_why(text))) != text:
-        text = shorter
+    # "jelly babies for a hypo yesterday" is a search for jelly babies, "blt from tesco" for a
+    # BLT: the repository reads a query without its why, context and place (repo._food_words)
     with session_scope(write=False) as session:
         owner = repo.get_user(user, session=session) if user is not None else None
         if region is None and owner is not None:
