@@ -6,7 +6,7 @@ import re
 from bisect import bisect_left
 from dataclasses import replace
 from datetime import datetime
-from difflib import SequenceMatcher, get_close_matches
+from difflib import SequenceMatcher
 from os.path import commonprefix
 from typing import Any
 
@@ -575,13 +575,13 @@ def _vocabulary_spelling(word: str, known: tuple[str, ...]) -> str:
         # one letter off a catalog word is that word misspelt ("cheezecake" is no "cheez"
         # cake); two off are other words ("cheesesteak" is no cheesecake)
         return next((w for w in _one_letter_off(word) if _known(w, known)), word)
-    terms = [t for t in vocabulary.single_word_terms() if abs(len(t) - len(word)) <= 2]
+    terms = vocabulary.single_word_terms()
     swapped = next((t for t in (*_swapped(word), *_as_sounded(word), *_swapped(plain))
-                    if t in terms), None)
+                    if t in terms and abs(len(t) - len(word)) <= 2), None)
     if swapped is not None:
         # two letters typed the wrong way round ("nudlen": Nudeln; "spaetzel": Spätzle), "müsly"
         return swapped
-    close = get_close_matches(word, terms, n=1, cutoff=VOCABULARY_TYPO_CUTOFF)
+    close = search.close_words(word, terms, 1, VOCABULARY_TYPO_CUTOFF)
     catalog = [c for c in search.corrections(word, known)[:1] if _a_typo(word, c, known)]
     if not close:
         # a compound misspelt in its last part ("Apfel-strudl", "Apfelstrudle", "Erbsensupe")
@@ -593,7 +593,6 @@ def _vocabulary_spelling(word: str, known: tuple[str, ...]) -> str:
         spelt = [w for typed in dict.fromkeys((word, plain))
                  for w in (*_one_letter_off(typed), *_swapped(typed))
                  if w[0] == typed[0] and _misspelt_compound(typed, w, known)]
-        terms = vocabulary.single_word_terms()
         return max(spelt, key=lambda w: sum(p in terms for p in _split_compound(w, known)),
                    default=word)
     if catalog and catalog[0] != close[0] and (

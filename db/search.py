@@ -43,7 +43,7 @@ reading of the query is scored and the best counts.
 
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from difflib import get_close_matches
 from fractions import Fraction
@@ -962,13 +962,38 @@ def prior(*, curated: bool, survey: bool, food_group: str, description: str) -> 
 
 
 def corrections(word: str, vocabulary: Sequence[str]) -> list[str]:
-    """Catalog words close to a misspelt ``word`` (best first), at most MAX_TYPO_CHOICES.
+    """Catalog words close to a misspelt ``word`` (best first), at most MAX_TYPO_CHOICES."""
+    return close_words(word, vocabulary, MAX_TYPO_CHOICES, TYPO_CUTOFF)
 
-    Only words of similar length are compared: a typo changes a word's length by at most a
-    couple of letters, and it keeps the comparison fast over ~10,000 words.
-    """
-    near = [term for term in vocabulary if abs(len(term) - len(word)) <= 2]
-    return get_close_matches(word, near, n=MAX_TYPO_CHOICES, cutoff=TYPO_CUTOFF)
+
+# Per word list (kept by identity: the catalog's and the vocabulary's are built once), its
+# words by length and the answers so far: a query reads the same unknown word at several
+# stages, and difflib over ~10,000 words is a search's costliest step. Bounded, as queries
+# are a stranger's text.
+_CLOSE_WORDS: dict[int, tuple[Collection[str], dict[int, list[str]], dict]] = {}
+MAX_CLOSE_WORD_ANSWERS = 50_000
+
+
+def close_words(word: str, words: Collection[str], n: int, cutoff: float) -> list[str]:
+    """difflib's closest of ``words`` to ``word`` (best first), comparing only words of
+    similar length: a typo changes a word's length by at most a couple of letters."""
+    entry = _CLOSE_WORDS.get(id(words))
+    if entry is None or entry[0] is not words:
+        if len(_CLOSE_WORDS) >= 8:
+            _CLOSE_WORDS.clear()
+        by_length: dict[int, list[str]] = {}
+        for term in words:
+            by_length.setdefault(len(term), []).append(term)
+        entry = _CLOSE_WORDS[id(words)] = (words, by_length, {})
+    _, by_length, answers = entry
+    key = (word, n, cutoff)
+    if key not in answers:
+        if len(answers) >= MAX_CLOSE_WORD_ANSWERS:
+            answers.clear()
+        near = [term for length in range(len(word) - 2, len(word) + 3)
+                for term in by_length.get(length, ())]
+        answers[key] = get_close_matches(word, near, n=n, cutoff=cutoff)
+    return list(answers[key])
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,10 @@ test data, not the shipped seed: tests of the real seed read db/seed/*.csv.
 
 from __future__ import annotations
 
+import multiprocessing
 import shutil
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -106,6 +108,30 @@ def full_db_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
     url = server.create_database(template=request.getfixturevalue("full_seed_postgres"))
     yield url
     server.drop_database(url.rsplit("/", 1)[1])
+
+
+def first_hits(url: str, queries: list[tuple[str, str]]) -> dict[tuple[str, str], list[dict]]:
+    """The first ten hits of each (region, query) on the database at ``url``, searched in this
+    process, which is configured on ``url`` while it runs."""
+    from db import service
+    from db.session import configure
+
+    configure(url)
+    try:
+        return {(region, query): service.search(query, limit=10, region=region)
+                for region, query in queries}
+    finally:
+        configure(None)
+
+
+def first_hits_on_two_cores(url: str, queries: list[tuple[str, str]]) -> dict[tuple[str, str], list[dict]]:
+    """``first_hits``, half of the queries searched in a second process at the same time: the
+    machines running the suite have two cores and a search keeps one busy. Spawned, not
+    forked, as this process holds threads and connections."""
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as helper:
+        theirs = helper.submit(first_hits, url, queries[1::2])
+        hits = first_hits(url, queries[::2])
+        return hits | theirs.result()
 
 
 @pytest.fixture
