@@ -10216,6 +10216,14 @@ PORTIONS = [
     ('US', 'hersheys bar', 43, "Hershey's milk chocolate bar 1.55 oz = 43 g"),
     # ninth session: a chapel tea read as where it was eaten
     ('UK', 'victoria sponge at chapel tea', 70, 'FSA Food Portion Sizes: slice of sponge cake ~ 60-70 g'),
+    # tenth session: defaults fixed (quesadilla's full circle, chocolate digestives' 30 g, sweet pickle's tablespoon, fromage frais' tube)
+    ('UK', 'frube', 40, 'one portion as eaten'),
+    ('DE', 'Fruchtzwerge', 50, 'Fruchtzwerge Becher 50 g'),
+    ('UK', 'branston pickle', 20, "a heaped tablespoon on a ploughman's; Branston 'serving' 20 g"),
+    ('UK', 'mcvities milk chocolate digestives', 34, "McVitie's milk chocolate digestive 16.7 g each; two"),
+    ('UK', 'fromage frais', 90, 'a pot of fromage frais 90-100 g (Petits Filous 4 x 85 g)'),
+    ('UK', 'chocolate digestives', 34, "two McVitie's milk chocolate digestives (16.7 g each) = 33-34 g"),
+    ('US', 'chicken and cheese quesadilla', 180, 'FNDDS quesadilla: 1 quesadilla (8" tortilla) about 180 g'),
 ]
 
 # Queries for a food no table holds (the third round's rule, and the pattern of the food's own
@@ -11248,7 +11256,6 @@ STILL_SHORT_PORTIONS = [
     ('UK', 'chicken bake', 150, 'one portion as eaten'),
     ('UK', 'millionaire shortbread', 60, 'one portion as eaten'),
     ('UK', 'donner kebab', 350, 'one portion as eaten'),
-    ('UK', 'frube', 40, 'one portion as eaten'),
     ('UK', 'actimel', 100, 'one portion as eaten'),
     ('DE', 'Hähnchen Döner', 350, 'one portion as eaten'),
     ('DE', 'halbes Hähnchen', 400, 'one portion as eaten'),
@@ -11264,7 +11271,6 @@ STILL_SHORT_PORTIONS = [
     ('DE', 'Ayran trinken', 250, 'Ayran-Becher 250 ml'),
     ('DE', 'Weißwürste', 160, 'zwei Weißwürste zu je etwa 80 g'),
     ('DE', 'gebrannte Mandeln', 100, 'Tüte gebrannte Mandeln 100 g'),
-    ('DE', 'Fruchtzwerge', 50, 'Fruchtzwerge Becher 50 g'),
     ('DE', 'Bifi', 25, 'BiFi Original: 25 g'),
     # ninth round
     ('US', 'eggs over easy', 100, "FNDDS 'Egg, whole, fried no added fat': 1 egg = 50 g; eggs as a plate = two"),
@@ -11275,7 +11281,6 @@ STILL_SHORT_PORTIONS = [
     ('DE', 'kinderriegel', 21, 'Kinder Schokolade Riegel = 21 g'),
     ('DE', 'o saft', 200, 'a German juice glass 0.2 l'),
     # tenth round
-    ('UK', 'branston pickle', 20, "a heaped tablespoon on a ploughman's; Branston 'serving' 20 g"),
     ('DE', 'fleischkaese', 120, 'a thick slice of Leberkäse (Leberkässemmel) 100-125 g'),
     ('DE', 'dürüm döner', 350, 'an Imbiss Dürüm or Döner im Fladenbrot weighs about 300-400 g'),
     ('DE', 'pizza hawaii', 355, 'Dr. Oetker Ristorante Pizza Hawaii 355 g, one pizza per person'),
@@ -11325,7 +11330,6 @@ STILL_SHORT_PORTIONS = [
     ('UK', 'crumpets with butter', 110, 'Warburtons crumpet 55 g each; usually two'),
     ('UK', 'doner kebab with chips', 400, 'UK takeaway doner kebab in pitta ~400 g (FSA / CoFID portion data)'),
     ('UK', 'cod in batter from the chippy', 200, 'UK fish & chip shop regular cod in batter ~200 g (NFFF typical portion)'),
-    ('UK', 'mcvities milk chocolate digestives', 34, "McVitie's milk chocolate digestive 16.7 g each; two"),
     ('DE', 'Rostbratwurst im Brötchen', 160, 'Thüringer Rostbratwurst ~100-150 g in a 50 g Brötchen'),
     ('DE', 'Döner im Fladenbrot', 400, 'German Döner im Fladenbrot ~350-450 g (typical Imbiss portion)'),
     # sixteenth round (seventh session)
@@ -11337,7 +11341,6 @@ STILL_SHORT_PORTIONS = [
     ('US', 'strawberry pop tart', 50, "one Pop-Tart toaster pastry weighs 50-52 g (Kellogg's pack of 2 = 104 g)"),
     ('UK', 'jaffa cake', 12, "one McVitie's Jaffa Cake weighs 12.2 g"),
     ('UK', 'chicken kiev', 125, 'one retail chicken Kiev weighs 120-135 g (Birds Eye 2 x 125 g)'),
-    ('UK', 'fromage frais', 90, 'a pot of fromage frais 90-100 g (Petits Filous 4 x 85 g)'),
     ('UK', 'spoon of coleslaw', 50, 'FSA Food Portion Sizes: a side portion of coleslaw about 45-50 g'),
     ('UK', 'egg foo yung', 200, 'FNDDS Egg foo yung: 1 cup about 200 g; a takeaway portion'),
     ('DE', 'Apfelstrudel mit Schlagobers', 150, 'ein Stück Apfelstrudel about 150 g (FNDDS Strudel, apple: 1 piece about 64-150 g)'),
@@ -11370,7 +11373,6 @@ STILL_SHORT_PORTIONS = [
     ('US', 'chiken tenders', 150, "FNDDS 'Chicken tenders or strips, NFS' 1 tender = 50 g; a 3-piece order = 150 g"),
     ('UK', 'chip shop chips', 250, 'a regular chip-shop portion of chips ~ 200-300 g'),
     ('UK', 'battered cod', 200, 'a chip-shop portion of cod in batter ~ 180-220 g'),
-    ('UK', 'chocolate digestives', 34, "two McVitie's milk chocolate digestives (16.7 g each) = 33-34 g"),
     ('DE', 'weisswuerste', 130, 'ein Paar Weißwürste à ~ 65 g'),
     ('DE', 'dürüm', 400, 'ein Dürüm Döner ~ 350-450 g'),
     ('DE', 'pizza margherita', 350, 'eine ganze Pizza Margherita: Tiefkühlpizza 300-350 g, Pizzeria 350-450 g'),
@@ -11395,7 +11397,6 @@ STILL_SHORT_PORTIONS = [
     # twenty-first round (eighth session)
     ('US', 'ate 3 slices of pepperoni pizza at the party', 321, 'FNDDS pizza, pepperoni: 1 slice (1/8 of 14" pizza) about 107 g; 3 slices'),
     ('US', 'half of a plain bagel with nothing on it', 52, 'SR28 bagel, plain: 1 medium (3.5-4") = 105 g; half'),
-    ('US', 'chicken and cheese quesadilla', 180, 'FNDDS quesadilla: 1 quesadilla (8" tortilla) about 180 g'),
     ('US', 'glass of lowfat chocolate milk', 250, 'SR28 chocolate milk lowfat: 1 cup = 250 g'),
     ('US', 'avacado', 136, 'SR28 avocados, raw, California: 1 fruit without skin and seed = 136 g'),
     ('UK', 'jacket potato with beans and cheese', 350, 'FSA portion sizes: jacket potato 180-250 g plus beans and cheese'),
