@@ -269,12 +269,33 @@ def _without_unknown_place(text_: str, known: tuple[str, ...]) -> str:
     return text_
 
 
+# A closing clause of when, why or where it was eaten, opened by a word that joins no two foods
+# in any table's names ("at" only in "purchased at a bakery"; "from the" only in one Swiss name):
+# "chicken noodle soup when i was sick", "jambalaya at the crawfish boil", "pralines from the
+# french quarter", "egg coffee after service", "Radler nach dem Radfahren", "Matjesbrötchen an
+# den Landungsbrücken", "Gummibärchen bei niedrigem Zucker".
+_OCCASION_RE = re.compile(
+    r"^(.*\S)\s+(?:(?:when|while|during|at|after|bei|nach|während|waehrend)\s+"
+    r"|from\s+(?:the|a|an|my|our)\s+|an\s+(?:den|der|dem|die)\s+)\S.*$", re.IGNORECASE)
+
+
+def _without_occasion(text_: str, known: tuple[str, ...]) -> str:
+    """``text_`` without its last closing clause of when, why or where (``_OCCASION_RE``) where
+    the words before it name a food ("a slice at the pizza place" stays)."""
+    found = _OCCASION_RE.match(text_)
+    if found is None:
+        return text_
+    before = [w for w in search.words(found[1]) if w not in search.MEASURE_AND_SIZE_WORDS
+              and w not in search.STOPWORDS and not w.isdigit()]
+    return found[1] if any(_food_word(w, known) for w in before) else text_
+
+
 def _food_words(text_: str, known: tuple[str, ...]) -> str:
-    """``text_`` without the why, the context and a place no table knows said after the food,
-    in turn until none is left ("orange chicken from the food court at the mall", "jelly babies
-    for a hypo in the car", "Bratkartoffeln wie bei Oma")."""
-    while (shorter := _without_unknown_place(search.without_context(hypo.without_why(text_)),
-                                             known)) != text_:
+    """``text_`` without the why, the context, a place no table knows and an occasion said
+    after the food, in turn until none is left ("orange chicken from the food court at the
+    mall", "jelly babies for a hypo in the car", "Bratkartoffeln wie bei Oma")."""
+    while (shorter := _without_occasion(_without_unknown_place(
+            search.without_context(hypo.without_why(text_)), known), known)) != text_:
         text_ = shorter
     return text_
 
