@@ -213,7 +213,8 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
                               any_order=search.joins_foods(text_),
                               accompanied=search.joins_with(text_),
                               main_words={w for reading, _ in vocabulary.readings(main, region)
-                                          for w in reading})
+                                          for w in reading},
+                              sugar_left_out=search.leaves_sugar_out(search.query_words(text_)))
     found = list({c.food_id: c for c in (*carried.values(), *found)}.values())
     ranked = search.rank(query, [c for c in found if c.food_id not in weak], limit)
     ranked += search.rank(query, list(weak.values()), limit)[:limit - len(ranked)]

@@ -921,6 +921,12 @@ def split_diet(found: Sequence[str]) -> tuple[list[str], bool]:
     return (kept, diet) if kept else (list(found), diet)
 
 
+def leaves_sugar_out(found: Sequence[str]) -> bool:
+    """Whether the query words say the food is taken without sugar ("tea with milk no sugar",
+    "Kaffee ohne Zucker") and name no unsweetened kind ("unsweetened almond milk")."""
+    return NO_ADDED_SUGAR_WORDS.isdisjoint(found) and asks_no_added_sugar(found)
+
+
 def asks_no_added_sugar(found: Sequence[str]) -> bool:
     """Whether the query words ask for no added sugar ("unsweetened applesauce", "no added
     sugar squash") rather than for a diet food ("diet", "light", "sugar free", "zero")."""
@@ -1068,6 +1074,8 @@ class Query:
     any_order: bool = False  # it joins them with "and" (``score``)
     accompanied: bool = False  # it joins the second "with" the first (``joins_with``)
     main_forms: frozenset[str] = frozenset()  # the main food's words, as read too
+    # the sugar is said left out ("tea with milk no sugar"), no unsweetened kind named
+    sugar_left_out: bool = False
 
 
 def make_query(readings: Sequence[tuple[Sequence[str], float]], *, diet: bool = False,
@@ -1075,7 +1083,8 @@ def make_query(readings: Sequence[tuple[Sequence[str], float]], *, diet: bool = 
                typed_words: Sequence[str] | None = None,
                guessed: Iterable[str] = (), no_added_sugar: bool = False,
                heads: Iterable[str] = (), paired: bool = False, any_order: bool = False,
-               accompanied: bool = False, main_words: Iterable[str] = ()) -> Query:
+               accompanied: bool = False, main_words: Iterable[str] = (),
+               sugar_left_out: bool = False) -> Query:
     asked = frozenset(w for reading, _ in readings for w in reading)
     asked |= frozenset(filter(None, (singular(w) for w in asked)))
     forms = frozenset(FORM_SYNONYMS.get(w, w) for w in asked) & FORM_WORDS
@@ -1085,7 +1094,7 @@ def make_query(readings: Sequence[tuple[Sequence[str], float]], *, diet: bool = 
     return Query(tuple((tuple(r), h) for r, h in readings), diet, forms, asked, typed, region,
                  phrases, None if typed_words is None else _singular_phrase(typed_words),
                  frozenset(guessed), no_added_sugar, _forms(heads), paired, any_order,
-                 accompanied, _forms(main_words))
+                 accompanied, _forms(main_words), sugar_left_out)
 
 
 def _forms(found: Iterable[str]) -> frozenset[str]:
@@ -1434,7 +1443,8 @@ def diet_adjustment(query: Query, item: Candidate) -> float:
     if not query.diet:
         return -REDUCED_PENALTY if reduced(item) else 0.0
     if not _diet_row(item, query.no_added_sugar):
-        return -UNMARKED_PENALTY
+        # "tea with milk no sugar": a row without sugar is what was asked for
+        return 0.0 if query.sugar_left_out and not sugary(item) else -UNMARKED_PENALTY
     sugar = max(0.0, (item.sugars_g or 0.0) - SUGARED_G)
     return DIET_MATCH_BONUS - DIET_SUGAR_PENALTY * sugar
 
