@@ -96,7 +96,8 @@ def shipped() -> tuple[Treatment, ...]:
 # Unterzucker"): the food is what comes before it.
 _WHY_RE = re.compile(
     r"\s+(for|when|during|to treat|bei|gegen|wegen|fur|für)\s+"
-    r"(an?\s+|my\s+|the\s+|einer?\s+|den\s+)?"
+    # whose: "for my son's low", "for mum's hypo"
+    r"(an?\s+|the\s+|einer?\s+|den\s+|(?:(?:my|our|his|her|their)\s+)?(?:\w+'s\s+)?)?"
     r"(hypos?( treatment)?|hypoglyc(a)?emia|low( blood)? (sugar|glucose)|low bg|lows?|unterzucker(ung)?|"
     r"hypoglyk(ä|ae)mie)\s*$", re.IGNORECASE)
 _BARE_WHY_RE = re.compile(r"(?<=\w)\s+(hypo( treatment)?|low|low blood (sugar|glucose)|low bg|"
@@ -106,15 +107,27 @@ _WHY_WORDS = frozenset({"for", "when", "during", "treat", "bei", "gegen", "wegen
                         "a", "an", "my", "the", "einer", "eine", "den"})
 
 
+# Sugar stirred into water is the sugar ("2 sugar packets in water", "Traubenzucker in Wasser
+# aufgelöst"); not the tables' "boiled in water" or "canned in water".
+_IN_WATER_RE = re.compile(
+    r"\b(?:sugar|glucose|dextrose|\w*zucker)(?:s|\s+(?:packets?|sachets?|cubes?|lumps?|powder))?"
+    r"(\s+(?:dissolved\s+|mixed\s+|stirred\s+)?in\s+(?:a\s+(?:glass|cup)\s+of\s+|some\s+)?"
+    r"(?:water|wasser)(?:\s+(?:aufgelöst|aufgeloest|gelöst))?)\s*$", re.IGNORECASE)
+
+
 def without_why(text: str) -> str:
     """``text`` without a closing "for a hypo" (``_WHY_RE``) or a bare "hypo" or "low" after the
-    food; unchanged where nothing else is left."""
+    food, and without the water its sugar is stirred into; unchanged where nothing else is
+    left."""
     food = _WHY_RE.sub("", text)
     if food == text:
         food = _BARE_WHY_RE.sub("", text)
         if not food.split() or food.split()[-1].lower() in _WHY_WORDS:
             food = text
-    return food if food.strip() else text
+    food = food if food.strip() else text
+    if water := _IN_WATER_RE.search(food):
+        food = food[:water.start(1)]
+    return food
 
 
 def treatments_for(text: str, region: str | None) -> list[Treatment]:

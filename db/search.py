@@ -341,7 +341,7 @@ MEASURE_WORDS = frozenset({"cup", "glass", "bowl", "mug", "plate", "slice", "pie
                            "bar", "packet", "bag", "tin", "pot", "tub", "jar", "box", "scoop",
                            "slices", "pieces", "bowls", "scoops", "servings", "pints", "mugs",
                            "cups", "cans", "bottles", "glasses", "strip", "strips", "punnet",
-                           "punnets", "round", "rounds"})
+                           "punnets", "round", "rounds", "packets", "sachet", "sachets"})
 # Spoons and units say how much wherever they stand ("tbsp honey", "4 oz juice", "150ml orange
 # juice"); German names the measure before the food without "of" ("Tasse Kaffee", "Kugel Eis",
 # "Stück Käsekuchen", "ein Glas Milch"). Neither is a word to find while a food word follows.
@@ -387,6 +387,7 @@ MEASURE_SERVINGS = {
     "scoop": ("scoop",), "scoops": ("scoop",), "kugel": ("scoop",), "kugeln": ("scoop",),
     "bar": ("bar",), "bars": ("bar",), "riegel": ("bar",), "pint": ("pint",),
     "pints": ("pint",), "packet": ("packet",), "packets": ("packet",), "mugs": ("mug", "cup"),
+    "sachet": ("packet", "sachet"), "sachets": ("packet", "sachet"),
     "teller": ("plate",), "plate": ("plate",), "plates": ("plate",),
 }
 # The amount a count before the measure asks for ("two slices": the "2 slices" serving, "half a
@@ -553,8 +554,10 @@ WHEN_SAID = ("today", "tonight", "yesterday", "this morning", "this evening", "l
              "zwischendurch", "late night", "on shift",
              "new year", "new years", "new year's", "christmas", "thanksgiving", "easter",
              "diwali", "eid", "weihnachten", "ostern", "silvester",
-             # served warm or cold: "Sauerkraut warm", "Vollmilch kalt"
-             "warm", "kalt", "lauwarm", "heiss", "heiß", "gekühlt")
+             # served warm, cold or plain: "Sauerkraut warm", "Vollmilch kalt", "Magerquark pur"
+             "warm", "kalt", "lauwarm", "heiss", "heiß", "gekühlt", "pur",
+             # as a side: "brocolli side dish", "fries on the side"
+             "side", "side dish", "as a side")
 # What a drink came in, said after it: "coke can", "juice carton" (not the start of "canned").
 CONTAINERS_SAID_AFTER = ("can", "bottle", "carton", "pouch")
 # How it is made at home, said after the food: "Bratkartoffeln wie bei Oma".
@@ -715,7 +718,8 @@ FILLED_DISH_WORDS = frozenset({
     "soup", "omelet", "omelette", "burrito", "quesadilla", "bake", "casserole", "stew", "curry",
     "risotto", "pasta", "quiche", "tart", "flan", "muffin", "muffins", "cake", "cookies",
     "gumbo", "jambalaya", "paella", "chowder", "hotpot", "dumplings", "dumplins", "noodle",
-    "noodles"})
+    "noodles", "sarnie", "sarnies", "butty", "butties", "bap", "baps", "naan", "naans", "crumble",
+    "scone", "scones"})
 
 
 def main_food(found: Sequence[str]) -> tuple[list[str], str | None]:
