@@ -491,7 +491,7 @@ PLACES = (
     "bäcker", "bäckerei", "metzger", "metzgerei", "fleischer", "imbiss", "imbissbude",
     "kantine", "mensa", "italiener", "chinesen", "griechen", "türken", "inder", "asiaten",
     "dönerladen", "supermarkt", "tankstelle", "kiosk", "markt", "automat", "dose", "glas",
-    "packung", "tüte", "kühlschrank", "konditorei", "beck", "diner", "grill",
+    "packung", "tüte", "kühlschrank", "konditorei", "beck", "bäck", "diner", "grill",
     "meal deal",  # a UK supermarket's lunch of sandwich, snack and drink
     "home", "office", "zuhause", "zu hause", "daheim", "food court",
     # where it is eaten: "trail mix from the break room", "lemon bars from church"
