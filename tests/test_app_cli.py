@@ -39,24 +39,28 @@ def test_accounts_mode_without_any_account_says_how_to_create_one(tmp_path):
     assert "Traceback" not in result.stderr
 
 
-def test_users_add(tmp_path):
+def test_users_add(tmp_path, monkeypatch, capsys):
     from db import service
     from db.session import configure
 
     url = f"sqlite:///{tmp_path / 'users.db'}"
+    # once as the command a person types; the refusals in this process (``users``)
     result = run_app("users", "add", "carol", "--password-stdin", "--db-url", url, stdin="carol-secret-1\n")
     assert result.returncode == 0, result.stderr
-    again = run_app("users", "add", "carol", "--password-stdin", "--db-url", url, stdin="carol-secret-2\n")
-    assert again.returncode == 1 and "already exists" in again.stderr
-    short = run_app("users", "add", "dave", "--password-stdin", "--db-url", url, stdin="abc\n")
-    assert short.returncode == 1 and "too short" in short.stderr
+    status, _, err = users(url, "add", "carol", "--password-stdin", stdin="carol-secret-2\n",
+                           monkeypatch=monkeypatch, capsys=capsys)
+    assert status == 1 and "already exists" in err
+    status, _, err = users(url, "add", "dave", "--password-stdin", stdin="abc\n",
+                           monkeypatch=monkeypatch, capsys=capsys)
+    assert status == 1 and "too short" in err
     # The region is chosen at sign-up and brings its exchange unit (DE: 12 g BE).
-    german = run_app("users", "add", "erika", "--password-stdin", "--region", "de", "--db-url", url,
-                     stdin="erika-secret-1\n")
-    assert german.returncode == 0, german.stderr
-    mars = run_app("users", "add", "zed", "--password-stdin", "--region", "MARS", "--db-url", url,
-                   stdin="zed-secret-123\n")
-    assert mars.returncode == 2 and "invalid choice: 'MARS'" in mars.stderr
+    status, _, err = users(url, "add", "erika", "--password-stdin", "--region", "de",
+                           stdin="erika-secret-1\n", monkeypatch=monkeypatch, capsys=capsys)
+    assert status == 0, err
+    with pytest.raises(SystemExit) as refused:
+        users(url, "add", "zed", "--password-stdin", "--region", "MARS", stdin="zed-secret-123\n",
+              monkeypatch=monkeypatch, capsys=capsys)
+    assert refused.value.code == 2 and "invalid choice: 'MARS'" in capsys.readouterr().err
     configure(url)
     try:
         assert service.verify_password("carol", "carol-secret-1")
