@@ -553,7 +553,9 @@ WHEN_SAID = ("today", "tonight", "yesterday", "this morning", "this evening", "l
              "potluck", "church", "at church", "chapel", "chapel tea", "church tea",
              "zwischendurch", "late night", "on shift",
              "new year", "new years", "new year's", "christmas", "thanksgiving", "easter",
-             "diwali", "eid", "weihnachten", "ostern", "silvester",
+             "diwali", "eid", "weihnachten", "ostern", "silvester", "fat tuesday",
+             "shrove tuesday", "pancake day", "mardi gras", "burns night", "bonfire night",
+             "fasching", "fastnacht", "karneval", "fat thursday",
              # served warm, cold or plain: "Sauerkraut warm", "Vollmilch kalt", "Magerquark pur"
              "warm", "kalt", "lauwarm", "heiss", "heiß", "gekühlt", "pur",
              # as a side: "brocolli side dish", "fries on the side"
@@ -896,7 +898,14 @@ def _says_how_much(found: Sequence[str], index: int) -> bool:
     if word in COUNT_WORDS or _AMOUNT_RE.match(word) and not word.isdigit():
         return True
     return word.isdigit() and (after[0] in UNIT_WORDS or after[0] in MEASURE_WORDS
-                               or after[0] in GERMAN_MEASURE_WORDS)
+                               or after[0] in GERMAN_MEASURE_WORDS or after[0] in SHAPE_WORDS
+                               or after[0] in COUNTED_AS)
+
+
+# How a count after the food is said: "nuggets 8 count", "wings 10 pc".
+COUNTED_AS = frozenset({"count", "ct", "pc", "pcs"})
+# Words of a query that asks for baby food (``ends_no_search``).
+BABY_WORDS = frozenset({"baby", "babyfood", "babies", "toddler", "infant", "junior"})
 
 
 def _is_count(word: str) -> bool:
@@ -1392,6 +1401,8 @@ def ends_no_search(item: Candidate, asked: frozenset[str], region: str | None,
     if (_NAMING.get(item.names_region or "") == GERMAN and _NAMING.get(region or "") != GERMAN
             and (read_on or not asked.isdisjoint(COOKING_HEATS))):
         return True
+    if item.food.lower().startswith("babyfood") and asked.isdisjoint(BABY_WORDS):
+        return True  # "beef lasagna" is no toddler's jar
     return "raw" in _kind(item.food, item.category).forms and asked.isdisjoint({"raw", "dry"})
 
 
