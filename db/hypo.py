@@ -115,10 +115,19 @@ _IN_WATER_RE = re.compile(
     r"(?:water|wasser)(?:\s+(?:aufgelöst|aufgeloest|gelöst))?)\s*$", re.IGNORECASE)
 
 
+# A note before the food: "hypo cola", "hypo 5 jelly babies", "Unterzucker Traubenzucker".
+_LEADING_WHY_RE = re.compile(r"^\s*(hypo|unterzucker)\s*[:,-]?\s+(?=\S)", re.IGNORECASE)
+
+
 def without_why(text: str) -> str:
     """``text`` without a closing "for a hypo" (``_WHY_RE``) or a bare "hypo" or "low" after the
-    food, and without the water its sugar is stirred into; unchanged where nothing else is
-    left."""
+    food, or a "hypo" before it (not a treatment's own word: "hypo stop gel"), and without the
+    water its sugar is stirred into; unchanged where nothing else is left."""
+    lead = _LEADING_WHY_RE.match(text)
+    if lead and text[lead.end():].strip() and not any(
+            f" {t.phrase} " in f" {_phrase(text)} " for t in shipped()
+            if t.phrase.split()[0] == _phrase(lead[1])):
+        text = text[lead.end():]
     food = _WHY_RE.sub("", text)
     if food == text:
         food = _BARE_WHY_RE.sub("", text)
