@@ -45,11 +45,22 @@ class Process:
 
     def stop(self) -> None:
         self.popen.terminate()
+        self.wait_stopped()
+
+    def wait_stopped(self) -> None:
         try:
             self.popen.wait(20)
         except subprocess.TimeoutExpired:
             self.popen.kill()
             self.popen.wait(10)
+
+
+def stop_all(processes: list[Process]) -> None:
+    """Each told to stop before any is waited for: they shut down side by side."""
+    for process in processes:
+        process.popen.terminate()
+    for process in processes:
+        process.wait_stopped()
 
 
 def free_port() -> int:
@@ -118,9 +129,10 @@ def servers(database, models, tmp_path_factory):
     """(one, other): both started at once, both on the shared database."""
     folder = tmp_path_factory.mktemp("logs")
     with ExitStack() as stack:
-        pair = [launch(database, models, folder, name) for name in ("one", "other")]
-        for process in pair:
-            stack.callback(process.stop)
+        pair = []
+        stack.callback(stop_all, pair)
+        for name in ("one", "other"):
+            pair.append(launch(database, models, folder, name))
         for process in pair:
             wait_healthy(process)
         yield pair
