@@ -592,7 +592,7 @@ def refresh(session: Session, table: Table, seed_dir: Path) -> int:
 # cheese, Swiss ready-made Rösti and oven chips by SR Legacy's packages; -16: retail mince
 # pies by half SR Legacy's slice of mince pie, roast potatoes by FNDDS's amount eaten and its
 # new potato as the piece a count multiplies, Swiss Weisswurst by the sausage reference amount).
-CITED_PORTIONS_PART = "table-portions-17"
+CITED_PORTIONS_PART = "table-portions-18"
 
 
 def add_cited_portions(session: Session, table: Table, seed_dir: Path) -> int:
