@@ -4559,7 +4559,7 @@ AUDIT = [
     ('DE', 'ein Stück Zwetschgenkuchen', '(?i)zwetschgenkuchen|pflaumenkuchen|plum (cake|tart)'),
     # sixteenth round: a table holds Flammkuchen after all (the round listed it as held by none);
     # cheese and crackers is first on PostgreSQL, not on SQLite
-    ('DE', 'Flammkuchen Elsässer Art', '(?i)flammkuchen|tarte flamb'),
+    ('DE', 'Flammkuchen Elsässer Art', '(?i)flamm(en)?kuchen|tarte flamb'),
     ('UK', 'cheese and crackers', '(?i)cheese and crackers|^crackers, (cream|water|saltine|butter|wheat|plain|NFS)|^cheese, cheddar|^cheddar'),
     # now right: a row holding the main food's word only as what another food comes on is no answer; two foods joined by 'and' in either order
     ("UK", 'carrots and peas', r"(?i)carrots?.*peas|peas.*carrots?"),
