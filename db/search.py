@@ -53,7 +53,7 @@ from db.keys import name_key
 from db.portions import COUNTED
 
 # Words that never decide a match on their own ("rice with beans").
-STOPWORDS = frozenset({"a", "an", "and", "the", "of", "with", "in", "on", "or", "w", "n",
+STOPWORDS = frozenset({"a", "an", "and", "the", "of", "with", "in", "on", "or", "w", "n", "wi",
                        "mit", "und", "de", "aufs", "zum", "zur",
                        # how much or whose, never what: "a few skittles", "coke zero with my kebab"
                        "my", "some", "few", "couple", "mein", "meine", "etwas", "paar",
@@ -630,13 +630,13 @@ def without_sellers(found: Sequence[str]) -> list[str]:
 # crisps", "sweet chilli doritos"): where no food has every word, the snack without it
 # (``without_flavours``).
 SNACK_WORDS = frozenset({"crisps", "crisp", "chips", "doritos", "pringles", "tortilla",
-                         "nachos", "popcorn", "walkers"})
+                         "nachos", "popcorn", "walkers", "tayto", "mccoys"})
 FLAVOUR_PHRASES = tuple(tuple(p.split()) for p in (
     "salt vinegar", "cheese onion", "ready salted", "prawn cocktail", "sour cream onion",
     "smoky bacon", "roast chicken", "sweet chilli", "sweet chili", "chilli heatwave", "chili heatwave",
     "cool original", "cool ranch", "nacho cheese", "bbq", "barbecue", "salted", "paprika",
     "flamin hot", "jalapeno", "ranch", "sea salt", "lightly salted", "sea salt vinegar",
-    "salt pepper"))
+    "salt pepper", "salt chilli", "salt chili"))
 
 
 def without_flavours(found: Sequence[str]) -> list[str]:
@@ -700,7 +700,7 @@ def _without_phrases(found: Sequence[str], phrases: Sequence[tuple[str, ...]]) -
 # Words that join a food to what it comes with ("toast with butter", "Apfelstrudel mit
 # Vanillesauce", "beans on toast", "arroz con pollo") or to a second food ("scampi and chips").
 # "Rotkohl zum Braten", "Leberwurst aufs Brot": what comes with it, what it is spread on
-WITH_WORDS = frozenset({"with", "w", "mit", "on", "auf", "aufs", "con", "in", "de", "zum", "zur"})
+WITH_WORDS = frozenset({"with", "w", "wi", "mit", "on", "auf", "aufs", "con", "in", "de", "zum", "zur"})
 AND_WORDS = frozenset({"and", "und", "n"})
 # A name holding the main food's word (``main_food``): where no food has every word ("chicken
 # adobo"), the dish the phrase ends with comes before the meat it starts with.
@@ -757,7 +757,7 @@ def joins_foods(text: str) -> bool:
 
 # Words that join what a food is eaten with to it ("pancakes with syrup", "Kaffee mit Milch");
 # not what it comes on or in ("cheese on toast", "fish in sauce"), which may name the dish.
-ACCOMPANIED_WORDS = frozenset({"with", "w", "mit", "con"})
+ACCOMPANIED_WORDS = frozenset({"with", "w", "wi", "mit", "con"})  # "wi": Scots and Northern English
 
 
 _MADE_WORDS = frozenset({"made", "prepared", "cooked", "zubereitet", "gemacht"})
