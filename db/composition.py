@@ -591,7 +591,10 @@ def refresh(session: Session, table: Table, seed_dir: Path) -> int:
 # paratha by FNDDS's, a Swiss tomato by FNDDS's whole one, quark by half a cup of cottage
 # cheese, Swiss ready-made Rösti and oven chips by SR Legacy's packages; -16: retail mince
 # pies by half SR Legacy's slice of mince pie, roast potatoes by FNDDS's amount eaten and its
-# new potato as the piece a count multiplies, Swiss Weisswurst by the sausage reference amount).
+# new potato as the piece a count multiplies, Swiss Weisswurst by the sausage reference amount;
+# -17: CoFID's sweet pickle by FNDDS's tablespoon of relish and children's fromage frais by its
+# yogurt tube, half-coated chocolate digestives back to the cookie class; -18: CoFID's suet
+# dumplings by FDA's 85 g).
 CITED_PORTIONS_PART = "table-portions-18"
 
 

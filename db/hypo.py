@@ -124,10 +124,10 @@ def without_why(text: str) -> str:
     food, or a "hypo" before it (not a treatment's own word: "hypo stop gel"), and without the
     water its sugar is stirred into; unchanged where nothing else is left."""
     lead = _LEADING_WHY_RE.match(text)
-    if lead and text[lead.end():].strip() and not any(
-            f" {t.phrase} " in f" {_phrase(text)} " for t in shipped()
-            if t.phrase.split()[0] == _phrase(lead[1])):
-        text = text[lead.end():]
+    if lead and text[lead.end():].strip():
+        typed, note = f" {_phrase(text)} ", _phrase(lead[1])
+        if not any(f" {t.phrase} " in typed for t in shipped() if t.phrase.split()[0] == note):
+            text = text[lead.end():]
     food = _WHY_RE.sub("", text)
     if food == text:
         food = _BARE_WHY_RE.sub("", text)

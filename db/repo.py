@@ -93,7 +93,8 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
     if main:
         readings += [(reading, handicap + search.MAIN_FOOD_HANDICAP) for reading, handicap in
                      _readings([_split_compound(w, known) for w in main], known, region)]
-    no_added_sugar = search.asks_no_added_sugar(search.query_words(text_))
+    asked_words = search.query_words(text_)
+    no_added_sugar = search.asks_no_added_sugar(asked_words)
     # A compound's last part names its kind ("Birnbrot" is a bread, "Multivitaminsaft" a
     # juice): read alone where no food has every part, below any reading of them all.
     kinds = [part[-1:] if len(part) > 1 else _compound_kind(part[0], known) for part in parts]
@@ -214,7 +215,7 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
                               accompanied=search.joins_with(text_),
                               main_words={w for reading, _ in vocabulary.readings(main, region)
                                           for w in reading},
-                              sugar_left_out=search.leaves_sugar_out(search.query_words(text_)))
+                              sugar_left_out=search.leaves_sugar_out(asked_words))
     found = list({c.food_id: c for c in (*carried.values(), *found)}.values())
     ranked = search.rank(query, [c for c in found if c.food_id not in weak], limit)
     ranked += search.rank(query, list(weak.values()), limit)[:limit - len(ranked)]

@@ -904,8 +904,6 @@ def _says_how_much(found: Sequence[str], index: int) -> bool:
 
 # How a count after the food is said: "nuggets 8 count", "wings 10 pc".
 COUNTED_AS = frozenset({"count", "ct", "pc", "pcs"})
-# Words of a query that asks for baby food (``ends_no_search``).
-BABY_WORDS = frozenset({"baby", "babyfood", "babies", "toddler", "infant", "junior"})
 
 
 def _is_count(word: str) -> bool:
@@ -1384,6 +1382,10 @@ def _kind(name: str, category: str) -> _Kind:
 def asked_forms(readings: Iterable[Sequence[str]]) -> frozenset[str]:
     """The words of the readings, a form word as FORM_WORDS names it ("uncooked": raw)."""
     return frozenset(FORM_SYNONYMS.get(w, w) for reading in readings for w in reading)
+
+
+# Words of a query that asks for baby food (``ends_no_search``).
+BABY_WORDS = frozenset({"baby", "babyfood", "babies", "toddler", "infant", "junior"})
 
 
 def ends_no_search(item: Candidate, asked: frozenset[str], region: str | None,
