@@ -107,6 +107,15 @@ _WHY_WORDS = frozenset({"for", "when", "during", "treat", "bei", "gegen", "wegen
                         "a", "an", "my", "the", "einer", "eine", "den"})
 
 
+# A glucose reading said after the food ("jelly beans bg 55", "jelly babies at 3.5", "Cola BZ
+# 55", "juice 3.2 mmol"): no food's words. Not a bare number ("jelly babies 5", a count) nor
+# "sugar 2" (two sugars).
+_READING_RE = re.compile(
+    r"\s*[(,-]?\s*(?:(?:\b(?:at|bg|bgl|bs|bz|low|hypo|unterzucker|blood\s+(?:sugar|glucose)|"
+    r"blutzucker|glucose\s+level|sugar\s+level|reading|level)\s*(?:was|is|of|at|bei|von|:|=)?\s*)"
+    r"\d+(?:[.,]\d+)?\s*(?:mmol(?:/l)?|mg\s*/?\s*dl)?"
+    r"|\s\d+(?:[.,]\d+)?\s*(?:mmol(?:/l)?|mg\s*/?\s*dl))\s*\)?\s*$", re.IGNORECASE)
+
 # Sugar stirred into water is the sugar ("2 sugar packets in water", "Traubenzucker in Wasser
 # aufgelöst"); not the tables' "boiled in water" or "canned in water".
 _IN_WATER_RE = re.compile(
@@ -128,6 +137,8 @@ def without_why(text: str) -> str:
         typed, note = f" {_phrase(text)} ", _phrase(lead[1])
         if not any(f" {t.phrase} " in typed for t in shipped() if t.phrase.split()[0] == note):
             text = text[lead.end():]
+    if (read := _READING_RE.sub("", text)).strip():
+        text = read
     food = _WHY_RE.sub("", text)
     if food == text:
         food = _BARE_WHY_RE.sub("", text)

@@ -70,6 +70,7 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
     vocabulary.check_region(region)
     owner_id = owner.id if owner is not None else None
     known = fts.vocabulary(session, owner_id)
+    text_, skin_off = search.without_skin_said(text_)
     text_ = _food_words(text_, known)
     wanted, diet = search.query_wishes(text_)
     if not wanted:
@@ -215,7 +216,8 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
                               accompanied=search.joins_with(text_),
                               main_words={w for reading, _ in vocabulary.readings(main, region)
                                           for w in reading},
-                              sugar_left_out=search.leaves_sugar_out(asked_words))
+                              sugar_left_out=search.leaves_sugar_out(asked_words),
+                              skin_off=skin_off)
     found = list({c.food_id: c for c in (*carried.values(), *found)}.values())
     ranked = search.rank(query, [c for c in found if c.food_id not in weak], limit)
     ranked += search.rank(query, list(weak.values()), limit)[:limit - len(ranked)]

@@ -237,6 +237,23 @@ ODD_PARTS = frozenset({"feet", "foot", "back", "tail", "neck", "giblets", "skin"
 _MEAT_RE = re.compile(r"^(chicken|turkey|beef|pork|lamb|veal|mutton|duck|goose|goat|poultry|"
                       r"huhn|poulet|truthahn|rind|schwein|kalb|lamm|ente)\b")
 ODD_PART_PENALTY = 1.5
+# The skin said left off ("chicken breast no skin", "skinless chicken thighs", "Hähnchenbrust
+# ohne Haut"): a row eaten with it ranks lower, one eaten without it a little higher.
+_SKIN_OFF_RE = re.compile(r"\b(?:(?:no|without|minus|ohne)\s+(?:the\s+)?(?:skin|haut)|skinless|"
+                          r"skin(?:ned)?\s+(?:off|removed))\b", re.IGNORECASE)
+_SKIN_EATEN_RE = re.compile(r"\bskin (?:/ coating )?eaten|\b(?:flesh|meat) and skin\b|"
+                            r"(?<!weighed )\bwith skin\b|\bmit haut\b", re.IGNORECASE)
+_SKIN_OFF_ROW_RE = re.compile(r"\bskin (?:/ coating )?not eaten|\b(?:meat|flesh) only\b|"
+                              r"\bohne haut\b|(?<!prepared )\bskinless\b|\bwithout skin\b", re.IGNORECASE)
+SKIN_EATEN_PENALTY = 1.0
+SKIN_OFF_BONUS = 0.5
+
+
+def without_skin_said(text: str) -> tuple[str, bool]:
+    """``text`` without the words that say its skin was left off (``_SKIN_OFF_RE``: a wish,
+    not a food: "skinless chicken thighs" is chicken thighs), and whether it said so."""
+    kept = _SKIN_OFF_RE.sub(" ", text)
+    return " ".join(kept.split()), kept != text
 # Cooking methods by the heat they cook with; a row cooked by another kind of heat than the query
 # names ("Fried green beans" for "steamed green beans") ranks below one cooked as asked or said
 # only "cooked". UK "grilled" is US "broiled"; German as the Swiss FCDB writes it.
@@ -407,7 +424,17 @@ IMPERIAL_PINT_ML = 568.261  # a UK pint (Weights and Measures Act 1985), not the
 # "small box of raisins"): searched for, as some foods are named with one ("granola bar",
 # "juice box"); where no food has every word, the words without them (``without_measures``),
 # and without a count ("5 jelly babies"; "3 musketeers" is a name).
-SIZE_WORDS = frozenset({"small", "large", "medium", "mini", "big", "regular"})
+SIZE_WORDS = frozenset({"small", "large", "medium", "mini", "big", "regular"}) | frozenset(
+    f"{stem}{ending}" for stem in ("klein", "gross", "mittelgross")
+    for ending in ("", "e", "er", "es", "en"))
+# The serving a size asks for where nothing else says how much ("large banana": "1 large";
+# "fun size snickers": "1 bar, fun size"), by the words its name holds (query_measure).
+SIZE_SERVINGS = {"small": "small", "medium": "medium", "large": "large", "big": "large",
+                 "fun": "fun", "king": "king", "snack": "snack",
+                 **{f"{stem}{ending}": size
+                    for stem, size in (("klein", "small"), ("mittelgross", "medium"),
+                                       ("gross", "large"))
+                    for ending in ("", "e", "er", "es", "en")}}
 # The cut or piece of a fish or meat, which some names hold ("Chicken, leg", "Cod, fillet"):
 # "tuna steak" is tuna, "crab legs" crab, "lobster tail" lobster where no name has both.
 CUT_WORDS = frozenset({"fillet", "fillets", "filet", "filets", "steak", "steaks", "tail", "tails",
@@ -745,7 +772,7 @@ def main_food(found: Sequence[str]) -> tuple[list[str], str | None]:
     # a shape, how it was cooked or cut names no food ("Hähnchen gebraten" is chicken, "smoked
     # brisket sliced" brisket)
     named = [w for w in kept if w not in SHAPE_WORDS and w not in COOKING_HEATS
-             and w not in MEASURE_AND_SIZE_WORDS] or kept
+             and w not in MEASURE_AND_SIZE_WORDS and not _AMOUNT_RE.match(w)] or kept
     return kept, named[-1] if named else None
 
 
@@ -806,6 +833,11 @@ NUMBER_NAMES = frozenset({"3 musketeers", "7 up", "100 grand", "5 hour", "7 elev
                           "three musketeers", "seven up", "five guys", "five alive"})
 
 
+# A "half" that names a food, not half of one: "half and half", "half fat milk".
+NOT_HALF_OF_IT = frozenset({"and", "n", "fat", "cream", "skimmed", "skim", "moon", "moons",
+                            "time", "price", "pint", "dozen"})
+
+
 def leading_count(found: Sequence[str], text: str) -> str | None:
     """How many of the food a query's first word counts ("2 eggs": "2", "zwei Brötchen":
     "2"), or None."""
@@ -818,6 +850,8 @@ def leading_count(found: Sequence[str], text: str) -> str | None:
     if len(found) > 2 and (found[:2] in (["half", "a"], ["half", "an"])
                            or found[0] in COUNT_WORDS and found[1] in HALF_WORDS):
         return "1/2"  # "half a burrito", "ein halbes Hähnchen" (not "half a cup of": a measure)
+    if found[0] == "half" and found[1] not in NOT_HALF_OF_IT and found[1] not in MEASURE_WORDS:
+        return "1/2"  # "half bagel with cream cheese"
     count = found[0] if found[0].isdigit() else COUNT_AMOUNTS.get(found[0])
     if (count is None or "/" in count or not 1 <= int(count) <= MAX_COUNT
             or found[1] in NOT_COUNTED_NEXT or f"{found[0]} {found[1]}" in NUMBER_NAMES
@@ -865,7 +899,11 @@ def query_measure(text: str, region: str | None = None) -> tuple[str, ...]:
     # ("jelly babies x5"): that many of its default serving (db.portions.measured_amount),
     # where that is one of it
     count = leading_count(found, text) or times_count(found)
-    return (count, COUNTED) if count not in (None, "1") else ()
+    if count not in (None, "1"):
+        return count, COUNTED
+    sized = [SIZE_SERVINGS[w] for i, w in enumerate(found) if w in SIZE_SERVINGS
+             and (w not in SIZE_PHRASE_WORDS or found[i + 1:i + 2] == ["size"])]
+    return (sized[0],) if sized else ()
 
 
 # The most a query counts (query_measure).
@@ -887,8 +925,8 @@ def _says_how_much(found: Sequence[str], index: int) -> bool:
     "half" in "half a can of coke".
     The last word is the food's ("g" in "gatorade g")."""
     word, after = found[index], found[index + 1:]
-    if not after:
-        return False
+    if not after:  # a unit after a number after the food: "almonds 1 oz", "rice 150 g"
+        return index > 1 and word in UNIT_WORDS | MEASURE_WORDS and _is_count(found[index - 1])
     if word in MEASURE_WORDS and (after[0] == "of" or index and _is_count(found[index - 1])):
         return True
     if word == "half" and after[0] in ("a", "an") and len(after) > 1 and after[1] in MEASURE_WORDS:
@@ -1087,6 +1125,7 @@ class Query:
     main_forms: frozenset[str] = frozenset()  # the main food's words, as read too
     # the sugar is said left out ("tea with milk no sugar"), no unsweetened kind named
     sugar_left_out: bool = False
+    skin_off: bool = False  # the skin was left off (``without_skin_said``)
 
 
 def make_query(readings: Sequence[tuple[Sequence[str], float]], *, diet: bool = False,
@@ -1095,7 +1134,7 @@ def make_query(readings: Sequence[tuple[Sequence[str], float]], *, diet: bool = 
                guessed: Iterable[str] = (), no_added_sugar: bool = False,
                heads: Iterable[str] = (), paired: bool = False, any_order: bool = False,
                accompanied: bool = False, main_words: Iterable[str] = (),
-               sugar_left_out: bool = False) -> Query:
+               sugar_left_out: bool = False, skin_off: bool = False) -> Query:
     asked = frozenset(w for reading, _ in readings for w in reading)
     asked |= frozenset(filter(None, (singular(w) for w in asked)))
     forms = frozenset(FORM_SYNONYMS.get(w, w) for w in asked) & FORM_WORDS
@@ -1105,7 +1144,7 @@ def make_query(readings: Sequence[tuple[Sequence[str], float]], *, diet: bool = 
     return Query(tuple((tuple(r), h) for r, h in readings), diet, forms, asked, typed, region,
                  phrases, None if typed_words is None else _singular_phrase(typed_words),
                  frozenset(guessed), no_added_sugar, _forms(heads), paired, any_order,
-                 accompanied, _forms(main_words), sugar_left_out)
+                 accompanied, _forms(main_words), sugar_left_out, skin_off)
 
 
 def _forms(found: Iterable[str]) -> frozenset[str]:
@@ -1451,6 +1490,11 @@ def form_adjustment(query: Query, item: Candidate) -> float:
         value -= ODD_PART_PENALTY
     if kind.combination:
         value -= COMBINATION_PENALTY
+    if query.skin_off:
+        if _SKIN_EATEN_RE.search(item.food):
+            value -= SKIN_EATEN_PENALTY
+        elif _SKIN_OFF_ROW_RE.search(item.food):
+            value += SKIN_OFF_BONUS
     return value
 
 
