@@ -405,6 +405,33 @@ def test_why_a_treatment_is_eaten_is_no_word_searched_for():
     assert search.without_context("coffee without milk") == "coffee"
     assert search.without_context("cola ohne Zucker") == "cola ohne Zucker"
     assert hypo.without_why("full fat coke hypo treatment") == "full fat coke"
+    # a glucose reading said after it, not a count nor "sugar 2"
+    assert hypo.without_why("handful of jelly beans bg 55") == "handful of jelly beans"
+    assert hypo.without_why("jelly babies at 3.5") == "jelly babies"
+    assert hypo.without_why("apple juice, 3,4 mmol/l") == "apple juice"
+    assert hypo.without_why("Cola BZ 55") == "Cola"
+    assert hypo.without_why("skittles at 54 mg/dl") == "skittles"
+    assert hypo.without_why("jelly babies 5") == "jelly babies 5"
+    assert hypo.without_why("coffee sugar 2") == "coffee sugar 2"
+    assert hypo.without_why("bg 55") == "bg 55"
+
+
+def test_a_glucose_reading_after_a_treatment_finds_the_treatment(full_db):
+    assert _names("handful of jelly beans bg 55", "US")[0] == "Candies, jellybeans"
+    assert "enter the carbohydrate" in _names("glucose tablets bg was 60 for a hypo", "US")[0]
+
+
+@pytest.mark.parametrize("query, region, skin_eaten", [
+    ("chicken breast no skin", "US", r"(?i)skin eaten|meat and skin|with skin"),
+    ("chicken leg without the skin", "US", r"(?i)skin eaten|meat and skin|with skin"),
+    ("skinless chicken thighs", "US", r"(?i)skin eaten|fried|coated"),
+    ("Hähnchenschenkel ohne Haut", "DE", r"(?i)mit haut|skin eaten"),
+])
+def test_the_skin_said_left_off_puts_rows_eaten_with_it_below(full_db, query, region, skin_eaten):
+    first = _names(query, region)[0]
+    assert re.search(r"(?i)chicken|poulet|huhn|h(ä|ae)hnchen", first), first
+    if region == "US":  # the tables name it without the skin
+        assert not re.search(skin_eaten, first), first
 
 
 def test_a_count_as_times_counts_and_is_no_word_searched_for():

@@ -23,6 +23,9 @@ from db import portions, search, service
     ("2 bananas", ["bananas"]), ("1 apfel", ["apfel"]), ("7 up", ["7", "up"]),
     # The last word is the food's, whatever it is: Gatorade G, potato kugel, a glass alone.
     ("gatorade g", ["gatorade", "g"]), ("potato kugel", ["potato", "kugel"]), ("Glas", ["glas"]),
+    # ... unless a number says it is a unit: "almonds 1 oz" are almonds
+    ("raw almonds 1 oz", ["raw", "almonds"]), ("rice 150 g", ["rice"]),
+    ("pizza 2 slices", ["pizza"]),
 ])
 def test_a_measure_unit_or_count_is_no_word_to_find(text, words):
     assert search.query_words(text) == words
@@ -45,6 +48,11 @@ def test_a_count_is_left_out_where_no_food_has_every_word():
     ("4oz steak", ("4", "oz")), ("8 fl oz orange juice", ("237", "ml")),
     ("2 strips of bacon", ("2", "strip", "slice")), ("strip steak", ()),
     ("1/2 cup rice", ("1/2", "cup")), ("2 cups of rice", ("2", "cup")), ("200g pasta", ("200", "g")),
+    ("raw almonds 1 oz", ("1", "oz")), ("pizza 2 slices", ("2", "slice")),
+    # a size, where nothing else says how much, asks for the serving of that size
+    ("large banana", ("large",)), ("banane mittelgroß", ("medium",)), ("kleiner Apfel", ("small",)),
+    ("fun size snickers", ("fun",)), ("snickers king size", ("king",)), ("2 large eggs", ("2", "*")),
+    ("king prawns", ()), ("fun", ()), ("half fat milk", ()),  # a milk, not half of one
 ])
 def test_the_measure_names_the_serving_asked_for(text, measure):
     assert search.query_measure(text) == measure
@@ -179,7 +187,7 @@ def test_a_measured_hit_carries_its_serving_to_the_card(full_db):
     # half of one, in English and German; half a measure is half that measure
     ("half a burrito", ("1/2", "*")), ("ein halbes Hähnchen", ("1/2", "*")),
     ("eine halbe Brezel", ("1/2", "*")), ("half a cup of rice", ("1/2", "cup")),
-    ("eine halbe Portion Pommes", ("1/2", "*")),
+    ("eine halbe Portion Pommes", ("1/2", "*")), ("half bagel with cream cheese", ("1/2", "*")),
 ])
 def test_a_count_before_the_food_asks_for_that_many(text, measure):
     assert search.query_measure(text) == measure
@@ -220,6 +228,12 @@ def test_a_count_is_that_many_of_one_of_the_food():
     ("12 grapes", "US", r"(?i)^grapes\b", (50, 70)), ("1 apfel", "DE", r"(?i)^apfel, roh", (150, 210)),
     ("2 broetchen", "DE", r"(?i)^rolls?\b|br(ö|oe)tchen", (90, 130)),
     ("half a burrito", "US", r"(?i)^burrito", (100, 130)), ("2 avocados", "US", r"(?i)^avocado", (250, 420)),
+    ("half bagel w cream cheese", "US", r"(?i)^bagel", (50, 80)),
+    # a size picks the serving of that size; a fun-size bar is no 2-oz bar
+    ("large banana", "US", r"(?i)^bananas?\b", (130, 140)), ("snickers fun size bar", "US",
+                                                             r"(?i)snickers", (10, 20)),
+    ("banane mittelgroß", "DE", r"(?i)^banane, roh|^bananas?(,|$)", (100, 130)),
+    ("raw almonds 1 oz", "US", r"(?i)^almonds", (28, 29)),
 ])
 def test_a_counted_food_is_found_and_weighed_that_many_times(full_db, query, region, food, grams):
     hit = _first(query, region)  # not "Baby Toddler bananas, Stage 2" nor "Sandwich, NFS"
