@@ -91,7 +91,7 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
     # "toast with butter" is toast too (a reading of the main food alone, ranked below a food
     # that is both: "Baked beans, canned in tomato sauce, with pork sausages"), not a food that
     # only holds both words ("Seeds, sesame butter, tahini, from roasted and toasted kernels").
-    if main:
+    if main and not _sandwich_said(search.words(text_)):
         readings += [(reading, handicap + search.MAIN_FOOD_HANDICAP) for reading, handicap in
                      _readings([_split_compound(w, known) for w in main], known, region)]
     asked_words = search.query_words(text_)
@@ -277,10 +277,13 @@ def _without_unknown_place(text_: str, known: tuple[str, ...]) -> str:
 # in any table's names ("at" only in "purchased at a bakery"; "from the" only in one Swiss name):
 # "chicken noodle soup when i was sick", "jambalaya at the crawfish boil", "pralines from the
 # french quarter", "egg coffee after service", "Radler nach dem Radfahren", "Matjesbrötchen an
-# den Landungsbrücken", "Gummibärchen bei niedrigem Zucker".
+# den Landungsbrücken", "Gummibärchen bei niedrigem Zucker", "Erdbeeren aus dem Garten".
 _OCCASION_RE = re.compile(
     r"^(.*\S)\s+(?:(?:when|while|during|at|after|bei|nach|während|waehrend)\s+"
-    r"|from\s+(?:the|a|an|my|our)\s+|an\s+(?:den|der|dem|die)\s+)\S.*$", re.IGNORECASE)
+    r"|from\s+(?:the|a|an|my|our)\s+|an\s+(?:den|der|dem|die)\s+"
+    # "Erdbeeren aus dem Garten", "Rührei aus 2 Eiern" (not "Brot aus Dinkel": what it is)
+    r"|aus\s+(?:dem|der|den|meinem|meiner|unserem|unserer|eigenem|eigener|eigenen|\d+)\s+)\S.*$",
+    re.IGNORECASE)
 
 
 def _without_occasion(text_: str, known: tuple[str, ...]) -> str:
@@ -448,9 +451,28 @@ FILLED_BREAD_LINKS = frozenset({"im", "in", "mit", "auf", "aufs"})  # "Bratwurst
 # The breads a sandwich is said to be "on" (a US deli's "ham and swiss on rye"); not toast,
 # whose dishes are named ("beans on toast", "cheese on toast").
 ON_BREADS = frozenset({"rye", "wheat", "white", "sourdough", "pumpernickel", "multigrain",
-                       "ciabatta", "brioche", "focaccia", "kaiser", "roll", "bun", "hoagie"})
+                       "ciabatta", "brioche", "focaccia", "kaiser", "roll", "bun", "hoagie",
+                       "whole", "wholemeal", "wholewheat", "wholegrain", "granary", "brown",
+                       "bagel", "baguette"})
 SPREAD_FATS = frozenset({"butter", "margarine", "schmalz"})
 FILLED_BREAD_HANDICAP = 1.0
+
+
+def _on_bread(typed: list[str]) -> int | None:
+    """Where a query says the sandwich's bread ("turkey and swiss on rye", "ham on a roll"):
+    the index of its "on", or None."""
+    return next((i for i, w in enumerate(typed[:-1]) if i and w == "on" and next(
+        (b for b in typed[i + 1:] if b not in ("a", "an")), None) in ON_BREADS), None)
+
+
+def _sandwich_said(typed: list[str]) -> bool:
+    """Whether the query is a sandwich, not its filling with bread: "tuna on rye", "ham and
+    cheese on a roll"; not "square sausage on a roll", which may be the sausage in a bap."""
+    on = _on_bread(typed)
+    if on is None:
+        return False
+    bread = next(b for b in typed[on + 1:] if b not in ("a", "an"))
+    return bread not in ("roll", "bun") or not search.AND_WORDS.isdisjoint(typed[:on])
 
 
 def _filled_bread(parts: list[list[str]], region: str | None, typed: list[str]
@@ -459,8 +481,7 @@ def _filled_bread(parts: list[list[str]], region: str | None, typed: list[str]
     of a compound whose last part is a bread, the other words beside a bread or roll, or
     the words before "on" a bread ("turkey and swiss on rye")."""
     found = []
-    on = next((i for i, w in enumerate(typed[:-1]) if w == "on" and typed[i + 1] in ON_BREADS), None)
-    if on:
+    if on := _on_bread(typed):
         fillings = [w for w in typed[:on] if w not in search.STOPWORDS]
         found += [(reading, handicap + FILLED_BREAD_HANDICAP) for reading, handicap
                   in vocabulary.readings(["sandwich", *fillings], region)]

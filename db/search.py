@@ -54,7 +54,7 @@ from db.portions import COUNTED
 
 # Words that never decide a match on their own ("rice with beans").
 STOPWORDS = frozenset({"a", "an", "and", "the", "of", "with", "in", "on", "or", "w", "n", "wi",
-                       "mit", "und", "de", "aufs", "zum", "zur",
+                       "mit", "und", "de", "aufs", "zum", "zur", "aus", "vom",
                        # how much or whose, never what: "a few skittles", "coke zero with my kebab"
                        "my", "some", "few", "couple", "mein", "meine", "etwas", "paar",
                        # how many: "a dozen wings" (leading_count)
@@ -308,7 +308,8 @@ _NO_ADDED_SUGAR_RE = re.compile(
     r"ungezuckert)\b")
 NO_ADDED_SUGAR_WORDS = frozenset({"unsweetened", "unsweet", "ungesusst", "ungesusste", "ungesusster",
                                   "ungezuckert"})
-NO_ADDED_SUGAR_PHRASES = (("no", "sugar"), ("no", "added", "sugar"), ("ohne", "zucker"))
+NO_ADDED_SUGAR_PHRASES = (("no", "sugar"), ("no", "added", "sugar"), ("ohne", "zucker"),
+                          ("without", "sugar"))
 # Plain yoghurt, quark or kefir is the one with no sugar added ("Joghurt ohne Zucker" is
 # "Joghurt, nature"); not "plain" elsewhere: CoFID's "Chocolate, plain" is dark chocolate.
 _PLAIN_DAIRY_RE = re.compile(r"^(yogh?urt|joghurt|quark|skyr|kefir)\b[^(]*\b(plain|natural|nature|natur)\b")
@@ -566,6 +567,17 @@ _HOMEMADE_RE = re.compile(r"\b(?:homemade|home[- ]made|hausgemacht\w*|selbstgema
 # food; not its sugar ("ohne Zucker", "without added sugar": a diet wish).
 _WITHOUT_RE = re.compile(r"\s+(?:ohne|without|no)\s+(?!(?:zucker|sugar|added|zuckerzusatz)\b)"
                          r"\w+(?:\s+\w+)?\s*$", re.IGNORECASE)
+# What it is eaten without, sugar included ("black coffee no cream no sugar", "tea without milk
+# or sugar", "Kaffee ohne Milch und Zucker"): the food, without sugar (leaves_sugar_out).
+_WITHOUT_NOR_SUGAR_RE = re.compile(
+    r"\s+(ohne|without|no)\s+(?!(?:zucker|sugar)\b)\w+(?:\s*(?:,|and|or|&|und|oder|nor|no|without|"
+    r"ohne))+\s*(sugar|zucker)\s*$", re.IGNORECASE)
+
+
+def _without_all_but_sugar(text: str) -> str:
+    return _WITHOUT_NOR_SUGAR_RE.sub(lambda m: f" {m[1]} {m[2]}", text)
+
+
 # When, said after the food: "Bockwurst heute", "cheesecake tonight".
 WHEN_SAID = ("today", "tonight", "yesterday", "this morning", "this evening", "last night",
              "heute", "gestern", "heute morgen", "heute mittag", "heute abend", "morgens",
@@ -625,7 +637,8 @@ def _without_course(text: str) -> str:
 
 
 # Said after the food, each dropped in turn until none is left (``without_context``).
-_CLOSING_CONTEXT = (_CONTEXT_RE.sub, _MADE_WHERE_RE.sub, _FAT_CONTENT_RE.sub, _WITHOUT_RE.sub)
+_CLOSING_CONTEXT = (_CONTEXT_RE.sub, _MADE_WHERE_RE.sub, _FAT_CONTENT_RE.sub, _WITHOUT_RE.sub,
+                    lambda _, text: _without_all_but_sugar(text))
 
 
 def without_context(text: str) -> str:
