@@ -578,6 +578,15 @@ def _without_all_but_sugar(text: str) -> str:
     return _WITHOUT_NOR_SUGAR_RE.sub(lambda m: f" {m[1]} {m[2]}", text)
 
 
+# A diary's verbs around the food ("had a banana", "ate 2 eggs", "ich habe 2 Bananen gegessen",
+# "Apfelsaft getrunken"): no food's words. Not "drink" ("drink mix" is a food).
+_DIARY_VERB_RE = re.compile(
+    r"^\s*(?:(?:i|we|he|she|they|ich|wir)\s+)?(?:just\s+|also\s+|then\s+|only\s+|nur\s+)?"
+    r"(?:had|have|ate|eaten|eat|drank|grabbed|snacked\s+on|hatte|habe|hab|hatten|haben|aß|ass|"
+    r"esse|trank|trinke)\s+(?=\S)"
+    r"|\s+(?:eaten|gegessen|getrunken|genommen|gehabt|gefuttert|consumed)\s*$", re.IGNORECASE)
+
+
 # When, said after the food: "Bockwurst heute", "cheesecake tonight".
 WHEN_SAID = ("today", "tonight", "yesterday", "this morning", "this evening", "last night",
              "heute", "gestern", "heute morgen", "heute mittag", "heute abend", "morgens",
@@ -638,6 +647,7 @@ def _without_course(text: str) -> str:
 
 # Said after the food, each dropped in turn until none is left (``without_context``).
 _CLOSING_CONTEXT = (_CONTEXT_RE.sub, _MADE_WHERE_RE.sub, _FAT_CONTENT_RE.sub, _WITHOUT_RE.sub,
+                    _DIARY_VERB_RE.sub,
                     lambda _, text: _without_all_but_sugar(text))
 
 
