@@ -594,8 +594,9 @@ def refresh(session: Session, table: Table, seed_dir: Path) -> int:
 # new potato as the piece a count multiplies, Swiss Weisswurst by the sausage reference amount;
 # -17: CoFID's sweet pickle by FNDDS's tablespoon of relish and children's fromage frais by its
 # yogurt tube, half-coated chocolate digestives back to the cookie class; -18: CoFID's suet
-# dumplings by FDA's 85 g).
-CITED_PORTIONS_PART = "table-portions-18"
+# dumplings by FDA's 85 g; -19: CoFID's oven chips by half SR Legacy's package of oven-heated
+# cottage fries, as the Swiss oven chips).
+CITED_PORTIONS_PART = "table-portions-19"
 
 
 def add_cited_portions(session: Session, table: Table, seed_dir: Path) -> int:
