@@ -359,7 +359,8 @@ MEASURE_WORDS = frozenset({"cup", "glass", "bowl", "mug", "plate", "slice", "pie
                            "bar", "packet", "bag", "tin", "pot", "tub", "jar", "box", "scoop",
                            "slices", "pieces", "bowls", "scoops", "servings", "pints", "mugs",
                            "cups", "cans", "bottles", "glasses", "strip", "strips", "punnet",
-                           "punnets", "round", "rounds", "packets", "sachet", "sachets"})
+                           "punnets", "round", "rounds", "packets", "sachet", "sachets",
+                           "stack", "stacks"})
 # Spoons and units say how much wherever they stand ("tbsp honey", "4 oz juice", "150ml orange
 # juice"); German names the measure before the food without "of" ("Tasse Kaffee", "Kugel Eis",
 # "Stück Käsekuchen", "ein Glas Milch"). Neither is a word to find while a food word follows.
@@ -827,11 +828,20 @@ def query_words(text: str) -> list[str]:
     return list(dict.fromkeys(_query_words(text)))
 
 
+def _measured_count(found: Sequence[str]) -> int:
+    """Where a count follows a measure of the food ("stack of 3 pancakes", "plate of 2 eggs"):
+    the index of the count, else 0 (a count may lead: "2 bananas")."""
+    lead = 1 if found[:1] in (["a"], ["an"]) else 0
+    return lead + 2 if (len(found) > lead + 3 and found[lead] in MEASURE_WORDS
+                        and found[lead + 1] == "of" and _is_count(found[lead + 2])) else 0
+
+
 def _query_words(text: str) -> list[str]:
     found = words(text)
-    counted = leading_count(found, text) is not None  # "2 bananas": not "..., Stage 2"
+    at = _measured_count(found)
+    counted = leading_count(found[at:], text) is not None  # "2 bananas": not "..., Stage 2"
     kept = [w for i, w in enumerate(found)
-            if w not in STOPWORDS and not _says_how_much(found, i) and not (counted and i == 0)
+            if w not in STOPWORDS and not _says_how_much(found, i) and not (counted and i == at)
             and not _TIMES_RE.match(w)]
     return kept or found
 
@@ -898,6 +908,10 @@ def query_measure(text: str, region: str | None = None) -> tuple[str, ...]:
     of coke": ("1/2", "can"), "100ml orange juice": ("100", "ml")), or none. A pint is the
     region's: 568 ml in the UK, a US pint's serving elsewhere."""
     found = words(text)
+    if at := _measured_count(found):  # "stack of 3 pancakes": three of them
+        count = leading_count(found[at:], text)
+        if count not in (None, "1"):
+            return count, COUNTED
     for i, word in enumerate(found):
         if word.isdigit() and found[i + 1:i + 3] == ["fl", "oz"] and _says_how_much(found, i):
             return str(round(int(word) * FLUID_OUNCE_ML)), "ml"  # "8 fl oz juice"

@@ -416,6 +416,32 @@ def test_why_a_treatment_is_eaten_is_no_word_searched_for():
     assert hypo.without_why("bg 55") == "bg 55"
 
 
+def test_a_diary_s_words_around_the_food_are_no_food_words():
+    assert search.without_context("had a banana") == "a banana"
+    assert search.without_context("ich habe 2 Bananen gegessen") == "2 Bananen"
+    assert search.without_context("Apfelsaft getrunken") == "Apfelsaft"
+    assert search.without_context("drink mix") == "drink mix"  # a food
+    # what it is eaten without, sugar too: the food without sugar
+    assert search.without_context("black coffee no cream no sugar") == "black coffee no sugar"
+    assert search.without_context("Kaffee ohne Milch und Zucker") == "Kaffee ohne Zucker"
+
+
+@pytest.mark.parametrize("query, region, food", [
+    ("had a banana", "US", r"^Banana$"), ("ate 2 eggs", "US", r"^Egg, whole"),
+    ("2 bananen gegessen", "DE", r"^Banane, roh"),
+    ("black coffee no cream no sugar", "US", r"(?i)coffee, brewed"),
+    ("tea without sugar", "UK", r"(?i)^beverages, tea, black, brewed"),
+    ("erdbeeren aus dem garten", "DE", r"(?i)^strawberr|^erdbeere"),
+    ("rührei aus 2 eiern", "DE", r"(?i)^rührei"),
+    # a filling said on a sandwich's bread is the sandwich
+    ("turkey and swiss on whole wheat", "US", r"(?i)^turkey.*sandwich"),
+    ("tuna on rye", "US", r"(?i)^tuna.*sandwich"),
+])
+def test_what_a_diary_says_around_the_food_finds_the_food(full_db, query, region, food):
+    first = _names(query, region)[0]
+    assert re.search(food, first), first
+
+
 def test_a_glucose_reading_after_a_treatment_finds_the_treatment(full_db):
     assert _names("handful of jelly beans bg 55", "US")[0] == "Candies, jellybeans"
     assert "enter the carbohydrate" in _names("glucose tablets bg was 60 for a hypo", "US")[0]
