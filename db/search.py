@@ -828,9 +828,11 @@ def query_words(text: str) -> list[str]:
     return list(dict.fromkeys(_query_words(text)))
 
 
-def _measured_count(found: Sequence[str]) -> int:
-    """Where a count follows a measure of the food ("stack of 3 pancakes", "plate of 2 eggs"):
-    the index of the count, else 0 (a count may lead: "2 bananas")."""
+def _measured_count(found: Sequence[str], text: str) -> int:
+    """Where a count follows a measure of the food ("stack of 3 pancakes", "plate of 2 eggs";
+    not "glass of 1% milk"): the index of the count, else 0 (a count may lead: "2 bananas")."""
+    if re.search(r"\d\s*%", text):
+        return 0
     lead = 1 if found[:1] in (["a"], ["an"]) else 0
     return lead + 2 if (len(found) > lead + 3 and found[lead] in MEASURE_WORDS
                         and found[lead + 1] == "of" and _is_count(found[lead + 2])) else 0
@@ -838,7 +840,7 @@ def _measured_count(found: Sequence[str]) -> int:
 
 def _query_words(text: str) -> list[str]:
     found = words(text)
-    at = _measured_count(found)
+    at = _measured_count(found, text)
     counted = leading_count(found[at:], text) is not None  # "2 bananas": not "..., Stage 2"
     kept = [w for i, w in enumerate(found)
             if w not in STOPWORDS and not _says_how_much(found, i) and not (counted and i == at)
@@ -908,7 +910,7 @@ def query_measure(text: str, region: str | None = None) -> tuple[str, ...]:
     of coke": ("1/2", "can"), "100ml orange juice": ("100", "ml")), or none. A pint is the
     region's: 568 ml in the UK, a US pint's serving elsewhere."""
     found = words(text)
-    if at := _measured_count(found):  # "stack of 3 pancakes": three of them
+    if at := _measured_count(found, text):  # "stack of 3 pancakes": three of them
         count = leading_count(found[at:], text)
         if count not in (None, "1"):
             return count, COUNTED
