@@ -218,6 +218,8 @@ FLAVOUR_PENALTY = 1.0
 # yogurt, a "Frozen coffee drink, with whipped cream" no coffee with cream (where "frozen" ends
 # the name, "Peas, frozen, cooked", it is how the food was kept).
 OTHER_FOOD_FIRST_WORDS = frozenset({"frozen"})
+# Likewise a first word that names another plant: a sweet potato is no potato ("baked potato").
+OTHER_FOOD_FIRST_PAIRS = frozenset({("sweet", "potato"), ("sweet", "potatoes")})
 # Two foods in one ("Shrimp and grits", "Pork and beef sausage"): their first part joins them.
 _COMBINATION_RE = re.compile(r"\b(and|with|n)\b|&", re.IGNORECASE)
 COMBINATION_PENALTY = 1.0
@@ -772,7 +774,8 @@ FILLED_DISH_WORDS = frozenset({
     "risotto", "pasta", "quiche", "tart", "flan", "muffin", "muffins", "cake", "cookies",
     "gumbo", "jambalaya", "paella", "chowder", "hotpot", "dumplings", "dumplins", "noodle",
     "noodles", "sarnie", "sarnies", "butty", "butties", "bap", "baps", "naan", "naans", "crumble",
-    "scone", "scones"})
+    "scone", "scones", "jacket", "jackets", "pancake", "pancakes",
+    "crepe", "crepes", "waffle", "waffles", "sausage", "sausages", "burger", "burgers"})
 
 
 def main_food(found: Sequence[str]) -> tuple[list[str], str | None]:
@@ -1508,6 +1511,8 @@ def form_adjustment(query: Query, item: Candidate) -> float:
     if not named.isdisjoint(FLAVOUR_WORDS):
         value -= FLAVOUR_PENALTY
     if item.name_words[:1] and item.name_words[0] in OTHER_FOOD_FIRST_WORDS - query.asked:
+        value -= FLAVOUR_PENALTY
+    if tuple(item.name_words[:2]) in OTHER_FOOD_FIRST_PAIRS and item.name_words[0] not in query.asked:
         value -= FLAVOUR_PENALTY
     # A stand-in for a food the query names ("Bacon, meatless" for bacon), not one found by
     # its other texts ("Sugar substitute, powder, NFS" for a sweetener), nor where the query
