@@ -8783,6 +8783,9 @@ AUDIT = [
     ('DE', 'dose cola', '(?i)^(?!.*(light|zero|diet|sugar.?free|ohne zucker)).*(cola|soft drink|carbonated)'),
     # now right (eleventh session): a KitKat by its fingers
     ('UK', 'kitkat 4 finger', '(?i)kit ?kat|^chocolate covered wafer|sugar wafer, chocolate-covered'),
+    # now right (eleventh session): a jacket or sausage of two fillings is one food
+    ('UK', 'cheese and beans jacket', '(?i)^potato(es)?, baked|jacket potato|^baked potato|potatoes, (old|new).*baked'),
+    ('UK', 'pork and apple sausage', '(?i)^sausages?, pork|pork sausage|^sausages?\\b'),
 ]
 
 # Diet queries: the first hit has at most search.SUGARED_G sugar per 100 g; a dairy query (a
@@ -13770,9 +13773,7 @@ STILL_MISSED = [
     ('UK', 'bowl of crunchy nut', '(?i)corn ?flakes.*(honey|nut)|crunchy nut|honey nut'),
     ('UK', '4 figner kitkat', '(?i)kit ?kat|chocolate.*wafer|wafer.*chocolate'),
     ('UK', 'sausage sarnie with brown sauce', '(?i)sausage.*(sandwich|roll|bap)|^sausages?\\b(?!.*(gravy|pizza))|pork sausage'),
-    ('UK', 'cheese and beans jacket', '(?i)^potato(es)?, baked|jacket potato|^baked potato|potatoes, (old|new).*baked'),
     ('UK', 'chicken bhuna', '(?i)bhuna'),
-    ('UK', 'pork and apple sausage', '(?i)^sausages?, pork|pork sausage|^sausages?\\b'),
     ('UK', 'strawberry jam tart', '(?i)jam tart|tarts?, jam'),
     ('DE', 'wecihgekochtes ei', '(?i)^ei\\b.*gekocht|egg.*boiled|eggs?, chicken.*boiled'),
     ('DE', 'ridnergulasch mit nudeln', '(?i)gulasch|goulash'),
