@@ -54,7 +54,7 @@ from db.portions import COUNTED
 
 # Words that never decide a match on their own ("rice with beans").
 STOPWORDS = frozenset({"a", "an", "and", "the", "of", "with", "in", "on", "or", "w", "n", "wi",
-                       "mit", "und", "de", "aufs", "zum", "zur", "aus", "vom",
+                       "wit", "mit", "und", "de", "aufs", "zum", "zur", "aus", "vom", "im",
                        # how much or whose, never what: "a few skittles", "coke zero with my kebab"
                        "my", "some", "few", "couple", "mein", "meine", "etwas", "paar",
                        # how many: "a dozen wings" (leading_count)
@@ -362,7 +362,7 @@ MEASURE_WORDS = frozenset({"cup", "glass", "bowl", "mug", "plate", "slice", "pie
                            "slices", "pieces", "bowls", "scoops", "servings", "pints", "mugs",
                            "cups", "cans", "bottles", "glasses", "strip", "strips", "punnet",
                            "punnets", "round", "rounds", "packets", "sachet", "sachets",
-                           "stack", "stacks"})
+                           "stack", "stacks", "square", "wedge"})
 # Spoons and units say how much wherever they stand ("tbsp honey", "4 oz juice", "150ml orange
 # juice"); German names the measure before the food without "of" ("Tasse Kaffee", "Kugel Eis",
 # "Stück Käsekuchen", "ein Glas Milch"). Neither is a word to find while a food word follows.
@@ -410,6 +410,7 @@ MEASURE_SERVINGS = {
     "pints": ("pint",), "packet": ("packet",), "packets": ("packet",), "mugs": ("mug", "cup"),
     "sachet": ("packet", "sachet"), "sachets": ("packet", "sachet"),
     "teller": ("plate",), "plate": ("plate",), "plates": ("plate",),
+    "square": ("square", "piece"), "wedge": ("wedge", "slice"),
 }
 # The amount a count before the measure asks for ("two slices": the "2 slices" serving, "half a
 # can": "1/2 can", where the food has one): a digit, or one of these words.
@@ -602,7 +603,8 @@ WHEN_SAID = ("today", "tonight", "yesterday", "this morning", "this evening", "l
              "samstag", "sonntag", "sonntags", "am sonntag", "am wochenende",
              # where, said bare after the food: "jello salad potluck"
              "potluck", "church", "at church", "chapel", "chapel tea", "church tea",
-             "zwischendurch", "late night", "on shift",
+             "zwischendurch", "late night", "on shift", "before shift", "after shift",
+             "before my shift", "after my shift", "on my shift", "night shift", "on nights",
              "new year", "new years", "new year's", "christmas", "thanksgiving", "easter",
              "diwali", "eid", "weihnachten", "ostern", "silvester", "fat tuesday",
              "shrove tuesday", "pancake day", "mardi gras", "burns night", "bonfire night",
@@ -610,7 +612,12 @@ WHEN_SAID = ("today", "tonight", "yesterday", "this morning", "this evening", "l
              # served warm, cold or plain: "Sauerkraut warm", "Vollmilch kalt", "Magerquark pur"
              "warm", "kalt", "lauwarm", "heiss", "heiß", "gekühlt", "pur",
              # as a side: "brocolli side dish", "fries on the side"
-             "side", "side dish", "as a side")
+             "side", "side dish", "as a side",
+             # a diary's when and where: "strawberries earlier", "Apfel vorhin", "Bananen zuhause"
+             "earlier", "earlier today", "just now", "a while ago", "this afternoon",
+             "vorhin", "eben", "gerade", "gerade eben", "grad", "zuhause", "zu hause", "daheim",
+             "at home", "at work", "at my desk", "on the go", "on the way", "unterwegs",
+             "auf arbeit", "auf der arbeit", "bei der arbeit", "im büro")
 # What a drink came in, said after it: "coke can", "juice carton" (not the start of "canned").
 CONTAINERS_SAID_AFTER = ("can", "bottle", "carton", "pouch")
 # How it is made at home, said after the food: "Bratkartoffeln wie bei Oma".
@@ -618,7 +625,7 @@ LIKE_HOME = ("wie bei oma", "wie bei mama", "wie bei mutti", "nach omas art", "n
              "like grandma makes", "like mom makes", "like my mum makes")
 # A German fat content after the food ("Naturjoghurt 3,5 Prozent", "Milch 1,5 % Fett"): the
 # tables name the kind, not the figure.
-_FAT_CONTENT_RE = re.compile(r"\s+\d+(?:[.,]\d+)?\s*(?:prozent(?:\s+fett)?|%\s*fett)\s*$",
+_FAT_CONTENT_RE = re.compile(r"\s+\d+(?:[.,]\d+)?\s*(?:prozent(?:\s+fett)?|%?\s*fett)\s*$",
                              re.IGNORECASE)
 _MADE_WHERE_RE = re.compile(
     r"^(?:" + "|".join(map(_spelt_any_way, MADE_WHERE)) + r")\s+(?=\S)"
@@ -753,7 +760,8 @@ def _without_phrases(found: Sequence[str], phrases: Sequence[tuple[str, ...]]) -
 # Words that join a food to what it comes with ("toast with butter", "Apfelstrudel mit
 # Vanillesauce", "beans on toast", "arroz con pollo") or to a second food ("scampi and chips").
 # "Rotkohl zum Braten", "Leberwurst aufs Brot": what comes with it, what it is spread on
-WITH_WORDS = frozenset({"with", "w", "wi", "mit", "on", "auf", "aufs", "con", "in", "de", "zum", "zur"})
+WITH_WORDS = frozenset({"with", "w", "wi", "wit", "mit", "on", "auf", "aufs", "con", "in", "im", "de", "zum",
+                        "zur"})
 AND_WORDS = frozenset({"and", "und", "n"})
 # A name holding the main food's word (``main_food``): where no food has every word ("chicken
 # adobo"), the dish the phrase ends with comes before the meat it starts with.
@@ -811,7 +819,8 @@ def joins_foods(text: str) -> bool:
 
 # Words that join what a food is eaten with to it ("pancakes with syrup", "Kaffee mit Milch");
 # not what it comes on or in ("cheese on toast", "fish in sauce"), which may name the dish.
-ACCOMPANIED_WORDS = frozenset({"with", "w", "wi", "mit", "con"})  # "wi": Scots and Northern English
+# "wi": Scots and Northern English; "wit": Philadelphia's ("cheesesteak wit onions")
+ACCOMPANIED_WORDS = frozenset({"with", "w", "wi", "wit", "mit", "con"})
 
 
 _MADE_WORDS = frozenset({"made", "prepared", "cooked", "zubereitet", "gemacht"})

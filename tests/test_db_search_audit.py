@@ -6802,7 +6802,8 @@ AUDIT = [
     ('UK', 'dairy milk bar with a cuppa', '(?i)^(candies, )?milk chocolate(?!.*(filled|raisin|nut|almond|rice|wafer|coated|covered))|^chocolate, milk$|^candies, milk chocolate$|^milchschokolade$'),
     ('UK', 'cup of tea milk no sugar', '(?i)^tea\\b(?!.*(sweetened with sugar|iced|bubble|kombucha))'),
     ('UK', 'orange squash this afternoon', '(?i)squash, .*diluted|juice drink/squash'),
-    ('UK', 'pint of lager this afternoon', '(?i)^(?!.*(shandy|panach|non-?alcoholic|alcohol-free|light|bitter|stout)).*(lager|^beer\\b)'),
+    # widened (eleventh session): SR Legacy's regular beer is the lager, as for 'pint of lager'
+    ('UK', 'pint of lager this afternoon', '(?i)^alcoholic beverage, beer, regular|^(?!.*(shandy|panach|non-?alcoholic|alcohol-free|light|bitter|stout)).*(lager|^beer\\b)'),
     ('UK', 'chicken korma friday night', '(?i)^(?!.*sauce).*korma'),
     ('UK', 'onion bhaji from the takeaway', '(?i)onion bhaji|^pakora'),
     ('UK', 'vegetable samosa from the takeaway', '(?i)samosa'),
