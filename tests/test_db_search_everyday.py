@@ -421,6 +421,11 @@ def test_a_diary_s_words_around_the_food_are_no_food_words():
     assert search.without_context("ich habe 2 Bananen gegessen") == "2 Bananen"
     assert search.without_context("Apfelsaft getrunken") == "Apfelsaft"
     assert search.without_context("drink mix") == "drink mix"  # a food
+    assert search.without_context("strawberries earlier") == "strawberries"
+    assert search.without_context("Apfel vorhin") == "Apfel"
+    assert search.without_context("Bananen zuhause") == "Bananen"
+    assert search.without_context("banana before shift") == "banana"
+    assert search.without_context("Naturjoghurt 3.5 fett") == "Naturjoghurt"
     # what it is eaten without, sugar too: the food without sugar
     assert search.without_context("black coffee no cream no sugar") == "black coffee no sugar"
     assert search.without_context("Kaffee ohne Milch und Zucker") == "Kaffee ohne Zucker"
@@ -436,6 +441,13 @@ def test_a_diary_s_words_around_the_food_are_no_food_words():
     # a filling said on a sandwich's bread is the sandwich
     ("turkey and swiss on whole wheat", "US", r"(?i)^turkey.*sandwich"),
     ("tuna on rye", "US", r"(?i)^tuna.*sandwich"),
+    # Philadelphia's "wit", German "im": what the food comes with or in
+    ("philly cheesesteak wit onions", "US", r"(?i)^cheese ?steak"),
+    ("bratwurst im brötchen", "DE", r"(?i)bratwurst"),
+    # a jacket or sausage of two fillings is one food; a sweet potato no potato
+    ("cheese and beans jacket", "UK", r"(?i)^potato(es)?, .*baked"),
+    ("tuna mayo jacket potato", "UK", r"(?i)^potato(es)?, (?!.*sweet).*baked"),
+    ("pork and apple sausage", "UK", r"(?i)^sausages?, pork"),
 ])
 def test_what_a_diary_says_around_the_food_finds_the_food(full_db, query, region, food):
     first = _names(query, region)[0]

@@ -26,6 +26,8 @@ from db import portions, search, service
     # ... unless a number says it is a unit: "almonds 1 oz" are almonds
     ("raw almonds 1 oz", ["raw", "almonds"]), ("rice 150 g", ["rice"]),
     ("pizza 2 slices", ["pizza"]),
+    # a square or wedge of it is a measure, searched for until no food has every word
+    ("brownie square", ["brownie", "square"]),
 ])
 def test_a_measure_unit_or_count_is_no_word_to_find(text, words):
     assert search.query_words(text) == words
@@ -53,6 +55,7 @@ def test_a_count_is_left_out_where_no_food_has_every_word():
     ("large banana", ("large",)), ("banane mittelgroß", ("medium",)), ("kleiner Apfel", ("small",)),
     ("fun size snickers", ("fun",)), ("snickers king size", ("king",)), ("2 large eggs", ("2", "*")),
     ("king prawns", ()), ("fun", ()), ("half fat milk", ()),  # a milk, not half of one
+    ("wedge of cantaloupe", ("wedge", "slice")), ("a square of cornbread", ("square", "piece")),
 ])
 def test_the_measure_names_the_serving_asked_for(text, measure):
     assert search.query_measure(text) == measure
@@ -236,6 +239,8 @@ def test_a_count_is_that_many_of_one_of_the_food():
                                                              r"(?i)snickers", (10, 20)),
     ("banane mittelgroß", "DE", r"(?i)^banane, roh|^bananas?(,|$)", (100, 130)),
     ("raw almonds 1 oz", "US", r"(?i)^almonds", (28, 29)),
+    ("fudge brownie square", "US", r"(?i)brownie", (40, 70)),
+    ("cantaloupe wedge", "US", r"(?i)^cantaloupe|^melons?, cantaloupe", (60, 140)),
 ])
 def test_a_counted_food_is_found_and_weighed_that_many_times(full_db, query, region, food, grams):
     hit = _first(query, region)  # not "Baby Toddler bananas, Stage 2" nor "Sandwich, NFS"
