@@ -982,6 +982,8 @@ def _says_how_much(found: Sequence[str], index: int) -> bool:
         return True
     if word == "half" and after[0] in ("a", "an") and len(after) > 1 and after[1] in MEASURE_WORDS:
         return True  # "half a can of coke"
+    if word == "half" and after[0] in MEASURE_WORDS | UNIT_WORDS and after[0] != "half":
+        return True  # "half cup orange juice", "half pint of milk"
     if word in UNIT_WORDS or word in GERMAN_MEASURE_WORDS:
         return any(w not in UNIT_WORDS and w not in STOPWORDS and not _is_count(w) for w in after)
     if word in COUNT_WORDS or _AMOUNT_RE.match(word) and not word.isdigit():
@@ -996,7 +998,7 @@ COUNTED_AS = frozenset({"count", "ct", "pc", "pcs"})
 
 
 def _is_count(word: str) -> bool:
-    return word in COUNT_WORDS or word.isdigit()
+    return word in COUNT_WORDS or word.isdigit() or word == "half"  # "half cup orange juice"
 
 
 def split_diet(found: Sequence[str]) -> tuple[list[str], bool]:

@@ -25,7 +25,7 @@ from db import portions, search, service
     ("gatorade g", ["gatorade", "g"]), ("potato kugel", ["potato", "kugel"]), ("Glas", ["glas"]),
     # ... unless a number says it is a unit: "almonds 1 oz" are almonds
     ("raw almonds 1 oz", ["raw", "almonds"]), ("rice 150 g", ["rice"]),
-    ("pizza 2 slices", ["pizza"]),
+    ("pizza 2 slices", ["pizza"]), ("half cup orange juice", ["orange", "juice"]),
     # a square or wedge of it is a measure, searched for until no food has every word
     ("brownie square", ["brownie", "square"]),
 ])
@@ -56,6 +56,7 @@ def test_a_count_is_left_out_where_no_food_has_every_word():
     ("fun size snickers", ("fun",)), ("snickers king size", ("king",)), ("2 large eggs", ("2", "*")),
     ("king prawns", ()), ("fun", ()), ("half fat milk", ()),  # a milk, not half of one
     ("wedge of cantaloupe", ("wedge", "slice")), ("a square of cornbread", ("square", "piece")),
+    ("half cup orange juice", ("1/2", "cup")), ("orange juice half cup", ("1/2", "cup")),
 ])
 def test_the_measure_names_the_serving_asked_for(text, measure):
     assert search.query_measure(text) == measure
