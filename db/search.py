@@ -807,7 +807,8 @@ def main_food(found: Sequence[str]) -> tuple[list[str], str | None]:
     # a shape, how it was cooked or cut names no food ("Hähnchen gebraten" is chicken, "smoked
     # brisket sliced" brisket)
     named = [w for w in kept if w not in SHAPE_WORDS and w not in COOKING_HEATS
-             and w not in MEASURE_AND_SIZE_WORDS and not _AMOUNT_RE.match(w)] or kept
+             and w not in MEASURE_AND_SIZE_WORDS and not _AMOUNT_RE.match(w)
+             and not _TIMES_RE.match(w)] or kept
     return kept, named[-1] if named else None
 
 
