@@ -637,7 +637,8 @@ _MADE_WHERE_RE = re.compile(
 # A seller stays a word to search for (SR Legacy names some chains' foods): "from" goes.
 _FROM_SELLER_RE = re.compile(
     r"\s+(?:from|at|vom|von|bei|beim)\s+(?:the\s+)?(?=(?:"
-    + "|".join(_spelt_any_way(" ".join(p)) for p in SELLER_PHRASES) + r")\s*$)", re.IGNORECASE)
+    + "|".join(_spelt_any_way(" ".join(p)) for p in SELLER_PHRASES)
+    + r")(?:\s+(?:small|medium|large|regular))?\s*$)", re.IGNORECASE)  # "frosty from wendys small"
 
 
 # The course said bare after a dish of two words or more ("banana pudding dessert", "peach
