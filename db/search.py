@@ -447,7 +447,9 @@ CUT_WORDS = frozenset({"fillet", "fillets", "filet", "filets", "steak", "steaks"
 FRESH_AND_CUT_WORDS = frozenset({
     "fresh", "ripe", "sliced", "chopped", "diced", "cubed", "chunks", "frisch", "frische",
     "frischer", "frisches", "frischen", "reif", "reife", "reifer", "reifes", "reifen",
-    "geschnitten", "cut", "up", "peeled", "cubes"})
+    "geschnitten", "cut", "up", "peeled", "cubes",
+    # served warm: "Apfelstrudel warm mit Vanillesoße"
+    "warm", "warme", "warmer", "warmes", "warmen"})
 MEASURE_AND_SIZE_WORDS = (MEASURE_WORDS | SIZE_WORDS | UNIT_WORDS | GERMAN_MEASURE_WORDS
                           | COUNT_WORDS | CUT_WORDS
                           | {"carton", "pouch", "pots", "boxes", "shot", "shots", "side", "sides",
