@@ -263,7 +263,7 @@ COOKING_HEATS = {
     **dict.fromkeys(("steamed", "boiled", "stewed", "poached", "simmered", "braised", "gedampft",
                      "gekocht", "gedunstet", "geschmort"), "moist"),
     **dict.fromkeys(("baked", "roasted", "broiled", "grilled", "toasted", "gebacken",
-                     "grilliert"), "dry"),
+                     "grilliert", "gegrillt", "gerostet", "uberbacken"), "dry"),
     **dict.fromkeys(("fried", "sauteed", "frittiert", "gebraten"), "fat"),
 }
 OTHER_HEAT_PENALTY = 1.0
