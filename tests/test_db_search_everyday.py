@@ -448,6 +448,11 @@ def test_a_diary_s_words_around_the_food_are_no_food_words():
     ("cheese and beans jacket", "UK", r"(?i)^potato(es)?, .*baked"),
     ("tuna mayo jacket potato", "UK", r"(?i)^potato(es)?, (?!.*sweet).*baked"),
     ("pork and apple sausage", "UK", r"(?i)^sausages?, pork"),
+    # how it was served or cooked names no food; a seller before a size is no food either
+    ("apfelstrudel warm mit vanillesoße", "DE", r"(?i)strudel"),
+    ("kürbiskerne geröstet", "DE", r"(?i)^kürbiskerne"),
+    ("frosty from wendys small", "US", r"(?i)frosty"),
+    ("weetabix x2 with semi skimmed", "UK", r"(?i)weetabix"),
 ])
 def test_what_a_diary_says_around_the_food_finds_the_food(full_db, query, region, food):
     first = _names(query, region)[0]
