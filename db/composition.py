@@ -595,8 +595,9 @@ def refresh(session: Session, table: Table, seed_dir: Path) -> int:
 # -17: CoFID's sweet pickle by FNDDS's tablespoon of relish and children's fromage frais by its
 # yogurt tube, half-coated chocolate digestives back to the cookie class; -18: CoFID's suet
 # dumplings by FDA's 85 g; -19: CoFID's oven chips by half SR Legacy's package of oven-heated
-# cottage fries, as the Swiss oven chips).
-CITED_PORTIONS_PART = "table-portions-19"
+# cottage fries, as the Swiss oven chips; -20: CoFID's fruited malt bread by FNDDS raisin
+# bread's thick slice).
+CITED_PORTIONS_PART = "table-portions-20"
 
 
 def add_cited_portions(session: Session, table: Table, seed_dir: Path) -> int:
