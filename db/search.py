@@ -322,8 +322,11 @@ DIET_MATCH_BONUS = 3.0
 # A row marked diet may still be sugared ("Lemonade, fruit juice drink, light": 5 g per 100 g):
 # per gram of sugar per 100 g above SUGARED_G it loses this much of its bonus, so a diet row
 # with less sugar comes first, beyond the bonus too ("Light ice cream, NFS", 14 g, behind
-# "Ice creams, vanilla, light, no sugar added", 6 g, for "sugar free ice cream").
-DIET_SUGAR_PENALTY = 0.5
+# "Ice creams, vanilla, light, no sugar added", 6 g, for "sugar free ice cream"; a diet
+# lemonade, 0.6 g, before a "light" one, 5 g, for "crystal light pink lemonade"). Half that
+# where the query asks only for no added sugar: an unsweetened applesauce has its fruit's sugar.
+DIET_SUGAR_PENALTY = 1.0
+NO_ADDED_SUGAR_SUGAR_PENALTY = 0.5
 # A row that does not say it is diet, sugar-free or unsweetened ("light beer" is not "beer").
 UNMARKED_PENALTY = 12.0
 # A query without diet words means the regular kind: "gatorade" is not Gatorade G2 (a third
@@ -1566,7 +1569,8 @@ def diet_adjustment(query: Query, item: Candidate) -> float:
         # "tea with milk no sugar": a row without sugar is what was asked for
         return 0.0 if query.sugar_left_out and not sugary(item) else -UNMARKED_PENALTY
     sugar = max(0.0, (item.sugars_g or 0.0) - SUGARED_G)
-    return DIET_MATCH_BONUS - DIET_SUGAR_PENALTY * sugar
+    return DIET_MATCH_BONUS - sugar * (NO_ADDED_SUGAR_SUGAR_PENALTY if query.no_added_sugar
+                                       else DIET_SUGAR_PENALTY)
 
 
 def reduced(item: Candidate) -> bool:

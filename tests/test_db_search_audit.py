@@ -1080,7 +1080,8 @@ AUDIT = [
     ("DE", 'Apfelstrudl', r"(?i)apfelstrudel|strudel"),
     ("DE", 'Bergkäse', r"(?i)bergk(ä|ae)se|alpk(ä|ae)se|hartk(ä|ae)se"),
     ("UK", 'light mayo', r"(?i)mayonnaise.*(light|reduced|low calorie|diet)"),
-    ("US", 'light cranberry juice', r"(?i)cranberry.*(low calorie|light|diet|reduced|sugar.free)"),
+    # widened (eleventh session): the diet juice (0.8 g sugar per 100 g) before a light one (5 g)
+    ("US", 'light cranberry juice', r"(?i)diet cranberry juice|cranberry.*(low calorie|light|diet|reduced|sugar.free)"),
     ("US", 'sugar free popsicle', r"(?i)(ice pop|popsicle|frozen.*(pop|novelt)).*(sugar.free|low calorie|diet|no sugar added)|sugar.free.*(pop)"),
     ("UK", 'reduced sugar jam', r"(?i)(jam|preserves|fruit spread).*(reduced sugar|low sugar|low calorie|sugar.free|diet|reduced calorie)"),
     ("UK", 'full english', r"(?i)full english"),
