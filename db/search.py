@@ -984,7 +984,8 @@ def _says_how_much(found: Sequence[str], index: int) -> bool:
     The last word is the food's ("g" in "gatorade g")."""
     word, after = found[index], found[index + 1:]
     if not after:  # a unit after a number after the food: "almonds 1 oz", "rice 150 g"
-        return index > 1 and word in UNIT_WORDS | MEASURE_WORDS and _is_count(found[index - 1])
+        return (index > 1 and word in UNIT_WORDS | MEASURE_WORDS and _is_count(found[index - 1])
+                or index > 0 and word in TRAILING_MEASURES)
     if word in MEASURE_WORDS and (after[0] == "of" or index and _is_count(found[index - 1])):
         return True
     if word == "half" and after[0] in ("a", "an") and len(after) > 1 and after[1] in MEASURE_WORDS:
@@ -998,6 +999,12 @@ def _says_how_much(found: Sequence[str], index: int) -> bool:
     return word.isdigit() and (after[0] in UNIT_WORDS or after[0] in MEASURE_WORDS
                                or after[0] in GERMAN_MEASURE_WORDS or after[0] in SHAPE_WORDS
                                or after[0] in COUNTED_AS)
+
+
+# Pieces of the food said after it, no food's last word: "apple slices", "brownie square" (not
+# "potato wedges", "oat squares": foods; nor "pepperoni slice", a slice of pizza in the US).
+TRAILING_MEASURES = frozenset({"slices", "piece", "pieces", "square", "wedge", "portion",
+                               "serving", "helping"})
 
 
 # How a count after the food is said: "nuggets 8 count", "wings 10 pc".

@@ -26,8 +26,9 @@ from db import portions, search, service
     # ... unless a number says it is a unit: "almonds 1 oz" are almonds
     ("raw almonds 1 oz", ["raw", "almonds"]), ("rice 150 g", ["rice"]),
     ("pizza 2 slices", ["pizza"]), ("half cup orange juice", ["orange", "juice"]),
-    # a square or wedge of it is a measure, searched for until no food has every word
-    ("brownie square", ["brownie", "square"]),
+    # a piece of it said after it is a measure ("potato wedges" are a food)
+    ("brownie square", ["brownie"]), ("apple slices", ["apple"]),
+    ("potato wedges", ["potato", "wedges"]),
 ])
 def test_a_measure_unit_or_count_is_no_word_to_find(text, words):
     assert search.query_words(text) == words
