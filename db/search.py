@@ -47,7 +47,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from difflib import get_close_matches
 from fractions import Fraction
-from functools import lru_cache
+from functools import lru_cache, partial
 
 from db.keys import name_key
 from db.portions import COUNTED
@@ -246,7 +246,8 @@ _SKIN_OFF_RE = re.compile(r"\b(?:(?:no|without|minus|ohne)\s+(?:the\s+)?(?:skin|
 _SKIN_EATEN_RE = re.compile(r"\bskin (?:/ coating )?eaten|\b(?:flesh|meat) and skin\b|"
                             r"(?<!weighed )\bwith skin\b|\bmit haut\b", re.IGNORECASE)
 _SKIN_OFF_ROW_RE = re.compile(r"\bskin (?:/ coating )?not eaten|\b(?:meat|flesh) only\b|"
-                              r"\bohne haut\b|(?<!prepared )\bskinless\b|\bwithout skin\b", re.IGNORECASE)
+                              r"\bohne haut\b|(?<!prepared )\bskinless\b|\bwithout skin\b",
+                              re.IGNORECASE)
 SKIN_EATEN_PENALTY = 1.0
 SKIN_OFF_BONUS = 0.5
 
@@ -256,6 +257,8 @@ def without_skin_said(text: str) -> tuple[str, bool]:
     not a food: "skinless chicken thighs" is chicken thighs), and whether it said so."""
     kept = _SKIN_OFF_RE.sub(" ", text)
     return " ".join(kept.split()), kept != text
+
+
 # Cooking methods by the heat they cook with; a row cooked by another kind of heat than the query
 # names ("Fried green beans" for "steamed green beans") ranks below one cooked as asked or said
 # only "cooked". UK "grilled" is US "broiled"; German as the Swiss FCDB writes it.
@@ -584,6 +587,7 @@ _WITHOUT_NOR_SUGAR_RE = re.compile(
 
 
 def _without_all_but_sugar(text: str) -> str:
+    """``text`` with only the sugar left of what it is eaten without (``_WITHOUT_NOR_SUGAR_RE``)."""
     return _WITHOUT_NOR_SUGAR_RE.sub(lambda m: f" {m[1]} {m[2]}", text)
 
 
@@ -662,9 +666,9 @@ def _without_course(text: str) -> str:
 
 
 # Said after the food, each dropped in turn until none is left (``without_context``).
-_CLOSING_CONTEXT = (_CONTEXT_RE.sub, _MADE_WHERE_RE.sub, _FAT_CONTENT_RE.sub, _WITHOUT_RE.sub,
-                    _DIARY_VERB_RE.sub,
-                    lambda _, text: _without_all_but_sugar(text))
+_CLOSING_CONTEXT = (*(partial(found.sub, "") for found in (
+    _CONTEXT_RE, _MADE_WHERE_RE, _FAT_CONTENT_RE, _WITHOUT_RE, _DIARY_VERB_RE)),
+    _without_all_but_sugar)
 
 
 def without_context(text: str) -> str:
@@ -675,7 +679,7 @@ def without_context(text: str) -> str:
     while True:
         shorter = text
         for closing in _CLOSING_CONTEXT:
-            shorter = closing("", shorter)
+            shorter = closing(shorter)
         shorter = _without_course(shorter)
         if shorter == text or not shorter.strip():
             break
@@ -766,8 +770,8 @@ def _without_phrases(found: Sequence[str], phrases: Sequence[tuple[str, ...]]) -
 # Words that join a food to what it comes with ("toast with butter", "Apfelstrudel mit
 # Vanillesauce", "beans on toast", "arroz con pollo") or to a second food ("scampi and chips").
 # "Rotkohl zum Braten", "Leberwurst aufs Brot": what comes with it, what it is spread on
-WITH_WORDS = frozenset({"with", "w", "wi", "wit", "mit", "on", "auf", "aufs", "con", "in", "im", "de", "zum",
-                        "zur"})
+WITH_WORDS = frozenset({"with", "w", "wi", "wit", "mit", "on", "auf", "aufs", "con", "in", "im",
+                        "de", "zum", "zur"})
 AND_WORDS = frozenset({"and", "und", "n"})
 # A name holding the main food's word (``main_food``): where no food has every word ("chicken
 # adobo"), the dish the phrase ends with comes before the meat it starts with.
@@ -889,7 +893,7 @@ NUMBER_NAMES = frozenset({"3 musketeers", "7 up", "100 grand", "5 hour", "7 elev
 
 # A "half" that names a food, not half of one: "half and half", "half fat milk".
 NOT_HALF_OF_IT = frozenset({"and", "n", "fat", "cream", "skimmed", "skim", "moon", "moons",
-                            "time", "price", "pint", "dozen"})
+                            "time", "price"})
 
 
 def leading_count(found: Sequence[str], text: str) -> str | None:
@@ -897,7 +901,8 @@ def leading_count(found: Sequence[str], text: str) -> str | None:
     "2"), or None."""
     if len(found) < 2 or re.match(r"\s*\d+\s*%", text):
         return None
-    if found[:3] == ["half", "a", "dozen"] and len(found) > 3:
+    if (found[:3] == ["half", "a", "dozen"] and len(found) > 3
+            or found[:2] == ["half", "dozen"] and len(found) > 2):
         return "6"
     if found[:2] in (["a", "dozen"], ["one", "dozen"]) and len(found) > 2:
         return "12"
@@ -981,7 +986,8 @@ def _says_how_much(found: Sequence[str], index: int) -> bool:
     tea", "tbsp" in "tbsp honey", "Tasse" in "Tasse Kaffee", "4" and "oz" in "4 oz juice",
     "2" in "2 slices of toast", "150ml" in "150ml orange juice", "eine" in "eine Brezel",
     "half" in "half a can of coke".
-    The last word is the food's ("g" in "gatorade g")."""
+    The last word is the food's ("g" in "gatorade g"), unless a number before it makes it a
+    unit ("almonds 1 oz") or it is a piece of the food (``TRAILING_MEASURES``: "apple slices")."""
     word, after = found[index], found[index + 1:]
     if not after:  # a unit after a number after the food: "almonds 1 oz", "rice 150 g"
         return (index > 1 and word in UNIT_WORDS | MEASURE_WORDS and _is_count(found[index - 1])
@@ -990,7 +996,7 @@ def _says_how_much(found: Sequence[str], index: int) -> bool:
         return True
     if word == "half" and after[0] in ("a", "an") and len(after) > 1 and after[1] in MEASURE_WORDS:
         return True  # "half a can of coke"
-    if word == "half" and after[0] in MEASURE_WORDS | UNIT_WORDS and after[0] != "half":
+    if word == "half" and after[0] in MEASURE_WORDS | UNIT_WORDS:
         return True  # "half cup orange juice", "half pint of milk"
     if word in UNIT_WORDS or word in GERMAN_MEASURE_WORDS:
         return any(w not in UNIT_WORDS and w not in STOPWORDS and not _is_count(w) for w in after)
@@ -1537,7 +1543,8 @@ def form_adjustment(query: Query, item: Candidate) -> float:
         value -= FLAVOUR_PENALTY
     if item.name_words[:1] and item.name_words[0] in OTHER_FOOD_FIRST_WORDS - query.asked:
         value -= FLAVOUR_PENALTY
-    if tuple(item.name_words[:2]) in OTHER_FOOD_FIRST_PAIRS and item.name_words[0] not in query.asked:
+    if (tuple(item.name_words[:2]) in OTHER_FOOD_FIRST_PAIRS
+            and item.name_words[0] not in query.asked):
         value -= FLAVOUR_PENALTY
     # A stand-in for a food the query names ("Bacon, meatless" for bacon), not one found by
     # its other texts ("Sugar substitute, powder, NFS" for a sweetener), nor where the query

@@ -195,6 +195,7 @@ def test_a_measured_hit_carries_its_serving_to_the_card(full_db):
     ("eine halbe Portion Pommes", ("1/2", "*")), ("half bagel with cream cheese", ("1/2", "*")),
     # a count after a measure of the food: that many of it
     ("stack of 3 pancakes", ("3", "*")), ("a plate of 2 eggs", ("2", "*")),
+    ("half dozen eggs", ("6", "*")),
 ])
 def test_a_count_before_the_food_asks_for_that_many(text, measure):
     assert search.query_measure(text) == measure
