@@ -60,8 +60,9 @@ def exchanges_text(exchanges: dict) -> str:
 
 
 def exchange_count(exchanges: float | None, unit_g: float) -> str:
-    """"2.8 choices", "3.5 BE": a portion's exchanges in the user's unit."""
-    return f"{fmt(exchanges)} {UNIT_COUNT_NAMES[carb_unit(unit_g).key]}"
+    """"2.8 choices", "1 choice", "3.5 BE": a portion's exchanges in the user's unit."""
+    shown, name = fmt(exchanges), UNIT_COUNT_NAMES[carb_unit(unit_g).key]
+    return f"{shown} {'choice' if name == 'choices' and shown == '1' else name}"
 
 
 def carbs_headline(carbohydrate_g: float | None, exchanges: float | None, unit_g: float,
@@ -72,7 +73,7 @@ def carbs_headline(carbohydrate_g: float | None, exchanges: float | None, unit_g
     count = ""
     if exchanges is not None:
         shown = exchanges if as_taught is None else as_taught
-        exact = f" (exact {fmt(exchanges)})" if shown != exchanges else ""
+        exact = f" (exact {fmt(exchanges)})" if fmt(shown) != fmt(exchanges) else ""
         count = f", {exchange_count(shown, unit_g)}{exact}"
     return f"{fmt(carbohydrate_g, 'g')} {noun}{count}"
 
@@ -93,7 +94,8 @@ def card_headline(card: dict) -> str:
     unit_g, exact, taught = exchanges["unit_g"], exchanges["value"], exchanges.get("as_taught")
     shown = exact if taught is None else taught
     # The exact count on the second line: the heading stays one line on a phone.
-    beside = f" · exact {exchange_count(exact, unit_g)}" if shown is not None and shown != exact else ""
+    beside = (f" · exact {exchange_count(exact, unit_g)}"
+              if shown is not None and fmt(shown) != fmt(exact) else "")
     return (f"## {carbs_headline(carbs_counted(portion, unit_g), shown, unit_g)}\n\n"
             f"**{card['food']}**, {portion_text(portion['grams'], portion.get('serving'))}{beside}")
 

@@ -222,6 +222,10 @@ def test_card_headline_says_the_carbohydrate_first_in_the_users_unit():
     cp = {**CARD, "exchanges": {**CARD["exchanges"], "unit_g": 10.0, "value": 3.3, "as_taught": 3.3}}
     assert views.card_headline(cp).startswith("## 32.8 g carbs, 3.3 KE / CP")
     assert views.carbs_headline(42.1, 4.2, 10.0) == "42.1 g carbs, 4.2 KE / CP"
+    assert views.carbs_headline(14.4, 1.0, 15.0) == "14.4 g carbs, 1 choice"  # not "1 choices"
+    assert views.carbs_headline(14.4, 1.0, 12.0) == "14.4 g carbs, 1 BE"
+    # an exact count that reads as the one taught is not said twice
+    assert views.carbs_headline(14.4, 0.96, 15.0, as_taught=1.0) == "14.4 g carbs, 1 choice"
 
 
 def test_entry_labels_tell_equal_looking_meals_apart():
