@@ -86,12 +86,14 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
     if vocabulary_parts != parts:
         found += [r for r in _readings(vocabulary_parts, known, region) if r not in found]
     readings, diet = _diet_wishes(found[:MAX_READINGS], diet)
-    readings += _diet_wishes(_filled_bread(parts, region, search.words(text_)), diet)[0]
+    typed_words = search.words(text_)
+    on = _on_bread(typed_words)
+    readings += _diet_wishes(_filled_bread(parts, region, typed_words, on), diet)[0]
     main, heads = _main_food(text_, wanted, known, region)
     # "toast with butter" is toast too (a reading of the main food alone, ranked below a food
     # that is both: "Baked beans, canned in tomato sauce, with pork sausages"), not a food that
     # only holds both words ("Seeds, sesame butter, tahini, from roasted and toasted kernels").
-    if main and not _sandwich_said(search.words(text_)):
+    if main and not _sandwich_said(typed_words, on):
         readings += [(reading, handicap + search.MAIN_FOOD_HANDICAP) for reading, handicap in
                      _readings([_split_compound(w, known) for w in main], known, region)]
     asked_words = search.query_words(text_)
@@ -465,23 +467,23 @@ def _on_bread(typed: list[str]) -> int | None:
         (b for b in typed[i + 1:] if b not in ("a", "an")), None) in ON_BREADS), None)
 
 
-def _sandwich_said(typed: list[str]) -> bool:
+def _sandwich_said(typed: list[str], on: int | None) -> bool:
     """Whether the query is a sandwich, not its filling with bread: "tuna on rye", "ham and
-    cheese on a roll"; not "square sausage on a roll", which may be the sausage in a bap."""
-    on = _on_bread(typed)
+    cheese on a roll"; not "square sausage on a roll", which may be the sausage in a bap.
+    ``on``: ``_on_bread(typed)``."""
     if on is None:
         return False
     bread = next(b for b in typed[on + 1:] if b not in ("a", "an"))
     return bread not in ("roll", "bun") or not search.AND_WORDS.isdisjoint(typed[:on])
 
 
-def _filled_bread(parts: list[list[str]], region: str | None, typed: list[str]
-                  ) -> list[tuple[list[str], float]]:
+def _filled_bread(parts: list[list[str]], region: str | None, typed: list[str],
+                  on: int | None) -> list[tuple[list[str], float]]:
     """The query read as the sandwich of the filling its bread is named with: the first part
     of a compound whose last part is a bread, the other words beside a bread or roll, or
-    the words before "on" a bread ("turkey and swiss on rye")."""
+    the words before "on" a bread (``on``, ``_on_bread(typed)``: "turkey and swiss on rye")."""
     found = []
-    if on := _on_bread(typed):
+    if on:
         fillings = [w for w in typed[:on] if w not in search.STOPWORDS]
         found += [(reading, handicap + FILLED_BREAD_HANDICAP) for reading, handicap
                   in vocabulary.readings(["sandwich", *fillings], region)]
