@@ -692,7 +692,9 @@ def measured_amount(servings: Sequence[tuple[str, float, bool]], measure: Sequen
     asks for the serving ``index`` itself, or for a volume of a food with no volume serving."""
     if not measure:
         return None
-    if measure[1:] == (COUNTED,):  # "12 grapes", "2 eggs": that many of one of it
+    if measure[1:2] == (COUNTED,) and (len(measure) == 2 or index is None):
+        # "12 grapes", "2 eggs": that many of one of it; "3 small potatoes" where the food
+        # has no small serving too (with one, that many of it, as "2 slices" below)
         one = _one_of_it(servings, food)
         if one is None or re.search(rf"\b{measure[0]}\b", food):  # "3 Musketeers" names its 3
             return None

@@ -68,6 +68,33 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
     ``owner``'s own, favourite and recent foods lifted. ``region`` ("US", "UK", "AU", "DE"):
     whose meaning of an ambiguous word comes first (db.vocabulary)."""
     vocabulary.check_region(region)
+    found = _search_foods(text_, session=session, owner=owner, category=category, limit=limit,
+                          region=region)
+    if found:
+        return found
+    # Nothing found: a word misspelt beyond what a search corrects (``_a_typo``: "orchata",
+    # "lentle") is read as its closest catalog word, rather than no answer at all.
+    respelt = _loosely_respelt(text_, fts.vocabulary(session, owner.id if owner else None))
+    return [] if respelt is None else _search_foods(
+        respelt, session=session, owner=owner, category=category, limit=limit, region=region)
+
+
+def _loosely_respelt(text_: str, known: tuple[str, ...]) -> str | None:
+    """``text_``'s words with each unknown one of more than LOOSE_TYPO_MIN letters as the
+    closest catalog word (one of its first letter before others), or None if none is."""
+    typed = search.words(text_)
+    respelt = [min(close, key=lambda c: c[:1] != word[:1])
+               if len(word) > LOOSE_TYPO_MIN and not _known(word, known)
+               and word not in vocabulary.single_word_terms()
+               and (close := search.corrections(word, known)) else word for word in typed]
+    return None if respelt == typed else " ".join(respelt)
+
+
+LOOSE_TYPO_MIN = 4
+
+
+def _search_foods(text_: str, *, session: Session, owner: User | None, category: str | None,
+                  limit: int, region: str | None) -> list[tuple[search.Candidate, float]]:
     owner_id = owner.id if owner is not None else None
     known = fts.vocabulary(session, owner_id)
     text_, skin_off = search.without_skin_said(text_)
@@ -75,12 +102,12 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
     wanted, diet = search.query_wishes(text_)
     if not wanted:
         return []
-    wanted = [_vocabulary_spelling(w, known) for w in wanted]
+    wanted = [_vocabulary_spelling(w, known, region) for w in wanted]
     parts = [_split_compound(w, known) for w in wanted]
     # A compound the catalog holds whole (a Swiss name, "apfelsaft") is read as the
     # vocabulary's parts too ("apple juice"); one it does not hold ("cheesesteak") is read
     # as its parts only, not corrected to another whole word ("cheesecake").
-    vocabulary_parts = [_split_compound(w, ()) if part == [w] else part
+    vocabulary_parts = [_split_compound(w, known, held_whole=True) if part == [w] else part
                         for w, part in zip(wanted, parts)]
     found = _readings(parts, known, region)
     if vocabulary_parts != parts:
@@ -135,10 +162,10 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
     brand = search.without_drink_flavours(typed)
     if brand:
         typed_readings += [(reading, handicap + DRINK_FLAVOUR_HANDICAP) for reading, handicap in
-                           _readings([_split_compound(_vocabulary_spelling(w, known), known)
+                           _readings([_split_compound(_vocabulary_spelling(w, known, region), known)
                                       for w in dict.fromkeys(brand)], known, region)]
     if sold or flavourless:
-        readings = _readings([_split_compound(_vocabulary_spelling(w, known), known)
+        readings = _readings([_split_compound(_vocabulary_spelling(w, known, region), known)
                               for w in dict.fromkeys(flavourless or sold)], known, region)
         stages.append((readings, True))
         kind_readings = [] if flavourless else kind_readings
@@ -327,8 +354,8 @@ def _main_food(text_: str, wanted: list[str], known: tuple[str, ...], region: st
         return [], set()  # one food, or a snack of a flavour ("salt and pepper chips")
     words, head = search.main_food(search.words(text_))
     # spelt as the query's words are ("broetchen mit butter": brotchen)
-    words = [_vocabulary_spelling(w, known) for w in words]
-    head = head and _vocabulary_spelling(head, known)
+    words = [_vocabulary_spelling(w, known, region) for w in words]
+    head = head and _vocabulary_spelling(head, known, region)
     main = [w for w in words if w in wanted]
     if head is None or head not in wanted:
         return [], set()
@@ -541,25 +568,32 @@ _LINKS = ("", "s", "n", "en", "e", "er", "es")
 _DROPPED = ("e", "n")
 
 
-def _split_compound(word: str, known: tuple[str, ...]) -> list[str]:
+def _split_compound(word: str, known: tuple[str, ...], *, held_whole: bool = False
+                    ) -> list[str]:
     """``word`` as the two catalog or vocabulary words it joins ("cornflakes" -> corn flakes,
     "apfelsaft" -> apfel saft, "orangensaft" -> orange saft with German's linking "n",
     "birnbrot" -> birne brot), or ``[word]`` when it is a word itself, the plural of one, or no
-    such split exists. Of several splits, the most even one."""
+    such split exists. Of several splits, the most even one. ``held_whole``: a word the catalog
+    holds whole ("Tomatensauce", "Apfelsaft"), split where the vocabulary reads its first part
+    (tomaten sauce), unless the vocabulary reads it whole."""
     terms = vocabulary.single_word_terms()
     one = search.singular(word)
-    if len(word) < 6 or _a_word(word, known) or (one is not None and _known(one, known)):
+    if len(word) < 6 or (word in terms if held_whole else
+                         _a_word(word, known) or (one is not None and _known(one, known))):
         return [word]  # a word, or the plural of one ("cheeseburgers")
 
     def part(text: str) -> bool:
         return len(text) >= 3 and (_known(text, known) or text in terms)
+
+    def first(text: str) -> bool:
+        return len(text) >= 3 and text in terms if held_whole else part(text)
 
     best: list[str] | None = None
     for cut in range(3, len(word) - 2):
         head, tail = word[:cut], word[cut:]
         if not part(tail):
             continue
-        stem = _first_part(head, part, terms)
+        stem = _first_part(head, first, terms)
         if stem is not None and (best is None or min(len(stem), len(tail)) > min(map(len, best))):
             best = [stem, tail]
     return best or [word]
@@ -611,9 +645,10 @@ def _german_respelt(word: str) -> str:
     return word
 
 
-def _vocabulary_spelling(word: str, known: tuple[str, ...]) -> str:
+def _vocabulary_spelling(word: str, known: tuple[str, ...], region: str | None) -> str:
     """``word``, or the catalog or vocabulary word it spells otherwise (``_GERMAN_SPELLINGS``,
-    ``VOCABULARY_TYPO_CUTOFF``)."""
+    ``VOCABULARY_TYPO_CUTOFF``): a term of the searcher's ``region`` or of every region, not
+    another region's ("bisquits" in the US are biscuits, not the UK's misspelt "bisuits")."""
     if _a_word(word, known):
         return word
     plain = _german_respelt(word)
@@ -623,7 +658,7 @@ def _vocabulary_spelling(word: str, known: tuple[str, ...]) -> str:
         # one letter off a catalog word is that word misspelt ("cheezecake" is no "cheez"
         # cake); two off are other words ("cheesesteak" is no cheesecake)
         return next((w for w in _one_letter_off(word) if _known(w, known)), word)
-    terms = vocabulary.single_word_terms()
+    terms = vocabulary.regional_single_word_terms(region)
     swapped = next((t for t in (*_swapped(word), *_as_sounded(word), *_swapped(plain))
                     if t in terms and abs(len(t) - len(word)) <= 2), None)
     if swapped is not None:

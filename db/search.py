@@ -383,7 +383,12 @@ GERMAN_MEASURE_WORDS = HALF_WORDS | frozenset({
     "teller", "schale", "schussel", "riegel", "packung", "tute", "mass",
     "packchen", "tetrapack", "tetrapak", "trinkpackchen",  # "Apfelsaft Tetrapack": the juice
     "handvoll", "klein", "kleine", "kleiner", "kleines", "kleinen", "gross", "grosse", "grosser",
-    "grosses", "grossen"})
+    "grosses", "grossen", "achterl", "vierterl", "seidl", "krugerl", "stamperl"})
+# German and Austrian measures that name a volume: a Maß of beer is a litre; Austria's Achterl
+# and Vierterl of wine an eighth and a quarter litre, its Seidl and Krügerl of beer 0.3 and 0.5
+# l, a Stamperl of schnapps 2 cl (Duden, Österreichisches Wörterbuch).
+NAMED_VOLUMES_ML = {"mass": 1000, "achterl": 125, "vierterl": 250, "seidl": 300, "krugerl": 500,
+                    "stamperl": 20}
 # A count before the measure or the food ("2 slices", "ein Stück", "eine Tasse").
 _NUMBERS = {"three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8",
             "nine": "9", "ten": "10", "drei": "3", "vier": "4", "fünf": "5", "funf": "5",
@@ -915,7 +920,7 @@ def leading_count(found: Sequence[str], text: str) -> str | None:
     if (count is None or "/" in count or not 1 <= int(count) <= MAX_COUNT
             or found[1] in NOT_COUNTED_NEXT or f"{found[0]} {found[1]}" in NUMBER_NAMES
             or found[1] in UNIT_WORDS or found[1] in MEASURE_WORDS
-            or found[1] in GERMAN_MEASURE_WORDS):
+            or found[1] in GERMAN_MEASURE_WORDS and found[1] not in SIZE_SERVINGS):
         return None
     return count
 
@@ -945,8 +950,9 @@ def query_measure(text: str, region: str | None = None) -> tuple[str, ...]:
                 found, i):
             amount = _amount_before(found[:i]) or "1"
             return str(round(float(Fraction(amount)) * IMPERIAL_PINT_ML)), "ml"
-        if word == "mass" and _says_how_much(found, i):  # "eine Maß Bier": a litre
-            return str(round(float(Fraction(_amount_before(found[:i]) or "1")) * 1000)), "ml"
+        if word in NAMED_VOLUMES_ML and _says_how_much(found, i):  # "eine Maß Bier": a litre
+            return str(round(float(Fraction(_amount_before(found[:i]) or "1"))
+                             * NAMED_VOLUMES_ML[word])), "ml"
         metric = _METRIC_RE.match(word) or (
             word.isdigit() and i + 1 < len(found) and _METRIC_RE.match(word + found[i + 1]))
         if metric and _says_how_much(found, i):
@@ -963,7 +969,9 @@ def query_measure(text: str, region: str | None = None) -> tuple[str, ...]:
     # where that is one of it
     count = leading_count(found, text) or times_count(found)
     if count not in (None, "1"):
-        return count, COUNTED
+        # "3 kleine Kartoffeln", "2 large eggs": that many of the size's serving, where the
+        # food has one (db.portions.measured_amount)
+        return (count, COUNTED, *[SIZE_SERVINGS[w] for w in found[1:2] if w in SIZE_SERVINGS])
     sized = [SIZE_SERVINGS[w] for i, w in enumerate(found) if w in SIZE_SERVINGS
              and (w not in SIZE_PHRASE_WORDS or found[i + 1:i + 2] == ["size"])]
     return (sized[0],) if sized else ()

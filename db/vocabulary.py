@@ -85,6 +85,13 @@ def single_word_terms() -> frozenset[str]:
     return frozenset(s.term[0] for s in shipped() if len(s.term) == 1)
 
 
+@lru_cache(maxsize=None)  # one per search region (check_region)
+def regional_single_word_terms(region: str | None) -> frozenset[str]:
+    """The one-word terms with a meaning for a searcher in ``region`` (``_meaning``; None:
+    unknown, every term)."""
+    return frozenset(t for t in single_word_terms() if _meaning((t,), region) is not None)
+
+
 @lru_cache(maxsize=1)
 def _by_term() -> dict[tuple[str, ...], tuple[Synonym, ...]]:
     found: dict[tuple[str, ...], list[Synonym]] = {}
