@@ -314,6 +314,11 @@ def test_an_unknown_short_word_is_not_corrected_into_another_food(full_db, query
     ("Studentenfutter", "DE", r"(?i)^trail mix"), ("Blunzn", "DE", r"^Blutwurst"),
     ("Sprudel", "DE", r"(?i)water"), ("Melange", "DE", r"^Milchkaffee"),
     ("Zwetschgendatschi", "DE", r"^Pflaumenkuchen"),
+    # Piroggen are pierogi, an Achterl is an eighth of a litre of wine, Rahmspinat (Austrian
+    # Cremespinat) creamed spinach, Schnitzl the Bavarian-Austrian spelling of Schnitzel
+    ("Piroggen", "DE", r"^Pierogi"), ("ein Achterl Rotwein", "DE", r"^Wein rot"),
+    ("Rahmspinat", "DE", r"^Spinach, creamed"), ("Cremespinat", "DE", r"^Spinach, creamed"),
+    ("Schnitzl mit Kartofelsalat", "DE", r"^Wiener schnitzel"),
     # a German phrase or compound read whole, not by one part
     ("Pommes rot weiß", "DE", r"^Pommes Frites"),
     ("Hefeweizen alkoholfrei", "DE", r"^Beer, nonalc"),
