@@ -4263,7 +4263,8 @@ AUDIT = [
     ('DE', 'Rotkraut Beilage', '(?i)rotkohl|rotkraut|blaukraut|red cabbage|cabbage, red'),
     ('DE', 'Linseneintopf mit Würstchen', '(?i)lentil soup|soup, lentil|linsen|^lentils?\\b(?!.*(sprouted|raw))'),
     ('DE', 'Erbsensuppe mit Speck', '(?i)pea soup|soup, pea|erbsensuppe|split pea'),
-    ('DE', 'Nudeln mit Tomatensauce', '(?i)pasta with tomato|spaghetti with tomato|^teigwaren (mit|ohne) ei, (vollkorn, )?gekocht|^pasta, (?!.*(dry|uncooked|as purchased)).*cooked|^spaghetti, .*cooked|^macaroni, .*cooked|^noodles, egg, .*cooked|^tomatensauce$|^tomato sauce|^sauce, pasta, spaghetti/marinara'),
+    # widened (twelfth session): CoFID's canned spaghetti in tomato sauce is pasta with tomato sauce
+    ('DE', 'Nudeln mit Tomatensauce', '(?i)pasta with tomato|spaghetti with tomato|^pasta, spaghetti, canned, in tomato sauce|^teigwaren (mit|ohne) ei, (vollkorn, )?gekocht|^pasta, (?!.*(dry|uncooked|as purchased)).*cooked|^spaghetti, .*cooked|^macaroni, .*cooked|^noodles, egg, .*cooked|^tomatensauce$|^tomato sauce|^sauce, pasta, spaghetti/marinara'),
     ('DE', 'Tiefkühlpizza Salami', '(?i)^(?!sauce|.*(pizza sauce|pizza burger|crust mix|goldfish|crackers|rolls\\b|seasoning)).*pizza'),
     ('DE', 'Döner im Fladenbrot', '(?i)doner|döner|kebab in (pitta|pita)|kebab im fladenbrot'),
     ('DE', 'Räucherlachs auf Toast', '(?i)salmon, smoked|smoked salmon|lachs, geräuchert|räucherlachs|^bread\\b.*toasted|^toast(,|$)|^bread, .*toast'),
