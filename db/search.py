@@ -368,7 +368,7 @@ MEASURE_WORDS = frozenset({"cup", "glass", "bowl", "mug", "plate", "slice", "pie
                            "slices", "pieces", "bowls", "scoops", "servings", "pints", "mugs",
                            "cups", "cans", "bottles", "glasses", "strip", "strips", "punnet",
                            "punnets", "round", "rounds", "packets", "sachet", "sachets",
-                           "stack", "stacks", "square", "wedge"})
+                           "stack", "stacks", "square", "wedge", "sleeve", "sleeves"})
 # Spoons and units say how much wherever they stand ("tbsp honey", "4 oz juice", "150ml orange
 # juice"); German names the measure before the food without "of" ("Tasse Kaffee", "Kugel Eis",
 # "Stück Käsekuchen", "ein Glas Milch"). Neither is a word to find while a food word follows.
@@ -422,6 +422,7 @@ MEASURE_SERVINGS = {
     "sachet": ("packet", "sachet"), "sachets": ("packet", "sachet"),
     "teller": ("plate",), "plate": ("plate",), "plates": ("plate",),
     "square": ("square", "piece"), "wedge": ("wedge", "slice"),
+    "sleeve": ("sleeve",), "sleeves": ("sleeve",),  # FNDDS's crackers: "1 sleeve", 115 g
 }
 # The amount a count before the measure asks for ("two slices": the "2 slices" serving, "half a
 # can": "1/2 can", where the food has one): a digit, or one of these words.
