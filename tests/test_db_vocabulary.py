@@ -329,6 +329,22 @@ def test_an_unknown_short_word_is_not_corrected_into_another_food(full_db, query
     ("Seelachsfilet", "DE", r"^Coley"), ("Espresso Macchiato", "DE", r"^Espresso"),
     # German spelt with ae/oe/ue for umlauts where the word is rare in the tables
     ("Kloesse", "DE", r"^Dumplings"), ("Suesskartoffel", "DE", r"(?i)^sweet potato"),
+    # Somali, Vermont, Ulster, Caribbean and Indian words for dishes the tables name otherwise
+    ("canjeero", "US", r"^Injera"), ("baasto with meat sauce", "US", r"^Spaghetti bolognese"),
+    ("maple creemee", "US", r"(?i)soft serve"), ("kheer", "UK", r"(?i)^pudding, rice"),
+    ("soda farl", "UK", r"(?i)^bread, (irish )?soda"), ("potato farl", "UK", r"^Scones, potato"),
+    ("wheaten bread", "UK", r"(?i)^bread, irish soda"), ("tarka dal", "UK", r"^Dal$"),
+    ("escovitch fish", "UK", r"^Red snapper, .*fried"), ("lamb keema", "UK", r"^Kheema, lamb"),
+    ("new england boiled dinner", "US", r"^Corned beef, potatoes, and vegetables"),
+    ("apple tart", "UK", r"^Pie, apple"), ("mango juice", "US", r"^Mango nectar"),
+    ("whataburger w cheese", "US", r"(?i)cheeseburger"), ("queso w chips", "US", r"^Cheese dip"),
+    ("chicken and waffles", "US", r"^Chicken\b.*fried, coated"),
+    ("salisbury steak", "US", r"^Salisbury steak with gravy$"),
+    ("mutton ribs roasted", "US", r"^Lamb, .*rib.*roasted"),
+    # misspelt as said
+    ("orchata", "US", r"^Horchata"), ("sausage role", "UK", r"^Sausage roll"),
+    ("sossage roll", "UK", r"^Sausage roll"), ("lentle soup", "US", r"^Soup, lentil"),
+    ("bisquits n gravy", "US", r"^Biscuit with gravy"), ("cidar donut", "US", r"(?i)^doughnuts?, cake"),
 ])
 def test_brands_and_regional_words_find_their_generic_row(full_db, query, region, expected):
     assert re.search(expected, _first(query, region)), service.search(query, limit=3, region=region)
