@@ -9320,6 +9320,11 @@ AUDIT = [
     ('UK', 'tarka dal', '(?i)^dal$|dhal|^dal,|lentil.*(dal|dahl|curry)'),
     ('US', 'chicken n waffles', '(?i)chicken and waffles|^waffles?\\b|chicken.*(fried|breaded)'),
     ('US', 'chips with queso', '(?i)^(?!.*(shells?)).*(tortilla chips|queso dip|cheese dip|dip, cheese|con queso)'),
+    # moved from STILL_MISSED (twelfth session: a compound the catalog holds whole, Tomatensauce, is read in the vocabulary's parts too)
+    ('DE', 'nudeln mit tomatensoße', '(?i)^(?!.*(babyfood|prego|franks|meatball|beef|meat\\b|poultry|seafood|cheese and meat)).*^(pasta|spaghetti|noodles?|nudeln|teigwaren|macaroni|penne)\\b.*(tomato|tomaten|marinara)'),
+    ('DE', 'nudeln mit tomatensoße am wochenende', '(?i)^(?!babyfood|.*(meat|fleisch|bolognese|seafood|sauce, pasta|prego|ragu|ready-to-serve|cheese|käse|franks|beef|poultry|chicken|sausage)).*(pasta|spaghetti|teigwaren|nudeln|macaroni)\\b.*(tomat|marinara)'),
+    ('DE', 'nudeln mit tomatensauce zum mittag', '(?i)^(pasta|spaghetti|macaroni or noodles|noodles)(?!.*(meat|seafood|shellfish|sausage|chicken|beef|shrimp|pork|turkey|venison|beans|baby)).*tomat|^teigwaren.*tomat|spaghetti in tomato'),
+    ('DE', 'nudeln mit tomatensauce im büro', '(?i)^(?!.*(babyfood|commodity|sauce, |ravioli|macaroni and cheese|dry|spaghettios|meat|spaghetti sauce|poultry|^sauce)).*((teigwaren|nudeln|pasta|spaghetti|macaroni|noodles).*(tomat|sauce)|(tomatensauce|tomato sauce).*(pasta|spaghetti|nudel))'),
 ]
 
 # Diet queries: the first hit has at most search.SUGARED_G sugar per 100 g; a dairy query (a
@@ -14424,7 +14429,6 @@ STILL_MISSED = [
     ('US', 'oatmeal with raisins', '(?i)^(?!.*(babyfood|cookie|bar\\b|bread|muffin|dry\\b|flour|crisp|cake)).*(^oatmeal|^cereals?, oats?\\b.*(cooked|prepared|regular|instant)|^porridge|haferbrei)'),
     ('US', 'buttermilk pancakes', '(?i)^pancakes?(,|$)(?!.*(potato|buckwheat|whole.?wheat|dry mix(, (complete|incomplete))?( \\(includes buttermilk\\))?$|special dietary|cornmeal|chocolate|blueberry|fruit|sweet potato|gluten))'),
     ('US', 'coffee with cream', '(?i)^(?!.*(liqueur|cake|ice|instant, (dry|powder)|powder|substitute|creamer, )).*(^coffee\\b|^kaffee|^caf(é|e) (au lait|cr(è|e)me))'),
-    ('DE', 'nudeln mit tomatensoße', '(?i)^(?!.*(babyfood|prego|franks|meatball|beef|meat\\b|poultry|seafood|cheese and meat)).*^(pasta|spaghetti|noodles?|nudeln|teigwaren|macaroni|penne)\\b.*(tomato|tomaten|marinara)'),
     ('DE', 'tee mit zucker', '(?i)^(?!.*(iced|eistee|diet|ice\\b|kombucha|herb|kr(ä|ae)uter|unsweetened|ungezuckert|hibiscus|chamomile|peppermint|fruit|fr(ü|ue)chte|lemon|instant)).*(^tee\\b|^tea\\b|^schwarztee|^black tea|^beverages, tea)'),
     # twentieth round (eighth session)
     ('US', 'boiled crawfish tails', '(?i)^(?!.*fried).*(crayfish|crawfish)'),
@@ -14481,7 +14485,6 @@ STILL_MISSED = [
     ('US', 'avacado toast this morning', '(?i)^(?!.*(oil|sushi|dressing|dip)).*avocados?|avocado toast'),
     ('UK', 'fruit and fibre with milk', '(?i)^(?!.*muffin).*(fruit (and|&|n) fibre|bran flakes, with (dried )?fruit)'),
     ('DE', 'leberwurstbrot abends', '(?i)leberwurst|liver sausage|liverwurst|braunschweiger'),
-    ('DE', 'nudeln mit tomatensoße am wochenende', '(?i)^(?!babyfood|.*(meat|fleisch|bolognese|seafood|sauce, pasta|prego|ragu|ready-to-serve|cheese|käse|franks|beef|poultry|chicken|sausage)).*(pasta|spaghetti|teigwaren|nudeln|macaroni)\\b.*(tomat|marinara)'),
     # twenty-fourth round (ninth session)
     ('US', 'chicken and andouille jambalaya', '(?i)jambalaya'),
     ('US', 'walleye fried in butter', '(?i)^(?!.*\\braw\\b).*walleye'),
@@ -14504,7 +14507,6 @@ STILL_MISSED = [
     ('UK', 'mug of instant coffee', '(?i)coffee, instant|instant coffee'),
     ('UK', 'irn bru this afternoon', '(?i)^(?!.*(diet|low calorie|no added sugar|zero|sugar free)).*(\\birn\\b|irn-bru|soft drink, fruit flavored|carbonated, orange|fruit juice drink, carbonated)'),
     ('UK', 'burger n chips', '(?i)^(?!.*(relish|rolls?, |bun|sauce|seasoning)).*(hamburger|cheeseburger|^burger)|^chips, |french fries'),
-    ('DE', 'nudeln mit tomatensauce zum mittag', '(?i)^(pasta|spaghetti|macaroni or noodles|noodles)(?!.*(meat|seafood|shellfish|sausage|chicken|beef|shrimp|pork|turkey|venison|beans|baby)).*tomat|^teigwaren.*tomat|spaghetti in tomato'),
     ('DE', 'butter brot', '(?i)^brot\\b|^bread, (white|wheat|whole|rye|mixed|brown|multi)|^butter, (salted|unsalted|with salt|without salt)|^butter$'),
     # twenty-sixth round (ninth session)
     ('US', 'crystal light lemonade packet', r'(?i)fruit flavored drink, powdered.*diet|crystal light|sugar.free|low calorie'),
@@ -14537,7 +14539,6 @@ STILL_MISSED = [
     ('DE', 'cervelat am 1. august', '(?i)cervelat|servela|klöpfer|brühwurst'),
     ('DE', 'berner rösti mit ei', '(?i)rösti|spiegelei|egg.*fried|fried egg'),
     ('DE', 'fasnachtschüechli', '(?i)fasnacht|chüechli|küchlein|schmalzgebäck|fried (dough|pastry)|^(?!.*(sausage|wurst)).*(doughnut|berliner|krapfen)'),
-    ('DE', 'nudeln mit tomatensauce im büro', '(?i)^(?!.*(babyfood|commodity|sauce, |ravioli|macaroni and cheese|dry|spaghettios|meat|spaghetti sauce|poultry|^sauce)).*((teigwaren|nudeln|pasta|spaghetti|macaroni|noodles).*(tomat|sauce)|(tomatensauce|tomato sauce).*(pasta|spaghetti|nudel))'),
     ('DE', 'leberkässemmel am salzburger bahnhof', '(?i)^(?!.*vegetarian).*(leberk[äa]|fleischkäse|meat ?loaf)'),
     # round 27 (tenth session, written blind; rules widened where the first hit is the food in a table's words)
     ('US', 'plain cheese pizza slice ny style', '(?i)^(?!.*(pepperoni|sausage|meat|vegetable|supreme|chicken|bites|rolls)).*pizza'),
