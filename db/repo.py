@@ -81,12 +81,16 @@ def search_foods(text_: str, *, session: Session, owner: User | None = None,
 
 def _loosely_respelt(text_: str, known: tuple[str, ...]) -> str | None:
     """``text_``'s words with each unknown one of more than LOOSE_TYPO_MIN letters as the
-    closest catalog word (one of its first letter before others), or None if none is."""
+    closest catalog word of its length or longer that keeps its first letter or adds one
+    before it ("lentle": lentil, "orchata": horchata), or None if none is. Not a shorter word
+    nor another first letter, which are other foods more often than the word misspelt ("Ayran"
+    is no Ayr, a fish, nor a Mayan bake; a "bridie" no brie)."""
     typed = search.words(text_)
-    respelt = [min(close, key=lambda c: c[:1] != word[:1])
-               if len(word) > LOOSE_TYPO_MIN and not _known(word, known)
+    respelt = [close[0] if len(word) > LOOSE_TYPO_MIN and not _known(word, known)
                and word not in vocabulary.single_word_terms()
-               and (close := search.corrections(word, known)) else word for word in typed]
+               and (close := [c for c in search.corrections(word, known)
+                              if len(c) >= len(word) and (c[0] == word[0] or c[1:] == word)])
+               else word for word in typed]
     return None if respelt == typed else " ".join(respelt)
 
 

@@ -186,9 +186,9 @@ def test_german_compounds_split_with_their_linking_and_dropped_letters():
     # A compound whose first part no table or dictionary holds is still of its last part's kind.
     assert _compound_kind("multivitaminsaft", ()) == ["saft"]
     # Typed without umlauts, or misspelt: the vocabulary's word, unless a catalog word is closer.
-    assert _vocabulary_spelling("spaetzle", ()) == "spatzle"
-    assert _vocabulary_spelling("bratkartofeln", ()) == "bratkartoffeln"
-    assert _vocabulary_spelling("chiken", ("chicken",)) == "chiken"
+    assert _vocabulary_spelling("spaetzle", (), None) == "spatzle"
+    assert _vocabulary_spelling("bratkartofeln", (), None) == "bratkartoffeln"
+    assert _vocabulary_spelling("chiken", ("chicken",), None) == "chiken"
 
 
 def test_a_tablet_or_gel_term_among_other_words_is_read_from_the_pack():
