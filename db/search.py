@@ -921,7 +921,7 @@ def leading_count(found: Sequence[str], text: str) -> str | None:
     if (count is None or "/" in count or not 1 <= int(count) <= MAX_COUNT
             or found[1] in NOT_COUNTED_NEXT or f"{found[0]} {found[1]}" in NUMBER_NAMES
             or found[1] in UNIT_WORDS or found[1] in MEASURE_WORDS
-            or found[1] in GERMAN_MEASURE_WORDS and found[1] not in SIZE_SERVINGS):
+            or (found[1] in GERMAN_MEASURE_WORDS and found[1] not in SIZE_SERVINGS)):
         return None
     return count
 

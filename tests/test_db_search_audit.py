@@ -15120,7 +15120,7 @@ def _sugared(region: str, query: str, food: str) -> str | None:
     if _TABLETOP_SWEETENER_RE.search(food):
         return None  # its sugar is the dextrose it is bulked with: under 1 g in a 1 g packet
     sugars = service.lookup(food, grams=100)["per_100g"]["sugars_g"]
-    no_added = re.search(r"no (added )?sugar( added)?|unsweetened|ungesüßt|ohne zucker", query) is not None
+    no_added = re.search(r"no (added )?sugar( added)?|unsweetened|ungesüßt|ungezuckert|ohne zucker", query) is not None
     most = MILK_SUGAR_G if _DAIRY_RE.search(query) else search.SUGARED_G
     if no_added or sugars is None or sugars <= most:
         return None
