@@ -341,6 +341,10 @@ def test_an_unknown_short_word_is_not_corrected_into_another_food(full_db, query
     ("chicken and waffles", "US", r"^Chicken\b.*fried, coated"),
     ("salisbury steak", "US", r"^Salisbury steak with gravy$"),
     ("mutton ribs roasted", "US", r"^Lamb, .*rib.*roasted"),
+    # Swiss, Balkan and Russian dish words in German (Spätzli, Ćevapčići, Sarma, Pelmeni, Borschtsch)
+    ("Spätzli", "DE", r"^Teigwaren mit Ei, gekocht"), ("Knöpfli", "DE", r"^Teigwaren mit Ei, gekocht"),
+    ("Cevapcici", "DE", r"^Kofta, beef"), ("Sarma", "DE", r"(?i)stuffed cabbage|cabbage leaves, stuffed"),
+    ("Pelmeni", "DE", r"^Ravioli, meat-filled"), ("Borschtsch", "DE", r"^Soup, borscht"),
     # misspelt as said
     ("orchata", "US", r"^Horchata"), ("sausage role", "UK", r"^Sausage roll"),
     ("sossage roll", "UK", r"^Sausage roll"), ("lentle soup", "US", r"^Soup, lentil"),
