@@ -54,7 +54,13 @@ def test_a_count_is_left_out_where_no_food_has_every_word():
     ("raw almonds 1 oz", ("1", "oz")), ("pizza 2 slices", ("2", "slice")),
     # a size, where nothing else says how much, asks for the serving of that size
     ("large banana", ("large",)), ("banane mittelgroß", ("medium",)), ("kleiner Apfel", ("small",)),
-    ("fun size snickers", ("fun",)), ("snickers king size", ("king",)), ("2 large eggs", ("2", "*")),
+    ("fun size snickers", ("fun",)), ("snickers king size", ("king",)),
+    # a count of a size: that many of the size's serving, where the food has one
+    ("2 large eggs", ("2", "*", "large")), ("3 kleine Kartoffeln", ("3", "*", "small")),
+    ("3 eggs", ("3", "*")),
+    # Austria's measures by volume, as the Maß: an Achterl of wine is an eighth of a litre
+    ("ein Achterl Rotwein", ("125", "ml")), ("eine Maß Bier", ("1000", "ml")),
+    ("a sleeve of saltines", ("sleeve",)),
     ("king prawns", ()), ("fun", ()), ("half fat milk", ()),  # a milk, not half of one
     ("wedge of cantaloupe", ("wedge", "slice")), ("a square of cornbread", ("square", "piece")),
     ("half cup orange juice", ("1/2", "cup")), ("orange juice half cup", ("1/2", "cup")),
@@ -98,6 +104,12 @@ def test_an_amount_no_serving_has_is_that_many_servings_or_grams():
     assert portions.measured_amount(half_cups, ("2", "cup"), 0) == (316.0, "4 × 1/2 cup")
     assert portions.measured_amount(toast, ("200", "g"), None) == (200.0, "200 g")
     assert portions.measured_amount(toast, ("4", "oz"), None) == (113.4, "4 oz")
+    # "3 small potatoes": three of the small one where the food has it, else three of one of it
+    potato = [("1 medium", 170.0, True), ("1 small", 130.0, False)]
+    small = portions.measured_serving([(n, d) for n, _, d in potato], ("3", "*", "small"))
+    assert portions.measured_amount(potato, ("3", "*", "small"), small) == (390.0, "3 × 1 small")
+    whole = [("1 potato", 136.0, True)]
+    assert portions.measured_amount(whole, ("3", "*", "small"), None) == (408.0, "3 × 1 potato")
 
 
 def test_a_volume_no_serving_has_is_weighed_at_the_food_s_own_density():
