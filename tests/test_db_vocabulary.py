@@ -349,6 +349,17 @@ def test_an_unknown_short_word_is_not_corrected_into_another_food(full_db, query
     ("orchata", "US", r"^Horchata"), ("sausage role", "UK", r"^Sausage roll"),
     ("sossage roll", "UK", r"^Sausage roll"), ("lentle soup", "US", r"^Soup, lentil"),
     ("bisquits n gravy", "US", r"^Biscuit with gravy"), ("cidar donut", "US", r"(?i)^doughnuts?, cake"),
+    ("pecan pye", "US", r"^Pie, pecan"), ("lazanya", "UK", r"^Lasagne"),
+    ("aloo parata", "UK", r"(?i)paratha"), ("red lentil dhal", "UK", r"^Curry, lentil"),
+    # dish, drink and seller words for rows the tables name otherwise
+    ("caramel macchiato", "US", r"^Coffee, Latte, flavored"),
+    ("jack and coke", "US", r"^Whiskey and cola"),
+    ("jalepeno poppers", "US", r"^Stuffed jalapeno pepper"),
+    ("saag paneer", "UK", r"^Palak Paneer"), ("bison burger", "US", r"(?i)bison, ground"),
+    ("nashville hot chicken", "US", r"^Chicken\b.*fried, coated"),
+    ("potato pierogies", "US", r"^Pierogi"),
+    ("dunkin glazed donut", "US", r"yeast-leavened, glazed"),
+    ("doner kebab", "UK", r"^Doner kebab in pitta"), ("falafel wrap", "US", r"^Falafel sandwich"),
 ])
 def test_brands_and_regional_words_find_their_generic_row(full_db, query, region, expected):
     assert re.search(expected, _first(query, region)), service.search(query, limit=3, region=region)
