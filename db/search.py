@@ -377,18 +377,18 @@ UNIT_WORDS = frozenset({"tablespoon", "tablespoons", "tbsp", "tbs", "teaspoon", 
                         "kg", "el", "tl", "essloffel", "teeloffel", "loffel"})
 # German's "half" of one, inflected ("ein halbes Hähnchen", "eine halbe Brezel").
 HALF_WORDS = frozenset({"halbe", "halbes", "halber", "halben"})
-GERMAN_MEASURE_WORDS = HALF_WORDS | frozenset({
-    "stuck", "stucke", "stuckchen", "kugel", "kugeln", "scheibe", "scheiben", "tasse", "tassen",
-    "glas", "glaser", "becher", "dose", "dosen", "flasche", "flaschen", "portion", "portionen",
-    "teller", "schale", "schussel", "riegel", "packung", "tute", "mass",
-    "packchen", "tetrapack", "tetrapak", "trinkpackchen",  # "Apfelsaft Tetrapack": the juice
-    "handvoll", "klein", "kleine", "kleiner", "kleines", "kleinen", "gross", "grosse", "grosser",
-    "grosses", "grossen", "achterl", "vierterl", "seidl", "krugerl", "stamperl"})
 # German and Austrian measures that name a volume: a Maß of beer is a litre; Austria's Achterl
 # and Vierterl of wine an eighth and a quarter litre, its Seidl and Krügerl of beer 0.3 and 0.5
 # l, a Stamperl of schnapps 2 cl (Duden, Österreichisches Wörterbuch).
 NAMED_VOLUMES_ML = {"mass": 1000, "achterl": 125, "vierterl": 250, "seidl": 300, "krugerl": 500,
                     "stamperl": 20}
+GERMAN_MEASURE_WORDS = HALF_WORDS | frozenset(NAMED_VOLUMES_ML) | frozenset({
+    "stuck", "stucke", "stuckchen", "kugel", "kugeln", "scheibe", "scheiben", "tasse", "tassen",
+    "glas", "glaser", "becher", "dose", "dosen", "flasche", "flaschen", "portion", "portionen",
+    "teller", "schale", "schussel", "riegel", "packung", "tute",
+    "packchen", "tetrapack", "tetrapak", "trinkpackchen",  # "Apfelsaft Tetrapack": the juice
+    "handvoll", "klein", "kleine", "kleiner", "kleines", "kleinen", "gross", "grosse", "grosser",
+    "grosses", "grossen"})
 # A count before the measure or the food ("2 slices", "ein Stück", "eine Tasse").
 _NUMBERS = {"three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8",
             "nine": "9", "ten": "10", "drei": "3", "vier": "4", "fünf": "5", "funf": "5",
