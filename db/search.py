@@ -192,9 +192,12 @@ _NOT_A_FORM_RE = re.compile(r"\bdry[- ](roasted|curd|fried)\b|\bfrom concentrate
 # and the Swiss FCDB's German ones ("Spargel, gedämpft", "Rotkohl, gedünstet", "zubereitet").
 _PREPARED_RE = re.compile(
     r"\b(prepared|reconstituted|diluted|cooked|boiled|ready[- ]to[- ](drink|serve|eat|heat)|"
-    r"made (with|from)|brewed|baked|roasted|toasted|steamed|microwaved|fried|broiled|grilled|"
+    r"made (with|from)|brewed|baked|roasted|steamed|microwaved|fried|broiled|grilled|"
     r"braised|stewed|simmered|scrambled|poached|drained|"
     r"zubereitet|gekocht|gedampft|gedunstet|gebraten|gebacken|geschmort|frittiert|grilliert)\b")
+# Bread is eaten as it is bought: its toasted row is the food made ready only for a query that
+# asks for toast ("Pumpernickel" is "Bread, pumpernickel", "rye toast" its toasted row).
+_TOASTED_RE = re.compile(r"\btoasted\b")
 FORM_PENALTY = 4.0
 PREPARED_BONUS = 0.5
 # A dish made with the food ("tuna salad", "ham sandwich", "guacamole" is found by alias).
@@ -368,7 +371,9 @@ MEASURE_WORDS = frozenset({"cup", "glass", "bowl", "mug", "plate", "slice", "pie
                            "slices", "pieces", "bowls", "scoops", "servings", "pints", "mugs",
                            "cups", "cans", "bottles", "glasses", "strip", "strips", "punnet",
                            "punnets", "round", "rounds", "packets", "sachet", "sachets",
-                           "stack", "stacks", "square", "wedge", "sleeve", "sleeves"})
+                           "stack", "stacks", "square", "wedge", "sleeve", "sleeves",
+                           # Collins: a dram is a small measure of spirits (a whisky's shot)
+                           "dram", "drams"})
 # Spoons and units say how much wherever they stand ("tbsp honey", "4 oz juice", "150ml orange
 # juice"); German names the measure before the food without "of" ("Tasse Kaffee", "Kugel Eis",
 # "Stück Käsekuchen", "ein Glas Milch"). Neither is a word to find while a food word follows.
@@ -779,6 +784,12 @@ def _without_phrases(found: Sequence[str], phrases: Sequence[tuple[str, ...]]) -
 WITH_WORDS = frozenset({"with", "w", "wi", "wit", "mit", "on", "auf", "aufs", "con", "in", "im",
                         "de", "zum", "zur"})
 AND_WORDS = frozenset({"and", "und", "n"})
+# What is spread on bread ("jam on toast", "Nutella aufs Brot"): the bread it is on is the
+# main food, as in "toast with jam", and holds most of its carbohydrate.
+SPREAD_WORDS = frozenset({"jam", "jelly", "butter", "margarine", "marge", "honey", "marmalade",
+                          "marmite", "vegemite", "nutella", "peanut", "lemon", "curd",
+                          "marmelade", "konfiture", "honig", "nussnougatcreme"})
+SPREAD_ON_WORDS = frozenset({"on", "auf", "aufs"})
 # A name holding the main food's word (``main_food``): where no food has every word ("chicken
 # adobo"), the dish the phrase ends with comes before the meat it starts with.
 HEAD_WORD_BONUS = 1.0
@@ -813,7 +824,9 @@ def main_food(found: Sequence[str]) -> tuple[list[str], str | None]:
     joined = next((i for i, w in enumerate(kept) if w in WITH_WORDS and 0 < i < len(kept) - 1),
                   None)
     if joined is not None:
-        kept = kept[:joined]
+        spread = kept[joined] in SPREAD_ON_WORDS and all(
+            w in SPREAD_WORDS or w in AND_WORDS or w in STOPWORDS for w in kept[:joined])
+        kept = kept[joined + 1:] if spread else kept[:joined]
     joined = next((i for i, w in enumerate(kept) if w in AND_WORDS and 0 < i < len(kept) - 1),
                   None)
     second = [w for w in kept[joined + 1:] if w not in STOPWORDS] if joined is not None else []
@@ -1469,6 +1482,7 @@ class _Kind:
     forms: frozenset[str]  # FORM_WORDS it names, "raw" only where raw is not the eaten form
     eaten_cooked: bool  # raw is not how the food is eaten (meat, grains, asparagus)
     prepared: bool
+    toasted: bool
     combination: bool
     reduced: bool
     odd_parts: frozenset[str]  # ODD_PARTS it names, where it is a meat's
@@ -1494,6 +1508,7 @@ def _kind(name: str, category: str) -> _Kind:
     return _Kind(tuple(p for p in found if not _RULE_WORDS.isdisjoint(p)), frozenset(forms),
                  eaten_cooked,
                  _PREPARED_RE.search(text.replace("commercially prepared", "")) is not None,
+                 _TOASTED_RE.search(text) is not None,
                  _COMBINATION_RE.search(name.split(",")[0]) is not None,
                  _REDUCED_RE.search(text) is not None,
                  frozenset(part for part in map(str.strip, text.split(",")[1:])
@@ -1544,7 +1559,8 @@ def form_adjustment(query: Query, item: Candidate) -> float:
     value = 0.0
     if (kind.forms & named) - query.forms and not kind.prepared:
         value -= FORM_PENALTY
-    elif kind.prepared and not query.forms:
+    elif (kind.prepared or kind.toasted and any(w.startswith("toast") for w in query.asked)
+          ) and not query.forms:
         value += PREPARED_BONUS
     if not named.isdisjoint(DISH_WORDS):
         value -= DISH_PENALTY

@@ -624,12 +624,17 @@ def test_chicken_is_chicken_of_no_named_part_not_an_odd_cut(full_db):
     ("dulce de leche", "US", r"(?i)^dulce de leche$"),  # a name of both is still that food
     # two foods joined by "and" are named in either order, in any region's table
     ("carrots and peas", "UK", r"(?i)^peas and carrots"),
+    # a spread on bread: the bread is the food, as in "toast with jam" (not the jam alone)
+    ("jam on toast", "UK", r"(?i)^bread\b.*\btoasted"),
+    ("peanut butter on toast", "US", r"(?i)^bread\b.*\btoasted"),
+    ("Marmelade auf Brötchen", "DE", r"(?i)^rolls?\b|br(ö|oe)tchen"),
 ])
 def test_a_phrase_of_two_foods_is_its_first_food(full_db, query, region, expected):
     assert re.search(expected, _names(query, region)[0])
     assert search.main_food(search.words("egg and cress sandwich")) == (
         ["egg", "cress", "sandwich"], "sandwich")  # one food: a sandwich
     assert search.main_food(search.words("peanut butter and jelly sandwich"))[1] == "sandwich"
+    assert search.main_food(search.words("cheese on toast")) == (["cheese"], "cheese")  # a dish
 
 
 def test_a_dish_made_with_a_food_ranks_below_the_food(full_db):

@@ -84,6 +84,11 @@ def test_the_form_eaten_outranks_raw_dry_and_condensed_unless_asked():
     soup = _item("Soup, chicken noodle, dry, mix, prepared with water", "Soups, Sauces, and Gravies")
     assert search.form_adjustment(search.make_query([(["chicken", "noodle", "soup"], 0.0)]),
                                   soup) == search.PREPARED_BONUS
+    # Bread is eaten as bought: toasted is the food made ready only where toast is asked for.
+    toasted = _item("Bread, pumpernickel, toasted", "Baked Products")
+    assert search.form_adjustment(search.make_query([(["pumpernickel"], 0.0)]), toasted) == 0.0
+    assert search.form_adjustment(search.make_query([(["pumpernickel", "toast"], 0.0)]),
+                                  toasted) == search.PREPARED_BONUS
 
 
 def test_a_dish_or_stand_in_ranks_below_the_plain_food():
