@@ -291,6 +291,16 @@ def _first(query: str, region: str | None) -> str:
     ("tomatoe", "US", r"^Tomato"), ("egg white omelette", "US", r"^Egg white omelet"),
     # a bare juice is fruit juice, not the first juice of the alphabet nor a Schorle
     ("juice", "US", r"^Fruit juice, NFS"), ("Saft", "DE", r"^(?!.*Schorle).*(juice|saft)"),
+    # a Vanillekipferl is a butter biscuit, not a Kipferl (croissant); Gänsebraten a roast
+    # goose; Ostereier hard-boiled eggs, a Schokohase or Schokoosterei milk chocolate; a
+    # Nackensteak the pork neck (Swiss "Hals"); a Schokoriegel a filled bar; Dextrose glucose
+    ("Vanillekipferl", "DE", r"^Mailänderli"),
+    ("Gänsebraten", "DE", r"^Goose, domesticated, .*roasted"),
+    ("2 Ostereier", "DE", r"^Hühnerei, ganz, festgekocht"),
+    ("Schokohase", "DE", r"^Milchschokolade$"), ("Schokoladenosterei", "DE", r"^Milchschokolade$"),
+    ("Nackensteak vom Grill", "DE", r"^Schwein, Hals, Steak, gebraten"),
+    ("Stulle mit Wurst", "DE", r"^Sandwich \(Ruchbrot\) mit Aufschnitt"),
+    ("Schokoriegel", "DE", r"^Mars bar"), ("Dextrose Pulver", "DE", r"^Traubenzucker$"),
 ])
 def test_regional_brand_and_compound_words_find_their_food(full_db, query, region, expected):
     assert re.search(expected, _first(query, region)), service.search(query, limit=3, region=region)
