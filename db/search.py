@@ -192,7 +192,7 @@ _NOT_A_FORM_RE = re.compile(r"\bdry[- ](roasted|curd|fried)\b|\bfrom concentrate
 # and the Swiss FCDB's German ones ("Spargel, gedämpft", "Rotkohl, gedünstet", "zubereitet").
 _PREPARED_RE = re.compile(
     r"\b(prepared|reconstituted|diluted|cooked|boiled|ready[- ]to[- ](drink|serve|eat|heat)|"
-    r"made (with|from)|brewed|baked|roasted|steamed|microwaved|fried|broiled|grilled|"
+    r"made (with|from|up with)|brewed|baked|roasted|steamed|microwaved|fried|broiled|grilled|"
     r"braised|stewed|simmered|scrambled|poached|drained|"
     r"zubereitet|gekocht|gedampft|gedunstet|gebraten|gebacken|geschmort|frittiert|grilliert)\b")
 # Bread is eaten as it is bought: its toasted row is the food made ready only for a query that
