@@ -375,6 +375,15 @@ def test_an_unknown_short_word_is_not_corrected_into_another_food(full_db, query
     ("potato pierogies", "US", r"^Pierogi"),
     ("dunkin glazed donut", "US", r"yeast-leavened, glazed"),
     ("doner kebab", "UK", r"^Doner kebab in pitta"), ("falafel wrap", "US", r"^Falafel sandwich"),
+    # a word's other meaning in the searcher's region (a UK pig in a blanket is a sausage in
+    # bacon, a US sherbert the frozen sherbet), and misspelt brands and dishes
+    ("pigs in blankets", "UK", r"^Sausages, pork, .*grilled"), ("sherbert", "US", r"^Sherbet"),
+    ("sherbert", "UK", r"^Sweets, sherbert"), ("easter egg", "UK", r"^Chocolate, milk"),
+    ("tootsie rols", "US", r"TOOTSIE ROLL"), ("mtn dew", "US", r"citrus soft drink"),
+    ("slurpee", "US", r"^Slush frozen drink"), ("jammy dodgers", "UK", r"^Biscuits, jam filled"),
+    ("smoked turkey leg", "US", r"^Turkey, drumstick, smoked"),
+    ("turkey gravy", "US", r"^Gravy, turkey"), ("potato smiles", "UK", r"^Potato products, shaped"),
+    ("mince and tatties", "UK", r"^Beef, mince, .*stewed"),
 ])
 def test_brands_and_regional_words_find_their_generic_row(full_db, query, region, expected):
     assert re.search(expected, _first(query, region)), service.search(query, limit=3, region=region)
