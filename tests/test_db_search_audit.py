@@ -1663,7 +1663,7 @@ AUDIT = [
     ('UK', 'yum yum', r'(?i)yum ?yum|doughnut|donut'),
     # widened (2026-12-05): CoFID's "Cakes, fancy iced, individual" are Mr Kipling's fancies
     ('UK', 'fondant fancy', r'(?i)fondant|french fanc|fancies|cakes, fancy iced'),
-    ('UK', 'millionaire shortbread', r'(?i)millionaire|caramel shortbread|shortbread'),
+    ('UK', 'millionaire shortbread', r'(?i)millionaire|caramel shortbread|shortbread|^shortcake, caramel'),
     ('UK', 'tarka dal', r'(?i)\bdh?al\b|lentil'),
     ('UK', 'poppadoms', r'(?i)popp?adoms?|papad'),
     ('UK', 'donner kebab', r'(?i)doner|donner|kebab'),
@@ -5802,7 +5802,7 @@ AUDIT = [
     ('UK', 'rhubarb crumble and custard', '(?i)\\bcrumble\\b'),
     ('UK', 'trifle at christmas', '(?i)trifle'),
     ('UK', 'two mince pies with brandy butter', '(?i)mince pie'),
-    ('UK', 'slice of millionaires shortbread', '(?i)millionaire|caramel shortbread|shortbread'),
+    ('UK', 'slice of millionaires shortbread', '(?i)millionaire|caramel shortbread|shortbread|^shortcake, caramel'),
     ('UK', 'flapjack from the cafe', '(?i)flapjack'),
     ('UK', 'toasted hot cross bun with butter', '(?i)hot cross bun|currant bun|buns?, (currant|fruit)'),
     ('UK', 'tin of rice pudding', '(?i)rice pudding|^pudding, rice|milchreis'),
@@ -6607,7 +6607,7 @@ AUDIT = [
     ('UK', 'mince pies at christmas', '(?i)mince pie|pie, mince'),
     ('UK', 'trifle at nans', '(?i)trifle'),
     ('UK', 'oaty flapjack from the market', '(?i)flapjack'),
-    ('UK', 'millionaire shortbread square', '(?i)^(?!.*crust).*(millionaire|caramel shortbread|shortbread)'),
+    ('UK', 'millionaire shortbread square', '(?i)^(?!.*crust).*(millionaire|caramel shortbread|shortbread)|^shortcake, caramel'),
     ('UK', 'cup of builders tea', '(?i)^(?!.*(green|herbal|herb|hibiscus|oolong|chamomile|instant|ready[- ]to[- ]drink|diet|sweetened|iced|decaf|powder|lemon|ginseng|fruit)).*(^(beverages, )?tea\\b|tea, (black|brewed)|black tea)'),
     ('UK', 'chicken korma and pilau rice', '(?i)korma|pilau'),
     ('UK', 'aunt bessies yorkshire puddings', '(?i)yorkshire pudding'),
@@ -9646,6 +9646,17 @@ AUDIT = [
     ('DE', 'café crème', '(?i)caf(é|e) cr(è|e)me'),
     ('DE', '2 stück zopf mit konfi', '(?i)zopf'),
     ('US', 'glucerna', '(?i)glucerna'),
+    # CoFID's 'Shortcake, caramel, chocolate covered' is millionaire's shortbread (Wikipedia: also caramel shortcake, caramel slice)
+    ('UK', "millionaire's shortbread", '(?i)millionaire|caramel shortbread|^shortcake, caramel'),
+    ('UK', 'millionaires shortbread', '(?i)millionaire|caramel shortcake|shortbread.*caramel|caramel.*shortbread|^shortcake, caramel'),
+    ('UK', 'caramel shortcake', '(?i)millionaire|caramel shortcake|shortbread.*caramel|caramel.*shortbread|^shortcake, caramel'),
+    ('UK', "millionaire's shortbread slice", '(?i)millionaire|caramel shortcake|caramel slice|^shortcake, caramel'),
+    # CoFID's 'Shortcake, caramel, chocolate covered' is millionaire's shortbread (Wikipedia: also caramel shortcake, caramel slice)
+    ('UK', 'caramel slice', '(?i)caramel (slice|shortbread)|millionaire|^shortcake, caramel'),
+    # right since the thirteenth session (vocabulary: mince and tatties is stewed mince; the toasted-bread rule)
+    ('UK', 'belgian bun', '(?i)belgian bun|iced bun|buns?, (iced|currant|fruit)'),
+    ('UK', 'mince and tatties', '(?i)mince|beef, minced|minced beef'),
+    ('UK', 'mince n tatties tea time', '(?i)beef, mince(?!.*raw)|minced beef|^potatoes?, (boiled|mashed)|^potato, (boiled|mashed)|mashed potato'),
 ]
 
 # Diet queries: the first hit has at most search.SUGARED_G sugar per 100 g; a dairy query (a
@@ -14213,6 +14224,11 @@ PORTIONS = [
     ('DE', '2 brötchen', 100, 'Weizenbrötchen ~50 g each x 2 (typical bakery weight)'),
     ('DE', 'cervelat', 100, 'Swiss Cervelat: 1 piece = 100 g (Proviande standard)'),
     ('DE', 'toblerone', 35, 'Toblerone small bar 35 g (pack)'),
+    # CoFID's caramel shortcake (millionaire's shortbread), 30 g
+    ('UK', 'millionaire shortbread', 60, 'one portion as eaten'),
+    ('UK', 'millionaire shortbread square', 55, "one square of millionaire's shortbread about 50-60 g"),
+    # right since the thirteenth session: Ovomaltine made up is the drink as drunk
+    ('DE', 'ein glas ovomaltine', 250, 'Ovomaltine: 20 g powder in 200-250 ml milk = one glass ~ 220-270 g'),
 ]
 
 # Queries for a food no table holds (the third round's rule, and the pattern of the food's own
@@ -14241,7 +14257,6 @@ NO_TABLE_HOLDS = [
     ("UK", "eton mess", r"(?i)eton mess"),
     ("UK", "jam roly poly", r"(?i)roly.?poly"),
     ("UK", "cullen skink", r"(?i)cullen skink"),
-    ("UK", "millionaire's shortbread", r"(?i)millionaire|caramel shortbread"),
     ("UK", "chicken jalfrezi", r"(?i)jalfrezi"),
     ("UK", "prawn mayonnaise sandwich", r"(?i)prawn.*sandwich"),
     ("UK", "pigs in blankets", r"(?i)pigs in blankets"),  # FNDDS's "Pig in a blanket" is in pastry
@@ -14439,8 +14454,6 @@ NO_TABLE_HOLDS = [
     ('UK', 'battered sausage', '(?i)sausages?.*batter|batter.*sausage'),
     # eleventh round
     ('US', 'apple fritter', '(?i)apple fritter|fritters?, apple|fritter.*apple'),
-    ('UK', 'millionaires shortbread', '(?i)millionaire|caramel shortcake|shortbread.*caramel|caramel.*shortbread'),
-    ('UK', 'caramel shortcake', '(?i)millionaire|caramel shortcake|shortbread.*caramel|caramel.*shortbread'),
     ('DE', 'Kartoffelklöße', '(?i)kartoffelkl(ö|oe)(ß|ss)|kartoffelkn(ö|oe)del|potato dumpling'),
     ('DE', 'Kasespaetzle', '(?i)k(ä|ae|a)se.?sp(ä|ae|a)tzle|k(ä|ae)sekn(ö|oe)pfli|k(ä|ae)skn(ö|oe)pfli|cheese sp(ä|ae)tzle|sp(ä|ae)tzle.*(k(ä|ae)se|cheese)'),
     ('DE', 'Semmelknödl', '(?i)semmelkn(ö|oe)d|bread dumpling|dumplings?, bread|serviettenkn(ö|oe)del'),
@@ -14643,7 +14656,6 @@ NO_TABLE_HOLDS = [
     ('UK', 'ploughmans for lunch', '(?i)ploughman'),
     ('UK', 'sticky toffee pudding for afters', '(?i)sticky toffee|toffee pudding'),
     ('UK', 'eton mess for afters', '(?i)eton mess'),
-    ('UK', "millionaire's shortbread slice", '(?i)millionaire|caramel shortcake|caramel slice'),
     ('DE', 'bienenstich zum kaffee', '(?i)bienenstich|bee ?sting'),
     ('DE', 'rote grütze zum nachtisch', '(?i)gr(ü|ue)tze'),
     ('DE', 'stück christstollen', '(?i)stollen'),
@@ -14861,8 +14873,6 @@ STILL_MISSED = [
     ("UK", 'crispy chilli beef', r"(?i)chilli beef|beef.*chilli|crispy beef"),
     ("UK", 'cheese and onion pasty', r"(?i)cheese and onion|pasty"),
     ("UK", 'custard slice', r"(?i)custard slice|vanilla slice|custard tart|mille"),
-    ("UK", 'belgian bun', r"(?i)belgian bun|iced bun|buns?, (iced|currant|fruit)"),
-    ("UK", 'caramel slice', r"(?i)caramel (slice|shortbread)|millionaire"),
     ("DE", 'Körnerbrötchen', r"(?i)k(ö|oe)rner|mehrkorn|vollkorn.*br(ö|oe)t|brötchen|brötli"),
     ("DE", 'Rosinenbrötchen', r"(?i)rosinen|weinbeer|raisin|sultan"),
     ("DE", 'Käsesahnetorte', r"(?i)k(ä|ae)se.*torte|k(ä|ae)sekuchen|cheesecake|sahnetorte"),
@@ -14879,7 +14889,6 @@ STILL_MISSED = [
     ('US', 'vegetable fried rice', r'(?i)fried rice'),
     ('UK', 'egg and cress sandwich', r'(?i)egg(?! white).*sandwich|sandwich.*egg(?! white)'),
     ('UK', 'cheese and ham toastie', r'(?i)toastie|ham.*cheese.*sandwich|cheese.*ham.*sandwich|sandwich.*(cheese|ham)'),
-    ('UK', 'mince and tatties', r'(?i)mince|beef, minced|minced beef'),
     ('DE', 'Graubrot', r'(?i)graubrot|mischbrot|ruchbrot|halbwei(ß|ss)brot|roggenmisch'),
     ('DE', 'Nudelauflauf', r'(?i)nudelauflauf|teigwaren.*auflauf|pasta.*(bake|casserole)|lasagne|gratin'),
     ('DE', 'Leberwurstbrot', r'(?i)leberwurst|liver sausage|liverwurst'),
@@ -15157,7 +15166,6 @@ STILL_MISSED = [
     ('US', 'collard greens new orleans style', '(?i)^(?!.*(\\braw\\b|unprepared)).*collards?'),
     ('US', 'scoop of blue bell vanilla', '(?i)^(?!.*(sandwich|\\bbar\\b|cone|light|no sugar|soft serve|babyfood)).*(ice creams?,? .*vanilla|vanilla ice cream)'),
     ('US', 'apple slices and peanut butter', '(?i)^apples?, raw|^apple, raw|^peanut butter'),
-    ('UK', 'mince n tatties tea time', '(?i)beef, mince(?!.*raw)|minced beef|^potatoes?, (boiled|mashed)|^potato, (boiled|mashed)|mashed potato'),
     ('UK', 'curry mutton with rice', '(?i)curry.*(mutton|lamb|goat)|(mutton|lamb|goat).*curry'),
     ('UK', 'oxtail and butter beans sunday', '(?i)^(?!.*\\braw\\b).*\\boxtails?\\b|butter beans'),
     ('UK', 'chicken and mushroom pot noodle in halls', '(?i)instant noodle|noodles?.*instant|ramen|pot noodle'),
@@ -15494,7 +15502,6 @@ STILL_SHORT_PORTIONS = [
     ('US', 'strawberry pop tart', 50, 'one portion as eaten'),
     ('US', 'french toast sticks', 110, 'one portion as eaten'),
     ('UK', 'chicken bake', 150, 'one portion as eaten'),
-    ('UK', 'millionaire shortbread', 60, 'one portion as eaten'),
     ('UK', 'donner kebab', 350, 'one portion as eaten'),
     ('UK', 'actimel', 100, 'one portion as eaten'),
     ('DE', 'Hähnchen Döner', 350, 'one portion as eaten'),
@@ -15662,7 +15669,6 @@ STILL_SHORT_PORTIONS = [
     ('US', 'grilled chicken caesar from the cafeteria', 300, 'FNDDS Caesar salad with chicken, one entree salad about 250-350 g'),
     ('UK', 'a portion of chips from the chippy', 300, 'UK chip-shop regular portion about 250-350 g'),
     ('UK', 'a slice of bakewell tart', 60, 'slice of Bakewell tart about 60 g (Mr Kipling cherry bakewell 45 g)'),
-    ('UK', 'millionaire shortbread square', 55, "one square of millionaire's shortbread about 50-60 g"),
     ('UK', 'crumpets with lurpak', 110, 'Warburtons crumpet 55 g; usually two'),
     ('UK', 'large doner after the club', 400, 'UK takeaway large doner kebab in pitta about 400 g'),
     ('UK', 'black pudding roll', 130, 'a morning roll (50 g) + 2 slices black pudding (~40 g each)'),
@@ -15724,7 +15730,6 @@ STILL_SHORT_PORTIONS = [
     ('DE', 'ein halbes hendl', 400, 'Wiesn half chicken ~ 400-500 g with bone (~ 300 g edible)'),
     ('DE', 'einen döner zum mitnehmen', 350, 'German Döner im Fladenbrot ~ 300-400 g'),
     ('DE', 'portion kaiserschmarrn', 250, 'Austrian restaurant Kaiserschmarrn ~ 250-350 g'),
-    ('DE', 'ein glas ovomaltine', 250, 'Ovomaltine: 20 g powder in 200-250 ml milk = one glass ~ 220-270 g'),
     ('DE', 'ein stück bienenstich', 100, 'German bakery Bienenstich slice ~ 90-120 g'),
     # round 31 (eleventh session, reviewer's mix, written blind; rules widened where the first hit is the food: a Swiss Gummibonbon for jelly babies, Hackplätzli for Buletten, CoFID's own word order)
     ('UK', 'a whole scotch egg', 113, 'UK scotch egg ~ 113-120 g'),
