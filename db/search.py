@@ -512,6 +512,12 @@ SELLER_PHRASES = tuple(tuple(p.split()) for p in (
     "wetherspoons", "nandos", "wagamama", "itsu", "m s", "marks and spencer", "tesco",
     "sainsburys", "sainsbury s", "asda", "morrisons", "waitrose", "aldi", "lidl", "co op",
     "backwerk", "ditsch", "nordsee", "vapiano", "tchibo", "rewe", "edeka", "kamps",
+    "iceland", "ocado", "spar", "farmfoods", "walmart", "costco", "kroger", "safeway",
+    "publix", "meijer", "trader joes", "trader joe s", "whole foods", "kaufland", "netto",
+    "penny", "norma", "globus",
+    # the supermarkets' own brands, as on a receipt ("GV whole milk", "Ja! Toastbrot")
+    "great value", "gv", "kirkland", "kirkland signature", "market pantry", "good gather",
+    "good and gather", "gut gunstig", "gut und gunstig", "ja", "k classic", "milbona",
     "ready meal", "ready meals"))
 
 
@@ -735,13 +741,15 @@ DRINK_BRANDS = frozenset({
     "gatorade", "powerade", "lucozade", "fanta", "tango", "coke", "pepsi", "sprite", "7up",
     "vimto", "ribena", "snapple", "kool", "koolaid", "capri", "vitaminwater", "oasis",
     "robinsons", "monster", "rockstar", "bodyarmor", "propel", "crush", "faygo", "sunkist",
-    "jarritos", "schweppes", "lilt", "fruitshoot", "tropicana"})
+    "jarritos", "schweppes", "lilt", "fruitshoot", "tropicana",
+    "eistee"})  # "Eistee Pfirsich": iced tea, whatever its fruit
 DRINK_FLAVOUR_PHRASES = tuple(tuple(p.split()) for p in (
     "orange", "grape", "cherry", "wild cherry", "black cherry", "lemon", "lime", "lemon lime",
     "strawberry", "raspberry", "blue raspberry", "fruit punch", "punch", "tropical", "berry",
     "mixed berry", "watermelon", "mango", "peach", "apple", "pineapple", "blackcurrant",
     "summer fruits", "original", "vanilla", "cool blue", "glacier freeze", "citrus", "pink",
-    "passion fruit", "passionfruit", "kiwi", "melon", "tropical punch"))
+    "passion fruit", "passionfruit", "kiwi", "melon", "tropical punch",
+    "pfirsich", "zitrone", "himbeere", "kirsche", "maracuja", "waldfrucht", "granatapfel"))
 
 
 def without_drink_flavours(found: Sequence[str]) -> list[str]:
