@@ -360,6 +360,13 @@ def test_an_unknown_short_word_is_not_corrected_into_another_food(full_db, query
     ("Spätzli", "DE", r"^Teigwaren mit Ei, gekocht"), ("Knöpfli", "DE", r"^Teigwaren mit Ei, gekocht"),
     ("Cevapcici", "DE", r"^Kofta, beef"), ("Sarma", "DE", r"(?i)stuffed cabbage|cabbage leaves, stuffed"),
     ("Pelmeni", "DE", r"^Ravioli, meat-filled"), ("Borschtsch", "DE", r"^Soup, borscht"),
+    ("Wareniki", "DE", r"^Pierogi"), ("Blini", "DE", r"^Pancakes, plain"),
+    ("Salat Olivier", "DE", r"^Russischer Salat"), ("Krakauer", "DE", r"^Sausage, Polish"),
+    ("Schaschlik", "DE", r"^Shish kebabs"), ("Bauernsalat", "DE", r"(?i)^greek salad"),
+    ("Souflaki", "DE", r"^Pork, diced, kebabs"), ("türkischer Mokka", "DE", r"^Coffee, Turkish"),
+    ("Fladenbrot", "DE", r"^Bread, pita"), ("Buchweizen", "DE", r"^Buckwheat groats"),
+    ("Matjes", "DE", r"(?i)herring, .*pickled|^herring, pickled"),
+    ("gebratene Nudeln mit Hühnchen", "DE", r"^Chow mein, chicken"),
     # misspelt as said
     ("orchata", "US", r"^Horchata"), ("sausage role", "UK", r"^Sausage roll"),
     ("sossage roll", "UK", r"^Sausage roll"), ("lentle soup", "US", r"^Soup, lentil"),
