@@ -391,6 +391,16 @@ def test_an_unknown_short_word_is_not_corrected_into_another_food(full_db, query
     ("smoked turkey leg", "US", r"^Turkey, drumstick, smoked"),
     ("turkey gravy", "US", r"^Gravy, turkey"), ("potato smiles", "UK", r"^Potato products, shaped"),
     ("mince and tatties", "UK", r"^Beef, mince, .*stewed"),
+    # Caribbean, Latin, Ethiopian, Appalachian, Nigerian, Irish and Indian words for dishes
+    # the tables name otherwise (a malta is the malt soft drink, not malt liquor)
+    ("a can of malta", "US", r"^Malt beverage"), ("supermalt", "UK", r"^Malt beverage"),
+    ("pernil", "US", r"^Pork, fresh, shoulder.*roasted"),
+    ("yuca hervida", "US", r"^Cassava, cooked"),
+    ("diri ak pwa", "US", r"^Rice and red kidney beans"), ("enjera", "US", r"^Injera"),
+    ("misir wat", "US", r"^Lentil curry"), ("soup beans and cornbread", "US", r"^Pinto beans"),
+    ("carne asada tacos", "US", r"^Taco, meat"), ("dodo and eggs", "UK", r"^Plantain, ripe, fried"),
+    ("pounded yam", "UK", r"^Fu-fu, yam"), ("boxty", "UK", r"^Potato cakes"),
+    ("bhindi bhaji", "UK", r"^Bhaji, okra"),
 ])
 def test_brands_and_regional_words_find_their_generic_row(full_db, query, region, expected):
     assert re.search(expected, _first(query, region)), service.search(query, limit=3, region=region)
