@@ -1547,8 +1547,8 @@ def ends_no_search(item: Candidate, asked: frozenset[str], region: str | None,
     if (_NAMING.get(item.names_region or "") == GERMAN and _NAMING.get(region or "") != GERMAN
             and (read_on or not asked.isdisjoint(COOKING_HEATS))):
         return True
-    if item.food.lower().startswith("babyfood") and asked.isdisjoint(BABY_WORDS):
-        return True  # "beef lasagna" is no toddler's jar
+    if item.food.lower().startswith(("babyfood", "baby toddler")) and asked.isdisjoint(BABY_WORDS):
+        return True  # "beef lasagna" is no toddler's jar, "yogurt fruit" no "Baby Toddler yogurt"
     return "raw" in _kind(item.food, item.category).forms and asked.isdisjoint({"raw", "dry"})
 
 
