@@ -118,7 +118,8 @@ def test_one_users_slow_uploads_cannot_hold_every_import_slot(alice):
 
     bob, hers = asyncio.run(scenario())
     assert bob.status_code == 200 and bob.json()["added"] == 1
-    assert [r.json()["added"] for r in hers] == [1, 0]  # the second is the same reading again
+    # whichever of hers is read second finds the same reading again (either may go first)
+    assert sorted(r.json()["added"] for r in hers) == [0, 1]
     assert glucose.reading_count(alice) == 1
 
 
