@@ -827,7 +827,8 @@ def main_food(found: Sequence[str]) -> tuple[list[str], str | None]:
     sandwich" a sandwich), before what it comes with ("toast with butter" is toast, "latte with
     oat milk" a latte, "fish in parsley sauce" fish) or a second food ("scampi and chips" is
     scampi, "jelly and ice cream" jelly, "roast beef and yorkshire pudding" roast beef), not a
-    dish of two fillings (``FILLED_DISH_WORDS``: "cheese and onion pasty")."""
+    dish of two fillings (``FILLED_DISH_WORDS``: "cheese and onion pasty"); a spread names the
+    bread it is on (``SPREAD_WORDS``: "jam on toast" is toast, "cheese on toast" stays cheese)."""
     kept = list(found)
     joined = next((i for i, w in enumerate(kept) if w in WITH_WORDS and 0 < i < len(kept) - 1),
                   None)
