@@ -47,10 +47,6 @@ class Treatment:
         return f"{self.term[:1].upper()}{self.term[1:]}: enter the carbohydrate from the pack"
 
 
-# An amount said with the food: "15g", "200ml", "4".
-_AMOUNT_RE = re.compile(r"^\d+(?:[.,]\d+)?(?:g|ml|cl|l|oz)?$")
-
-
 def _phrase(text: str) -> str:
     return _joined(search.query_words(text))
 
@@ -166,7 +162,7 @@ def treatments_for(text: str, region: str | None) -> list[Treatment]:
     found = [t for t in mine if t.phrase == phrase] or [  # else a term's words as one word
         t for t in mine if " " not in phrase and t.phrase.replace(" ", "") == phrase]
     # without an amount first ("glucose shot 15g" is a glucose shot), then without a measure
-    for kept in ([w for w in words if not _AMOUNT_RE.match(w)], search.without_measures(words)):
+    for kept in ([w for w in words if not search.is_amount(w)], search.without_measures(words)):
         if not found and kept:
             found = [t for t in mine if t.phrase == _joined(kept)]
     if not found:

@@ -401,6 +401,11 @@ _NUMBERS = {"three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "e
 COUNT_WORDS = frozenset({"ein", "eine", "einen", "einem", "einer", "one", "two", "zwei",
                          *_NUMBERS})
 _AMOUNT_RE = re.compile(r"^\d+(ml|cl|l|g|kg|oz)?$")
+
+
+def is_amount(word: str) -> bool:
+    """Whether a query word is an amount: a count or a metric amount ("2", "15g", "200ml")."""
+    return _AMOUNT_RE.match(word) is not None
 # The serving a measure asks for, by the words its name holds ("1 tablespoon", "1 slice, NFS",
 # "1 can (12 fl oz)", "1 scoop"): a Stück of cake is a piece or a slice, a Tasse a cup.
 MEASURE_SERVINGS = {
