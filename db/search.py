@@ -803,6 +803,7 @@ SPREAD_WORDS = frozenset({"jam", "jelly", "butter", "margarine", "marge", "honey
                           "marmite", "vegemite", "nutella", "peanut", "lemon", "curd",
                           "marmelade", "konfiture", "honig", "nussnougatcreme"})
 SPREAD_ON_WORDS = frozenset({"on", "auf", "aufs"})
+_CREAM_WORDS = frozenset({"cream", "clotted", "sahne"})
 # A name holding the main food's word (``main_food``): where no food has every word ("chicken
 # adobo"), the dish the phrase ends with comes before the meat it starts with.
 HEAD_WORD_BONUS = 1.0
@@ -846,6 +847,10 @@ def main_food(found: Sequence[str]) -> tuple[list[str], str | None]:
     second = [w for w in kept[joined + 1:] if w not in STOPWORDS] if joined is not None else []
     if joined is not None and (len(second) == 1 or kept[-1] not in FILLED_DISH_WORDS):
         kept = kept[:joined]
+        # a list of what is spread on it ("scones jam and cream", "toast butter and jam")
+        if second and all(w in SPREAD_WORDS or w in _CREAM_WORDS for w in second):
+            while len(kept) > 1 and kept[-1] in SPREAD_WORDS and kept[-2] not in SPREAD_WORDS:
+                kept = kept[:-1]
     kept = [w for w in kept if w not in STOPWORDS]
     # a shape, how it was cooked or cut names no food ("Hähnchen gebraten" is chicken, "smoked
     # brisket sliced" brisket)

@@ -628,6 +628,8 @@ def test_chicken_is_chicken_of_no_named_part_not_an_odd_cut(full_db):
     ("jam on toast", "UK", r"(?i)^bread\b.*\btoasted"),
     ("peanut butter on toast", "US", r"(?i)^bread\b.*\btoasted"),
     ("Marmelade auf Brötchen", "DE", r"(?i)^rolls?\b|br(ö|oe)tchen"),
+    # a list of what is spread on it names the bread or scone first
+    ("scones jam and cream", "UK", r"(?i)^scones?\b"),
 ])
 def test_a_phrase_of_two_foods_is_its_first_food(full_db, query, region, expected):
     assert re.search(expected, _names(query, region)[0])
@@ -635,6 +637,7 @@ def test_a_phrase_of_two_foods_is_its_first_food(full_db, query, region, expecte
         ["egg", "cress", "sandwich"], "sandwich")  # one food: a sandwich
     assert search.main_food(search.words("peanut butter and jelly sandwich"))[1] == "sandwich"
     assert search.main_food(search.words("cheese on toast")) == (["cheese"], "cheese")  # a dish
+    assert search.main_food(search.words("peanut butter and jelly"))[1] == "butter"  # spreads alone
 
 
 def test_a_dish_made_with_a_food_ranks_below_the_food(full_db):
