@@ -101,7 +101,7 @@ def _search_foods(text_: str, *, session: Session, owner: User | None, category:
                   limit: int, region: str | None) -> list[tuple[search.Candidate, float]]:
     owner_id = owner.id if owner is not None else None
     known = fts.vocabulary(session, owner_id)
-    text_, skin_off = search.without_skin_said(text_)
+    text_, skin_off = search.without_skin_said(search.with_sugars_taken(text_))
     text_ = _food_words(text_, known)
     wanted, diet = search.query_wishes(text_)
     if not wanted:

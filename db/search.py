@@ -221,6 +221,12 @@ FLAVOUR_PENALTY = 1.0
 # yogurt, a "Frozen coffee drink, with whipped cream" no coffee with cream (where "frozen" ends
 # the name, "Peas, frozen, cooked", it is how the food was kept).
 OTHER_FOOD_FIRST_WORDS = frozenset({"frozen"})
+# A drink served cold is another drink than the hot one named: "tea with sugar" is hot tea, not
+# "Tea, iced, ..., pre-sweetened with sugar" ("ice tea", "iced latte", "Eistee" ask for it; an
+# iced bun is a bun with icing).
+ICED_WORDS = frozenset({"iced", "ice"})
+_ICED_DRINK_RE = re.compile(r"\biced\b.*\b(tea|coffee|latte|mocha|cappuccino|drink)\b|"
+                            r"\b(tea|coffee|latte|mocha|cappuccino|drink)\b.*\biced\b")
 # Likewise a first word that names another plant: a sweet potato is no potato ("baked potato").
 OTHER_FOOD_FIRST_PAIRS = frozenset({("sweet", "potato"), ("sweet", "potatoes")})
 # Two foods in one ("Shrimp and grits", "Pork and beef sausage"): their first part joins them.
@@ -260,6 +266,20 @@ def without_skin_said(text: str) -> tuple[str, bool]:
     not a food: "skinless chicken thighs" is chicken thighs), and whether it said so."""
     kept = _SKIN_OFF_RE.sub(" ", text)
     return " ".join(kept.split()), kept != text
+
+
+# "tea 2 sugars", "coffee milk one sugar", "Kaffee 2 Stück Zucker": the sugar is taken with the
+# drink, as "with 2 sugars" says (``main_food``), not a food of both words (sweetened iced tea).
+_SUGARS_TAKEN_RE = re.compile(
+    r"(?<!\bwith)(?<!\bmit)(?<!\band)(?<!\bund)\s+((\d+|an?|one|two|three|half|ein|eine|zwei|drei)"
+    r"\s+(st(ü|ue)ck\s+)?(sugars?|sweeteners?|sugar lumps?|sugar cubes?|zucker|s(ü|ue)(ß|ss)stoff))\s*$",
+    re.IGNORECASE)
+
+
+def with_sugars_taken(text: str) -> str:
+    """``text`` with "with" before the sugars taken in a drink that it ends with
+    (``_SUGARS_TAKEN_RE``): "mug of tea 2 sugars" is "mug of tea with 2 sugars"."""
+    return _SUGARS_TAKEN_RE.sub(r" with \1", text)
 
 
 # Cooking methods by the heat they cook with; a row cooked by another kind of heat than the query
@@ -1584,6 +1604,9 @@ def form_adjustment(query: Query, item: Candidate) -> float:
     if not named.isdisjoint(DISH_WORDS):
         value -= DISH_PENALTY
     if not named.isdisjoint(FLAVOUR_WORDS):
+        value -= FLAVOUR_PENALTY
+    if (query.asked.isdisjoint(ICED_WORDS) and not query.diet  # the US South's "unsweet tea" is iced
+            and _ICED_DRINK_RE.search(_key(item.food))):
         value -= FLAVOUR_PENALTY
     if item.name_words[:1] and item.name_words[0] in OTHER_FOOD_FIRST_WORDS - query.asked:
         value -= FLAVOUR_PENALTY

@@ -10070,6 +10070,12 @@ AUDIT = [
     # # fourteenth session: a list of spreads after the scone names the scone
     ('UK', 'fruit scone jam and clotted cream', '(?i)scone'),
     ('UK', 'scones jam and cream', '(?i)scone'),
+    # # fourteenth session: sugar taken in a hot drink names the hot drink, not sweetened iced tea
+    ('DE', 'tee mit zucker', '(?i)^(?!.*(iced|eistee|diet|ice\\b|kombucha|herb|kr(ä|ae)uter|unsweetened|ungezuckert|hibiscus|chamomile|peppermint|fruit|fr(ü|ue)chte|lemon|instant)).*(^tee\\b|^tea\\b|^schwarztee|^black tea|^beverages, tea)'),
+    ('UK', 'cha with sugar', '(?i)^(?!.*(green|herbal|iced|instant|decaf.*powder|chamomile|fruit|ready.to.drink|ready to drink|bottled|lemon|peach|diet)).*(^tea, (black|hot|infusion|brewed)|^tea, infusion|^beverages, tea, black|^tee\\b|^schwarztee|tee, ungezuckert)'),
+    ('UK', 'mug of tea 2 sugars', '(?i)^(?!.*(green|herbal|iced|instant|decaf.*powder|chamomile|fruit|ready.to.drink|ready to drink|bottled|lemon|peach|diet)).*(^tea, (black|hot|infusion|brewed)|^tea, infusion|^beverages, tea, black|^tee\\b|^schwarztee|tee, ungezuckert)'),
+    ('DE', 'schwarzer tee mit zucker', '(?i)^(?!.*(green|herbal|iced|instant|decaf.*powder|chamomile|fruit|ready.to.drink|ready to drink|bottled|lemon|peach|diet)).*(^tea, (black|hot|infusion|brewed)|^tea, infusion|^beverages, tea, black|^tee\\b|^schwarztee|tee, ungezuckert)'),
+    ('UK', 'mug of tea two sugars', '(?i)^tea, (black|hot|infusion)|^tea$|^beverages, tea, black, brewed|^tea, infusion'),
 ]
 
 # Diet queries: the first hit has at most search.SUGARED_G sugar per 100 g; a dairy query (a
@@ -15807,16 +15813,12 @@ STILL_MISSED = [
     ('US', 'oatmeal with raisins', '(?i)^(?!.*(babyfood|cookie|bar\\b|bread|muffin|dry\\b|flour|crisp|cake)).*(^oatmeal|^cereals?, oats?\\b.*(cooked|prepared|regular|instant)|^porridge|haferbrei)'),
     ('US', 'buttermilk pancakes', '(?i)^pancakes?(,|$)(?!.*(potato|buckwheat|whole.?wheat|dry mix(, (complete|incomplete))?( \\(includes buttermilk\\))?$|special dietary|cornmeal|chocolate|blueberry|fruit|sweet potato|gluten))'),
     ('US', 'coffee with cream', '(?i)^(?!.*(liqueur|cake|ice|instant, (dry|powder)|powder|substitute|creamer, )).*(^coffee\\b|^kaffee|^caf(é|e) (au lait|cr(è|e)me))'),
-    ('DE', 'tee mit zucker', '(?i)^(?!.*(iced|eistee|diet|ice\\b|kombucha|herb|kr(ä|ae)uter|unsweetened|ungezuckert|hibiscus|chamomile|peppermint|fruit|fr(ü|ue)chte|lemon|instant)).*(^tee\\b|^tea\\b|^schwarztee|^black tea|^beverages, tea)'),
     # twentieth round (eighth session)
     ('US', 'boiled crawfish tails', '(?i)^(?!.*fried).*(crayfish|crawfish)'),
     ('US', 'fresh rhubarb pie', '(?i)rhubarb pie|pie, rhubarb|rhubarb.*(pie|tart|crumble|crisp)'),
     ('US', 'salted pretzels', '(?i)^(?!babyfood|.*(combos|chocolate|yogurt|filled|coated|soft)).*pretzels?'),
-    ('UK', 'cha with sugar', '(?i)^(?!.*(green|herbal|iced|instant|decaf.*powder|chamomile|fruit|ready.to.drink|ready to drink|bottled|lemon|peach|diet)).*(^tea, (black|hot|infusion|brewed)|^tea, infusion|^beverages, tea, black|^tee\\b|^schwarztee|tee, ungezuckert)'),
-    ('UK', 'mug of tea 2 sugars', '(?i)^(?!.*(green|herbal|iced|instant|decaf.*powder|chamomile|fruit|ready.to.drink|ready to drink|bottled|lemon|peach|diet)).*(^tea, (black|hot|infusion|brewed)|^tea, infusion|^beverages, tea, black|^tee\\b|^schwarztee|tee, ungezuckert)'),
     ('UK', 'walkers ready salted multipack bag', '(?i)^crisps|potato crisps|^snacks, potato chips, plain|^potato chips(?!.*(fine cut|crinkle cut|chip shop|homemade|fast food|fried in|oven))'),
     ('DE', 'ayran', '(?i)ayran|yogh?urt drink|joghurtgetr|^(milk, )?buttermilk(?!.*dried)|buttermilch|\\blassi\\b'),
-    ('DE', 'schwarzer tee mit zucker', '(?i)^(?!.*(green|herbal|iced|instant|decaf.*powder|chamomile|fruit|ready.to.drink|ready to drink|bottled|lemon|peach|diet)).*(^tea, (black|hot|infusion|brewed)|^tea, infusion|^beverages, tea, black|^tee\\b|^schwarztee|tee, ungezuckert)'),
     ('DE', 'bärner platte', '(?i)berner platte|sauerkraut|choucroute|speck|rippli|zungenwurst|bauernschüblig|kochspeck'),
     ('US', 'pretzals', '(?i)^(?!babyfood|.*(combos|chocolate|yogurt|filled|coated|soft)).*pretzels?'),
     ('US', 'diry rice', '(?i)dirty rice'),
@@ -15849,7 +15851,6 @@ STILL_MISSED = [
     ('US', 'pretzels sticks', '(?i)pretzels?, hard|pretzels'),
     ('US', 'sweetpotato fries', '(?i)sweet ?potato.*(fries|french fr)'),
     ('UK', 'bacon butty brown sauce', '(?i)bacon (butty|roll|sandwich)|sandwich.*bacon'),
-    ('UK', 'mug of tea two sugars', '(?i)^tea, (black|hot|infusion)|^tea$|^beverages, tea, black, brewed|^tea, infusion'),
     ('UK', 'chip shop sausage in batter', '(?i)sausages?.*batter|battered sausage|sausages?, pork'),
     ('DE', 'kaspressknödel suppe', '(?i)knödel|^dumplings?\\b|dumpling, |bouillon|brühe|broth'),
     ('DE', 'germknödel mit mohn heute', '(?i)germknödel|knödel|^dumplings?\\b|dumpling, |hefekloß|dampfnudel'),

@@ -630,6 +630,10 @@ def test_chicken_is_chicken_of_no_named_part_not_an_odd_cut(full_db):
     ("Marmelade auf Brötchen", "DE", r"(?i)^rolls?\b|br(ö|oe)tchen"),
     # a list of what is spread on it names the bread or scone first
     ("scones jam and cream", "UK", r"(?i)^scones?\b"),
+    # sugar taken in a hot drink: the hot drink, not sweetened iced tea
+    ("tea with sugar", "US", r"(?i)^(beverages, )?tea\b(?!.*iced)"),
+    ("mug of tea 2 sugars", "UK", r"(?i)^(beverages, )?tea\b(?!.*iced)"),
+    ("Tee mit Zucker", "DE", r"(?i)^(beverages, )?te(a|e)\b(?!.*iced)"),
 ])
 def test_a_phrase_of_two_foods_is_its_first_food(full_db, query, region, expected):
     assert re.search(expected, _names(query, region)[0])
@@ -638,6 +642,8 @@ def test_a_phrase_of_two_foods_is_its_first_food(full_db, query, region, expecte
     assert search.main_food(search.words("peanut butter and jelly sandwich"))[1] == "sandwich"
     assert search.main_food(search.words("cheese on toast")) == (["cheese"], "cheese")  # a dish
     assert search.main_food(search.words("peanut butter and jelly"))[1] == "butter"  # spreads alone
+    assert search.with_sugars_taken("tea milk 2 sugars") == "tea milk with 2 sugars"
+    assert search.with_sugars_taken("brown sugar") == "brown sugar"
 
 
 def test_a_dish_made_with_a_food_ranks_below_the_food(full_db):
