@@ -116,7 +116,7 @@ def readings(words: list[str], region: str | None) -> list[tuple[list[str], floa
     index = 0
     while index < len(words):
         for size in range(min(MAX_TERM_WORDS, len(words) - index), 0, -1):
-            found = _meaning(tuple(words[index:index + size]), region)
+            found = _meaning_or_singulars(tuple(words[index:index + size]), region)
             if found is not None:
                 rewritten.extend(found.means)
                 regional = regional or found.region is not None
@@ -145,6 +145,16 @@ def head(word: str, region: str | None) -> tuple[str, ...]:
     "rolls, hard", SR28's 'Rolls, hard'); empty where the meaning names no kind."""
     found = _meaning((word,), region)
     return found.head if found is not None else ()
+
+
+def _meaning_or_singulars(term: tuple[str, ...], region: str | None) -> Synonym | None:
+    """The row for ``term``, else for it with its last word in the singular ("strawberry
+    yoghurts" reads the term "yoghurt")."""
+    found = _meaning(term, region)
+    one = search.singular(term[-1])
+    if found is None and one is not None:
+        found = _meaning((*term[:-1], one), region)
+    return found
 
 
 def _meaning(term: tuple[str, ...], region: str | None) -> Synonym | None:

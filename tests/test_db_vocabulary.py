@@ -43,6 +43,9 @@ def test_the_searchers_region_decides_which_reading_comes_first():
         (["wholemeal", "toast"], 0.0), (["whole", "wheat", "toast"], 0.0)]
     # The longest term wins: "beef mince" is ground beef, not "beef ground beef".
     assert vocabulary.readings(["beef", "mince"], None)[1] == (["ground", "beef"], 0.0)
+    # A term is read in the plural too: "yoghurts" are yoghurt, the catalog's yogurt.
+    assert vocabulary.readings(["strawberry", "yoghurts"], "UK")[1] == (
+        ["strawberry", "yogurt"], 0.0)
 
 
 @pytest.mark.parametrize("words, kept, diet", [
