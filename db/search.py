@@ -1820,12 +1820,29 @@ def tier(item: Candidate) -> int:
 def rank(query: Query, candidates: Iterable[Candidate],
          limit: int) -> list[tuple[Candidate, float]]:
     """The best ``limit`` candidates for the query with their scores, best first: by tier,
-    then score (ties: shorter name first, then alphabetical), each food once (``dedupe``). A
-    diet query gets no sugared food: none rather than the wrong one."""
+    then score (ties: ``_tie_break``, then the shorter name, then alphabetical), each food
+    once (``dedupe``). A diet query gets no sugared food: none rather than the wrong one."""
     scored = [(c, total(query, c)) for c in candidates
               if not (query.diet and sugared(c, query.no_added_sugar))]
-    scored.sort(key=lambda pair: (-tier(pair[0]), -pair[1], len(pair[0].food), pair[0].food))
+    scored.sort(key=lambda pair: (-tier(pair[0]), -pair[1], *_tie_break(query, pair[0]),
+                                  len(pair[0].food), pair[0].food))
     return dedupe(scored)[:limit]
+
+
+def _tie_break(query: Query, item: Candidate) -> tuple[bool, int]:
+    """Of two foods as good: the one that names the query's main food ("garlic naan" is
+    "Bread, naan" before "Garlic, cooked"), then the one whose name without its generic parts
+    (``_plain``) adds fewer words to the query's ("cilantro lime rice" is "Rice, cooked, NFS"
+    before "Fried rice")."""
+    names_main = not query.heads.isdisjoint(_forms(item.name_words))
+    asked = query.asked | {singular(w) or w for w in query.asked}
+    added = min((sum(1 for w in phrase.split()
+                     if w not in asked and w not in STOPWORDS and w not in _SAYS_COOKED)
+                 for phrase in _plain(item)[0]), default=0)
+    return not names_main, added
+
+
+_SAYS_COOKED = frozenset({"cooked", "gekocht", "zubereitet"})
 
 
 def same_food_key(name: str, values: Sequence[float | None]) -> tuple | None:

@@ -646,6 +646,11 @@ def test_a_phrase_of_two_foods_is_its_first_food(full_db, query, region, expecte
     assert search.with_sugars_taken("brown sugar") == "brown sugar"
 
 
+def test_of_two_foods_as_good_the_main_food_and_the_plainer_name_come_first(full_db):
+    assert _names("garlic naan", "US")[0] == "Bread, naan"  # not "Garlic, cooked"
+    assert _names("cilantro lime rice", "US")[0] == "Rice, cooked, NFS"  # not "Fried rice"
+
+
 def test_a_dish_made_with_a_food_ranks_below_the_food(full_db):
     assert _names("Camembert", "DE")[0].startswith("Camembert")  # not "Crêpes mit Camembert"
     assert _names("tinned tomatoes", "UK")[0].startswith("Tomatoes")  # not baked beans
