@@ -404,6 +404,18 @@ def test_an_unknown_short_word_is_not_corrected_into_another_food(full_db, query
     ("carne asada tacos", "US", r"^Taco, meat"), ("dodo and eggs", "UK", r"^Plantain, ripe, fried"),
     ("pounded yam", "UK", r"^Fu-fu, yam"), ("boxty", "UK", r"^Potato cakes"),
     ("bhindi bhaji", "UK", r"^Bhaji, okra"),
+    # UK bakes and sides, US brands and dishes the tables name otherwise (a fairy cake is a
+    # cupcake, a vanilla slice a custard-filled puff pastry, udon a Japanese wheat noodle)
+    ("fairy cakes", "UK", r"^Cupcake"), ("banana loaf", "UK", r"^Banana bread"),
+    ("jacket sweet potato", "UK", r"^Sweet potato, baked"),
+    ("greggs vanilla slice", "UK", r"^Pastry, puff, custard"),
+    ("apple turnover", "UK", r"^Turnover, fruit"), ("keema curry", "UK", r"^Kheema"),
+    ("crunchy nut", "UK", r"^Breakfast cereal, cornflakes, crunchy"),
+    ("crunchy nut butter", "UK", r"(?i)nut butter"),
+    ("fig newtons", "US", r"(?i)fig bar"), ("nutter butter", "US", r"^Cookie, peanut butter sandwich"),
+    ("udon", "US", r"^Noodles, japanese"), ("hot sauce", "US", r"^Hot pepper sauce"),
+    ("veggie frittata", "US", r"^Egg omelet or scrambled egg, with vegetables"),
+    ("cilantro lime rice", "US", r"^Rice, white, cooked"),
 ])
 def test_brands_and_regional_words_find_their_generic_row(full_db, query, region, expected):
     assert re.search(expected, _first(query, region)), service.search(query, limit=3, region=region)
