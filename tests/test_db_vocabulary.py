@@ -304,6 +304,14 @@ def _first(query: str, region: str | None) -> str:
     ("Nackensteak vom Grill", "DE", r"^Schwein, Hals, Steak, gebraten"),
     ("Stulle mit Wurst", "DE", r"^Sandwich \(Ruchbrot\) mit Aufschnitt"),
     ("Schokoriegel", "DE", r"^Mars bar"), ("Dextrose Pulver", "DE", r"^Traubenzucker$"),
+    # a Nudelauflauf is the Swiss pasta bake, not a meat casserole; a Bretzel the soft lye one,
+    # not the dry snack; "ein Korn" the grain spirit (Duden); Most the Obstwein of the south;
+    # Graubrot a Mischbrot (the Swiss Ruchbrot nearest); a Körnerbrötchen a multigrain roll
+    ("Nudelauflauf", "DE", r"^Teigwarenauflauf"),
+    ("Bretzel", "DE", r"^Laugenbrötli$"),
+    ("ein Korn", "DE", r"^Branntwein aus Getreide"), ("Most", "DE", r"^Apfelwein"),
+    ("Graubrot", "DE", r"^Ruchbrot$"), ("Körnerbrötchen", "DE", r"^Roll, multigrain"),
+    ("Tilsiter Käse", "DE", r"^Tilsiter"),
 ])
 def test_regional_brand_and_compound_words_find_their_food(full_db, query, region, expected):
     assert re.search(expected, _first(query, region)), service.search(query, limit=3, region=region)
