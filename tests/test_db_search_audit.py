@@ -10079,6 +10079,28 @@ AUDIT = [
     # # fourteenth session: of two foods as good, the plainer name first
     ('US', 'brocolli florets', '(?i)^broccoli(?!.*(soup|salad|cheese sauce|casserole|raab|chinese))'),
     ('US', 'boiled crawfish tails', '(?i)^(?!.*fried).*(crayfish|crawfish)'),
+    # # fourteenth session: vocabulary rows (fig newtons, nutter butter, udon, crunchy nut, oatibix, Nudelauflauf, Graubrot, Most, Korn, ...)
+    ('US', 'udon', '(?i)udon|noodles?, japanese|wheat noodle'),
+    ('US', 'fig newtons', '(?i)fig (newton|bar)|cookies?, fig'),
+    ('US', 'nutter butter', '(?i)nutter butter|peanut butter.*(sandwich|cookie)'),
+    ('DE', 'Rosinenbrötchen', '(?i)rosinen|weinbeer|raisin|sultan'),
+    ('DE', 'Graubrot', '(?i)graubrot|mischbrot|ruchbrot|halbwei(ß|ss)brot|roggenmisch'),
+    ('DE', 'Nudelauflauf', '(?i)nudelauflauf|teigwaren.*auflauf|pasta.*(bake|casserole)|lasagne|gratin'),
+    ('UK', 'crunchy nut', '(?i)crunchy nut|corn ?flakes.*(honey|nut)|honey nut'),
+    ('DE', 'Tilsiter Käse', '(?i)tilsiter'),
+    ('DE', 'Most', '(?i)\\bmost\\b|apfelwein|cider|saft'),
+    ('UK', 'oatibix', '(?i)oatibix|weetabix|wheat biscuits'),
+    ('UK', 'apple turnover', '(?i)turnover'),
+    ('US', 'hot sauce', '(?i)hot sauce|sauce, hot|pepper sauce|sauce, (ready-to-serve, )?pepper|tabasco|sriracha'),
+    ('UK', 'keema curry', '(?i)kh?eema|mince.*curry|curry.*mince'),
+    ('US', 'hotsauce', '(?i)hot sauce|sauce, hot|pepper sauce|sauce, (ready-to-serve, )?pepper|tabasco|sriracha'),
+    ('US', 'oatmeal with raisins', '(?i)^(?!.*(babyfood|cookie|bar\\b|bread|muffin|dry\\b|flour|crisp|cake)).*(^oatmeal|^cereals?, oats?\\b.*(cooked|prepared|regular|instant)|^porridge|haferbrei)'),
+    ('DE', 'ayran', '(?i)ayran|yogh?urt drink|joghurtgetr|^(milk, )?buttermilk(?!.*dried)|buttermilch|\\blassi\\b'),
+    ('DE', 'leberkässemel', '(?i)leberk(ä|ae)s|fleischk(ä|ae)s'),
+    ('UK', 'bowl of crunchy nut', '(?i)corn ?flakes.*(honey|nut)|crunchy nut|honey nut'),
+    ('DE', 'Korn', '(?i)^(?!.*(liqueur|sour|cream|mix|cocktail|and|with))(.*distilled, (all|gin|rum|vodka|whiskey)|spirits, 40|spirituosen|branntwein aus getreide|vodka|gin$|whiskey$|rum$|korn)'),
+    # # fourteenth session: a Körnerbrötchen is a multigrain roll (rule widened)
+    ('DE', 'Körnerbrötchen', '(?i)k(ö|oe)rner|mehrkorn|vollkorn.*br(ö|oe)t|brötchen|brötli|^roll, multigrain'),
 ]
 
 # Diet queries: the first hit has at most search.SUGARED_G sugar per 100 g; a dairy query (a
@@ -14880,6 +14902,11 @@ PORTIONS = [
     # # fourteenth session: of two foods as good, the plainer name first
     ('DE', 'cervelat am 1. august', 100, 'a Swiss Cervelat ~ 100 g each (pair 200 g)'),
     ('US', 'brocoli florets', 156, 'SR28 11091 Broccoli, cooked, boiled, drained: 1 cup chopped 156 g'),
+    # # fourteenth session: vocabulary rows
+    ('DE', 'Ayran trinken', 250, 'Ayran-Becher 250 ml'),
+    ('DE', 'Bretzeln', 80, 'eine Laugenbrezel 70-90 g'),
+    ('UK', 'keema curry', 250, 'FSA takeaway curry portion ~ 250-350 g'),
+    ('DE', 'eine halbe bretzel', 45, 'Laugenbrezel about 80-90 g (Bäckerei standard); half about 45 g'),
 ]
 
 # Queries for a food no table holds (the third round's rule, and the pattern of the food's own
@@ -15585,19 +15612,14 @@ NO_TABLE_HOLDS = [
 # audit's): kept here, and checked to be still wrong, so a fix that answers one fails the run
 # until it moves to AUDIT, DIET or HYPO.
 STILL_MISSED = [
-    ("US", 'udon', r"(?i)udon|noodles?, japanese|wheat noodle"),
     ("US", 'avocado toast', r"(?i)avocado.*toast|toast.*avocado"),
     ("US", 'pastrami sandwich', r"(?i)pastrami.*sandwich|sandwich.*pastrami"),
-    ("US", 'fig newtons', r"(?i)fig (newton|bar)|cookies?, fig"),
-    ("US", 'nutter butter', r"(?i)nutter butter|peanut butter.*(sandwich|cookie)"),
     ("US", 'chai latte', r"(?i)chai"),
     ("UK", 'fruit pot', r"(?i)fruit (salad|cocktail|pot)|mixed fruit"),
     ("UK", 'syrup sponge', r"(?i)sponge pudding|syrup sponge"),
     ("UK", 'crispy chilli beef', r"(?i)chilli beef|beef.*chilli|crispy beef"),
     ("UK", 'cheese and onion pasty', r"(?i)cheese and onion|pasty"),
     ("UK", 'custard slice', r"(?i)custard slice|vanilla slice|custard tart|mille"),
-    ("DE", 'Körnerbrötchen', r"(?i)k(ö|oe)rner|mehrkorn|vollkorn.*br(ö|oe)t|brötchen|brötli"),
-    ("DE", 'Rosinenbrötchen', r"(?i)rosinen|weinbeer|raisin|sultan"),
     ("DE", 'Käsesahnetorte', r"(?i)k(ä|ae)se.*torte|k(ä|ae)sekuchen|cheesecake|sahnetorte"),
     ("US", 'diet mountain dew', r"(?i)(soda|soft drink|carbonated|citrus|lemon-lime).*(diet|low calorie|zero|sugar.free)"),
     ("UK", 'no added sugar baked beans', r"(?i)baked beans.*(reduced sugar|no added sugar|reduced salt and sugar|low sugar)"),
@@ -15612,8 +15634,6 @@ STILL_MISSED = [
     ('US', 'vegetable fried rice', r'(?i)fried rice'),
     ('UK', 'egg and cress sandwich', r'(?i)egg(?! white).*sandwich|sandwich.*egg(?! white)'),
     ('UK', 'cheese and ham toastie', r'(?i)toastie|ham.*cheese.*sandwich|cheese.*ham.*sandwich|sandwich.*(cheese|ham)'),
-    ('DE', 'Graubrot', r'(?i)graubrot|mischbrot|ruchbrot|halbwei(ß|ss)brot|roggenmisch'),
-    ('DE', 'Nudelauflauf', r'(?i)nudelauflauf|teigwaren.*auflauf|pasta.*(bake|casserole)|lasagne|gratin'),
     ('DE', 'Leberwurstbrot', r'(?i)leberwurst|liver sausage|liverwurst'),
     ('US', 'crystal light', r'(?i)crystal light|(drink|beverage).*(low calorie|sugar.free|diet)'),
     ('US', 'sugar free chocolate', r'(?i)(?<!non )chocolate.*(sugar.free|no sugar)'),
@@ -15630,13 +15650,10 @@ STILL_MISSED = [
     ('UK', 'cheesy chips', r'(?i)chips.*cheese|cheese.*chips|chips'),
     ('UK', 'soda farl', r'(?i)soda (farl|bread)|bread, soda'),
     ('UK', 'pink wafers', r'(?i)^(?!.*ice cream wafers).*wafer'),
-    ('UK', 'crunchy nut', r'(?i)crunchy nut|corn ?flakes.*(honey|nut)|honey nut'),
     ('UK', 'paneer tikka', r'(?i)paneer'),
     ('UK', 'mushroom rice', r'(?i)^(?!nut).*(mushroom.*rice|rice.*mushroom|pilau)'),
     ('UK', 'salt and pepper chicken', r'(?i)chicken'),
-    ('DE', 'Tilsiter Käse', r'(?i)tilsiter'),
     ('DE', 'Eierlikör', r'(?i)eierlik(ö|oe)r|egg liqueur|advocaat|eggnog'),
-    ('DE', 'Most', r'(?i)\bmost\b|apfelwein|cider|saft'),
     ('DE', 'Diät Marmelade', r'(?i)(konfit(ü|ue)re|marmelade|jam).*(di(ä|ae)t|light|zuckerfrei|reduziert|reduced|low sugar|low calorie|diet)'),
     # eighth round
     ('US', 'tapioca', '(?i)tapioca pudding|pudding, tapioca|puddings, tapioca'),
@@ -15709,7 +15726,6 @@ STILL_MISSED = [
     ('US', 'roast chicken thigh', '(?i)^(?!.*(skin \\()).*(chicken.*thigh|thigh.*chicken|poulet, (schenkel|cuisse))'),
     ('US', 'macaroniandcheese', '(?i)macaroni.*cheese|mac.*cheese'),
     ('UK', 'sausage bap', '(?i)sausage.*(sandwich|roll|bap|butty|bun)|sandwich.*sausage'),
-    ('UK', 'oatibix', '(?i)oatibix|weetabix|wheat biscuits'),
     ('UK', 'katsu curry', '(?i)^(?!.*(burger|sandwich|salad|wrap|sub\\b|soup|nugget|strips|tenders|patty)).*(katsu|chicken curry|curry.*chicken|chicken.*(breaded|coated))'),
     ('UK', 'meat and potato pie', '(?i)^(?!.*(mince)).*(meat (and|&) potato pie|(meat|beef|steak|mince).*pie|pie.*(meat|beef|steak|mince)|pasty)'),
     ('UK', 'crisp sandwich', '(?i)crisps? sandwich|^(?!.*(multi-grain|multigrain|rice crisps|pita|cereal|apple|crackers|tortilla|corn)).*(^crisps\\b|potato crisps|crisps, potato|potato chips(?!.*(fried in|takeaway|chip shop|homemade|frozen|oven))|chips, potato)'),
@@ -15733,7 +15749,6 @@ STILL_MISSED = [
     # main food alone ranked 8 below the words as typed; both taken back (they lost more
     # everyday queries than they won), so these are missed again
     ('US', 'chicken fried chicken', r'(?i)chicken.*(fried|breaded|country)'),
-    ('UK', 'apple turnover', r'(?i)turnover'),
     ('UK', 'caramel wafer', '(?i)caramel wafer|wafer.*caramel|biscuits?, wafer|^wafers?,'),
     ('DE', 'Reis und Gemüse', '(?i)^reis\\b(?!.*(waffel|kuchen|getränk|mehl|drink))|^rice, (white|cooked|NFS|brown)|^rice with vegetables|^mixed vegetables|^vegetables, mixed|^gem(ü|ue)se\\b'),
     ('US', 'pineapple juice', '(?i)^(?!.*(drink|cocktail|nectar|punch|babyfood)).*(pineapple juice|juice, pineapple|ananassaft)'),
@@ -15800,33 +15815,27 @@ STILL_MISSED = [
     ('US', 'jerky teriyaki', '(?i)jerky'),
     ('US', 'figs', '(?i)^figs?(, raw|, dried|$)'),
     ('US', 'cinnamon raisin bread', '(?i)raisin bread|bread, raisin|cinnamon.?raisin bread'),
-    ('US', 'hot sauce', '(?i)hot sauce|sauce, hot|pepper sauce|sauce, (ready-to-serve, )?pepper|tabasco|sriracha'),
     ('US', 'honey butter chicken biscuit', '(?i)biscuit.*chicken|chicken biscuit'),
     ('UK', 'milky coffee', '(?i)^coffee.*milk|\\blatte\\b|milchkaffee|cappuccino|^beverages, coffee.*milk'),
     ('UK', 'spam fritters', '(?i)^luncheon meat, pork|spam\\b|^luncheon meat(,|$)'),
     ('UK', 'pie and peas', '(?i)^(?!.*spice).*(meat|steak|pork|mince|beef|cottage|shepherd).*\\bpie\\b|^pie, (meat|beef|pork|steak)|mushy peas|peas, mushy|^peas, (green|processed|marrowfat)'),
-    ('UK', 'keema curry', '(?i)kh?eema|mince.*curry|curry.*mince'),
     ('UK', 'chip shop sausage', '(?i)sausage.*batter|battered sausage|saveloy|^sausages?, pork|^pork sausage'),
     ('UK', 'halloumi fries', '(?i)halloumi'),
-    ('US', 'hotsauce', '(?i)hot sauce|sauce, hot|pepper sauce|sauce, (ready-to-serve, )?pepper|tabasco|sriracha'),
     ('UK', 'rice and peas', '(?i)rice and peas|^rice(,|$)|^rice, (white|brown|long|basmati)|^peas(?!, edible)(,|$)'),
     ('DE', 'bockwurst mit brötchen', '(?i)^bockwurst|^frankfurter|^wiener|wienerli|w(ü|u)rstchen|^br(ö|o)tchen|bread roll|^rolls?, '),
     ('UK', 'fish and mushy peas', '(?i)mushy peas|peas, mushy|^(cod|haddock|plaice|hake|pollock)\\b.*(batter|fried)|^fish, (cod|haddock|pollock).*(batter|fried|breaded)|fish.*in batter'),
     ('UK', 'gammon and pineapple', '(?i)gammon|^pineapple(?!.*juice)'),
     # seventeenth round, hypo: sugar-snap peas boiled in water hold both words
     # nineteenth round (eighth session)
-    ('US', 'oatmeal with raisins', '(?i)^(?!.*(babyfood|cookie|bar\\b|bread|muffin|dry\\b|flour|crisp|cake)).*(^oatmeal|^cereals?, oats?\\b.*(cooked|prepared|regular|instant)|^porridge|haferbrei)'),
     ('US', 'buttermilk pancakes', '(?i)^pancakes?(,|$)(?!.*(potato|buckwheat|whole.?wheat|dry mix(, (complete|incomplete))?( \\(includes buttermilk\\))?$|special dietary|cornmeal|chocolate|blueberry|fruit|sweet potato|gluten))'),
     ('US', 'coffee with cream', '(?i)^(?!.*(liqueur|cake|ice|instant, (dry|powder)|powder|substitute|creamer, )).*(^coffee\\b|^kaffee|^caf(é|e) (au lait|cr(è|e)me))'),
     # twentieth round (eighth session)
     ('US', 'fresh rhubarb pie', '(?i)rhubarb pie|pie, rhubarb|rhubarb.*(pie|tart|crumble|crisp)'),
     ('US', 'salted pretzels', '(?i)^(?!babyfood|.*(combos|chocolate|yogurt|filled|coated|soft)).*pretzels?'),
     ('UK', 'walkers ready salted multipack bag', '(?i)^crisps|potato crisps|^snacks, potato chips, plain|^potato chips(?!.*(fine cut|crinkle cut|chip shop|homemade|fast food|fried in|oven))'),
-    ('DE', 'ayran', '(?i)ayran|yogh?urt drink|joghurtgetr|^(milk, )?buttermilk(?!.*dried)|buttermilch|\\blassi\\b'),
     ('DE', 'bärner platte', '(?i)berner platte|sauerkraut|choucroute|speck|rippli|zungenwurst|bauernschüblig|kochspeck'),
     ('US', 'pretzals', '(?i)^(?!babyfood|.*(combos|chocolate|yogurt|filled|coated|soft)).*pretzels?'),
     ('US', 'diry rice', '(?i)dirty rice'),
-    ('DE', 'leberkässemel', '(?i)leberk(ä|ae)s|fleischk(ä|ae)s'),
     ('UK', 'sausages and mash with gravy', '(?i)^(?!.*\\b(raw|unprepared)\\b)(sausage and mash|^sausages?, (pork|beef)|^pork sausage|mashed potato|potato(es)?, mashed|potatoes, old, mashed)'),
     ('UK', 'soft boiled egg with toast soldiers', '(?i)^egg, whole, boiled|^eggs?(?!plant).*(hard.?boiled|hard-cooked|boiled)|hühnerei.*(gekocht|festgekocht)|^eggs?, whole, cooked, hard|^toast|^bread.*toasted|egg and soldiers'),
     ('DE', 'brot mit butter', '(?i)^brot(,|$| \\()|^bread, (white|wheat|brown|whole|rye|mixed)|^butter(,|$)|butterbrot|toastbrot mit butter|^bauernbrot|^ruchbrot|^halbweissbrot'),
@@ -15984,7 +15993,6 @@ STILL_MISSED = [
     ('US', 'jimmy dean sausage links', '(?i)^(pork |turkey |breakfast )?sausages?\\b(?!.*(gravy|pizza|biscuit|muffin|sandwich))|pork sausage'),
     ('US', '80/20 burger patty', '(?i)beef.*ground|ground beef|hamburger patty|beef patty'),
     ('US', 'half and half lemonade iced tea', '(?i)tea.*lemonade|lemonade.*tea'),
-    ('UK', 'bowl of crunchy nut', '(?i)corn ?flakes.*(honey|nut)|crunchy nut|honey nut'),
     ('UK', '4 figner kitkat', '(?i)kit ?kat|chocolate.*wafer|wafer.*chocolate'),
     ('UK', 'sausage sarnie with brown sauce', '(?i)sausage.*(sandwich|roll|bap)|^sausages?\\b(?!.*(gravy|pizza))|pork sausage'),
     ('UK', 'chicken bhuna', '(?i)bhuna'),
@@ -16025,7 +16033,6 @@ STILL_MISSED = [
     ('DE', 'salat mit putenbrust', '(?i)^(?!.*(\\broh\\b|\\braw\\b)).*(truthahn, brust|turkey,? .*breast|turkey breast|salad.*turkey)'),
     # round 40 (thirteenth session, a carb-counting class's yesterday typed by older adults and teenagers, written blind; rules widened where the first hit is the food: 'Beef, pot roast', the curated beef and bean 'Burrito', 'Pork skin rinds', 'Cookie, NFS', CoFID's coated chicken/turkey pieces and its Twix, ALPEN and FAMILIA, the Swiss Cervelat for Bockwurst)
     ('US', 'Ensure', '(?i)ensure(?! plus)'),
-    ('DE', 'Korn', '(?i)^(?!.*(liqueur|sour|cream|mix|cocktail|and|with))(.*distilled, (all|gin|rum|vodka|whiskey)|spirits, 40|spirituosen|branntwein aus getreide|vodka|gin$|whiskey$|rum$|korn)'),
     # round 41 (thirteenth session, a week on a budget with type 2 diabetes: own brands as on a receipt, frozen and tinned foods, value menus, written blind; rules widened where the first hit is the food: canned chili with beans, Campbell's chicken with noodles, FNDDS's beans and rice, a baked potato's flesh and skin, CoFID's mushy peas and brown or wholemeal toast, a cocoa mix made up)
     ('UK', 'warburtons white toastie', '(?i)^(?!.*(fried|fibre|swirl|sandwich|French|ciabatta|Danish)).*(^bread, white|white bread$|^Toastbrot|^Weissbrot)'),
     ('UK', 'greggs vanilla slice', '(?i)vanilla slice|custard slice|mille-?feuille|Cr[èe]meschnitte'),
@@ -16233,7 +16240,6 @@ STILL_SHORT_PORTIONS = [
     ('US', 'sour cream', 30, 'FDA RACC sour cream: 30 g'),
     ('UK', 'skips', 13, 'Skips multipack bag: 13.1 g'),
     ('UK', 'caramel wafer', 26, "Tunnock's Caramel Wafer: 26 g"),
-    ('DE', 'Ayran trinken', 250, 'Ayran-Becher 250 ml'),
     ('DE', 'Weißwürste', 160, 'zwei Weißwürste zu je etwa 80 g'),
     ('DE', 'gebrannte Mandeln', 100, 'Tüte gebrannte Mandeln 100 g'),
     ('DE', 'Bifi', 25, 'BiFi Original: 25 g'),
@@ -16259,7 +16265,6 @@ STILL_SHORT_PORTIONS = [
     ('DE', 'Döner Kebab', 350, "ein Döner im Brot etwa 300-400 g (CoFID 'Doner kebab in pitta bread with salad' 1 kebab about 350 g)"),
     ('DE', 'Pizza Funghi', 400, 'eine Tiefkühl- oder Restaurantpizza 350-450 g (Dr. Oetker Ristorante Funghi 365 g)'),
     ('DE', 'Apfelstrüdel', 150, 'ein Stück Apfelstrudel 120-170 g'),
-    ('DE', 'Bretzeln', 80, 'eine Laugenbrezel 70-90 g'),
     # twelfth round
     ('US', 'a plate of spaghetti', 250, 'FNDDS pasta mixed dishes 1 cup = 210-250 g; RACC mixed dishes measurable with a cup: 1 cup'),
     ('US', 'whole wheat bagel', 105, "FNDDS 51180010 'Bagel': 1 regular = 105 g"),
@@ -16324,7 +16329,6 @@ STILL_SHORT_PORTIONS = [
     ('US', 'jerky teriyaki', 28, 'FDA RACC meat snacks 30 g; 1 oz bag 28 g'),
     ('US', 'hot sauce', 5, 'SR28 TABASCO 1 tsp = 4.7 g; one serving ~ 1 tsp'),
     ('US', 'fried plantains', 118, "SR28 'Plantains, yellow, fried' 1 cup ~ 118 g"),
-    ('UK', 'keema curry', 250, 'FSA takeaway curry portion ~ 250-350 g'),
     ('DE', 'döner mit alles', 400, 'German Döner im Brot ~ 350-450 g'),
     ('DE', 'kinderschokolade', 12.5, 'Kinder Schokolade bar 12.5 g'),
     ('DE', 'gekochte eier', 120, 'two eggs of size M ~ 60 g each without shell; German breakfast portion 1-2 eggs'),
@@ -16344,7 +16348,6 @@ STILL_SHORT_PORTIONS = [
     # twentieth round (eighth session)
     ('UK', 'a bowl of porridge oats', 200, 'FSA Food Portion Sizes porridge about 160-250 g as eaten; one bowl about 200 g'),
     ('DE', '2 frankfurter würstchen', 100, 'Frankfurter Würstchen about 50 g each (typical 250 g pack of 5); two about 100 g'),
-    ('DE', 'eine halbe bretzel', 45, 'Laugenbrezel about 80-90 g (Bäckerei standard); half about 45 g'),
     ('US', 'asian pear', 122, "SR28 'Pears, asian, raw' 1 fruit (2-1/4 in high x 2-1/2 in dia) = 122 g"),
     ('US', 'dirty rice', 198, "FNDDS 'Dirty rice' 1 cup = 198 g (quantity not specified 148 g)"),
     ('US', 'potato knish from katz', 200, "deli potato knish large (Katz's / Yonah Schimmel about 200-250 g); FNDDS 'Knish' 1 item = 60 g is a small one"),
