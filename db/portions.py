@@ -734,6 +734,7 @@ _PART_OF_IT_RE = re.compile(r"^1 (slice|piece|wedge|strip|cube|chunk|spear|flore
 # A serving that is one whole of the food, by its size ("1 medium", "1 fruit without skin").
 _WHOLE_RE = re.compile(r"^1 (small|medium|large|extra large|whole|fruit|item|regular)\b",
                        re.IGNORECASE)
+_WHOLE_ORDER = ("medium", "regular", "whole", "fruit", "item", "small", "large", "extra large")
 
 
 def _one_of_it(servings: Sequence[tuple[str, float, bool]], food: str) -> tuple[str, float] | None:
@@ -747,18 +748,27 @@ def _one_of_it(servings: Sequence[tuple[str, float, bool]], food: str) -> tuple[
               and not _VOLUME_RE.search(default[0]))
     if counts and not _PART_OF_IT_RE.match(default[0]):
         return default
-    head = re.findall(r"[a-z]+", food.lower().split(",")[0])
-    forms = {f for w in head for f in (w, w.rstrip("s"), re.sub(r"(es|s)$", "", w))}
-    for name, grams, _ in servings:
-        counted = _COUNTED_SERVING_RE.match(name.lower())
-        if counted and grams and (counted[2] in forms or counted[2].rstrip("s") in forms):
-            number = int(counted[1])
-            return (name if number == 1 else f"1/{number} of {name}"), grams / number
-    whole = next(((n, g) for n, g, _ in servings if g and _WHOLE_RE.match(n)), None)
-    return whole or (default if counts else None)
+    # the name's first part first ("10 grapes"), then its other words ("1 sandwich" of
+    # "Cookie, chocolate sandwich")
+    for part in (food.lower().split(",")[0], food.lower()):
+        words = re.findall(r"[a-z]+", part)
+        forms = {f for w in words for f in (w, w.rstrip("s"), re.sub(r"(es|s)$", "", w))}
+        for name, grams, _ in servings:
+            counted = _COUNTED_SERVING_RE.match(name.lower())
+            if counted and grams and (counted[2] in forms or counted[2].rstrip("s") in forms):
+                number = _fraction(counted[1])
+                shown = (name if number == 1 else f"1/{number:g} of {name}" if number > 1
+                         # "0.5 breast, bone and skin removed": one is twice it
+                         else f"1 {counted[2]} ({1 / number:g} × {name})")
+                return shown, grams / number
+    # one of a size: the medium one before the others, a large one last (FNDDS's "1 large
+    # sandwich" cookie is three times its "1 sandwich")
+    wholes = [(n, g) for n, g, _ in servings if g and _WHOLE_RE.match(n)]
+    wholes.sort(key=lambda serving: _WHOLE_ORDER.index(_WHOLE_RE.match(serving[0])[1].lower()))
+    return next(iter(wholes), None) or (default if counts else None)
 
 
-_COUNTED_SERVING_RE = re.compile(r"^(\d+) ([a-z]+)\b")
+_COUNTED_SERVING_RE = re.compile(r"^(\d+(?:\.\d+)?|\d+/\d+) ([a-z]+)\b")
 
 
 def _fraction(text: str) -> float:

@@ -110,6 +110,17 @@ def test_an_amount_no_serving_has_is_that_many_servings_or_grams():
     assert portions.measured_amount(potato, ("3", "*", "small"), small) == (390.0, "3 × 1 small")
     whole = [("1 potato", 136.0, True)]
     assert portions.measured_amount(whole, ("3", "*", "small"), None) == (408.0, "3 × 1 potato")
+    # a count of one of it: a serving that counts the food by any word of its name, a half
+    # one doubled, else its medium size before its large one
+    oreo = [("1 large sandwich", 36.0, False), ("1 sandwich", 14.0, False),
+            ("Quantity not specified", 42.0, True)]
+    assert portions.measured_amount(oreo, ("2", "*"), None, "Cookie, chocolate sandwich") == (
+        28.0, "2 × 1 sandwich")
+    breast = [("0.5 breast, bone and skin removed", 86.0, True), ("1 cup, diced", 140.0, False)]
+    assert portions.measured_amount(breast, ("2", "*"), None, "Chicken, breast, roasted") == (
+        344.0, "2 × 1 breast (2 × 0.5 breast, bone and skin removed)")
+    sizes = [("1 large", 50.0, False), ("1 medium", 30.0, False), ("1 cup", 90.0, True)]
+    assert portions.measured_amount(sizes, ("3", "*"), None, "Cookie, NFS") == (90.0, "3 × 1 medium")
 
 
 def test_a_volume_no_serving_has_is_weighed_at_the_food_s_own_density():
