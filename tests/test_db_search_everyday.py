@@ -42,7 +42,7 @@ EVERYDAY = [
     ('popcorn', None, r'^Snacks, popcorn, (air-popped|oil-popped|microwave)|^Popcorn, (ready-to-eat, plain|NFS$)'),
     ('ham sandwich', None, r'[Hh]am sandwich|submarine sandwich, ham on'),
     ('sweet potato fries', None, r'^Sweet Potatoes, french fried, frozen as packaged|^Sweet potato fries'),
-    ('apfelkuchen', 'DE', r'^Apple pie|^Pie, apple'),
+    ('apfelkuchen', 'DE', r'^Apfelkuchen, gebacken|^Apple pie|^Pie, apple'),
     ('cornflakes', None, r'Corn Flakes$|cornflakes'),
     ('soy milk', None, r'^Soymilk, original|^Soymilk \\(all flavors\\)|^SILK Plain|^Soy milk, unsweetened'),
     ('jelly beans', None, r'^Candies, jellybeans'),
