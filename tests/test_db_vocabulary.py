@@ -257,6 +257,15 @@ def _first(query: str, region: str | None) -> str:
     ("petits filous", "UK", r"^Fromage frais"), ("pain au chocolat", "UK", r"^Croissant, chocolate"),
     ("blackcurrant cordial", "UK", r"^Blackcurrant juice drink/squash, diluted"),
     ("tunnock's teacake", "UK", r"marshmallow"),
+    # a typo of a brand, a brand of clementines, a Cadbury bar, a Scottish soda: their own rows
+    ("cherrios", "US", r"CHEERIOS"), ("cuties", "US", r"^Clementines?, raw"),
+    ("craisins", "US", r"^Cranberries, dried, sweetened"), ("nilla wafers", "US", r"vanilla wafer"),
+    ("pringles", "US", r"made from dried potatoes, plain"), ("twizzlers", "US", r"Twists"),
+    ("birthday cake", "US", r"^Cake or cupcake, .* icing"), ("yoplait", "US", r"^Yogurt.*fruit"),
+    ("sausage sarnie", "UK", r"(?i)^(?!.*biscuit).*sausage sandwich"),
+    ("irn bru", "UK", r"^Soft drink, fruit flavored, caffeine containing$"),
+    ("diary milk", "UK", r"^Chocolate, milk"), ("caramel wafer", "UK", r"^Chocolate covered wafer"),
+    ("milky coffee", "UK", r"(?i)^coffee.*milk"), ("belvita biscuits", "UK", r"breakfast biscuit"),
     # German, Austrian and Swiss words (Duden)
     ("Pils", "DE", r"(?i)beer|lager"), ("Obers", "DE", r"^Rahm"), ("Nidle", "DE", r"^Rahm"),
     ("Melanzani", "DE", r"^Aubergine"), ("Ribisel", "DE", r"^Johannisbeere"),
