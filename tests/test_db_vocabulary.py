@@ -321,6 +321,16 @@ def _first(query: str, region: str | None) -> str:
     ("ein Korn", "DE", r"^Branntwein aus Getreide"), ("Most", "DE", r"^Apfelwein"),
     ("Graubrot", "DE", r"^Ruchbrot$"), ("Körnerbrötchen", "DE", r"^Roll, multigrain"),
     ("Tilsiter Käse", "DE", r"^Tilsiter"),
+    # Spekulatius (misspelt too) the spiced biscuit nearest; Manner Schnitten cream wafers;
+    # salted Erdnüsse peanuts, not almonds; a Holundersirup mit Wasser the diluted syrup, not
+    # a water ice; a Joghurt mit Früchten a fruit yogurt; a Hühnersuppe mit Nudeln one with them
+    ("Spekulatious", "DE", r"(?i)gingersnaps"),
+    ("Manner Schnitten", "DE", r"^Cookies, sugar wafers with creme filling"),
+    ("Milchschnitte", "DE", r"^Cake, snack cakes, creme-filled, sponge"),
+    ("Erdnüsse gesalzen", "DE", r"^Peanuts, .*salted"),
+    ("Holundersirup mit Wasser", "DE", r"^Sirup zubereitet"),
+    ("Jogurt mit Früchten", "DE", r"^Yogurt, .*fruit"),
+    ("Hühnersuppe mit Nudeln", "DE", r"^Soup, chicken noodle"),
 ])
 def test_regional_brand_and_compound_words_find_their_food(full_db, query, region, expected):
     assert re.search(expected, _first(query, region)), service.search(query, limit=3, region=region)
