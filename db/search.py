@@ -225,6 +225,9 @@ OTHER_FOOD_FIRST_WORDS = frozenset({"frozen"})
 # "Tea, iced, ..., pre-sweetened with sugar" ("ice tea", "iced latte", "Eistee" ask for it; an
 # iced bun is a bun with icing).
 ICED_WORDS = frozenset({"iced", "ice"})
+# FNDDS's "from school lunch" rows ("Pizza, with pepperoni, from school lunch, medium crust")
+# are a school's recipe: another food for a query that does not say school.
+SCHOOL_LUNCH_PENALTY = 1.0
 _ICED_DRINK_RE = re.compile(r"\biced\b.*\b(tea|coffee|latte|mocha|cappuccino|drink)\b|"
                             r"\b(tea|coffee|latte|mocha|cappuccino|drink)\b.*\biced\b")
 # Likewise a first word that names another plant: a sweet potato is no potato ("baked potato").
@@ -433,7 +436,7 @@ MEASURE_SERVINGS = {
     "tbsp": ("tablespoon", "tbsp"), "tbs": ("tablespoon", "tbsp"), "el": ("tablespoon", "tbsp"),
     "essloffel": ("tablespoon", "tbsp"), "teaspoon": ("teaspoon", "tsp"),
     "teaspoons": ("teaspoon", "tsp"), "tsp": ("teaspoon", "tsp"), "tl": ("teaspoon", "tsp"),
-    "teeloffel": ("teaspoon", "tsp"), "slice": ("slice",), "slices": ("slice",),
+    "teeloffel": ("teaspoon", "tsp"), "slice": ("slice", "piece"), "slices": ("slice", "piece"),
     # a spoonful as a person heaps it: a tablespoon's worth (Collins: the amount a spoon holds)
     "spoonful": ("tablespoon", "tbsp"), "spoonfuls": ("tablespoon", "tbsp"),
     "strip": ("strip", "slice"), "strips": ("strip", "slice"),  # bacon by the strip or slice
@@ -1608,6 +1611,8 @@ def form_adjustment(query: Query, item: Candidate) -> float:
     if (query.asked.isdisjoint(ICED_WORDS) and not query.diet  # the US South's "unsweet tea" is iced
             and _ICED_DRINK_RE.search(_key(item.food))):
         value -= FLAVOUR_PENALTY
+    if "school" in item.name_words and "school" not in query.asked:
+        value -= SCHOOL_LUNCH_PENALTY  # a school's own recipe, not what "pepperoni pizza" is
     if item.name_words[:1] and item.name_words[0] in OTHER_FOOD_FIRST_WORDS - query.asked:
         value -= FLAVOUR_PENALTY
     if (tuple(item.name_words[:2]) in OTHER_FOOD_FIRST_PAIRS
@@ -1832,7 +1837,7 @@ def rank(query: Query, candidates: Iterable[Candidate],
 def _tie_break(query: Query, item: Candidate) -> tuple[bool, int]:
     """Of two foods as good: the one that names the query's main food ("garlic naan" is
     "Bread, naan" before "Garlic, cooked"), then the one whose name without its generic parts
-    (``_plain``) adds fewer words to the query's ("cilantro lime rice" is "Rice, cooked, NFS"
+    (``_plain``) adds fewer words to the query's ("garlic rice" is "Rice, cooked, NFS"
     before "Fried rice")."""
     names_main = not query.heads.isdisjoint(_forms(item.name_words))
     asked = query.asked | {singular(w) or w for w in query.asked}

@@ -3588,7 +3588,7 @@ AUDIT = [
     ('US', 'fruit cocktail', '(?i)fruit cocktail|fruit salad|fruit, mixed'),
     ('US', 'mandarin oranges canned', '(?i)mandarin|tangerine|clementine'),
     ('US', 'peaches in syrup', '(?i)^(?!.*(pie|cobbler|nectar|juice|babyfood|baby|dried)).*(^peach(es)?\\b|^pfirsich)'),
-    ('US', '2 slices of pepperoni pizza', '(?i)^pizza, with pepperoni|^(?!.*(topping|sauce|burger|rolls|seasoning|crust\\b|dough|bagel|cracker|snack|pocket|dessert|breakfast|unprepared|bites|mascarpone|fruit pizza|breadstick|eggo)).*pizza'),
+    ('US', '2 slices of pepperoni pizza', '(?i)^pizza,? with pepperoni|^(?!.*(topping|sauce|burger|rolls|seasoning|crust\\b|dough|bagel|cracker|snack|pocket|dessert|breakfast|unprepared|bites|mascarpone|fruit pizza|breadstick|eggo)).*pizza'),
     ('US', 'a slice of cheesecake', '(?i)cheesecake|käsekuchen|cheese ?cake'),
     ('US', '12 oz coke', '(?i)^(?!.*(diet|zero|light|sugar.?free|low calorie|sweetener|süssstoff|edulcor|édulcor|reduced sugar|calimocho|brandy|rum\\b|whisk|cookie|powerade|gatorade|dasani|hi-c|zevia|vitamin|energy|minute maid|fanta|sprite|chocolate flavored|water|aquafina)).*(\\bcola\\b|coca-cola|\\bcoke\\b|pepsi|colagetränk)'),
     ('US', '2 chocolate chip cookies', '(?i)^(?!.*(pop-tarts|mix\\b|dough|marshmallow)).*(cookie.*chocolate chip|chocolate chip.*cookie)'),
@@ -14919,6 +14919,9 @@ PORTIONS = [
     ('DE', 'eine halbe bretzel', 45, 'Laugenbrezel about 80-90 g (Bäckerei standard); half about 45 g'),
     # # fourteenth session: vocabulary rows of the snack round
     ('UK', 'caramel wafer', 26, "Tunnock's Caramel Wafer: 26 g"),
+    # # fourteenth session: a slice of pizza is FNDDS's piece
+    ('US', 'ate 3 slices of pepperoni pizza at the party', 321, 'FNDDS pizza, pepperoni: 1 slice (1/8 of 14" pizza) about 107 g; 3 slices'),
+    ('US', '3 slices of pepperoni pizza', 333, 'FNDDS pizza with pepperoni, 1 slice (1/8 of 14") ~ 111 g; three = 333 g'),
 ]
 
 # Queries for a food no table holds (the third round's rule, and the pattern of the food's own
@@ -16363,7 +16366,6 @@ STILL_SHORT_PORTIONS = [
     ('DE', 'dürüm mit hähnchen', 400, 'Dürüm wrap about 350-450 g'),
     ('DE', 'kaiserschmarren mit zwetschkenröster', 300, 'Kaiserschmarrn Hauptportion about 250-350 g'),
     # twenty-first round (eighth session)
-    ('US', 'ate 3 slices of pepperoni pizza at the party', 321, 'FNDDS pizza, pepperoni: 1 slice (1/8 of 14" pizza) about 107 g; 3 slices'),
     ('US', 'glass of lowfat chocolate milk', 250, 'SR28 chocolate milk lowfat: 1 cup = 250 g'),
     ('US', 'avacado', 136, 'SR28 avocados, raw, California: 1 fruit without skin and seed = 136 g'),
     ('UK', 'jacket potato with beans and cheese', 350, 'FSA portion sizes: jacket potato 180-250 g plus beans and cheese'),
@@ -16371,7 +16373,6 @@ STILL_SHORT_PORTIONS = [
     ('DE', 'ein stück wiener apfelstrudel', 150, 'Apfelstrudel portion about 150 g'),
     ('DE', 'zwei buttergipfeli zum zmorge', 45, 'Swiss Buttergipfeli about 40-50 g'),
     # twenty-second round (eighth session)
-    ('US', '3 slices of pepperoni pizza', 333, 'FNDDS pizza with pepperoni, 1 slice (1/8 of 14") ~ 111 g; three = 333 g'),
     ('US', 'pho bo from the pho shop', 700, "FNDDS 'Soup, pho, with meat' 1 bowl ~ 3 cups ~ 700 g (restaurant bowl)"),
     ('US', 'buttermilk pancakes at home', 114, 'FNDDS pancake plain, 3 medium 4" pancakes ~ 114 g (1 medium 38 g)'),
     ('US', 'instant oatmeal maple brown sugar', 234, 'FNDDS oatmeal instant prepared, 1 packet prepared ~ 234 g (1 cup)'),

@@ -648,7 +648,12 @@ def test_a_phrase_of_two_foods_is_its_first_food(full_db, query, region, expecte
 
 def test_of_two_foods_as_good_the_main_food_and_the_plainer_name_come_first(full_db):
     assert _names("garlic naan", "US")[0] == "Bread, naan"  # not "Garlic, cooked"
-    assert _names("cilantro lime rice", "US")[0] == "Rice, cooked, NFS"  # not "Fried rice"
+    assert _names("garlic rice", "US")[0] == "Rice, cooked, NFS"  # not "Fried rice"
+
+
+def test_a_school_lunch_recipe_comes_only_for_school_lunch(full_db):
+    assert "school" not in _names("pepperoni pizza", "US")[0]
+    assert "school lunch" in _names("school lunch pizza", "US")[0]
 
 
 def test_a_dish_made_with_a_food_ranks_below_the_food(full_db):

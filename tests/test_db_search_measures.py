@@ -41,7 +41,7 @@ def test_a_count_is_left_out_where_no_food_has_every_word():
 
 @pytest.mark.parametrize("text, measure", [
     ("tablespoon of sugar", ("tablespoon", "tbsp")), ("2 tsp sugar", ("2", "teaspoon", "tsp")),
-    ("one slice of toast", ("slice",)), ("two slices of toast", ("2", "slice")),
+    ("one slice of toast", ("slice", "piece")), ("two slices of toast", ("2", "slice", "piece")),
     ("zwei Scheiben Brot", ("2", "slice")), ("half a can of coke", ("1/2", "can")),
     ("100ml orange juice", ("100", "ml")), ("100 ml orange juice", ("100", "ml")),
     ("Teller Nudeln", ("plate",)), ("half and half", ()),
@@ -51,7 +51,7 @@ def test_a_count_is_left_out_where_no_food_has_every_word():
     ("4oz steak", ("4", "oz")), ("8 fl oz orange juice", ("237", "ml")),
     ("2 strips of bacon", ("2", "strip", "slice")), ("strip steak", ()),
     ("1/2 cup rice", ("1/2", "cup")), ("2 cups of rice", ("2", "cup")), ("200g pasta", ("200", "g")),
-    ("raw almonds 1 oz", ("1", "oz")), ("pizza 2 slices", ("2", "slice")),
+    ("raw almonds 1 oz", ("1", "oz")), ("pizza 2 slices", ("2", "slice", "piece")),  # a pizza slice is FNDDS's "1 piece"
     # a size, where nothing else says how much, asks for the serving of that size
     ("large banana", ("large",)), ("banane mittelgroß", ("medium",)), ("kleiner Apfel", ("small",)),
     ("fun size snickers", ("fun",)), ("snickers king size", ("king",)),
