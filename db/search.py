@@ -237,7 +237,7 @@ _COMBINATION_RE = re.compile(r"\b(and|with|n)\b|&", re.IGNORECASE)
 COMBINATION_PENALTY = 1.0
 # Stand-ins for the food ("Bacon, meatless").
 SUBSTITUTE_WORDS = frozenset({"meatless", "imitation", "substitute", "vegetarian", "veggie", "vegan",
-                              "analog", "nondairy", "mock"})
+                              "analog", "nondairy", "mock", "tofu", "quorn"})
 SUBSTITUTE_PENALTY = 3.0
 # Odd cuts and offal of a meat, each a part of its name of its own ("Chicken, feet, boiled",
 # "Chicken, skin, casseroled", "Pork, ears", "Turkey, whole, giblets"): below the everyday meat

@@ -10111,6 +10111,8 @@ AUDIT = [
     ('UK', 'tesco meal deal chicken & bacon sarnie', '(?i)^(?!.*(spread|bits|dressing)).*(chicken.*(sandwich|bacon)|sandwich.*chicken|bacon.*sandwich)'),
     ('UK', 'sausage sarnie with brown sauce', '(?i)sausage.*(sandwich|roll|bap)|^sausages?\\b(?!.*(gravy|pizza))|pork sausage'),
     ('DE', 'Jogurt mit Früchten', '(?i)^(?!.*(frozen|babyfood|baby toddler|infant|covered|coating|raisin|\\bbar\\b|smoothie|other than fruit|soya|dressing|drink|parfait|süssstoff|sweetener)).*(yog(h)?o?urt.*fruit|fruit.*yog(h)?o?urt|joghurt.*(erdbeer|früchte|frucht)|joghurt gezuckert)'),
+    # # fourteenth session: a tofu burger is a stand-in, not a burger
+    ('UK', 'burger n chips', '(?i)^(?!.*(relish|rolls?, |bun|sauce|seasoning)).*(hamburger|cheeseburger|^burger)|^chips, |french fries'),
 ]
 
 # Diet queries: the first hit has at most search.SUGARED_G sugar per 100 g; a dairy query (a
@@ -15908,7 +15910,6 @@ STILL_MISSED = [
     ('US', 'cheese omelette', '(?i)^(egg )?omelet(?!.*(meat|ham|bacon|sausage|vegetable|potato|substitute|egg white|ingredient)).*cheese|^omelet(te)?, cheese|eieromelette.*k(ä|ae)se|omelette.*cheese'),
     ('US', 'avocato toast', '(?i)avocado toast|toast.*avocado|^avocados?,'),
     ('UK', 'mug of instant coffee', '(?i)coffee, instant|instant coffee'),
-    ('UK', 'burger n chips', '(?i)^(?!.*(relish|rolls?, |bun|sauce|seasoning)).*(hamburger|cheeseburger|^burger)|^chips, |french fries'),
     ('DE', 'butter brot', '(?i)^brot\\b|^bread, (white|wheat|whole|rye|mixed|brown|multi)|^butter, (salted|unsalted|with salt|without salt)|^butter$'),
     # twenty-sixth round (ninth session)
     ('US', 'crystal light lemonade packet', r'(?i)fruit flavored drink, powdered.*diet|crystal light|sugar.free|low calorie'),

@@ -651,6 +651,11 @@ def test_of_two_foods_as_good_the_main_food_and_the_plainer_name_come_first(full
     assert _names("garlic rice", "US")[0] == "Rice, cooked, NFS"  # not "Fried rice"
 
 
+def test_a_tofu_burger_is_a_stand_in(full_db):
+    assert not _names("burger and chips", "UK")[0].startswith("Tofu")
+    assert _names("tofu burger", "UK")[0].startswith("Tofu burger")
+
+
 def test_a_school_lunch_recipe_comes_only_for_school_lunch(full_db):
     assert "school" not in _names("pepperoni pizza", "US")[0]
     assert "school lunch" in _names("school lunch pizza", "US")[0]
