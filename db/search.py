@@ -225,11 +225,11 @@ OTHER_FOOD_FIRST_WORDS = frozenset({"frozen"})
 # "Tea, iced, ..., pre-sweetened with sugar" ("ice tea", "iced latte", "Eistee" ask for it; an
 # iced bun is a bun with icing).
 ICED_WORDS = frozenset({"iced", "ice"})
+_ICED_DRINK_RE = re.compile(r"\biced\b.*\b(tea|coffee|latte|mocha|cappuccino|drink)\b|"
+                            r"\b(tea|coffee|latte|mocha|cappuccino|drink)\b.*\biced\b")
 # FNDDS's "from school lunch" rows ("Pizza, with pepperoni, from school lunch, medium crust")
 # are a school's recipe: another food for a query that does not say school.
 SCHOOL_LUNCH_PENALTY = 1.0
-_ICED_DRINK_RE = re.compile(r"\biced\b.*\b(tea|coffee|latte|mocha|cappuccino|drink)\b|"
-                            r"\b(tea|coffee|latte|mocha|cappuccino|drink)\b.*\biced\b")
 # Likewise a first word that names another plant: a sweet potato is no potato ("baked potato").
 OTHER_FOOD_FIRST_PAIRS = frozenset({("sweet", "potato"), ("sweet", "potatoes")})
 # Two foods in one ("Shrimp and grits", "Pork and beef sausage"): their first part joins them.
@@ -274,8 +274,9 @@ def without_skin_said(text: str) -> tuple[str, bool]:
 # "tea 2 sugars", "coffee milk one sugar", "Kaffee 2 Stück Zucker": the sugar is taken with the
 # drink, as "with 2 sugars" says (``main_food``), not a food of both words (sweetened iced tea).
 _SUGARS_TAKEN_RE = re.compile(
-    r"(?<!\bwith)(?<!\bmit)(?<!\band)(?<!\bund)\s+((\d+|an?|one|two|three|half|ein|eine|zwei|drei)"
-    r"\s+(st(ü|ue)ck\s+)?(sugars?|sweeteners?|sugar lumps?|sugar cubes?|zucker|s(ü|ue)(ß|ss)stoff))\s*$",
+    r"(?<!\bwith)(?<!\bmit)(?<!\band)(?<!\bund)\s+"
+    r"((\d+|an?|one|two|three|half|ein|eine|zwei|drei)\s+(st(ü|ue)ck\s+)?"
+    r"(sugars?|sweeteners?|sugar lumps?|sugar cubes?|zucker|s(ü|ue)(ß|ss)stoff))\s*$",
     re.IGNORECASE)
 
 
@@ -1608,7 +1609,8 @@ def form_adjustment(query: Query, item: Candidate) -> float:
         value -= DISH_PENALTY
     if not named.isdisjoint(FLAVOUR_WORDS):
         value -= FLAVOUR_PENALTY
-    if (query.asked.isdisjoint(ICED_WORDS) and not query.diet  # the US South's "unsweet tea" is iced
+    # (not for a diet query: the US South's "unsweet tea" is iced)
+    if (query.asked.isdisjoint(ICED_WORDS) and not query.diet
             and _ICED_DRINK_RE.search(_key(item.food))):
         value -= FLAVOUR_PENALTY
     if "school" in item.name_words and "school" not in query.asked:

@@ -116,7 +116,7 @@ def readings(words: list[str], region: str | None) -> list[tuple[list[str], floa
     index = 0
     while index < len(words):
         for size in range(min(MAX_TERM_WORDS, len(words) - index), 0, -1):
-            found = _meaning_or_singulars(tuple(words[index:index + size]), region)
+            found = _meaning_or_singular(tuple(words[index:index + size]), region)
             if found is not None:
                 rewritten.extend(found.means)
                 regional = regional or found.region is not None
@@ -147,7 +147,7 @@ def head(word: str, region: str | None) -> tuple[str, ...]:
     return found.head if found is not None else ()
 
 
-def _meaning_or_singulars(term: tuple[str, ...], region: str | None) -> Synonym | None:
+def _meaning_or_singular(term: tuple[str, ...], region: str | None) -> Synonym | None:
     """The row for ``term``, else for it with its last word in the singular ("strawberry
     yoghurts" reads the term "yoghurt")."""
     found = _meaning(term, region)
