@@ -10434,6 +10434,11 @@ AUDIT = [
     ('DE', 'ein Glas Weißwein', '(?i)^(?!.*(?:cooking|sauce|essig|vinegar|non.?alcoholic|dealcoholized|gespritzt|late harvest))(?:wein wei(?:ß|ss)|wei(?:ß|ss)wein|.*wine, table, white|.*white wine)'),
     ('DE', 'Pizza Hawaii', '(?i)pizza hawaii|pizza, ham and pineapple|hawaiian pizza'),
     ('DE', 'Hähnchencurry mit Reis', '(?i)^(?!.*(?:sauce|pizza|cook in|powder|paste))(?:.*chicken curry|curry, chicken|h[äa]hnchen.?curry|poulet.?curry)'),
+    # # fourteenth session: stuffed peppers are bell peppers with rice and meat
+    ('US', 'stuffed peppers', '(?i)stuffed (?!jalape)(\\w+ )?peppers?|peppers?,.*stuffed'),
+    ('US', 'stuffed bell peppers', '(?i)stuffed peppers?|peppers?, stuffed'),
+    ('US', 'stuffed bell peppers for dinner', '(?i)stuffed (green |bell |sweet )?peppers?|peppers?,? .*stuffed'),
+    ('US', 'stuffed peppers at the ballpark', '(?i)^(?!.*(babyfood|baby food|baby toddler|dry mix|mix, dry|, unprepared|unprepared,))(?=.*?(?:^(?!.*pizza).*(stuffed (green |sweet |bell )?pepper|pepper.*stuffed|peppers?, stuffed|gefüllte peperoni|poivrons farcis)))'),
 ]
 
 # Diet queries: the first hit has at most search.SUGARED_G sugar per 100 g; a dairy query (a
@@ -16163,7 +16168,6 @@ STILL_MISSED = [
     ('US', 'chicken and waffles', r'(?i)chicken.*waffle|waffle.*chicken|^waffle|fried chicken'),
     ('US', 'veggie pizza', r'(?i)pizza.*(vegetable|veggie)'),
     ('US', 'chicken stir fry', r'(?i)chicken.*stir.?fr|stir.?fr.*chicken|chicken.*vegetables'),
-    ('US', 'stuffed peppers', r'(?i)stuffed (?!jalape)(\w+ )?peppers?|peppers?,.*stuffed'),
     ('US', 'white chocolate mocha', r'(?i)mocha'),
     ('US', 'vegetable fried rice', r'(?i)fried rice'),
     ('UK', 'egg and cress sandwich', r'(?i)egg(?! white).*sandwich|sandwich.*egg(?! white)'),
@@ -16290,7 +16294,6 @@ STILL_MISSED = [
     ('DE', 'Brot und Käse', '(?i)^(misch|roggen|voll|weiss|weiß|ruch|halbweiss|halbweiß|schwarz)?brot\\b|^bread, (white|wheat|rye|mixed|brown|wholemeal|NFS)|^k(ä|ae)se\\b|^cheese(,|$)|k(ä|ae)sebrot|cheese sandwich'),
     # fifteenth round (seventh session)
     ('US', 'chicken parm dinner', '(?i)chicken parm'),
-    ('US', 'stuffed bell peppers', '(?i)stuffed peppers?|peppers?, stuffed'),
     ('US', 'beef with broccoli takeout', '(?i)beef (and|with) broccoli|broccoli beef|beef, broccoli'),
     ('US', 'southern collard greens', '(?i)^collards?\\b'),
     ('US', 'small handful of raw almonds', '(?i)^(nuts, )?almonds?(,|$)(?!.*(milk|butter|paste|flour|oil|chocolate))|^mandeln?(,|$)'),
@@ -16402,7 +16405,6 @@ STILL_MISSED = [
     # twenty-first round, diet: 'light' of Crystal Light is read as a diet word, and no table has a sugar-free lemonade mix
     ('US', 'crystal light pink lemonade in my water bottle', r'(?i)(lemonade|drink mix|soft drink|beverage).*(diet|sugar.free|low calorie|aspartame|sucralose)'),
     # twenty-third round (ninth session)
-    ('US', 'stuffed bell peppers for dinner', '(?i)stuffed (green |bell |sweet )?peppers?|peppers?,? .*stuffed'),
     ('US', 'southern collard greens after work', '(?i)^(?!.*raw|.*unprepared).*collards?'),
     ('US', 'chicken and waffles on sunday', '(?i)chicken (and|&) waffles|^waffles?, (plain|buttermilk)(?!.*dry mix)|fried chicken'),
     ('US', 'avacado toast this morning', '(?i)^(?!.*(oil|sushi|dressing|dip)).*avocados?|avocado toast'),
@@ -16488,7 +16490,6 @@ STILL_MISSED = [
     ('US', 'ham and cheese hot pocket', '(?i)^(?!.*(babyfood|baby food|baby toddler|dry mix|mix, dry|, unprepared|unprepared,))(?=.*?(?:hot pocket|(ham|cheese).*(turnover|pocket|stromboli|calzone)|pocket sandwich|sandwich.*ham.*cheese|ham and cheese))'),
     # left out: 'lunchables crackers and cheese' (round 29), answered by Cheesecake on SQLite and by
     # a cheese-filled cracker on PostgreSQL, whose any-word stages find other rows
-    ('US', 'stuffed peppers at the ballpark', '(?i)^(?!.*(babyfood|baby food|baby toddler|dry mix|mix, dry|, unprepared|unprepared,))(?=.*?(?:^(?!.*pizza).*(stuffed (green |sweet |bell )?pepper|pepper.*stuffed|peppers?, stuffed|gefüllte peperoni|poivrons farcis)))'),
     ('US', 'boiled red potatoes for the road trip', '(?i)^(?!.*(babyfood|baby food|baby toddler|dry mix|mix, dry|, unprepared|unprepared,))(?=.*?(?:^(?!.*(salad|soup|chips|fries|french|mashed|pancake|flakes|puff|dehydrated|canned|raw, |skin only|flesh and skin, raw|\\braw$|roh|sweet)).*(potato(es)?.*boiled|boiled.*potato|potato(es)?, (white|red|russet|new).*no added fat|kartoffeln?,? (gekocht|geschält|in der schale)|salzkartoffel|pellkartoffel|potatoes?, new, (boiled|flesh and skin)|potato, boiled)))'),
     ('US', 'beef and broccoli chinese takeout', '(?i)^(?!.*(babyfood|baby food|baby toddler|dry mix|mix, dry|, unprepared|unprepared,))(?=.*?(?:beef.*broccoli|broccoli.*beef))'),
     ('US', 'cottage cheese with pineapple on the road', '(?i)^(?!.*(babyfood|baby food|baby toddler|dry mix|mix, dry|, unprepared|unprepared,))(?=.*?(?:cottage cheese|hüttenkäse|cottage-cheese))'),
