@@ -1746,8 +1746,12 @@ def _unlinked_pair(query: Query, reading: Sequence[str], handicap: float, item: 
     others = _forms(reading) - query.heads
     linked = _around_link(item.food)
     head = _head_forms(item.food)
-    # the main food read in the catalog's words ("Brötchen": "Rolls, hard") is no other food
-    if (query.accompanied and head & others and not head & (query.heads | query.main_forms)
+    # the main food read in the catalog's words ("Brötchen": "Rolls, hard") is no other food;
+    # a head that only extends the other food's word is that food's kind ("Coffee creamer" for
+    # "coffee with cream")
+    named_other = head & others or any(h.startswith(o) and len(o) > 3 for h in head
+                                       for o in others)
+    if (query.accompanied and named_other and not head & (query.heads | query.main_forms)
             and forms & query.heads
             and (linked is None or (
             "," in item.food[:_LINK_RE.search(item.food).start()]

@@ -630,6 +630,8 @@ def test_chicken_is_chicken_of_no_named_part_not_an_odd_cut(full_db):
     ("Marmelade auf Brötchen", "DE", r"(?i)^rolls?\b|br(ö|oe)tchen"),
     # a list of what is spread on it names the bread or scone first
     ("scones jam and cream", "UK", r"(?i)^scones?\b"),
+    # the second food's kind named after the main food is that food: "Coffee creamer" is cream
+    ("coffee with cream", "US", r"(?i)^coffee, (NS|brewed)"),
     # sugar taken in a hot drink: the hot drink, not sweetened iced tea
     ("tea with sugar", "US", r"(?i)^(beverages, )?tea\b(?!.*iced)"),
     ("mug of tea 2 sugars", "UK", r"(?i)^(beverages, )?tea\b(?!.*iced)"),
