@@ -654,7 +654,7 @@ def _serving_words(name: str) -> list[str]:
 
 _AMOUNT_RE = re.compile(r"^\d+(/\d+)?$")
 _METRIC_UNITS = frozenset({"ml", "g"})
-_LEADING_AMOUNT_RE = re.compile(r"^(\d+(?:/\d+)?)\b")
+_LEADING_AMOUNT_RE = re.compile(r"^(\d+(?:\.\d+)?(?:/\d+)?)\b")  # "2 slices", "1/2 can", "0.5 cup"
 
 
 def _serving_amount(name: str, wanted: set[str]) -> str | None:
@@ -711,11 +711,12 @@ def measured_amount(servings: Sequence[tuple[str, float, bool]], measure: Sequen
         density = _grams_per_ml(servings)
         return None if density is None else (round(amount * _ML_IN[unit] * density, 1),
                                              f"{shown} {_UNIT_SHOWN.get(unit, unit)}")
-    if index is None or not counted:
+    if index is None:
         return None
+    # "1 cup of cucumber" where the food's cup serving is "0.5 cup, slices": twice it
     name, grams, _ = servings[index]
-    own = _serving_amount(name, set(measure[1:]))
-    count = amount / (_fraction(own) if own else 1.0)
+    own = _serving_amount(name, set(measure[1:] if counted else measure))
+    count = amount / (_fraction(own) if own and _fraction(own) else 1.0)  # no "0 cup" divides
     return None if count == 1.0 else (round(grams * count, 1), f"{count:g} × {name}")
 
 

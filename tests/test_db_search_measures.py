@@ -110,6 +110,10 @@ def test_an_amount_no_serving_has_is_that_many_servings_or_grams():
     assert portions.measured_amount(potato, ("3", "*", "small"), small) == (390.0, "3 × 1 small")
     whole = [("1 potato", 136.0, True)]
     assert portions.measured_amount(whole, ("3", "*", "small"), None) == (408.0, "3 × 1 potato")
+    # a serving named in a decimal amount ("0.5 cup, slices"): a cup is twice it
+    half_cup = [("0.5 cup, slices", 52.0, True)]
+    assert portions.measured_amount(half_cup, ("cup",), 0) == (104.0, "2 × 0.5 cup, slices")
+    assert portions.measured_amount(half_cup, ("1/2", "cup"), 0) is None  # the serving itself
     # a count of one of it: a serving that counts the food by any word of its name, a half
     # one doubled, else its medium size before its large one
     oreo = [("1 large sandwich", 36.0, False), ("1 sandwich", 14.0, False),
@@ -171,6 +175,7 @@ def _first(query: str, region: str) -> dict:
     ("Scheibe Brot", "DE", r"(?i)brot|bread", None),
     ("Kugel Eis", "DE", r"(?i)ice cream", None),
     ("Stück Käsekuchen", "DE", r"^Cheesecake$", None),
+    ("half a cup of broccoli", "US", r"^Broccoli", "0.5 cup, chopped"),  # FNDDS's "0.5 cup"
 ])
 def test_a_measured_query_finds_the_food_with_the_measure_s_serving(full_db, query, region, food,
                                                                      serving):
