@@ -10067,19 +10067,19 @@ AUDIT = [
     ('DE', 'Rührei mit Schinken', '(?i)^(?!.*(?:babyfood|baby toddler|toddler|\\binfant\\b|unprepared|uncooked|\\braw\\b|, roh\\b|\\bdry\\b(?![ -](heat|roast|fried|curd|cured|white|sherry|wine))|dry mix|dry form|as purchased|powder(?!.*(prepared|made up|made with))|concentrate(?!.*(prepared|diluted))|, mix$|mix, dry|\\bdough\\b|frozen mixture|substitute|burrito|sandwich|muffin|biscuit|croissant|taco|scramblers|veggie|morningstar|bagel|dried|powder|tofu|egg white)).*?(?:r(ü|ue)hrei|egg.*scrambled|scrambled egg)'),
     ('DE', 'ein gekochtes Ei', '(?i)^(?!.*(?:babyfood|baby toddler|toddler|\\binfant\\b|unprepared|uncooked|\\braw\\b|, roh\\b|\\bdry\\b(?![ -](heat|roast|fried|curd|cured|white|sherry|wine))|dry mix|dry form|as purchased|powder(?!.*(prepared|made up|made with))|concentrate(?!.*(prepared|diluted))|, mix$|mix, dry|\\bdough\\b|salad|sandwich|pickled|devil|white only|yolk only|omelet|scrambled|dried)).*?(?:egg, whole, (cooked, )?hard[- ]?boiled|egg.*hard[- ]?(boiled|cooked)|hard[- ]?(boiled|cooked) eggs?|egg, whole, boiled|eggs?, boiled|h(ü|ue)hnerei, ganz, festgekocht|egg, chicken, whole, boiled)'),
     ('DE', 'Leberkäs Semmel', '(?i)^(?!.*(?:babyfood|baby toddler|toddler|\\binfant\\b|unprepared|uncooked|\\braw\\b|, roh\\b|\\bdry\\b(?![ -](heat|roast|fried|curd|cured|white|sherry|wine))|dry mix|dry form|as purchased|powder(?!.*(prepared|made up|made with))|concentrate(?!.*(prepared|diluted))|, mix$|mix, dry|\\bdough\\b)).*?(?:leberk(ä|ae)s|fleischk(ä|ae)se)'),
-    # # fourteenth session: a list of spreads after the scone names the scone
+    # fourteenth session: a list of spreads after the scone names the scone
     ('UK', 'fruit scone jam and clotted cream', '(?i)scone'),
     ('UK', 'scones jam and cream', '(?i)scone'),
-    # # fourteenth session: sugar taken in a hot drink names the hot drink, not sweetened iced tea
+    # fourteenth session: sugar taken in a hot drink names the hot drink, not sweetened iced tea
     ('DE', 'tee mit zucker', '(?i)^(?!.*(iced|eistee|diet|ice\\b|kombucha|herb|kr(ä|ae)uter|unsweetened|ungezuckert|hibiscus|chamomile|peppermint|fruit|fr(ü|ue)chte|lemon|instant)).*(^tee\\b|^tea\\b|^schwarztee|^black tea|^beverages, tea)'),
     ('UK', 'cha with sugar', '(?i)^(?!.*(green|herbal|iced|instant|decaf.*powder|chamomile|fruit|ready.to.drink|ready to drink|bottled|lemon|peach|diet)).*(^tea, (black|hot|infusion|brewed)|^tea, infusion|^beverages, tea, black|^tee\\b|^schwarztee|tee, ungezuckert)'),
     ('UK', 'mug of tea 2 sugars', '(?i)^(?!.*(green|herbal|iced|instant|decaf.*powder|chamomile|fruit|ready.to.drink|ready to drink|bottled|lemon|peach|diet)).*(^tea, (black|hot|infusion|brewed)|^tea, infusion|^beverages, tea, black|^tee\\b|^schwarztee|tee, ungezuckert)'),
     ('DE', 'schwarzer tee mit zucker', '(?i)^(?!.*(green|herbal|iced|instant|decaf.*powder|chamomile|fruit|ready.to.drink|ready to drink|bottled|lemon|peach|diet)).*(^tea, (black|hot|infusion|brewed)|^tea, infusion|^beverages, tea, black|^tee\\b|^schwarztee|tee, ungezuckert)'),
     ('UK', 'mug of tea two sugars', '(?i)^tea, (black|hot|infusion)|^tea$|^beverages, tea, black, brewed|^tea, infusion'),
-    # # fourteenth session: of two foods as good, the plainer name first
+    # fourteenth session: of two foods as good, the plainer name first
     ('US', 'brocolli florets', '(?i)^broccoli(?!.*(soup|salad|cheese sauce|casserole|raab|chinese))'),
     ('US', 'boiled crawfish tails', '(?i)^(?!.*fried).*(crayfish|crawfish)'),
-    # # fourteenth session: vocabulary rows (fig newtons, nutter butter, udon, crunchy nut, oatibix, Nudelauflauf, Graubrot, Most, Korn, ...)
+    # fourteenth session: vocabulary rows (fig newtons, nutter butter, udon, crunchy nut, oatibix, Nudelauflauf, Graubrot, Most, Korn, ...)
     ('US', 'udon', '(?i)udon|noodles?, japanese|wheat noodle'),
     ('US', 'fig newtons', '(?i)fig (newton|bar)|cookies?, fig'),
     ('US', 'nutter butter', '(?i)nutter butter|peanut butter.*(sandwich|cookie)'),
@@ -10099,19 +10099,19 @@ AUDIT = [
     ('DE', 'leberkässemel', '(?i)leberk(ä|ae)s|fleischk(ä|ae)s'),
     ('UK', 'bowl of crunchy nut', '(?i)corn ?flakes.*(honey|nut)|crunchy nut|honey nut'),
     ('DE', 'Korn', '(?i)^(?!.*(liqueur|sour|cream|mix|cocktail|and|with))(.*distilled, (all|gin|rum|vodka|whiskey)|spirits, 40|spirituosen|branntwein aus getreide|vodka|gin$|whiskey$|rum$|korn)'),
-    # # fourteenth session: a Körnerbrötchen is a multigrain roll (rule widened)
+    # fourteenth session: a Körnerbrötchen is a multigrain roll (rule widened)
     ('DE', 'Körnerbrötchen', '(?i)k(ö|oe)rner|mehrkorn|vollkorn.*br(ö|oe)t|brötchen|brötli|^roll, multigrain'),
-    # # fourteenth session: a German Döner is the kebab in flatbread
+    # fourteenth session: a German Döner is the kebab in flatbread
     ('DE', 'döner', '(?i)doner kebab in pitta|kebab im fladenbrot'),
     ('DE', 'doener mit alles', '(?i)doner kebab in pitta|kebab im fladenbrot'),
-    # # fourteenth session: vocabulary rows of the snack round
+    # fourteenth session: vocabulary rows of the snack round
     ('US', 'birthday cake', '(?i)^(?!.*\\bmix\\b)(cakes?\\b|cake or cupcake|.*sponge cake|.*birthday)'),
     ('UK', 'milky coffee', '(?i)^coffee.*milk|\\blatte\\b|milchkaffee|cappuccino|^beverages, coffee.*milk'),
     ('UK', 'irn bru this afternoon', '(?i)^(?!.*(diet|low calorie|no added sugar|zero|sugar free)).*(\\birn\\b|irn-bru|soft drink, fruit flavored|carbonated, orange|fruit juice drink, carbonated)'),
     ('UK', 'tesco meal deal chicken & bacon sarnie', '(?i)^(?!.*(spread|bits|dressing)).*(chicken.*(sandwich|bacon)|sandwich.*chicken|bacon.*sandwich)'),
     ('UK', 'sausage sarnie with brown sauce', '(?i)sausage.*(sandwich|roll|bap)|^sausages?\\b(?!.*(gravy|pizza))|pork sausage'),
     ('DE', 'Jogurt mit Früchten', '(?i)^(?!.*(frozen|babyfood|baby toddler|infant|covered|coating|raisin|\\bbar\\b|smoothie|other than fruit|soya|dressing|drink|parfait|süssstoff|sweetener)).*(yog(h)?o?urt.*fruit|fruit.*yog(h)?o?urt|joghurt.*(erdbeer|früchte|frucht)|joghurt gezuckert)'),
-    # # fourteenth session: a tofu burger is a stand-in, not a burger
+    # fourteenth session: a tofu burger is a stand-in, not a burger
     ('UK', 'burger n chips', '(?i)^(?!.*(relish|rolls?, |bun|sauce|seasoning)).*(hamburger|cheeseburger|^burger)|^chips, |french fries'),
     # # round 45 (fourteenth session), written blind: a family's food diary for one ordinary week, as each person logs it: packed lunc
     ('US', 'Dunkin iced coffee with cream and sugar', '(?i)^(?!.*(?:instant|powder|mocha|frozen))(?=.*iced coffee|.*coffee.*\\biced\\b)'),
@@ -10434,14 +10434,14 @@ AUDIT = [
     ('DE', 'ein Glas Weißwein', '(?i)^(?!.*(?:cooking|sauce|essig|vinegar|non.?alcoholic|dealcoholized|gespritzt|late harvest))(?:wein wei(?:ß|ss)|wei(?:ß|ss)wein|.*wine, table, white|.*white wine)'),
     ('DE', 'Pizza Hawaii', '(?i)pizza hawaii|pizza, ham and pineapple|hawaiian pizza'),
     ('DE', 'Hähnchencurry mit Reis', '(?i)^(?!.*(?:sauce|pizza|cook in|powder|paste))(?:.*chicken curry|curry, chicken|h[äa]hnchen.?curry|poulet.?curry)'),
-    # # fourteenth session: stuffed peppers are bell peppers with rice and meat
+    # fourteenth session: stuffed peppers are bell peppers with rice and meat
     ('US', 'stuffed peppers', '(?i)stuffed (?!jalape)(\\w+ )?peppers?|peppers?,.*stuffed'),
     ('US', 'stuffed bell peppers', '(?i)stuffed peppers?|peppers?, stuffed'),
     ('US', 'stuffed bell peppers for dinner', '(?i)stuffed (green |bell |sweet )?peppers?|peppers?,? .*stuffed'),
     ('US', 'stuffed peppers at the ballpark', '(?i)^(?!.*(babyfood|baby food|baby toddler|dry mix|mix, dry|, unprepared|unprepared,))(?=.*?(?:^(?!.*pizza).*(stuffed (green |sweet |bell )?pepper|pepper.*stuffed|peppers?, stuffed|gefüllte peperoni|poivrons farcis)))'),
-    # # fourteenth session: a creamer is no coffee with cream
+    # fourteenth session: a creamer is no coffee with cream
     ('US', 'coffee with cream', '(?i)^(?!.*(liqueur|cake|ice|instant, (dry|powder)|powder|substitute|creamer, )).*(^coffee\\b|^kaffee|^caf(é|e) (au lait|cr(è|e)me))'),
-    # # fourteenth session: US pretzels are the hard kind (Merriam-Webster)
+    # fourteenth session: US pretzels are the hard kind (Merriam-Webster)
     ('US', 'handful of pretzels', '(?i)^pretzels?, (NFS|hard(?!.*(filled|coated|chocolate|peanut|yogurt)))|^snacks, pretzels, hard(?!.*(filled|coated|chocolate|peanut|yogurt))|pretzel sticks'),
     ('US', 'salted pretzels', '(?i)^(?!babyfood|.*(combos|chocolate|yogurt|filled|coated|soft)).*pretzels?'),
     ('US', 'pretzals', '(?i)^(?!babyfood|.*(combos|chocolate|yogurt|filled|coated|soft)).*pretzels?'),
@@ -15398,19 +15398,18 @@ PORTIONS = [
     ('DE', 'eine Kugel Eis', 60, 'one ice-cream scoop ~50-70 g (Eisdiele Kugel)'),
     ('DE', 'eine Laugenbrezel', 80, 'Laugenbrezel ~70-90 g (bakery standard)'),
     ('UK', 'mug of hot chocolate', 260, 'FSA Food Portion Sizes: mug ~260 ml'),
-    # # fourteenth session: a list of spreads after the scone names the scone
+    # fourteenth session: a list of spreads after the scone names the scone
     ('UK', 'fruit scone jam and clotted cream', 70, 'FNDDS Scone, with fruit: 1 regular = 70 g (the scone; toppings ~30 g)'),
-    # # fourteenth session: of two foods as good, the plainer name first
-    ('DE', 'cervelat am 1. august', 100, 'a Swiss Cervelat ~ 100 g each (pair 200 g)'),
+    # fourteenth session: of two foods as good, the plainer name first
     ('US', 'brocoli florets', 156, 'SR28 11091 Broccoli, cooked, boiled, drained: 1 cup chopped 156 g'),
-    # # fourteenth session: vocabulary rows
+    # fourteenth session: vocabulary rows
     ('DE', 'Ayran trinken', 250, 'Ayran-Becher 250 ml'),
     ('DE', 'Bretzeln', 80, 'eine Laugenbrezel 70-90 g'),
     ('UK', 'keema curry', 250, 'FSA takeaway curry portion ~ 250-350 g'),
     ('DE', 'eine halbe bretzel', 45, 'Laugenbrezel about 80-90 g (Bäckerei standard); half about 45 g'),
-    # # fourteenth session: vocabulary rows of the snack round
+    # fourteenth session: vocabulary rows of the snack round
     ('UK', 'caramel wafer', 26, "Tunnock's Caramel Wafer: 26 g"),
-    # # fourteenth session: a slice of pizza is FNDDS's piece
+    # fourteenth session: a slice of pizza is FNDDS's piece
     ('US', 'ate 3 slices of pepperoni pizza at the party', 321, 'FNDDS pizza, pepperoni: 1 slice (1/8 of 14" pizza) about 107 g; 3 slices'),
     ('US', '3 slices of pepperoni pizza', 333, 'FNDDS pizza with pepperoni, 1 slice (1/8 of 14") ~ 111 g; three = 333 g'),
     # # round 45 (fourteenth session), written blind: a family's food diary for one ordinary week, as each person logs it: packed lunc
@@ -15546,7 +15545,7 @@ PORTIONS = [
     ('DE', '2 Bratwürste mit Brötchen', 200, '1 Bratwurst ~ 100 g, x2 (main food)'),
     ('DE', '2 Buletten', 180, '1 Frikadelle/Bulette ~ 90 g, x2'),
     ('DE', 'ein Glas Weißwein', 200, '1 Glas Wein (DE Ausschank) = 0.2 L'),
-    # # fourteenth session: US pretzels are the hard kind
+    # fourteenth session: US pretzels are the hard kind
     ('US', 'handful of pretzels', 28, 'FNDDS Pretzels, hard: 1 small single serving bag = 28 g (RACC pretzels 30 g)'),
     ('US', 'pretzles', 28, 'FNDDS 54408016 Pretzels, hard, plain, salted: 1 small single serving bag = 28 g'),
     ('US', 'pretzels', 28, 'FDA RACC pretzels 1 oz = 28 g'),
