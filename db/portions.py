@@ -716,7 +716,7 @@ def measured_amount(servings: Sequence[tuple[str, float, bool]], measure: Sequen
     # "1 cup of cucumber" where the food's cup serving is "0.5 cup, slices": twice it
     name, grams, _ = servings[index]
     own = _serving_amount(name, set(measure[1:] if counted else measure))
-    count = amount / (_fraction(own) if own and _fraction(own) else 1.0)  # no "0 cup" divides
+    count = amount / ((_fraction(own) if own else 0.0) or 1.0)  # no "0 cup" divides
     return None if count == 1.0 else (round(grams * count, 1), f"{count:g} × {name}")
 
 

@@ -1846,9 +1846,8 @@ def _tie_break(query: Query, item: Candidate) -> tuple[bool, int]:
     (``_plain``) adds fewer words to the query's ("garlic rice" is "Rice, cooked, NFS"
     before "Fried rice")."""
     names_main = not query.heads.isdisjoint(_forms(item.name_words))
-    asked = query.asked | {singular(w) or w for w in query.asked}
-    added = min((sum(1 for w in phrase.split()
-                     if w not in asked and w not in STOPWORDS and w not in _SAYS_COOKED)
+    added = min((sum(1 for w in phrase.split()  # query.asked holds each word's singular too
+                     if w not in query.asked and w not in STOPWORDS and w not in _SAYS_COOKED)
                  for phrase in _plain(item)[0]), default=0)
     return not names_main, added
 
