@@ -281,6 +281,10 @@ def test_a_refused_setting_does_not_stand_beside_settings_saved(server, browser,
     context, page = signed_in(browser, server, user, VIEWPORTS[viewport])
     try:
         page.get_by_role("tab", name="Settings").click()
+        # The form is filled from the saved settings after sign-in; typing before that lands
+        # would be overwritten, and the empty energy field (0) refused.
+        settled(server)
+        expect(page.get_by_label("Daily energy target (kcal)")).to_have_value("2000", timeout=30_000)
         target = page.get_by_label("Daily carbohydrate target (g)")
         target.fill("180")
         page.get_by_role("button", name="Save settings").click()

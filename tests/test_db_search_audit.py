@@ -147,7 +147,7 @@ asks for the pack entry, as its glucose and dextro tabs do.
   portion more than 2x off one portion as eaten (``PORTIONS``, in grams).
 Targets (issue 40): first >= 95 %, top 3 >= 99 %, no empty answer, nothing dangerous.
 Runs on the whole shipped seed: SQLite (FTS5) reads every query, PostgreSQL every query of the
-strict and dangerous lists and a third of AUDIT and PORTIONS (``POSTGRES_SAMPLE``).
+strict and dangerous lists and a sixth of AUDIT and PORTIONS (``POSTGRES_SAMPLE``).
 """
 
 import re
@@ -16829,9 +16829,10 @@ def test_the_audit_has_at_least_150_queries():
 
 
 # PostgreSQL reads every query of the strict and the dangerous lists (DIET, HYPO, STILL_MISSED,
-# STILL_SHORT_PORTIONS) and every third of AUDIT and PORTIONS: its search costs about three
-# times SQLite's here, and SQLite reads them all.
-POSTGRES_SAMPLE = 3
+# STILL_SHORT_PORTIONS) and every sixth of AUDIT and PORTIONS: its search costs about three
+# times SQLite's here, SQLite reads them all, and the suite must stay under 20 minutes. (A
+# sixth is a subset of the third read before: no row joins the sample because of the change.)
+POSTGRES_SAMPLE = 6
 
 
 @pytest.fixture(scope="module")
