@@ -654,9 +654,20 @@ def _vocabulary_spelling(word: str, known: tuple[str, ...], region: str | None) 
     ``VOCABULARY_TYPO_CUTOFF``): a term of the searcher's ``region`` or of every region, not
     another region's ("bisquits" in the US are biscuits, not the UK's misspelt "bisuits")."""
     if _a_word(word, known):
+        # one that only starts catalog words ("kaffe" of "Kaffeerahm") and lacks the last
+        # letter of a term is the term ("Kaffe mit Milch": Kaffee)
+        terms = vocabulary.regional_single_word_terms(region)
+        if (len(word) >= 4 and not _known(word, known)
+                and word not in vocabulary.single_word_terms()
+                and word not in search.MEASURE_AND_SIZE_WORDS):
+            return next((word + c for c in _LETTERS if word + c in terms), word)
         return word
     plain = _german_respelt(word)
-    if plain != word and (_a_word(plain, known) or len(_split_compound(plain, known)) > 1):
+    if plain != word and (_a_word(plain, known) or len(_split_compound(plain, known)) > 1) and (
+            _known(plain, known) or plain in vocabulary.single_word_terms()
+            or not set(search.corrections(word, known)[:1]) & set(_one_letter_off(word))):
+        # not where it only starts a catalog word and the word as typed is a letter off one
+        # ("Paela" is paella, not the start of "Palak")
         return plain
     if len(_split_compound(word, known)) > 1:
         # one letter off a catalog word is that word misspelt ("cheezecake" is no "cheez"
@@ -672,14 +683,15 @@ def _vocabulary_spelling(word: str, known: tuple[str, ...], region: str | None) 
     catalog = [c for c in search.corrections(word, known)[:1] if _a_typo(word, c, known)]
     if not close:
         # a compound misspelt in its last part ("Apfel-strudl", "Apfelstrudle", "Erbsensupe")
-        # where no catalog word is close
-        if catalog or len(word) < MIN_MISSPELT_COMPOUND:
+        # where no catalog word is a letter off ("Kartoffelsupe" is no Kartoffelstärke)
+        if (catalog and _edits(word, catalog[0]) <= 2) or len(word) < MIN_MISSPELT_COMPOUND:
             return word
         # of several, one whose parts the vocabulary reads ("Erbsen-suppe", not the catalog's
-        # "sope" or "ensure")
+        # "sope" or "ensure"); beside a catalog word further off, one whose parts it both reads
         spelt = [w for typed in dict.fromkeys((word, plain))
                  for w in (*_one_letter_off(typed), *_swapped(typed))
-                 if w[0] == typed[0] and _misspelt_compound(typed, w, known)]
+                 if w[0] == typed[0] and _misspelt_compound(typed, w, known)
+                 and not (catalog and not set(_split_compound(w, known)) <= terms)]
         return max(spelt, key=lambda w: sum(p in terms for p in _split_compound(w, known)),
                    default=word)
     if catalog and catalog[0] != close[0] and (
@@ -702,6 +714,17 @@ def _misspelt_compound(word: str, spelt: str, known: tuple[str, ...]) -> bool:
     return (len(split) == 2 and len(split[1]) >= MIN_KIND
             and (word.startswith(split[0]) or word.endswith(split[1])
                  and split[0] in vocabulary.single_word_terms()))
+
+
+def _edits(word: str, other: str) -> int:
+    """The letters dropped, added or replaced between two words (Levenshtein distance)."""
+    row = list(range(len(other) + 1))
+    for i, letter in enumerate(word, 1):
+        previous, row[0] = row[0], i
+        for j, other_letter in enumerate(other, 1):
+            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1,
+                                           previous + (letter != other_letter))
+    return row[-1]
 
 
 def _one_letter_off(word: str) -> list[str]:

@@ -185,6 +185,9 @@ _EATEN_COOKED_RE = re.compile(
     r"pumpkin|kurbis|squash, winter|beets?|beetroot|rande|swiss chard|mangold|"
     r"cauliflower|blumenkohl|sauerkraut|beans, (broad|runner|french|green)|"
     r"(broad|runner|french|green|string|snap) beans|sweetcorn|swede|rutabaga|turnips?)\b")
+# Grains in CoFID, whose rows name no food group ("Rice, Thai fragrant, raw", "Quinoa, raw").
+_UNGROUPED_EATEN_COOKED_RE = re.compile(
+    r"^(rice|quinoa|couscous)\b")
 # "dry roasted" nuts, "dry curd" cottage cheese, "dry-fried" black pudding and juice "from
 # concentrate" are eaten as they are.
 _NOT_A_FORM_RE = re.compile(r"\bdry[- ](roasted|curd|fried)\b|\bfrom concentrate\b")
@@ -1545,6 +1548,7 @@ def _kind(name: str, category: str) -> _Kind:
     forms = {w for pair in found for w in pair} & FORM_WORDS & named
     eaten_cooked = bool(category in RAW_NOT_EATEN_GROUPS or _STARCHY_RE.match(text)
                         or _EATEN_COOKED_RE.match(text)
+                        or (category in UNGROUPED and _UNGROUPED_EATEN_COOKED_RE.match(text))
                         or category.startswith(RAW_NOT_EATEN_PREFIXES))
     if not eaten_cooked:
         forms.discard("raw")
