@@ -397,6 +397,18 @@ def test_an_unknown_short_word_is_not_corrected_into_another_food(full_db, query
     ("Fladenbrot", "DE", r"^Bread, pita"), ("Buchweizen", "DE", r"^Buckwheat groats"),
     ("Matjes", "DE", r"(?i)herring, .*pickled|^herring, pickled"),
     ("gebratene Nudeln mit Hühnchen", "DE", r"^Chow mein, chicken"),
+    # German dish, cake and drink words (Arme Ritter, Kompott, Donauwelle, Eierlikör, Obstler)
+    ("Arme Ritter", "DE", r"^French toast"), ("Magerquark", "DE", r"^Quark, nature, mager"),
+    ("Kompott", "DE", r"stewed with sugar"), ("Butterkekse", "DE", r"^Biscuits, semi-sweet"),
+    ("Müsli", "DE", r"^Muesli, Swiss style"), ("Gyros Pita mit Tzatziki", "DE", r"^Gyro sandwich"),
+    ("Hühnchen süß-sauer", "DE", r"(?i)sweet and sour chicken"),
+    ("Maki Lachs", "DE", r"^Sushi roll, salmon"), ("Wan Tan Suppe", "DE", r"^Soup, wonton"),
+    ("Krabbenchips", "DE", r"^Prawn crackers"),
+    ("frittierte Calamares", "DE", r"(?i)fried calamari|calamari, fried"),
+    ("Schmalzkuchen", "DE", r"^Beignet"), ("Eierlikoer", "DE", r"^Eggnog, alcoholic"),
+    ("Osterlamm Kuchen", "DE", r"^Cake, pound"), ("Donauwelle", "DE", r"(?i)marmorkuchen|marble"),
+    ("Grillwurst", "DE", r"(?i)bratwurst"), ("ein Obstler", "DE", r"^Spirituosen|^Kirsch"),
+    ("alkoholfreies Weizen", "DE", r"^Beer, nonalc"),
     # misspelt as said
     ("orchata", "US", r"^Horchata"), ("sausage role", "UK", r"^Sausage roll"),
     ("sossage roll", "UK", r"^Sausage roll"), ("lentle soup", "US", r"^Soup, lentil"),
