@@ -658,11 +658,14 @@ _LEADING_AMOUNT_RE = re.compile(r"^(\d+(?:\.\d+)?(?:/\d+)?)\b")  # "2 slices", "
 
 
 def _serving_amount(name: str, wanted: set[str]) -> str | None:
-    """The amount a serving's name gives: its leading number ("2 slices", "1/2 can"), or for a
-    metric unit the number before it ("1 serving 100 ml")."""
+    """The amount a serving's name gives: its leading number ("2 slices", "1/2 can"), one where
+    it names the measure wanted in brackets ("2 cups (a bowl)"), or for a metric unit the number
+    before it ("1 serving 100 ml")."""
     if wanted <= _METRIC_UNITS:
         found = re.search(r"\b(\d+) ?(" + "|".join(sorted(wanted)) + r")\b", name.lower())
         return found[1] if found else None
+    if re.search(r"\(an? (" + "|".join(map(re.escape, sorted(wanted))) + r")\)", name.lower()):
+        return "1"  # "2 cups (a bowl)" is one bowl
     found = _LEADING_AMOUNT_RE.match(name)
     return found[1] if found else None
 
