@@ -443,6 +443,12 @@ def test_an_unknown_short_word_is_not_corrected_into_another_food(full_db, query
     ("carne asada tacos", "US", r"^Taco, meat"), ("dodo and eggs", "UK", r"^Plantain, ripe, fried"),
     ("pounded yam", "UK", r"^Fu-fu, yam"), ("boxty", "UK", r"^Potato cakes"),
     ("bhindi bhaji", "UK", r"^Bhaji, okra"),
+    # dishes, drinks and treats named by their own name or a brand (Merriam-Webster, Collins)
+    ("dolmas", "US", r"^Grape leaves stuffed"), ("baba ganoush", "US", r"^Eggplant dip"),
+    ("spiked eggnog", "US", r"^Eggnog, alcoholic"), ("rootbeer float", "US", r"^Ice cream soda"),
+    ("bucks fizz", "UK", r"^Mimosa"), ("simnel cake", "UK", r"^Cake, fruit"),
+    ("bottle of wkd", "UK", r"^Pre-mixed spirit"), ("chocolate yule log", "UK", r"(?i)swiss roll"),
+    ("quality street", "UK", r"^Chocolate, fancy and filled"),
     # UK bakes and sides, US brands and dishes the tables name otherwise (a fairy cake is a
     # cupcake, a vanilla slice a custard-filled puff pastry, udon a Japanese wheat noodle)
     ("fairy cakes", "UK", r"^Cupcake"), ("banana loaf", "UK", r"^Banana bread"),
