@@ -1399,7 +1399,7 @@ def _texts(name_words: tuple[str, ...], food: str, aliases: tuple[str, ...],
     first_words = kinds[0] or _words(segments[lead])
     named = _NOTE_RE.sub(lambda note: ", " + note[1] if set(_words(note[1])) <= GENERIC_PARTS
                          else note[0], _OTHER_THAN_RE.sub("", _TABLE_SUFFIX_RE.sub("", food)))
-    parts = [p for p in (_words(part) for part in named.split(",")) if p]
+    parts = [p for p in map(_part_words, named.split(",")) if p]
     plain, ignored = _plain_parts(parts, GENERIC_PARTS)
     plain_raw, ignored_raw = _plain_parts(parts, GENERIC_PARTS | {"raw", "roh"})
     plain_cooked, ignored_cooked = _plain_parts(parts, GENERIC_PARTS | PLAINLY_COOKED)
@@ -1410,6 +1410,15 @@ def _texts(name_words: tuple[str, ...], food: str, aliases: tuple[str, ...],
                   _name_phrases(plain), _name_phrases(plain_raw), _name_phrases(plain_cooked),
                   ignored, ignored_raw, ignored_cooked,
                   sum(len(_words(note)) for note in _NOTE_RE.findall(food)))
+
+
+def _part_words(part: str) -> tuple[str, ...]:
+    """A part of a name as words; a generic part without a note of figures ("Beer, bitter,
+    average (<4% ABV)" is the average bitter, as "Beer, bitter, average" would be; "Soup, fish,
+    homemade (Alaska Native)" stays a people's own soup)."""
+    bare = _words(_NOTE_RE.sub("", part))
+    specified = all(re.search(r"\d", note) for note in _NOTE_RE.findall(part))
+    return bare if bare and set(bare) <= GENERIC_PARTS and specified else _words(part)
 
 
 def plain_match(phrase: str, item: Candidate) -> bool:
