@@ -106,6 +106,11 @@ def _search_foods(text_: str, *, session: Session, owner: User | None, category:
     wanted, diet = search.query_wishes(text_)
     if not wanted:
         return []
+    respelt = _term_spelling(wanted, known, region)
+    if respelt != wanted:  # the text as meant, for every reading of it below
+        for typed, meant in zip(wanted, respelt):
+            text_ = re.sub(rf"\b{re.escape(typed)}\b", meant, text_, flags=re.IGNORECASE)
+        wanted, diet = search.query_wishes(text_)
     wanted = [_vocabulary_spelling(w, known, region) for w in wanted]
     parts = [_split_compound(w, known) for w in wanted]
     # A compound the catalog holds whole (a Swiss name, "apfelsaft") is read as the
@@ -700,6 +705,24 @@ def _vocabulary_spelling(word: str, known: tuple[str, ...], region: str | None) 
     return close[0]
 
 
+def _term_spelling(words: list[str], known: tuple[str, ...], region: str | None) -> list[str]:
+    """``words`` with one the catalog and the vocabulary lack read as the word of a term it is
+    close to, where the words beside it complete that term ("mountian dew": "mountain dew";
+    "bufalo wings": "buffalo wings"): the vocabulary reads terms before a typo is corrected."""
+    spelt = list(words)
+    for i, word in enumerate(words):
+        if (len(word) < vocabulary.MIN_PHRASE_WORD or _known(word, known)
+                or word in vocabulary.single_word_terms() or word in vocabulary.phrase_words()):
+            continue
+        for close in search.close_words(word, vocabulary.regional_phrase_words(region),
+                                        MAX_TERM_SPELLINGS, VOCABULARY_TYPO_CUTOFF):
+            if vocabulary.completes_term(spelt[:i] + [close] + spelt[i + 1:], i, region):
+                spelt[i] = close
+                break
+    return spelt
+
+
+MAX_TERM_SPELLINGS = 3
 MIN_MISSPELT_COMPOUND = 8
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 

@@ -93,6 +93,33 @@ def regional_single_word_terms(region: str | None) -> frozenset[str]:
 
 
 @lru_cache(maxsize=1)
+def phrase_words() -> frozenset[str]:
+    """Every word of the terms of several words ("xtra" of "irn bru xtra")."""
+    return frozenset(w for s in shipped() if len(s.term) > 1 for w in s.term)
+
+
+# Shorter words of longer terms are read as typed: a typo of one is as likely another word.
+MIN_PHRASE_WORD = 5
+
+
+@lru_cache(maxsize=None)  # one per search region (check_region)
+def regional_phrase_words(region: str | None) -> frozenset[str]:
+    """The words of at least MIN_PHRASE_WORD letters of the terms of several words with a
+    meaning for a searcher in ``region`` ("mountain" of "mountain dew")."""
+    return frozenset(w for s in shipped() if len(s.term) > 1
+                     and _meaning(s.term, region) is not None
+                     for w in s.term if len(w) >= MIN_PHRASE_WORD)
+
+
+def completes_term(words: list[str], index: int, region: str | None) -> bool:
+    """Whether the word at ``index`` is in a term of several words that ``words`` hold in a
+    row, with a meaning for a searcher in ``region``."""
+    return any(_meaning_or_singular(tuple(words[start:start + size]), region) is not None
+               for size in range(2, MAX_TERM_WORDS + 1)
+               for start in range(max(0, index - size + 1), min(index, len(words) - size) + 1))
+
+
+@lru_cache(maxsize=1)
 def _by_term() -> dict[tuple[str, ...], tuple[Synonym, ...]]:
     found: dict[tuple[str, ...], list[Synonym]] = {}
     for row in shipped():

@@ -8320,7 +8320,7 @@ AUDIT = [
     ('US', 'pb and j on wheat', '(?i)peanut butter and jelly(?! filling)'),
     ('US', 'baked skinless chicken breast', '(?i)^chicken,? (broilers or fryers, )?breast(?!.*(coated|breaded|fried|nugget|sandwich|roll|deli|sliced|mesquite))|^chicken breast(?!.*(coated|breaded|fried|sandwich|roll|deli|sliced|mesquite))'),
     ('US', 'turkey and swiss on rye', '(?i)turkey sandwich|sandwich.*turkey|turkey.*(sub|sandwich)'),
-    ('UK', 'jacket potatoe with tuna', '(?i)^(?!.*(soup|skin only|skin, )).*(^potato(es)?, .*baked|baked potato|jacket)'),
+    ('UK', 'jacket potatoe with tuna', '(?i)^(?!.*(soup|skin only|skin, )).*(^potato(es)?, .*baked|baked potato|jacket)|^potatoes, baked, flesh and skin'),  # widened 2026-12-07: the whole baked potato (its "skin, " is the flesh and skin)
     ('US', 'baked chicken breast no skin at the kids soccer', '(?i)^(?!.*(babyfood|baby food|baby toddler|dry mix|mix, dry|, unprepared|unprepared,))(?=.*?(?:^(?!.*(raw|fried|breaded|batter|sandwich|nugget|strips|tenders|patty|salad|soup|canned|babyfood|lunch|deli|roll|skin eaten|meat and skin|with skin|coated|sauce|frozen)).*(chicken.*breast.*(roasted|baked|cooked|grilled|broiled)|chicken breast|poulet.*poitrine|hähnchenbrust|pollo.*petto|breast.*meat only.*roasted)))'),
     ('DE', 'haehnchenbrustfilet aus der pfanne', '(?i)(hähnchen|huhn|poulet|chicken).*(brust|breast|blanc|petto)'),
     # round 31 (eleventh session, reviewer's mix, written blind; rules widened where the first hit is the food: a Swiss Gummibonbon for jelly babies, Hackplätzli for Buletten, CoFID's own word order)
@@ -9707,7 +9707,7 @@ AUDIT = [
     ('UK', 'hot x buns toasted with butter', '(?i)hot cross buns?'),
     ('UK', 'creme egg', '(?i)cr[e\\u00e8]me eggs?'),
     ('UK', 'chocolate easter egg', "(?i)easter egg|^candies, milk chocolate$|^chocolate, milk$|^milchschokolade$|^candy, milk chocolate|^candies, .*\\bdove milk chocolate$|hershey'?s milk chocolate bar|^milk chocolate$"),
-    ('UK', 'jacket potatoe with beans', '(?i)^(?!.*\\b(soup|skin only|skin, |with meat|with chili|sweet)\\b).*?(?:potato(es)?, (old, )?baked|jacket potato|baked potato)'),
+    ('UK', 'jacket potatoe with beans', '(?i)^(?!.*\\b(soup|skin only|skin, |with meat|with chili|sweet)\\b).*?(?:potato(es)?, (old, )?baked|jacket potato|baked potato)|^potatoes, baked, flesh and skin'),  # widened 2026-12-07: the whole baked potato
     ('UK', 'bonfire toffee', '(?i)^(?!.*\\b(cookie|pavlova|yogh?urt|bar)\\b).*toffees?'),
     ('UK', 'treackle tart', '(?i)treacle tart'),
     ('UK', 'sausage in a bun', '(?i)^(?!.*\\b(raw|roh|unprepared|dry mix|babyfood|baby food)\\b).*?(?:^(?!.*\\b(rolls?|casserole|gravy|vegetarian|meatless|turkey|luncheon|summer|thuringer|biscuit|muffin|pizza|soup)\\b).*?(?:^sausages?, (pork|beef|premium)\\b.*\\b(grilled|fried)\\b|^pork sausage\\b.*\\b(cooked|fried)\\b|^hot ?dog\\b|^frankfurter\\b|sausage (sandwich|in a bun)))'),
