@@ -697,8 +697,10 @@ def _vocabulary_spelling(word: str, known: tuple[str, ...], region: str | None) 
                  for w in (*_one_letter_off(typed), *_swapped(typed))
                  if w[0] == typed[0] and _misspelt_compound(typed, w, known)
                  and not (catalog and not set(_split_compound(w, known)) <= terms)]
-        return max(spelt, key=lambda w: sum(p in terms for p in _split_compound(w, known)),
-                   default=word)
+        # and of those, one that keeps every letter typed (a letter left out is the likeliest
+        # slip: "Erdbeerjogurt" is Erdbeer-joghurt, not Erdbeer-gogurt)
+        return max(spelt, key=lambda w: (sum(p in terms for p in _split_compound(w, known)),
+                                         _keeps_letters(word, w)), default=word)
     if catalog and catalog[0] != close[0] and (
             _similarity(word, catalog[0]) >= _similarity(word, close[0])):
         return word  # "chiken" is chicken, not the vocabulary's "schinken"
@@ -737,6 +739,12 @@ def _misspelt_compound(word: str, spelt: str, known: tuple[str, ...]) -> bool:
     return (len(split) == 2 and len(split[1]) >= MIN_KIND
             and (word.startswith(split[0]) or word.endswith(split[1])
                  and split[0] in vocabulary.single_word_terms()))
+
+
+def _keeps_letters(word: str, other: str) -> bool:
+    """Whether ``other`` holds every letter of ``word`` in its order."""
+    letters = iter(other)
+    return all(letter in letters for letter in word)
 
 
 def _edits(word: str, other: str) -> int:
