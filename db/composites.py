@@ -29,8 +29,10 @@ from db.tables import (
 # (the fish-only "Fish and chips"), whose logged meals stay as they are. A new name each time
 # composites are added (-2: beans on toast; -3: sausages and mash, chips and curry sauce,
 # Currywurst; -4: bagel with cream cheese, bacon roll, chip butty, full English breakfast, neeps
-# and tatties, Fischbrötchen, Spezi; -5: fettuccine alfredo, chicken alfredo; -6: Spezi Zero).
-UPGRADE_PART = "composites-any-table-6"
+# and tatties, Fischbrötchen, Spezi; -5: fettuccine alfredo, chicken alfredo; -6: Spezi Zero;
+# -7: peanut butter toast, avocado toast on sourdough, cheese and crackers, cheddar cheese and
+# biscuits, Leberwurstbrot, hamburger with fries, chicken and waffles).
+UPGRADE_PART = "composites-any-table-7"
 
 FOODS_FILE = "composites.csv"
 INGREDIENTS_FILE = "composite_ingredients.csv"

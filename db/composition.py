@@ -515,8 +515,10 @@ def _stored(food: TableFood, everyday: dict[str, tuple[str, ...]]) -> dict:
 # chocolate by the packet made up, not 1 fl oz; pudding and mashed potato by the cup; a
 # default a third or less of FNDDS's amount for an unspecified quantity gives way to that
 # amount: not one piece of broccoli, one baby carrot, one Oreo or a tablespoon of dip; -11:
-# fresh fruit within half to twice FDA's 140 g: a cup of papaya or pineapple, not a chunk).
-ROWS_PART = "table-rows-11"
+# fresh fruit within half to twice FDA's 140 g: a cup of papaya or pineapple, not a chunk; -12:
+# CoFID's egg mayonnaise sandwich is an egg and cress sandwich, FNDDS's ham sandwich on white
+# with cheese a ham and cheese toastie).
+ROWS_PART = "table-rows-12"
 
 
 def refresh(session: Session, table: Table, seed_dir: Path) -> int:

@@ -10280,7 +10280,8 @@ AUDIT = [
     ('US', 'Raisin Bran', '(?i)^(?!.*(crunch|nut|clusters|total|cinnamon almond|omega|cranberries)).*raisin bran|fruit and fibre'),
     ('US', 'bowl of rice krispies', '(?i)^(?!.*(treat|frosted|cocoa|bar|gluten)).*(rice krispies|ricicles)|rice, toasted/crisp|^cereal, rice crispy, plain|ralston crisp rice|malt-o-meal, crispy rice'),
     ('US', 'granola with yogurt', '(?i)^(?!.*(baby|infant|toddler|children|margarine|spread|bar|bites|cookie|english|muffin|frozen|dip|coated|covered|cereals ready-to-eat, (general|kellogg)|soy|almond|coconut|chocolate|sweetened with low|low calorie|dressing)).*(granola|yog(h)?urt|parfait)'),
-    ('US', '2 slices of toast with peanut butter', '(?i)^(bread, (?!.*(pita|naan|chapati|roti|paratha|puri|corn|stuffing|crumb|dough|banana|pudding|sweet|pan dulce|salvadoran|pound|spanish|boston|irish|kneel|blue corn|vegetable|cheese|onion|fried|gluten|roll)).*|toast(?!er)|peanut butter sandwich|peanut butter and jelly sandwich)'),
+    # widened: the composite peanut butter toast (db/seed/composites.csv) is the food, two slices of it
+    ('US', '2 slices of toast with peanut butter', '(?i)^(bread, (?!.*(pita|naan|chapati|roti|paratha|puri|corn|stuffing|crumb|dough|banana|pudding|sweet|pan dulce|salvadoran|pound|spanish|boston|irish|kneel|blue corn|vegetable|cheese|onion|fried|gluten|roll)).*|toast(?!er)|peanut butter sandwich|peanut butter and jelly sandwich|peanut butter toast)'),
     ('US', '2 eggo waffles', '(?i)^(?!.*(pancake|scrambler|pizza|french toast|crisp|wafflers|chocolate)).*(eggo.*waffle|^waffles?(,|$)|kashi, .*waffle)'),
     ('US', 'a medium banana', '(?i)^(bananas?|banane)(, (raw|roh|flesh only|ripe)|$)'),
     ('US', 'cuties', '(?i)^(clementines?|tangerines?|mandarin(e|s)?)(, (raw|roh)|$| \\()'),
@@ -10567,6 +10568,34 @@ AUDIT = [
     ('DE', 'Maggi Ravioli aus der Dose', '(?i)^(?!.*(babyfood|unprepared|frozen)).*ravioli'),
     ('DE', 'ein Latte Macchiato', '(?i)latte macchiato|macchiato|\\blatte\\b'),
     ('DE', 'Rittersport Marzipan', '(?i)marzipan'),
+    # Dishes no table held as one row, now composites of table rows (db/seed/composites.csv:
+    # peanut butter toast, avocado toast on sourdough, chicken and waffles, Leberwurstbrot), each
+    # ingredient at a cited portion; moved from NO_TABLE_HOLDS and STILL_MISSED with their rules
+    # unchanged (an avocado toast with a poached egg is the toast; the egg is another entry).
+    ('US', 'avocado toast with poached egg', '(?i)avocado.*toast|toast.*avocado'),
+    ('US', 'avocado toast', '(?i)avocado toast|toast, avocado'),
+    ('US', 'chicken and waffles', '(?i)chicken.*waffle|waffle.*chicken'),
+    ("US", 'avocado toast', r"(?i)avocado.*toast|toast.*avocado"),
+    ('US', 'chicken and waffles', r'(?i)chicken.*waffle|waffle.*chicken|^waffle|fried chicken'),
+    ('DE', 'Leberwurstbrot', r'(?i)leberwurst|liver sausage|liverwurst'),
+    ('US', 'peanut butter toast', '(?i)^(?!.*(cereal|cracker)).*peanut butter.*(toast|bread|sandwich)|^peanut butter(,|$)'),
+    ('US', 'avocado toast', '(?i)avocado toast|toast.*avocado|^avocados?\\b(?!.*(oil|dressing|dip))'),
+    ('US', 'peanutbutter toast', '(?i)^peanut butter(?!.*(cookie|cracker|cup|fudge|bar|cereal))'),
+    ('DE', 'Leberwurstbrot zum Abendbrot', '(?i)leberwurst|liverwurst|liver sausage|braunschweiger'),
+    ('DE', 'leberwurstbrot', '(?i)leberwurst|liver sausage|liverwurst|braunschweiger'),
+    ('US', 'chicken and waffles', '(?i)chicken and waffles|^waffles?(, (plain|NFS|frozen|buttermilk|homemade)|$)|^fried chicken|fried chicken, (breast|drumstick|thigh|wing)|^chicken.*(breaded|fried).*(breast|thigh|drumstick|wing)'),
+    ('DE', 'brot mit leberwurst', '(?i)leberwurst|liver sausage|liverwurst'),
+    ('US', 'avocado toast on sourdough', '(?i)avocado toast|toast.*avocado|avocado.*toast|^avocados?, raw|^avocado'),
+    ('US', 'chicken and waffles on sunday', '(?i)chicken (and|&) waffles|^waffles?, (plain|buttermilk)(?!.*dry mix)|fried chicken'),
+    ('US', 'avacado toast this morning', '(?i)^(?!.*(oil|sushi|dressing|dip)).*avocados?|avocado toast'),
+    ('DE', 'leberwurstbrot abends', '(?i)leberwurst|liver sausage|liverwurst|braunschweiger'),
+    ('US', 'avocato toast', '(?i)avocado toast|toast.*avocado|^avocados?,'),
+    ('US', 'peanut butter banana toast', '(?i)^peanut butter\\b(?!.*(cookie|cup|cracker|candy))|^bananas?, raw|^bread.*toast|^toast\\b'),
+    # found since CoFID's egg mayonnaise sandwich has the everyday name egg and cress sandwich (the
+    # cress weighs next to nothing) and FNDDS's ham sandwich on white with cheese that of a cheese
+    # and ham toastie (cofid_aliases.csv, fndds_aliases.csv); moved from STILL_MISSED, rules unchanged
+    ('UK', 'egg and cress sandwich', r'(?i)egg(?! white).*sandwich|sandwich.*egg(?! white)'),
+    ('UK', 'cheese and ham toastie', r'(?i)toastie|ham.*cheese.*sandwich|cheese.*ham.*sandwich|sandwich.*(cheese|ham)'),
 ]
 
 # Diet queries: the first hit has at most search.SUGARED_G sugar per 100 g; a dairy query (a
@@ -15942,7 +15971,6 @@ NO_TABLE_HOLDS = [
     ('DE', 'ein lahmacun', '(?i)lahmacun'),
     ('DE', 'kürbiskernöl', '(?i)k(ü|u)rbiskern(ö|o)l|pumpkin seed oil|pépins de courge'),
     # twenty-first round (eighth session)
-    ('US', 'avocado toast with poached egg', '(?i)avocado.*toast|toast.*avocado'),
     ('US', 'chef salad with turkey and ham', "(?i)chef'?s? salad"),
     ('UK', 'toasted teacake with butter at the cafe', '(?i)tea ?cake'),
     ('UK', 'prawn mayo sandwich from boots', '(?i)(prawn|shrimp).*(sandwich|sub\\b)|sandwich.*(prawn|shrimp)'),
@@ -16197,7 +16225,6 @@ NO_TABLE_HOLDS = [
     ('US', 'crawfish etouffee', '(?i)(e|é)touff(e|é)e'),
     ('US', 'goo goo cluster', '(?i)goo goo'),
     ('US', 'kolaczki', '(?i)kolac|kolacz|kolach'),
-    ('US', 'avocado toast', '(?i)avocado toast|toast, avocado'),
     ('US', 'seitan', '(?i)seitan'),
     ('UK', 'bara brith', '(?i)bara brith'),
     ('UK', 'parkin', '(?i)parkin\\b'),
@@ -16238,7 +16265,6 @@ NO_TABLE_HOLDS = [
     # round 41 (thirteenth session, a week on a budget with type 2 diabetes: own brands as on a receipt, frozen and tinned foods, value menus, written blind; rules widened where the first hit is the food: canned chili with beans, Campbell's chicken with noodles, FNDDS's beans and rice, a baked potato's flesh and skin, CoFID's mushy peas and brown or wholemeal toast, a cocoa mix made up)
     ('DE', 'Pizzaschnecke', '(?i)pizzaschnecke|pizza ?snail'),
     ('UK', 'tunnocks teacake', '(?i)teacake|tunnock'),
-    ('US', 'chicken and waffles', '(?i)chicken.*waffle|waffle.*chicken'),
     # round 42 (thirteenth session, immigrant and regional home cooking in each country's words, written blind; rules widened where the first hit is the food: FNDDS's bean and cheese burrito and shrimp fried rice, CoFID's potato scones, SR Legacy's Polish sausage for Krakauer)
     ('US', 'mangu', '(?i)mang[uú]\\b|mashed plantain'),
     ('US', 'mofongo', '(?i)mofongo'),
@@ -16332,7 +16358,6 @@ NO_TABLE_HOLDS = [
 # audit's): kept here, and checked to be still wrong, so a fix that answers one fails the run
 # until it moves to AUDIT, DIET or HYPO.
 STILL_MISSED = [
-    ("US", 'avocado toast', r"(?i)avocado.*toast|toast.*avocado"),
     ("US", 'pastrami sandwich', r"(?i)pastrami.*sandwich|sandwich.*pastrami"),
     ("US", 'chai latte', r"(?i)chai"),
     ("UK", 'fruit pot', r"(?i)fruit (salad|cocktail|pot)|mixed fruit"),
@@ -16346,14 +16371,10 @@ STILL_MISSED = [
     ("DE", 'zuckerfreier Sirup', r"(?i)sirup.*(zuckerfrei|light|süssstoff)|syrup.*(sugar.free|low calorie|diet)"),
     ("UK", 'no added sugar ribena', r"(?i)(blackcurrant|ribena).*(no added sugar|no sugar|sugar.free|low calorie|diet)"),
     # sixth round
-    ('US', 'chicken and waffles', r'(?i)chicken.*waffle|waffle.*chicken|^waffle|fried chicken'),
     ('US', 'veggie pizza', r'(?i)pizza.*(vegetable|veggie)'),
     ('US', 'chicken stir fry', r'(?i)chicken.*stir.?fr|stir.?fr.*chicken|chicken.*vegetables'),
     ('US', 'white chocolate mocha', r'(?i)mocha'),
     ('US', 'vegetable fried rice', r'(?i)fried rice'),
-    ('UK', 'egg and cress sandwich', r'(?i)egg(?! white).*sandwich|sandwich.*egg(?! white)'),
-    ('UK', 'cheese and ham toastie', r'(?i)toastie|ham.*cheese.*sandwich|cheese.*ham.*sandwich|sandwich.*(cheese|ham)'),
-    ('DE', 'Leberwurstbrot', r'(?i)leberwurst|liver sausage|liverwurst'),
     ('US', 'crystal light', r'(?i)crystal light|(drink|beverage).*(low calorie|sugar.free|diet)'),
     ('US', 'sugar free chocolate', r'(?i)(?<!non )chocolate.*(sugar.free|no sugar)'),
     ('DE', 'Schokolade ohne Zucker', r'(?i)schokolade.*(zuckerfrei|ohne zucker|diät)|(?<!non )chocolate.*sugar.free'),
@@ -16407,7 +16428,6 @@ STILL_MISSED = [
     ('UK', 'angel delight no added sugar', r'(?i)instant dessert'),
     # eleventh round
     ('US', 'cinnamon toast', '(?i)^(?!.*(cereal|graham|cracker)).*(cinnamon toast|toast.*cinnamon|bread.*cinnamon|cinnamon.*bread)'),
-    ('US', 'peanut butter toast', '(?i)^(?!.*(cereal|cracker)).*peanut butter.*(toast|bread|sandwich)|^peanut butter(,|$)'),
     ('US', 'garden salad', '(?i)^(garden|tossed|green|mixed|side) salad|^salad, (garden|tossed|green|mixed)|^mixed salad greens|side salad|^lettuce salad'),
     ('US', 'fruit punch', '(?i)^(?!babyfood).*(fruit punch|punch drink)(?!.*alcoholic)'),
     ('US', 'banan', '(?i)^bananas?(, raw|$)'),
@@ -16415,7 +16435,6 @@ STILL_MISSED = [
     # eleventh round, diet
     ('DE', 'Schweppes light', r'(?i)tonic|bitter lemon|schweppes'),
     # twelfth round
-    ('US', 'avocado toast', '(?i)avocado toast|toast.*avocado|^avocados?\\b(?!.*(oil|dressing|dip))'),
     ('US', 'shrimp stir fry', '(?i)^(?!.*salad).*(shrimp.*(stir.?fr|vegetables)|stir.?fr.*shrimp)'),
     ('US', 'roasted vegetables', '(?i)^(?!.*(babyfood|curry|soup|dinner)).*((roast|mixed) vegetables|vegetables?, (mixed|roast)|^vegetables?\\b.*(roast|mixed)|mixed veg)'),
     ('UK', 'meal deal', '(?i)^(?!.*(ice cream|cookie|cracker|spread)).*sandwich'),
@@ -16457,7 +16476,6 @@ STILL_MISSED = [
     ('UK', 'chapati with ghee', '(?i)^(bread, )?chapp?att?i|^chapatis|\\broti\\b|^ghee'),
     ('UK', 'beans on wholemeal toast', '(?i)baked beans|^beans, baked|beans on toast'),
     ('UK', 'sausages with mash and onion gravy', '(?i)sausages? and mash|bangers|^sausages?, pork|^pork sausages?|potatoes?, mashed|mashed potato'),
-    ('US', 'peanutbutter toast', '(?i)^peanut butter(?!.*(cookie|cracker|cup|fudge|bar|cereal))'),
     ('DE', 'Butterbrot mit Salz', '(?i)butterbrot|toastbrot mit butter|^brot \\(|^bread \\(average|^bread, (white|wheat|brown|rye|mixed)|^butter(,|$)'),
     # thirteenth and fourteenth rounds, diet: no table holds the diet kind (the first hit is a light row, or nothing)
     ('UK', 'sugar free lucozade', r'(?i)lucozade.*(zero|sugar.free)|energy drink.*(sugar.free|diet)|sports drink.*(diet|zero|low calorie)'),
@@ -16485,7 +16503,6 @@ STILL_MISSED = [
     ('UK', 'cheese on toast under the grill', '(?i)welsh rarebit|cheese on toast|cheese toastie|grilled cheese(?!.*crackers)'),
     ('UK', '2 hobnobs with my tea', '(?i)^tea, (black|infusion|hot, (leaf, black|with milk))|biscuits, oat|oat biscuits?|hobnob|^cookies, oatmeal(?!.*(mix|dough))'),
     ('UK', 'steak and kidney pie and chips', '(?i)steak and kidney|french fr|^(fast foods?, )?potatoes?, french|fries\\b|^chips, |pommes frites|potato chips, (homemade|takeaway)|^chips\\b(?!.*(tortilla|corn|banana|pita|bagel|kale|veggie|chocolate))'),
-    ('DE', 'Leberwurstbrot zum Abendbrot', '(?i)leberwurst|liverwurst|liver sausage|braunschweiger'),
     ('DE', 'Suesskartoffel aus dem Ofen', '(?i)s(ü|ue)sskartoffel|^sweet ?potato(es)?\\b(?!.*(fries|french fried|tots|chips|casserole|pie|leaves|puffs|babyfood|raw|canned))'),
     # sixteenth round (seventh session)
     ('US', 'sliced apple and a spoon of peanut butter', '(?i)^apples?, (raw|fresh)|^apfel, roh|^granny smith|^apples?$|^peanut butter(?!.*(cookie|cup|sandwich|cracker|jelly|fudge))'),
@@ -16500,11 +16517,9 @@ STILL_MISSED = [
     ('UK', 'curried goat', '(?i)^(?!.*(cheese|milk|feta))(game meat, )?goat|curry.*goat|goat.*curr'),
     ('UK', 'mug of hot chocolate', '(?i)hot chocolate|cocoa.*(milk|made)|drinking chocolate'),
     ('DE', 'Häferlkaffee', '(?i)^(?!.*(substitute|liqueur|iced|ready to drink|mocha|powder|alcoholic))(.*melange|.*milchkaffee|.*cappuccino|.*\\blatte\\b|.*caf(é|e) au lait|coffee.*milk|coffee with coffee cream)|^(beverages, )?coffee, (brewed|black)'),
-    ('DE', 'leberwurstbrot', '(?i)leberwurst|liver sausage|liverwurst|braunschweiger'),
     ('UK', 'fish fignres', '(?i)fish fingers?|fish sticks?'),
     ('UK', 'scrambled egs', '(?i)^(?!.*(ingredient|substitute))(.*r(ü|ue)hrei|.*scrambled|egg omelet)'),
     ('DE', 'erbsensupe', '(?i)erbsensuppe|pea soup|soup, (green )?pea|pea and ham'),
-    ('US', 'chicken and waffles', '(?i)chicken and waffles|^waffles?(, (plain|NFS|frozen|buttermilk|homemade)|$)|^fried chicken|fried chicken, (breast|drumstick|thigh|wing)|^chicken.*(breaded|fried).*(breast|thigh|drumstick|wing)'),
     ('DE', 'Brot mit Käse', '(?i)^sandwich \\(.*\\) mit .*k(ä|ae)se|cheese sandwich|^brot|^bread, (white|brown|wholemeal|rye|mixed)|^k(ä|ae)se|^cheese, (cheddar|swiss|emmental|gouda)|^(emmentaler|gouda|tilsiter|appenzeller|gruy)'),
     ('US', '20 oz mountain dew', '(?i)^(?!.*(sugar free|diet|low calorie|zero|energy))(.*mountain dew|soft drink, (fruit|citrus|lemon|NFS)|.*carbonated, (citrus|lemon)|.*citrus soft drink)'),
     # fifteenth round, diet: no table holds the diet kind (a light lemonade, a light orange juice first)
@@ -16564,14 +16579,12 @@ STILL_MISSED = [
     ('UK', 'cheddar on toast done under the grill', '(?i)cheese on toast|welsh rarebit|toast.*cheese'),
     ('UK', 'bread and butter pudding with custard', '(?i)bread and butter pudding|bread pudding'),
     ('UK', 'pie and mash in east london', '(?i)pie and mash|^pie, (beef|steak|minced|meat)|^(beef|meat|minced beef) pie|^potato(es)?, mashed|mashed potato'),
-    ('DE', 'brot mit leberwurst', '(?i)leberwurst|liver sausage|liverwurst'),
     ('DE', 'salzkartoffeln als beilage zum fisch', '(?i)^(kartoffel|potato(es)?)\\b.*(boiled|gekocht|gedämpft|steamed|in der schale)(?!.*(fried|mash))'),
     ('DE', 'brot mit butter', '(?i)^(brot|bread)\\b|^butter\\b(?!.*(milk|cookie|oil|bean|nut|scotch))'),
     # twenty-second round (eighth session)
     ('US', 'lychee fruit', '(?i)^litchis?|^lychees?'),
     ('US', 'chicken noodle casserole', '(?i)(chicken|turkey).*noodle.*casserole|noodles?.*chicken.*casserole|chicken or turkey.*noodles'),
     ('US', 'chicken tenders kids meal', '(?i)chicken (tenders|strips|fingers|nuggets)|tenders'),
-    ('US', 'avocado toast on sourdough', '(?i)avocado toast|toast.*avocado|avocado.*toast|^avocados?, raw|^avocado'),
     ('US', 'biscuits with sausage gravy', '(?i)biscuits?.*gravy|gravy.*biscuit'),
     ('US', 'pretzels sticks', '(?i)pretzels?, hard|pretzels'),
     ('US', 'sweetpotato fries', '(?i)sweet ?potato.*(fries|french fr)'),
@@ -16583,10 +16596,7 @@ STILL_MISSED = [
     ('US', 'crystal light pink lemonade in my water bottle', r'(?i)(lemonade|drink mix|soft drink|beverage).*(diet|sugar.free|low calorie|aspartame|sucralose)'),
     # twenty-third round (ninth session)
     ('US', 'southern collard greens after work', '(?i)^(?!.*raw|.*unprepared).*collards?'),
-    ('US', 'chicken and waffles on sunday', '(?i)chicken (and|&) waffles|^waffles?, (plain|buttermilk)(?!.*dry mix)|fried chicken'),
-    ('US', 'avacado toast this morning', '(?i)^(?!.*(oil|sushi|dressing|dip)).*avocados?|avocado toast'),
     ('UK', 'fruit and fibre with milk', '(?i)^(?!.*muffin).*(fruit (and|&|n) fibre|bran flakes, with (dried )?fruit)'),
-    ('DE', 'leberwurstbrot abends', '(?i)leberwurst|liver sausage|liverwurst|braunschweiger'),
     # twenty-fourth round (ninth session)
     ('US', 'chicken and andouille jambalaya', '(?i)jambalaya'),
     ('US', 'walleye fried in butter', '(?i)^(?!.*\\braw\\b).*walleye'),
@@ -16604,7 +16614,6 @@ STILL_MISSED = [
     ('DE', 'schupfnudeln mit kraut', '(?i)sauerkraut|schupfnudel'),
     # twenty-fifth round (ninth session)
     ('US', 'cheese omelette', '(?i)^(egg )?omelet(?!.*(meat|ham|bacon|sausage|vegetable|potato|substitute|egg white|ingredient)).*cheese|^omelet(te)?, cheese|eieromelette.*k(ä|ae)se|omelette.*cheese'),
-    ('US', 'avocato toast', '(?i)avocado toast|toast.*avocado|^avocados?,'),
     ('UK', 'mug of instant coffee', '(?i)coffee, instant|instant coffee'),
     ('DE', 'butter brot', '(?i)^brot\\b|^bread, (white|wheat|whole|rye|mixed|brown|multi)|^butter, (salted|unsalted|with salt|without salt)|^butter$'),
     # twenty-sixth round (ninth session)
@@ -16711,7 +16720,6 @@ STILL_MISSED = [
     ('US', 'biscuits and sausage gravy at home', '(?i)biscuits? (and|with) gravy|biscuit.*gravy'),
     ('US', 'beef and bean chili', '(?i)^chili\\b(?!.*(hot dog|dog|sauce|powder|pepper|dip|fries|mac))|chili con carne'),
     ('US', 'beef tacos x2', '(?i)^(?!.*(shell|salad|seasoning|filling)).*(taco.*beef|beef.*taco)'),
-    ('US', 'peanut butter banana toast', '(?i)^peanut butter\\b(?!.*(cookie|cup|cracker|candy))|^bananas?, raw|^bread.*toast|^toast\\b'),
     ('DE', 'brot mit käse vorhin', '(?i)^(brot|bread|käse|cheese)\\b|käsebrot|cheese sandwich|sandwich.*(cheese|käse)|^(ruch|halbweiss|voll|weiss|roggen|bauern|misch)brot'),
     # round 34 (eleventh session, food diaries of 13 more people, written blind; rules widened where the first hit is the food)
     ('US', 'cheesesteak from pats', '(?i)cheese ?steak'),
