@@ -1326,7 +1326,7 @@ AUDIT = [
     ('UK', 'petits filous', r'(?i)fromage frais|yogh?urt'),
     ('UK', 'ryvita', r'(?i)ryvita|crispbread'),
     ('UK', 'cream crackers', r'(?i)cream crackers?|crackers?,? cream'),
-    ('UK', 'mini cheddars', r'(?i)mini cheddars|cheese.*(biscuits|crackers)|crackers.*cheese'),
+    ('UK', 'mini cheddars', r'(?i)mini cheddars|cheese.*(biscuits|crackers)|crackers.*cheese|^biscuits, cheese flavoured'),  # widened 2026-12-07: CoFID's own cheese biscuits
     ('UK', 'pork scratchings', r'(?i)pork scratchings|pork (rind|skin)'),
     ('UK', 'garden peas', r'(?i)peas'),
     ('UK', 'tinned tomatoes', r'(?i)tomato(es)?.*(canned|tinned)|(canned|tinned) tomato'),
