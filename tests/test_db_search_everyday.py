@@ -37,7 +37,7 @@ EVERYDAY = [
     # FNDDS's generic tuna ("Fish, tuna, NFS": what the survey codes a tuna of unknown kind as)
     ('tuna', None, r'^Fish, tuna, (light|white), canned|^Tuna, (canned|flesh only)|^Fish, tuna, NFS'),
     ('wholemeal toast', 'UK', r'^Bread, whole-wheat.*toasted|^Bread, wholemeal, toasted'),
-    ('basmati rice', None, r'^Rice, white, long-grain.*cooked'),
+    ('basmati rice', None, r'^Rice, white, long-grain.*cooked|^Rice, white, basmati, boiled'),
     ('avocado', None, r'^Avocados?, raw'),
     ('popcorn', None, r'^Snacks, popcorn, (air-popped|oil-popped|microwave)|^Popcorn, (ready-to-eat, plain|NFS$)'),
     ('ham sandwich', None, r'[Hh]am sandwich|submarine sandwich, ham on'),
@@ -104,7 +104,7 @@ EVERYDAY = [
     ('jacket potato', 'UK', r'^Potatoes, baked'),
     ('crisps', 'UK', r'^Snacks, potato chips|^Potato crisps'),
     ('chips', 'UK', r'^French fries|^Potatoes, french fried'),
-    ('biscuits', 'UK', r'^Cookies|^Biscuits, (digestive|semi-sweet|plain)'),
+    ('biscuits', 'UK', r'^Cookies?\b|^Biscuits, (digestive|semi-sweet|plain)'),
     ('wholemeal bread', 'UK', r'^Bread, whole-wheat|^Bread, wholemeal|^Bread, whole wheat'),
     ('semi-skimmed milk', 'UK', r'^Milk, reduced fat'),
     ('skimmed milk', 'UK', r'^Milk, nonfat'),
@@ -626,7 +626,7 @@ def test_chicken_is_chicken_of_no_named_part_not_an_odd_cut(full_db):
     ("carrots and peas", "UK", r"(?i)^peas and carrots"),
     # a spread on bread: the bread is the food, as in "toast with jam" (not the jam alone)
     ("jam on toast", "UK", r"(?i)^bread\b.*\btoasted"),
-    ("peanut butter on toast", "US", r"(?i)^bread\b.*\btoasted"),
+    ("peanut butter on toast", "US", r"(?i)^bread\b.*\btoasted|^peanut butter toast\b"),  # or the composite of both
     ("Marmelade auf Brötchen", "DE", r"(?i)^rolls?\b|br(ö|oe)tchen"),
     # a list of what is spread on it names the bread or scone first
     ("scones jam and cream", "UK", r"(?i)^scones?\b"),
