@@ -16204,13 +16204,10 @@ PORTIONS = [
     ('US', 'capuccino', 300, 'FNDDS coffee drinks: 1 cup 8 fl oz = 240 g; tall 12 fl oz = 360 g'),
     ('UK', 'cuppa tea with milk', 250, 'standard mug of tea about 250 mL (CoFID tea infusion, mug 260 g)'),
     ('DE', '2 Knäckebrot', 20, '1 Scheibe Knäckebrot = about 10 g (Wasa), 2 Scheiben = 20 g'),
-    # now one portion (2026-12-07): the Swiss FCDB's pizzas as whole pizzas, pho as a bowl, and foods now found
-    ('DE', 'Pizza Funghi', 400, 'eine Tiefkühl- oder Restaurantpizza 350-450 g (Dr. Oetker Ristorante Funghi 365 g)'),
-    ('DE', 'pizza margherita', 350, 'eine ganze Pizza Margherita: Tiefkühlpizza 300-350 g, Pizzeria 350-450 g'),
+    # now one portion (2026-12-07): pho as a bowl, and foods now found
     ('US', 'pho bo from the pho shop', 700, "FNDDS 'Soup, pho, with meat' 1 bowl ~ 3 cups ~ 700 g (restaurant bowl)"),
     ('DE', 'wecihgekochtes ei', 50, 'FNDDS Egg, whole, boiled: 1 egg = 50 g'),
     ('US', 'pho', 720, 'FNDDS: 1 restaurant bowl (~3 cups)'),
-    ('DE', 'Pizza Margherita', 350, '1 Pizza (~30 cm) ~350 g'),
     ('DE', '3 Butterkekse', 25, 'Leibniz Packung: 1 Keks = 8.3 g, x3 = 25 g'),
 ]
 
@@ -17945,6 +17942,10 @@ STILL_SHORT_PORTIONS = [
     ('DE', 'Apfelstrudel', 150, '1 Stück Apfelstrudel ~125-150 g'),
     # round 60 (blind, 2026-12-07): phone typing: typos, abbreviations, two foods, amounts
     ('DE', 'Kaffee mit Milch und Zucker', 200, '1 Tasse Kaffee = 150-200 mL'),
+    # a Swiss pizza's default stays a slice: a whole pizza (158-206 g carbohydrate) is over check-seed's one portion (90 g)
+    ('DE', 'Pizza Funghi', 400, 'eine Tiefkühl- oder Restaurantpizza 350-450 g (Dr. Oetker Ristorante Funghi 365 g)'),
+    ('DE', 'pizza margherita', 350, 'eine ganze Pizza Margherita: Tiefkühlpizza 300-350 g, Pizzeria 350-450 g'),
+    ('DE', 'Pizza Margherita', 350, '1 Pizza (~30 cm) ~350 g'),
 ]
 
 
