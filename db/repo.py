@@ -109,7 +109,8 @@ def _search_foods(text_: str, *, session: Session, owner: User | None, category:
     respelt = _term_spelling(wanted, known, region)
     if respelt != wanted:  # the text as meant, for every reading of it below
         for typed, meant in zip(wanted, respelt):
-            text_ = re.sub(rf"\b{re.escape(typed)}\b", meant, text_, flags=re.IGNORECASE)
+            if meant != typed:
+                text_ = re.sub(rf"\b{re.escape(typed)}\b", meant, text_, flags=re.IGNORECASE)
         wanted, diet = search.query_wishes(text_)
     wanted = [_vocabulary_spelling(w, known, region) for w in wanted]
     parts = [_split_compound(w, known) for w in wanted]
@@ -661,10 +662,10 @@ def _vocabulary_spelling(word: str, known: tuple[str, ...], region: str | None) 
     if _a_word(word, known):
         # one that only starts catalog words ("kaffe" of "Kaffeerahm") and lacks the last
         # letter of a term is the term ("Kaffe mit Milch": Kaffee)
-        terms = vocabulary.regional_single_word_terms(region)
         if (len(word) >= 4 and not _known(word, known)
                 and word not in vocabulary.single_word_terms()
                 and word not in search.MEASURE_AND_SIZE_WORDS):
+            terms = vocabulary.regional_single_word_terms(region)
             return next((word + c for c in _LETTERS if word + c in terms), word)
         return word
     plain = _german_respelt(word)
