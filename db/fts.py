@@ -14,8 +14,8 @@ import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import (Integer, String, and_, bindparam, case, column, exists, func, literal, or_,
-                        select, text, union, union_all)
+from sqlalchemy import (Integer, String, and_, bindparam, case, column, exists, func, intersect,
+                        literal, or_, select, text, union, union_all)
 from sqlalchemy.orm import Session
 
 from db import datasets, search
@@ -306,6 +306,14 @@ def _like_matches(statement, readings: Readings, all_words: bool, *, indexed: bo
     ``indexed``: PostgreSQL with its trigram indexes (migration 0011); each word is then one
     ``id IN (... UNION ...)`` whose parts those indexes answer, where the per-food test reads
     every food."""
+    if indexed and all_words:
+        # One set of ids (the readings' union of their words' intersections), which the
+        # foods' primary key then finds: a test of each food against every word's set
+        # read all 18,000 foods per search.
+        ids = union(*(intersect(*(_indexed_ids(_terms(choices)) for choices in alternatives))
+                      for alternatives in readings))
+        return (statement.where(Food.id.in_(ids))
+                .order_by(Food.search_weight.desc(), Food.id).limit(MAX_CANDIDATES))
     contains = _indexed_contains if indexed else _row_contains
     found = statement.where(or_(*(
         (and_ if all_words else or_)(*(contains(_terms(choices)) for choices in alternatives))
@@ -350,20 +358,27 @@ def _indexed_contains(terms: Sequence[str]):
     no index can find them: those are tested food by food, which stops at the first match
     of each."""
     short = [w for w in terms if len(w) < TRIGRAM]
-    long = [w for w in terms if len(w) >= TRIGRAM]
-    if not long:
+    if len(short) == len(terms):
         return _row_contains(short)
+    return Food.id.in_(_indexed_ids(terms))
+
+
+def _indexed_ids(terms: Sequence[str]):
+    """The ids of the foods whose texts contain one of ``terms`` (``_indexed_contains``), as
+    one select: the trigram indexes answer the longer terms, a scan the short ones."""
+    short = [w for w in terms if len(w) < TRIGRAM]
+    long = [w for w in terms if len(w) >= TRIGRAM]
 
     def any_term(*columns):
         return or_(*(c.contains(w, autoescape=True) for c in columns for w in long))
 
-    found = Food.id.in_(union(
-        select(Food.id).where(any_term(Food.name_key, func.lower(Food.fdc_description),
-                                       func.lower(Food.common_names))),
-        select(FoodAlias.food_id).where(any_term(FoodAlias.alias_key)),
-        select(FoodLabel.food_id).where(any_term(FoodLabel.label)),
-    ))
-    return or_(found, _row_contains(short)) if short else found
+    parts = [select(Food.id).where(_row_contains(short))] if short else []
+    if long:
+        parts += [select(Food.id).where(any_term(Food.name_key, func.lower(Food.fdc_description),
+                                                 func.lower(Food.common_names))),
+                  select(FoodAlias.food_id).where(any_term(FoodAlias.alias_key)),
+                  select(FoodLabel.food_id).where(any_term(FoodLabel.label))]
+    return union(*parts)
 
 
 # Joins a food's aliases (or labels) in one text: a control character, which no name holds
