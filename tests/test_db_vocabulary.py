@@ -331,6 +331,19 @@ def _first(query: str, region: str | None) -> str:
     ("Holundersirup mit Wasser", "DE", r"^Sirup zubereitet"),
     ("Jogurt mit Früchten", "DE", r"^Yogurt, .*fruit"),
     ("Hühnersuppe mit Nudeln", "DE", r"^Soup, chicken noodle"),
+    # snack brands and US dishes under a generic row; Fritos the chips, though "fritos" after
+    # a Spanish word is fried; a UK oat drink is oat milk; a Dürüm the döner in its bread, not
+    # the meat alone; German Seitan the ready meat substitute, not the gluten flour
+    ("cheezits", "US", r"\(Cheez-It\)"), ("veggie straws", "US", r"^Vegetable chips"),
+    ("blondie", "US", r"^Cookie, butterscotch, brownie"), ("fritos", "US", r"^Corn chips"),
+    ("frijoles refritos", "US", r"(?i)refried beans"), ("apple fritter", "US", r"^Fritter, fruit"),
+    ("kalua pig", "US", r"^Pork, fresh, shoulder.*roasted"),
+    ("oat drink", "UK", r"^Oat milk"), ("colcannon", "UK", r"^Bubble and squeak"),
+    ("linda mccartney sausages", "UK", r"^Sausages, vegetarian"),
+    ("rice krispie cakes", "UK", r"^Cakes, crispie"),
+    ("Eis am Stiel", "DE", r"^Ice cream bar"), ("Dürüm", "DE", r"^Doner kebab in pitta bread"),
+    ("Seitan", "DE", r"^Meat substitute"), ("Apfelschnitze", "DE", r"^Apfel, roh"),
+    ("Gurkensticks", "DE", r"^Gurke, roh"), ("Bulgur Salat", "DE", r"^Tabbouleh"),
 ])
 def test_regional_brand_and_compound_words_find_their_food(full_db, query, region, expected):
     assert re.search(expected, _first(query, region)), service.search(query, limit=3, region=region)
