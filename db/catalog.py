@@ -35,8 +35,9 @@ ALIASES_FILE = "sr28_aliases.csv"
 # FDA's 140 g, not 50 blueberries or one strawberry).
 SERVINGS_PART = "sr28_servings_as_eaten_5"
 # The seed part of sr28_aliases.csv's everyday names: a database seeded before a name was added
-# gets it once (``refresh_aliases``). New names, a new part name (2: brands such as Snickers).
-ALIASES_PART = "sr28_aliases_2"
+# gets it once (``refresh_aliases``). New names, a new part name (2: brands such as Snickers;
+# 3: Mountain Dew).
+ALIASES_PART = "sr28_aliases_3"
 
 
 def read_aliases(seed_dir: Path) -> dict[str, tuple[str, ...]]:

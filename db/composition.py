@@ -517,8 +517,9 @@ def _stored(food: TableFood, everyday: dict[str, tuple[str, ...]]) -> dict:
 # amount: not one piece of broccoli, one baby carrot, one Oreo or a tablespoon of dip; -11:
 # fresh fruit within half to twice FDA's 140 g: a cup of papaya or pineapple, not a chunk; -12:
 # CoFID's egg mayonnaise sandwich is an egg and cress sandwich, FNDDS's ham sandwich on white
-# with cheese a ham and cheese toastie).
-ROWS_PART = "table-rows-12"
+# with cheese a ham and cheese toastie; -13: FNDDS's fruit fritter is an apple fritter, its
+# plain corn chips are Fritos).
+ROWS_PART = "table-rows-13"
 
 
 def refresh(session: Session, table: Table, seed_dir: Path) -> int:

@@ -10,7 +10,7 @@ from difflib import SequenceMatcher
 from os.path import commonprefix
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, union
 from sqlalchemy.orm import Session, selectinload
 
 from db import datasets, fts, hypo, nutrition, portions, search, validate, vocabulary
@@ -126,7 +126,8 @@ def _search_foods(text_: str, *, session: Session, owner: User | None, category:
     typed_words = search.words(text_)
     on = _on_bread(typed_words)
     readings += _diet_wishes(_filled_bread(parts, region, typed_words, on), diet)[0]
-    main, heads = _main_food(text_, wanted, known, region)
+    main, heads = _main_food(text_, wanted, known, region,
+                             _named_food(session, search.words(text_)))
     # "toast with butter" is toast too (a reading of the main food alone, ranked below a food
     # that is both: "Baked beans, canned in tomato sauce, with pork sausages"), not a food that
     # only holds both words ("Seeds, sesame butter, tahini, from roasted and toasted kernels").
@@ -355,14 +356,39 @@ def _food_word(word: str, known: tuple[str, ...]) -> bool:
             or (len(word) > SHORT_WORD and any(_known(w, known) for w in _one_letter_off(word))))
 
 
-def _main_food(text_: str, wanted: list[str], known: tuple[str, ...], region: str | None
-               ) -> tuple[list[str], set[str]]:
+def _named_food(session: Session, typed: list[str]) -> tuple[int, int, int] | None:
+    """(start, its "and", end), indices of ``typed``, of the words around the query's "and" that
+    are a public food's name or alias: "mac and cheese" of "baked mac and cheese" is one food
+    (an alias of "Macaroni and cheese"), not "baked mac" (a mackerel) with cheese. The longest;
+    None: no such words."""
+    joins = [i for i, w in enumerate(typed) if w in search.AND_WORDS and 0 < i < len(typed) - 1]
+    spans = {" ".join(typed[i - left:i + right + 1]).replace(f" {typed[i]} ", f" {joiner} "):
+             (i - left, i, i + right) for i in joins for left in (1, 2) for right in (1, 2)
+             if i - left >= 0 and i + right < len(typed) for joiner in (typed[i], "&")}
+    if not spans:
+        return None
+    named = session.scalars(union(
+        select(FoodAlias.alias_key).join(Food, Food.id == FoodAlias.food_id)
+        .where(Food.owner_id.is_(None), FoodAlias.alias_key.in_(spans)),
+        select(Food.name_key).where(Food.owner_id.is_(None), Food.name_key.in_(spans)))).all()
+    return max((spans[phrase] for phrase in named), key=lambda s: s[2] - s[0], default=None)
+
+
+def _main_food(text_: str, wanted: list[str], known: tuple[str, ...], region: str | None,
+               named: tuple[int, int, int] | None = None) -> tuple[list[str], set[str]]:
     """The words of the main food of a phrase of two foods (``search.main_food``: "scampi" of
     "scampi and chips"), or none when the query names one food; and the words that name the
-    main food, in the catalog's words too ("mince": "beef"), for a query of several words."""
+    main food, in the catalog's words too ("mince": "beef"), for a query of several words.
+    ``named``: a food named with "and" (``_named_food``), the main food where the phrase would
+    be split at its "and"."""
     if len(wanted) < 2 or search.without_flavours(search.query_words(text_)):
         return [], set()  # one food, or a snack of a flavour ("salt and pepper chips")
-    words, head = search.main_food(search.words(text_))
+    typed = search.words(text_)
+    words, head = search.main_food(typed)
+    if named is not None and head == typed[named[1] - 1]:
+        start, _, end = named
+        words = [w for w in typed[start:end + 1] if w not in search.STOPWORDS]
+        head = words[-1]
     # spelt as the query's words are ("broetchen mit butter": brotchen)
     words = [_vocabulary_spelling(w, known, region) for w in words]
     head = head and _vocabulary_spelling(head, known, region)
@@ -371,7 +397,17 @@ def _main_food(text_: str, wanted: list[str], known: tuple[str, ...], region: st
         return [], set()
     heads = {head, _split_compound(head, known)[-1]}
     heads |= {reading[-1] for reading, _ in vocabulary.readings([head], region) if reading}
-    return (main if main and len(main) < len(wanted) else []), heads
+    if not main or len(main) >= len(wanted):
+        return [], heads
+    # without the cut it ends in ("apple slices with peanut butter": apple, not "Apple pie" by
+    # its slice)
+    while len(main) > 1 and main[-1] in _CUT_WORDS:
+        main = main[:-1]
+    return main, heads
+
+
+_CUT_WORDS = frozenset({"slice", "slices", "piece", "pieces", "chunk", "chunks", "wedge", "wedges",
+                        "cube", "cubes"})
 
 
 def _sugared_kinds(named: list[search.Candidate]) -> list[tuple[list[str], float]]:
@@ -874,6 +910,14 @@ def _default_portions(session: Session, food_ids: list[int], measure: tuple[str,
                                rows[0].fiber_g, label)
         elif row is not None:
             chosen[food_id] = (row.name, row.grams, row.carbohydrate_g, row.fiber_g, None)
+    # A weight typed for a food with no serving ("100g quorn mince") is that weight still.
+    unserved = [food_id for food_id in food_ids if food_id not in servings]
+    if measure and unserved:
+        for food in session.execute(select(Food.id, Food.name, Food.carbohydrate_g, Food.fiber_g)
+                                    .where(Food.id.in_(unserved))):
+            amount = portions.measured_amount([], measure, None, food.name)
+            if amount is not None:
+                chosen[food.id] = (None, amount[0], food.carbohydrate_g, food.fiber_g, amount[1])
     return chosen
 
 

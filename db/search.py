@@ -170,7 +170,7 @@ PLAINLY_COOKED = frozenset({
 UNGROUPED = frozenset({"UK foods (CoFID)"})
 # The Swiss FCDB's German form words ("Rotkohl, roh", "Reis poliert, trocken"), and the
 # tables' other words for a form ("Sweetcorn, dried", "Beans, broad, dried, raw").
-GERMAN_FORMS = {"roh": "raw", "trocken": "dry"}
+GERMAN_FORMS = {"roh": "raw", "trocken": "dry", "vorfritiert": "unprepared"}  # par-fried, sold frozen
 NAMED_FORMS = {"dried": "dry", "powdered": "powder"}
 # Foods eaten dried, whose "dried" is no form to avoid: prunes, raisins, dates, herbs and spices.
 _EATEN_DRIED_RE = re.compile(r"^(prunes?|raisins?|sultanas?|currants?|dates?|plums, dried)\b")
@@ -254,6 +254,10 @@ ODD_PARTS = frozenset({"feet", "foot", "back", "tail", "neck", "giblets", "skin"
 _MEAT_RE = re.compile(r"^(chicken|turkey|beef|pork|lamb|veal|mutton|duck|goose|goat|poultry|"
                       r"huhn|poulet|truthahn|rind|schwein|kalb|lamm|ente)\b")
 ODD_PART_PENALTY = 1.5
+# Words that ask for a drink's alcoholic kind ("spiked eggnog", "boozy punch").
+ALCOHOL_WORDS = frozenset({"alcoholic", "alcohol", "spiked", "boozy", "hard", "rum", "vodka",
+                           "brandy", "bourbon", "whiskey", "whisky", "gin", "wine", "alkohol",
+                           "shot", "shots"})
 # The skin said left off ("chicken breast no skin", "skinless chicken thighs", "Hähnchenbrust
 # ohne Haut"): a row eaten with it ranks lower, one eaten without it a little higher.
 _SKIN_OFF_RE = re.compile(r"\b(?:(?:no|without|minus|ohne)\s+(?:the\s+)?(?:skin|haut)|skinless|"
@@ -1650,6 +1654,9 @@ def form_adjustment(query: Query, item: Candidate) -> float:
     if asked_heats and heats and asked_heats.isdisjoint(heats):
         value -= OTHER_HEAT_PENALTY
     if kind.odd_parts - query.asked:
+        value -= ODD_PART_PENALTY
+    # "Fruit punch, alcoholic", "Eggnog, alcoholic": the spirit-free drink unless asked
+    if "alcoholic" in item.name_words[1:] and query.asked.isdisjoint(ALCOHOL_WORDS):
         value -= ODD_PART_PENALTY
     if kind.combination:
         value -= COMBINATION_PENALTY

@@ -52,11 +52,8 @@ def start_server(config: AppConfig) -> LiveServer:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    # Gradio clients hold event streams open; do not wait for them on shutdown. Idle connections
-    # are kept longer than httpx keeps them (5 s, uvicorn's default too): otherwise a test client
-    # on a loaded machine can send on a connection the server is closing and read a reset.
-    server = uvicorn.Server(uvicorn.Config(app.fastapi, log_level="warning", lifespan="on",
-                                           timeout_graceful_shutdown=1, timeout_keep_alive=60))
+    # Gradio clients hold event streams open; do not wait for them on shutdown.
+    server = uvicorn.Server(uvicorn.Config(app.fastapi, log_level="warning", lifespan="on", timeout_graceful_shutdown=1))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30

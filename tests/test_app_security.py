@@ -571,9 +571,12 @@ def test_one_users_48_parallel_analyses_leave_another_users_api_and_page_answeri
 
     monkeypatch.setattr(analyzer, "analyse_upload", held_for_alice)
     photos = [jpeg_bytes(coffee_image, quality=50 + i) for i in range(48)]  # 48 uploads, 48 paths
-    limits = httpx.Limits(max_connections=200, max_keepalive_connections=200)
+    # Idle connections are dropped well before the server's 5 s (uvicorn's keep-alive): on a
+    # loaded machine a client that sends on one the server is closing reads a reset.
+    limits = httpx.Limits(max_connections=200, max_keepalive_connections=200, keepalive_expiry=1)
     with httpx.Client(base_url=server.url, timeout=120, limits=limits) as alice, \
-            httpx.Client(base_url=server.url, timeout=30) as bob, ThreadPoolExecutor(96) as pool:
+            httpx.Client(base_url=server.url, timeout=30, limits=httpx.Limits(keepalive_expiry=1)) as bob, \
+            ThreadPoolExecutor(96) as pool:
         assert sign_in_browser(alice, "alice").status_code == sign_in_browser(bob, "bob").status_code == 303
         page_photos = [{"path": alice.post("/gradio_api/upload", files={"files": ("cup.jpg", photo)}).json()[0],
                         "orig_name": "cup.jpg", "meta": {"_type": "gradio.FileData"}} for photo in photos]
