@@ -31,8 +31,8 @@ from db.tables import (
 # Currywurst; -4: bagel with cream cheese, bacon roll, chip butty, full English breakfast, neeps
 # and tatties, Fischbrötchen, Spezi; -5: fettuccine alfredo, chicken alfredo; -6: Spezi Zero;
 # -7: peanut butter toast, avocado toast on sourdough, cheese and crackers, cheddar cheese and
-# biscuits, Leberwurstbrot, hamburger with fries, chicken and waffles).
-UPGRADE_PART = "composites-any-table-7"
+# biscuits, Leberwurstbrot, hamburger with fries, chicken and waffles; -8: jam sandwich).
+UPGRADE_PART = "composites-any-table-8"
 
 FOODS_FILE = "composites.csv"
 INGREDIENTS_FILE = "composite_ingredients.csv"
