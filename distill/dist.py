@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -35,6 +36,11 @@ class DistEnv:
 
 
 _env = DistEnv()
+# torchrun's store (``_restart_safe_store``), which outlives the process group: where the ranks
+# say they have left it (``destroy``).
+_store: tdist.Store | None = None
+_partings = 0
+PARTING_WAIT_S = 30.0
 
 
 def env() -> DistEnv:
@@ -81,7 +87,10 @@ def init(device: str = "auto", backend: str = "auto", timeout_s: float = 300) ->
     if use_cuda:
         torch.cuda.set_device(local_rank)
     timeout = timedelta(seconds=timeout_s)
-    tdist.init_process_group(backend=backend, timeout=timeout, **_restart_safe_store(timeout))
+    global _store
+    store = _restart_safe_store(timeout)
+    _store = store.get("store")
+    tdist.init_process_group(backend=backend, timeout=timeout, **store)
     _env = DistEnv(rank=tdist.get_rank(), world_size=tdist.get_world_size(), local_rank=local_rank,
                    device=torch.device("cuda", local_rank) if use_cuda else torch.device("cpu"),
                    backend=backend)
@@ -123,14 +132,31 @@ def destroy(finished: bool = False) -> None:
     abort at exit ("terminate called without an active exception"). So a finished rank first waits
     at a barrier for the others. Never on failure: the peer may be gone or stuck, and a barrier there
     would wait out the timeout. A barrier that fails (a peer failed after all) only skips the wait.
+    Under torchrun a finished rank then also waits, on torchrun's store, until every rank has torn
+    its group down: the barrier alone still let one exit while its peer tore down (CI, 2026-12-07).
     """
-    global _env
+    global _env, _store, _partings
     if tdist.is_available() and tdist.is_initialized():
         if finished:
             with contextlib.suppress(RuntimeError):  # DistError is a RuntimeError too
                 barrier()
         tdist.destroy_process_group()
+        if finished and _store is not None:
+            _partings += 1  # every rank leaves each group it joins: the same count on each
+            _wait_for_all_parted(_store, f"parted_{_partings}", _env.world_size)
+    _store = None
     _env = DistEnv(device=_env.device)
+
+
+def _wait_for_all_parted(store: tdist.Store, key: str, world_size: int) -> None:
+    """Count this rank as parted and wait (at most PARTING_WAIT_S) until all have: a store that
+    fails (the agent is going) only ends the wait."""
+    deadline = time.monotonic() + PARTING_WAIT_S
+    with contextlib.suppress(RuntimeError):
+        parted = store.add(key, 1)
+        while parted < world_size and time.monotonic() < deadline:
+            time.sleep(0.01)
+            parted = store.add(key, 0)
 
 
 def wrap(model: nn.Module) -> nn.Module:
