@@ -126,8 +126,7 @@ def _search_foods(text_: str, *, session: Session, owner: User | None, category:
     typed_words = search.words(text_)
     on = _on_bread(typed_words)
     readings += _diet_wishes(_filled_bread(parts, region, typed_words, on), diet)[0]
-    main, heads = _main_food(text_, wanted, known, region,
-                             _named_food(session, search.words(text_)))
+    main, heads = _main_food(text_, wanted, known, region, _named_food(session, typed_words))
     # "toast with butter" is toast too (a reading of the main food alone, ranked below a food
     # that is both: "Baked beans, canned in tomato sauce, with pork sausages"), not a food that
     # only holds both words ("Seeds, sesame butter, tahini, from roasted and toasted kernels").
