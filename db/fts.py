@@ -14,8 +14,9 @@ import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import (Integer, String, and_, bindparam, case, column, exists, func, intersect,
-                        literal, or_, select, text, union, union_all)
+from sqlalchemy import (Float, Integer, String, and_, bindparam, case, column, exists, func,
+                        intersect, literal, or_, select, text, union, union_all)
+from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.orm import Session
 
 from db import datasets, search
@@ -180,7 +181,8 @@ def candidates(session: Session, readings: Readings, *, owner_id: int | None,
                category: str | None, all_words: bool = True) -> list[Row]:
     """Foods matching any reading of the query (its words, each given as its alternatives),
     visible to ``owner_id`` (public foods and that user's own), optionally of one category."""
-    readings = [r for r in readings if r]
+    # each reading once ("cereals ready-to-eat" is read as typed and as its main food)
+    readings = list({tuple(map(tuple, r)): r for r in readings if r}.values())
     if not readings:
         return []
     # Whether the food has a default serving: one row of the unique index on (food_id) of the
@@ -195,15 +197,19 @@ def candidates(session: Session, readings: Readings, *, owner_id: int | None,
         visible = Food.owner_id.is_(None)
         if owner_id is not None:
             visible = or_(visible, Food.owner_id == owner_id)
-        indexed = session.get_bind().dialect.name == "postgresql"
-        rarity = None if all_words else _rarity(session, visible, readings, indexed=indexed)
         # Each row brings its aliases and labels (as the index row does): no second and third
         # query with a few hundred ids to send.
-        found = session.execute(_with_portion(_like_matches(
-            columns.where(visible).add_columns(
-                _names_of(FoodAlias.alias, FoodAlias.food_id, "aliases"),
-                _names_of(FoodLabel.label, FoodLabel.food_id, "labels")),
-            readings, all_words, indexed=indexed, rarity=rarity))).all()
+        statement = columns.where(visible).add_columns(
+            _names_of(FoodAlias.alias, FoodAlias.food_id, "aliases"),
+            _names_of(FoodLabel.label, FoodLabel.food_id, "labels"))
+        if session.get_bind().dialect.name != "postgresql":
+            matches = _like_matches(statement, readings, all_words, rarity=None if all_words
+                                    else _rarity(session, visible, readings))
+        elif all_words:
+            matches = _like_matches(statement, readings, all_words, indexed=True)
+        else:
+            matches = _any_word_matches(statement, readings, visible)
+        found = session.execute(_with_portion(matches)).all()
         return [_row(r, (*_split(r.aliases), *map(name_key, _split(r.labels)))) for r in found]
     # The index holds the public foods only; each own food gets its place too, so another
     # user's many own foods cannot crowd the public ones out of anyone's results.
@@ -288,35 +294,53 @@ def _query_words(readings: Readings) -> list[tuple[str, ...]]:
                               for choices in alternatives))
 
 
-def _rarity(session: Session, visible, readings: Readings, *, indexed: bool
-            ) -> dict[tuple[str, ...], float]:
+def _rarity(session: Session, visible, readings: Readings) -> dict[tuple[str, ...], float]:
     """Each query word's weight in an any-word match: the fewer foods hold it, the more, as
     bm25 weighs the index's words ("adobo" of "chicken adobo" is in 3 foods, "chicken" in over
     a thousand; without it the thousand fill the limit and the adobo falls out)."""
-    contains = _indexed_contains if indexed else _row_contains
     return {terms: 1.0 / (1.0 + session.scalar(
-                select(func.count()).select_from(Food).where(visible, contains(list(terms)))))
+                select(func.count()).select_from(Food).where(visible, _row_contains(terms))))
             for terms in _query_words(readings)}
+
+
+def _any_word_matches(statement, readings: Readings, visible):
+    """``_like_matches`` of any word on PostgreSQL: in one query, each word's set of food ids
+    read once (``_indexed_ids``), where a test of each food per word and a count per word
+    (``_rarity``) read every food several times ("orange ju": 48 ms of SQL)."""
+    hits = union_all(*(select(found.c.id, literal(index).label("word"))
+                       for index, terms in enumerate(_query_words(readings))
+                       for found in [_indexed_ids(terms).subquery()])).subquery("hits")
+    # ``_rarity`` in SQL: 1 / (1 + the visible foods holding the word), in double precision as
+    # in Python, summed in the words' order (floating-point sums depend on it).
+    holding = func.count().over(partition_by=hits.c.word)
+    seen = (select(hits.c.id, hits.c.word,
+                   (literal(1.0, Float) / (literal(1.0, Float) + holding)).label("rarity"))
+            .join(Food, Food.id == hits.c.id).where(visible)).subquery("seen")
+    per_food = (select(seen.c.id, func.count().label("matched"),
+                       func.sum(aggregate_order_by(seen.c.rarity, seen.c.word)).label("rarity"))
+                .group_by(seen.c.id).subquery("per_food"))
+    return (statement.join(per_food, per_food.c.id == Food.id)
+            .order_by(per_food.c.matched.desc(), per_food.c.rarity.desc(),
+                      Food.search_weight.desc(), Food.id).limit(MAX_CANDIDATES))
 
 
 def _like_matches(statement, readings: Readings, all_words: bool, *, indexed: bool = False,
                   rarity: dict[tuple[str, ...], float] | None = None):
     """``statement`` narrowed to the foods whose name, aliases and labels, common names or
     description (the index's four fields) contain the words of some reading, likeliest first.
-    ``indexed``: PostgreSQL with its trigram indexes (migration 0011); each word is then one
-    ``id IN (... UNION ...)`` whose parts those indexes answer, where the per-food test reads
-    every food."""
+    ``indexed`` (all words only): PostgreSQL with its trigram indexes (migration 0011); the
+    foods are then one set of ids whose parts those indexes answer, where the per-food test
+    reads every food."""
     if indexed and all_words:
-        # One set of ids (the readings' union of their words' intersections), which the
-        # foods' primary key then finds: a test of each food against every word's set
-        # read all 18,000 foods per search.
-        ids = union(*(intersect(*(_indexed_ids(_terms(choices)) for choices in alternatives))
-                      for alternatives in readings))
+        # One set of ids (the union of the readings' ``_reading_ids``), which the foods'
+        # primary key then finds: a test of each food against every word's set read all
+        # 18,000 foods per search.
+        ids = union(*(_reading_ids(alternatives) for alternatives in readings))
         return (statement.where(Food.id.in_(ids))
                 .order_by(Food.search_weight.desc(), Food.id).limit(MAX_CANDIDATES))
-    contains = _indexed_contains if indexed else _row_contains
     found = statement.where(or_(*(
-        (and_ if all_words else or_)(*(contains(_terms(choices)) for choices in alternatives))
+        (and_ if all_words else or_)(*(_row_contains(_terms(choices))
+                                       for choices in alternatives))
         for alternatives in readings
     )))
     if all_words:
@@ -325,10 +349,10 @@ def _like_matches(statement, readings: Readings, all_words: bool, *, indexed: bo
     # the index ("orange squash" is many oranges and squashes: the UK's squash drinks, which
     # hold "juice drink squash" of its reading, must not fall behind them in the limit).
     words = _query_words(readings)
-    matched = sum((case((contains(list(terms)), 1), else_=0) for terms in words), literal(0))
+    matched = sum((case((_row_contains(terms), 1), else_=0) for terms in words), literal(0))
     order = [matched.desc()]
     if rarity:
-        order.append(sum((case((contains(list(terms)), rarity[terms]), else_=0.0)
+        order.append(sum((case((_row_contains(terms), rarity[terms]), else_=0.0)
                           for terms in words), literal(0.0)).desc())
     return found.order_by(*order, Food.search_weight.desc(), Food.id).limit(MAX_CANDIDATES)
 
@@ -336,7 +360,7 @@ def _like_matches(statement, readings: Readings, all_words: bool, *, indexed: bo
 def _row_contains(terms: Sequence[str]):
     """Whether a food's texts contain one of ``terms``, tested food by food: cheap where the
     statement has already narrowed the foods (SQLite's own-food query) or where most foods
-    match (``_indexed_contains``'s short terms)."""
+    match (the short terms of ``_reading_ids`` and ``_indexed_ids``)."""
     def contains(w: str):
         return or_(Food.name_key.contains(w, autoescape=True),
                    Food.aliases.any(FoodAlias.alias_key.contains(w, autoescape=True)),
@@ -351,21 +375,25 @@ def _row_contains(terms: Sequence[str]):
 TRIGRAM = 3
 
 
-def _indexed_contains(terms: Sequence[str]):
-    """``_row_contains`` as one set of food ids per word, each part an expression that a
-    trigram index of migration 0011 holds (the same expression, or the index is not used).
-    Terms shorter than a trigram ("r", "ri" as someone starts typing) match most foods, and
-    no index can find them: those are tested food by food, which stops at the first match
-    of each."""
-    short = [w for w in terms if len(w) < TRIGRAM]
-    if len(short) == len(terms):
-        return _row_contains(short)
-    return Food.id.in_(_indexed_ids(terms))
+def _reading_ids(alternatives: Sequence[Sequence[str]]):
+    """The ids of the foods with every word of one reading: the intersection of the sets of
+    its words that a trigram index answers (``_indexed_ids``), and only those foods tested for
+    its shorter words ("to" of "ready to eat" is in most foods: a scan of every food per
+    word); every food tested where it has no longer word ("r" as someone starts typing)."""
+    terms = [_terms(choices) for choices in alternatives]
+    short = [t for t in terms if all(len(w) < TRIGRAM for w in t)]
+    long = [_indexed_ids(t) for t in terms if any(len(w) >= TRIGRAM for w in t)]
+    if not long:
+        return select(Food.id).where(*map(_row_contains, short))
+    ids = intersect(*long)
+    return select(Food.id).where(Food.id.in_(ids), *map(_row_contains, short)) if short else ids
 
 
 def _indexed_ids(terms: Sequence[str]):
-    """The ids of the foods whose texts contain one of ``terms`` (``_indexed_contains``), as
-    one select: the trigram indexes answer the longer terms, a scan the short ones."""
+    """The ids of the foods whose texts contain one of ``terms``, as one select: the trigram
+    indexes of migration 0011 answer the longer terms (each part the expression an index
+    holds, or it is not used), a scan the short ones ("r", "ri" as someone starts typing),
+    which no index can find."""
     short = [w for w in terms if len(w) < TRIGRAM]
     long = [w for w in terms if len(w) >= TRIGRAM]
 

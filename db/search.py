@@ -1857,7 +1857,7 @@ def rank(query: Query, candidates: Iterable[Candidate],
               if not (query.diet and sugared(c, query.no_added_sugar))]
     scored.sort(key=lambda pair: (-tier(pair[0]), -pair[1], *_tie_break(query, pair[0]),
                                   len(pair[0].food), pair[0].food))
-    return dedupe(scored)[:limit]
+    return dedupe(scored, limit)
 
 
 def _tie_break(query: Query, item: Candidate) -> tuple[bool, int]:
@@ -1890,8 +1890,10 @@ def same_food_key(name: str, values: Sequence[float | None]) -> tuple | None:
 # Two tables' rows are one food when their values agree this closely (FNDDS rounds the SR
 # Legacy rows it is built from anew: 134 and 135 kcal of evaporated milk) ...
 SAME_KCAL, SAME_GRAMS, SAME_SHARE = 1.0, 0.1, 0.02
-# ... (energy is compared in steps of this many kcal, the neighbouring steps too).
-_KCAL_STEP = 10.0
+# ... (rows are compared only with those in the same or a neighbouring step of energy and of
+# carbohydrate: a step as wide as the most either may differ by, SAME_SHARE of 500 kcal and of
+# 100 g; carbohydrate over 100 g is one step).
+_KCAL_STEP, _CARB_STEP = 10.0, 2.0
 
 
 # "Trifle (FNDDS)": a table's name taken by another food gets the table after it.
@@ -1942,35 +1944,46 @@ def same_food(a: Candidate, b: Candidate) -> bool:
     return same and same_kind(a.food, b.food)
 
 
-def _kcal_step(item: Candidate) -> int | None:
-    kcal = item.values[0] if item.values else None
-    return None if kcal is None else int(kcal // _KCAL_STEP)
+def _value_step(item: Candidate) -> tuple[int, int] | None:
+    """The row's (energy, carbohydrate) step for ``dedupe``; None when it has no values to
+    compare (it can then be one food with another only by their entry)."""
+    if item.dataset is None or item.own or len(item.values) != 4 or None in item.values:
+        return None
+    kcal, carbohydrate = item.values[0], item.values[1]
+    return int(kcal // _KCAL_STEP), int(min(carbohydrate, 100.0) // _CARB_STEP)  # type: ignore
 
 
-def dedupe(scored: list[tuple[Candidate, float]]) -> list[tuple[Candidate, float]]:
+def dedupe(scored: list[tuple[Candidate, float]],
+           limit: int | None = None) -> list[tuple[Candidate, float]]:
     """``scored`` (best first) with each food shown once: a row that is the same food as a
     better-ranked one (``same_food``) is listed in that row's ``duplicates`` (reachable from
     it), not beside it. The better-ranked row is the best-sourced for the searcher: region
-    decides a tie between tables (``region_handicap``)."""
+    decides a tie between tables (``region_handicap``). With ``limit``, the first ``limit``
+    such foods, whose duplicates the rows after them are still sought among."""
     kept: list[list] = []
-    by_entry: dict[tuple[str, str], int] = {}
-    by_step: dict[int, list[int]] = {}
+    # A row is one food with an earlier one of its own table only by their entry, with one of
+    # another table only by their values: those are all the rows it is compared with.
+    by_entry: dict[tuple[str, str], list[int]] = {}
+    by_step: dict[tuple[int, int], list[int]] = {}
     for item, value in scored:
+        step = _value_step(item)
         near = [] if item.dataset is None else [
-            *([by_entry[(item.dataset, item.entry)]] if (item.dataset, item.entry) in by_entry
-              else []),
-            *(i for step in ((_kcal_step(item),) if _kcal_step(item) is not None else ())
-              for s in (step - 1, step, step + 1) for i in by_step.get(s, ()))]
+            *by_entry.get((item.dataset, item.entry), ()),
+            *(i for kcal in (() if step is None else range(step[0] - 1, step[0] + 2))
+              for i in sorted(i for carbohydrate in range(step[1] - 1, step[1] + 2)
+                              for i in by_step.get((kcal, carbohydrate), ()))
+              if kept[i][0].dataset != item.dataset)]
         at = next((i for i in near if same_food(kept[i][0], item)), None)
         if at is not None:
             best = kept[at][0]
             kept[at][0] = replace(best, duplicates=(*best.duplicates,
                                                     (item.food_id, item.food, item.dataset)))
             continue
+        if limit is not None and len(kept) == limit:
+            continue
         if item.dataset is not None and not item.own:
             if item.entry is not None:
-                by_entry.setdefault((item.dataset, item.entry), len(kept))
-            step = _kcal_step(item)
+                by_entry.setdefault((item.dataset, item.entry), []).append(len(kept))
             if step is not None:
                 by_step.setdefault(step, []).append(len(kept))
         kept.append([item, value])

@@ -283,7 +283,7 @@ def make_engine(url_text: str) -> Engine:
             _private_sqlite_file(Path(url.database))
             kwargs["connect_args"] = {"timeout": BUSY_TIMEOUT_S}
     elif url.get_backend_name() == "postgresql" and url.get_driver_name() in ("psycopg", "psycopg2"):
-        kwargs["connect_args"] = {"options": _without_jit(url.query.get("options"))}
+        kwargs["connect_args"] = {"options": _session_options(url.query.get("options"))}
     try:
         engine = create_engine(url, **kwargs)
     except (ArgumentError, NoSuchModuleError, ImportError) as exc:
@@ -293,13 +293,16 @@ def make_engine(url_text: str) -> Engine:
     return engine
 
 
-def _without_jit(options: object) -> str:
-    """libpq ``options`` for this app's PostgreSQL sessions: the URL's own, then JIT off. The
-    app runs only short queries (a search reads at most a few hundred rows), and compiling
-    one took about 97 ms of a 245 ms search once its estimated cost crossed jit_above_cost;
-    JIT pays off only for long analytical queries."""
+def _session_options(options: object) -> str:
+    """libpq ``options`` for this app's PostgreSQL sessions: its planner settings, then the
+    URL's own (which win). JIT off: the app runs only short queries (a search reads at most a
+    few hundred rows), and compiling one took about 97 ms of a 245 ms search once its
+    estimated cost crossed jit_above_cost. random_page_cost 1.1, as for data in memory or on
+    SSD: the food catalog is a few megabytes, always cached, and at the default 4 (a spinning
+    disk's) the planner read every food to join a few hundred search hits (search SQL median
+    7 ms, 3 ms at 1.1: docs/database.md)."""
     given = " ".join(options) if isinstance(options, tuple) else str(options or "")
-    return f"{given} -c jit=off".strip()
+    return f"-c jit=off -c random_page_cost=1.1 {given}".strip()
 
 
 def _private_sqlite_file(path: Path) -> None:

@@ -333,16 +333,21 @@ def test_0011_gives_postgresql_trigram_indexes_and_sqlite_none(empty_db_url):
     engine.dispose()
 
 
-def test_postgresql_sessions_run_without_jit(empty_db_url):
-    """JIT compiling cost more than a whole search (db.session._without_jit); the URL's own
-    libpq options still apply."""
+def test_postgresql_sessions_get_the_apps_planner_settings(empty_db_url):
+    """JIT compiling cost more than a whole search, and a random page cost for a spinning disk
+    had the planner read every food to join a few search hits (db.session._session_options);
+    the URL's own libpq options still apply, and win."""
     if not empty_db_url.startswith("postgresql"):
         return
-    configure(empty_db_url + "?options=-c%20statement_timeout%3D5000")
+    configure(empty_db_url + "?options=-c%20statement_timeout%3D5000%20-c%20jit%3Don")
     try:
         with session_scope(write=False) as session:
-            assert session.execute(text("SHOW jit")).scalar() == "off"
+            assert session.execute(text("SHOW random_page_cost")).scalar() == "1.1"
             assert session.execute(text("SHOW statement_timeout")).scalar() == "5s"
+            assert session.execute(text("SHOW jit")).scalar() == "on"
+        configure(empty_db_url)
+        with session_scope(write=False) as session:
+            assert session.execute(text("SHOW jit")).scalar() == "off"
     finally:
         configure(None)
 

@@ -339,6 +339,10 @@ def test_one_food_in_two_tables_or_two_rows_is_shown_once():
     assert [(c.food_id, [d[0] for d in c.duplicates]) for c, _ in kept] == [
         (1, [2]), (3, [4]), (5, [6]), (7, []), (8, []), (9, []), (10, []), (11, []), (12, []),
         (13, []), (14, [])]
+    # With a limit: the first foods, their duplicates still sought among all the rows after.
+    kept = search.dedupe([(row, 1.0) for row in [rows[0], rows[2], rows[6], rows[1], rows[3]]],
+                         limit=2)
+    assert [(c.food_id, [d[0] for d in c.duplicates]) for c, _ in kept] == [(1, [2]), (3, [4])]
 
 
 def test_the_same_food_of_two_tables_is_listed_once_with_the_other_reachable(full_db):
