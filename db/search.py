@@ -236,7 +236,8 @@ SCHOOL_LUNCH_PENALTY = 1.0
 # Likewise a first word that names another plant: a sweet potato is no potato ("baked potato").
 OTHER_FOOD_FIRST_PAIRS = frozenset({("sweet", "potato"), ("sweet", "potatoes")})
 # Two foods in one ("Shrimp and grits", "Pork and beef sausage"): their first part joins them.
-_COMBINATION_RE = re.compile(r"\b(and|with|n)\b|&", re.IGNORECASE)
+# A food with its sauce is one dish ("Pasta with tomato-based sauce", FNDDS's pasta as served).
+_COMBINATION_RE = re.compile(r"\b(and|n)\b|&|\bwith\b(?!(?: [\w-]+)* sauce$)", re.IGNORECASE)
 COMBINATION_PENALTY = 1.0
 # Stand-ins for the food ("Bacon, meatless").
 SUBSTITUTE_WORDS = frozenset({"meatless", "imitation", "substitute", "vegetarian", "veggie", "vegan",
@@ -1545,6 +1546,7 @@ class _Kind:
     combination: bool
     reduced: bool
     odd_parts: frozenset[str]  # ODD_PARTS it names, where it is a meat's
+    lacks: frozenset[str]  # what it says it is without ("Sopaipilla, without syrup or honey")
 
 
 @lru_cache(maxsize=65536)
@@ -1572,7 +1574,16 @@ def _kind(name: str, category: str) -> _Kind:
                  _COMBINATION_RE.search(name.split(",")[0]) is not None,
                  _REDUCED_RE.search(text) is not None,
                  frozenset(part for part in map(str.strip, text.split(",")[1:])
-                           if part in ODD_PARTS) if _MEAT_RE.match(text) else frozenset())
+                           if part in ODD_PARTS) if _MEAT_RE.match(text) else frozenset(),
+                 frozenset(w for lacked in _LACKS_RE.findall(text) for word in _words(lacked)
+                           for w in (word, singular(word) or word)) - _SUGAR_LACKED)
+
+
+# What a name says its food is without, up to the next comma ("Pasta, cooked, without added
+# salt"); sugar is the diet rules' (a query's "without sugar" keeps its sugar: db.search).
+_LACKS_RE = re.compile(r"\b(?:without|ohne)\s+([^,(]*)")
+_SUGAR_LACKED = frozenset({"sugar", "sugars", "added", "zucker", "zuckerzusatz", "or", "and",
+                           "oder", "und"})
 
 
 def asked_forms(readings: Iterable[Sequence[str]]) -> frozenset[str]:
@@ -1655,6 +1666,9 @@ def form_adjustment(query: Query, item: Candidate) -> float:
         value -= OTHER_HEAT_PENALTY
     if kind.odd_parts - query.asked:
         value -= ODD_PART_PENALTY
+    # "sopapillas with honey" is not "Sopaipilla, without syrup or honey" ("with" is a stop word)
+    if not kind.lacks.isdisjoint(query.asked):
+        value -= MISSING_PENALTY
     # "Fruit punch, alcoholic", "Eggnog, alcoholic": the spirit-free drink unless asked
     if "alcoholic" in item.name_words[1:] and query.asked.isdisjoint(ALCOHOL_WORDS):
         value -= ODD_PART_PENALTY
