@@ -228,13 +228,15 @@ def _search_foods(text_: str, *, session: Session, owner: User | None, category:
                 weak.update((c.food_id, c) for c in no_answer)
             break
         # A diet query whose words name only sugared foods, by an alias or a brand ("ribena no
-        # added sugar", "Diät Marmelade": Konfitüre), asks for the diet kind of those foods.
-        if diet and not kinds_read and stage == len(stages) - 1:
+        # added sugar", "Diät Marmelade": Konfitüre), asks for the diet kind of those foods:
+        # read before any word of the query alone will do ("sugar free gummy bears" is no bear).
+        if diet and not kinds_read and (stage == len(stages) - 1
+                                        or all_words and not stages[stage + 1][1]):
             kinds_read = True
             named = _sugared_kinds([c for c in found if fts.names_match(
                 alternatives, c.food, c.aliases, c.common_names)])
             if named:
-                stages += [(named, True)] + ([(named, False)] if any(
+                stages[stage + 1:stage + 1] = [(named, True)] + ([(named, False)] if any(
                     len(reading) > 1 for reading, _ in named) else [])
     # Rank with each word as the food names spell it: of a typo's corrections the first that
     # a food found names beside the other words ("frensh fries": french, not fresh).
@@ -323,7 +325,8 @@ _OCCASION_RE = re.compile(
     r"^(.*\S)\s+(?:(?:when|while|during|at|after|for|bei|nach|während|waehrend|für|fuer)\s+"
     r"|from\s+(?:the|a|an|my|our)\s+|an\s+(?:den|der|dem|die)\s+"
     # "Erdbeeren aus dem Garten", "Rührei aus 2 Eiern" (not "Brot aus Dinkel": what it is)
-    r"|aus\s+(?:dem|der|den|meinem|meiner|unserem|unserer|eigenem|eigener|eigenen|\d+)\s+)\S.*$",
+    r"|aus\s+(?:dem|der|den|meinem|meiner|unserem|unserer|eigenem|eigener|eigenen|\d+)\s+"
+    r"(?!(?:dose|büchse|buchse)\b))\S.*$",  # "Ananas aus der Dose": canned, what it is
     re.IGNORECASE)
 
 

@@ -235,6 +235,8 @@ _ICED_DRINK_RE = re.compile(r"\biced\b.*\b(tea|coffee|latte|mocha|cappuccino|dri
 SCHOOL_LUNCH_PENALTY = 1.0
 # Likewise a first word that names another plant: a sweet potato is no potato ("baked potato").
 OTHER_FOOD_FIRST_PAIRS = frozenset({("sweet", "potato"), ("sweet", "potatoes")})
+# ... and a second word: a spaghetti squash is no spaghetti ("1 cup cooked spaghetti").
+OTHER_FOOD_SECOND_PAIRS = frozenset({("spaghetti", "squash")})
 # Two foods in one ("Shrimp and grits", "Pork and beef sausage"): their first part joins them.
 # A food with its sauce is one dish ("Pasta with tomato-based sauce", FNDDS's pasta as served).
 _COMBINATION_RE = re.compile(r"\b(and|n)\b|&|\bwith\b(?!(?: [\w-]+)* sauce$)", re.IGNORECASE)
@@ -314,6 +316,8 @@ DIET_WORDS = frozenset({"diet", "zero", "light", "lite", "sugarfree", "unsweeten
                         "zuckerfreien", "diat", "ungesusst", "ungesusste", "ungesusster",
                         "ungezuckert", "sugarless", "skinny",
                         "unsweet",  # the US South's "unsweet tea" (sweet tea's opposite)
+                        # "diabetic jam", "Diabetiker-Marmelade": sold for diabetes, sugar-free
+                        "diabetic", "diabetiker",
                         "slimline"})  # Schweppes' UK name for its diet mixers
 # "Non diet coke", "nicht light": the regular kind, with its sugar (a hypo treatment).
 NOT_WORDS = frozenset({"non", "not", "nicht", "kein", "keine"})
@@ -1647,6 +1651,9 @@ def form_adjustment(query: Query, item: Candidate) -> float:
         value -= FLAVOUR_PENALTY
     if (tuple(item.name_words[:2]) in OTHER_FOOD_FIRST_PAIRS
             and item.name_words[0] not in query.asked):
+        value -= FLAVOUR_PENALTY
+    if (tuple(item.name_words[:2]) in OTHER_FOOD_SECOND_PAIRS
+            and item.name_words[1] not in query.asked):
         value -= FLAVOUR_PENALTY
     # A stand-in for a food the query names ("Bacon, meatless" for bacon), not one found by
     # its other texts ("Sugar substitute, powder, NFS" for a sweetener), nor where the query

@@ -11289,6 +11289,14 @@ AUDIT = [
     ("US", "ezekiel bread toasted 1 slice", r"(?i)bread, (sprouted wheat|wheat, sprouted)"),
     ("US", "maruchan ramen chicken flavor", r"(?i)^ramen$|soup, ramen noodles?, (water added|any flavor, dry|chicken flavor, dry)"),
     ("US", "pasta with tomato sauce", r"(?i)^pasta with tomato(-based)? sauce"),
+    ("US", "1 cup cooked spaghetti", r"(?i)^(Pasta, cooked|Spaghetti, (spinach|protein-fortified), cooked)"),
+    ("DE", "reis roh 60g", r"(?i)^Reis (poliert|parboiled|unpoliert), trocken"),
+    ("DE", "Haferflocken gekocht", r"(?i)^Haferbrei|porridge"),
+    ("UK", "options hot chocolate", r"(?i)cocoa mix, with aspartame|instant drinks powder, chocolate, low calorie"),
+    ("DE", "ananas aus der dose ungezuckert", r"(?i)^Ananas, ungezuckert \(Konserve\)|pineapple, canned in juice"),
+    ("US", "sugar free gummy bears", r"(?i)^(Candies, gum drops, no sugar|Candy, non chocolate, sugar free)"),
+    ("DE", "diabetiker marmelade", r"(?i)^Konfitüre, energievermindert|^Jam or jelly, sugar free|^Jams and preserves, no sugar"),
+    ("UK", "diabetic jam", r"(?i)^Konfitüre, energievermindert|^Jam or jelly, sugar free|^Jams and preserves, no sugar"),
 ]
 
 # Diet queries: the first hit has at most search.SUGARED_G sugar per 100 g; a dairy query (a
@@ -11934,6 +11942,10 @@ DIET = [
     ('UK', 'unsweetened soya milk'),
     ('DE', 'Hafermilch ungesüßt'),
     ('DE', 'Zitronenlimonade zuckerfrei'),
+    # rounds 65-67 (2026-12-07)
+    ('US', 'sugar free gummy bears'),
+    ('UK', 'canderel'),
+    ('UK', 'options hot chocolate'),
 ]
 
 # Hypo treatments: the real food, or an entry asking for the pack's figure (food_id None).
