@@ -11,6 +11,8 @@ import unicodedata
 def name_key(text: str) -> str:
     """Case-folded, accent-free, underscores and control characters (NUL included, which
     PostgreSQL cannot store) as spaces, runs of whitespace collapsed."""
+    if text.isascii() and text.isprintable():  # most names: nothing to decompose or drop
+        return " ".join(text.replace("_", " ").casefold().split())
     decomposed = unicodedata.normalize("NFKD", text.replace("_", " "))
     plain = "".join(" " if unicodedata.category(ch) == "Cc" else ch
                     for ch in decomposed if not unicodedata.combining(ch))

@@ -629,3 +629,13 @@ def test_a_database_seeded_from_older_table_files_gets_todays_rows_once(tmp_path
             assert session.scalar(select(func.count()).select_from(Serving)) == servings
     finally:
         configure(None)
+
+
+def test_name_key_folds_case_accents_underscores_and_control_characters():
+    """One normal form for every name (db.keys), by the plain-ASCII shortcut or the full path."""
+    from db.keys import name_key
+
+    assert name_key(" HOT_dog  ") == "hot dog"
+    assert name_key("Crème Brûlée") == "creme brulee"
+    assert name_key("tab\there\x00and\x7fdel") == "tab here and del"
+    assert name_key("STRASSE Straße") == "strasse strasse"
