@@ -1113,11 +1113,24 @@ def split_diet(found: Sequence[str]) -> tuple[list[str], bool]:
                 found[index] == FREE and index == len(found) - 1 and index > 0
                 and found[index - 1] not in FREE_OF):
             diet, index = True, index + 1
+        elif prefix := _diet_prefix(found[index]):  # "Diätcola": a diet cola
+            diet, index = True, index + 1
+            kept.append(found[index - 1][len(prefix):])
         else:
             diet = diet or found[index] in SWEETENER_WORDS
             kept.append(found[index])
             index += 1
     return (kept, diet) if kept else (list(found), diet)
+
+
+# German joins a diet word to the food ("Diätcola", "Diabetikerschokolade", "Zuckerfreikaugummi"),
+# longest first; what follows must be a word of its own (four letters or more).
+DIET_PREFIXES = ("diabetiker", "zuckerfreie", "zuckerfrei", "diat")
+
+
+def _diet_prefix(word: str) -> str | None:
+    return next((p for p in DIET_PREFIXES if word.startswith(p) and len(word) >= len(p) + 4),
+                None)
 
 
 def leaves_sugar_out(found: Sequence[str]) -> bool:

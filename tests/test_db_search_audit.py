@@ -11297,6 +11297,9 @@ AUDIT = [
     ("US", "sugar free gummy bears", r"(?i)^(Candies, gum drops, no sugar|Candy, non chocolate, sugar free)"),
     ("DE", "diabetiker marmelade", r"(?i)^Konfitüre, energievermindert|^Jam or jelly, sugar free|^Jams and preserves, no sugar"),
     ("UK", "diabetic jam", r"(?i)^Konfitüre, energievermindert|^Jam or jelly, sugar free|^Jams and preserves, no sugar"),
+    # a diet word joined to the food (2026-12-07): "Diätcola" found the sugared cola
+    ("DE", "Diätmarmelade", r"(?i)^Konfitüre, energievermindert|^Jam or jelly, sugar free|^Jams and preserves, no sugar"),
+    ("DE", "Diätcola", r"(?i)cola.*(diet|mit süssstoffen)|diet.*cola"),
 ]
 
 # Diet queries: the first hit has at most search.SUGARED_G sugar per 100 g; a dairy query (a
@@ -11946,6 +11949,9 @@ DIET = [
     ('US', 'sugar free gummy bears'),
     ('UK', 'canderel'),
     ('UK', 'options hot chocolate'),
+    ('DE', 'Diätcola'),
+    ('DE', 'Diätlimo'),
+    ('DE', 'Diabetikerschokolade'),
 ]
 
 # Hypo treatments: the real food, or an entry asking for the pack's figure (food_id None).
