@@ -233,10 +233,9 @@ _ICED_DRINK_RE = re.compile(r"\biced\b.*\b(tea|coffee|latte|mocha|cappuccino|dri
 # FNDDS's "from school lunch" rows ("Pizza, with pepperoni, from school lunch, medium crust")
 # are a school's recipe: another food for a query that does not say school.
 SCHOOL_LUNCH_PENALTY = 1.0
-# Likewise a first word that names another plant: a sweet potato is no potato ("baked potato").
-OTHER_FOOD_FIRST_PAIRS = frozenset({("sweet", "potato"), ("sweet", "potatoes")})
-# ... and a second word: a spaghetti squash is no spaghetti ("1 cup cooked spaghetti").
-OTHER_FOOD_SECOND_PAIRS = frozenset({("spaghetti", "squash")})
+# Likewise a word of a name's first two that makes it another food, unless asked (its place):
+# a sweet potato is no potato ("baked potato"), a spaghetti squash no spaghetti.
+OTHER_FOOD_PAIRS = {("sweet", "potato"): 0, ("sweet", "potatoes"): 0, ("spaghetti", "squash"): 1}
 # Two foods in one ("Shrimp and grits", "Pork and beef sausage"): their first part joins them.
 # A food with its sauce is one dish ("Pasta with tomato-based sauce", FNDDS's pasta as served).
 _COMBINATION_RE = re.compile(r"\b(and|n)\b|&|\bwith\b(?!(?: [\w-]+)* sauce$)", re.IGNORECASE)
@@ -1593,14 +1592,13 @@ def _kind(name: str, category: str) -> _Kind:
                  frozenset(part for part in map(str.strip, text.split(",")[1:])
                            if part in ODD_PARTS) if _MEAT_RE.match(text) else frozenset(),
                  frozenset(w for lacked in _LACKS_RE.findall(text) for word in _words(lacked)
-                           for w in (word, singular(word) or word)) - _SUGAR_LACKED)
+                           for w in (word, singular(word) or word)) - _SUGAR_LACKED - STOPWORDS)
 
 
 # What a name says its food is without, up to the next comma ("Pasta, cooked, without added
 # salt"); sugar is the diet rules' (a query's "without sugar" keeps its sugar: db.search).
 _LACKS_RE = re.compile(r"\b(?:without|ohne)\s+([^,(]*)")
-_SUGAR_LACKED = frozenset({"sugar", "sugars", "added", "zucker", "zuckerzusatz", "or", "and",
-                           "oder", "und"})
+_SUGAR_LACKED = frozenset({"sugar", "sugars", "added", "zucker", "zuckerzusatz", "oder"})
 
 
 def asked_forms(readings: Iterable[Sequence[str]]) -> frozenset[str]:
@@ -1662,11 +1660,8 @@ def form_adjustment(query: Query, item: Candidate) -> float:
         value -= SCHOOL_LUNCH_PENALTY  # a school's own recipe, not what "pepperoni pizza" is
     if item.name_words[:1] and item.name_words[0] in OTHER_FOOD_FIRST_WORDS - query.asked:
         value -= FLAVOUR_PENALTY
-    if (tuple(item.name_words[:2]) in OTHER_FOOD_FIRST_PAIRS
-            and item.name_words[0] not in query.asked):
-        value -= FLAVOUR_PENALTY
-    if (tuple(item.name_words[:2]) in OTHER_FOOD_SECOND_PAIRS
-            and item.name_words[1] not in query.asked):
+    other = OTHER_FOOD_PAIRS.get(tuple(item.name_words[:2]))
+    if other is not None and item.name_words[other] not in query.asked:
         value -= FLAVOUR_PENALTY
     # A stand-in for a food the query names ("Bacon, meatless" for bacon), not one found by
     # its other texts ("Sugar substitute, powder, NFS" for a sweetener), nor where the query
