@@ -10,6 +10,7 @@ foods would change which public foods another user's search keeps. A user's own 
 found by the LIKE query, which reads only theirs.
 """
 
+import re
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -306,7 +307,9 @@ def _rarity(session: Session, visible, readings: Readings) -> dict[tuple[str, ..
 def _any_word_matches(statement, readings: Readings, visible):
     """``_like_matches`` of any word on PostgreSQL: in one query, each word's set of food ids
     read once (``_indexed_ids``), where a test of each food per word and a count per word
-    (``_rarity``) read every food several times ("orange ju": 48 ms of SQL)."""
+    (``_rarity``) read every food several times ("orange ju": 48 ms of SQL). Of as good and
+    as likely, the shorter names first, as bm25 ranks them in the SQLite index ("jerk
+    chicken": "Chicken, meat, average, roasted" among a thousand chickens)."""
     hits = union_all(*(select(found.c.id, literal(index).label("word"))
                        for index, terms in enumerate(_query_words(readings))
                        for found in [_indexed_ids(terms).subquery()])).subquery("hits")
@@ -321,7 +324,8 @@ def _any_word_matches(statement, readings: Readings, visible):
                 .group_by(seen.c.id).subquery("per_food"))
     return (statement.join(per_food, per_food.c.id == Food.id)
             .order_by(per_food.c.matched.desc(), per_food.c.rarity.desc(),
-                      Food.search_weight.desc(), Food.id).limit(MAX_CANDIDATES))
+                      Food.search_weight.desc(), func.length(Food.name), Food.id)
+            .limit(MAX_CANDIDATES))
 
 
 def _like_matches(statement, readings: Readings, all_words: bool, *, indexed: bool = False,
@@ -335,9 +339,24 @@ def _like_matches(statement, readings: Readings, all_words: bool, *, indexed: bo
         # One set of ids (the union of the readings' ``_reading_ids``), which the foods'
         # primary key then finds: a test of each food against every word's set read all
         # 18,000 foods per search.
-        ids = union(*(_reading_ids(alternatives) for alternatives in readings))
-        return (statement.where(Food.id.in_(ids))
-                .order_by(Food.search_weight.desc(), Food.id).limit(MAX_CANDIDATES))
+        # More than the limit may match ("brot" is in every broth, "lo" of "lo mein" in many
+        # words): likeliest first, as the index's bm25 ranks them: the foods with the most
+        # words of a reading, then those whose name holds every word of one, then a table's
+        # generic row ("Chicken, NS as to part and cooking method, ..." of a thousand chickens),
+        # then by their prior and the shorter names first ("Brot (Durchschnitt)").
+        ids = union_all(*(select(found.c.id, literal(len(alternatives)).label("words"))
+                          for alternatives in readings
+                          for found in [_reading_ids(alternatives).subquery()])).subquery("ids")
+        best = (select(ids.c.id, func.max(ids.c.words).label("words"))
+                .group_by(ids.c.id).subquery("best"))
+        named = or_(*(and_(*(or_(*(Food.name_key.contains(w, autoescape=True)
+                                   for w in _terms(choices))) for choices in alternatives))
+                      for alternatives in readings))
+        return (statement.join(best, best.c.id == Food.id)
+                .order_by(best.c.words.desc(), case((named, 0), else_=1),
+                          case((_says_generic(Food.name), 0), else_=1),
+                          Food.search_weight.desc(), func.length(Food.name), Food.id)
+                .limit(MAX_CANDIDATES))
     found = statement.where(or_(*(
         (and_ if all_words else or_)(*(_row_contains(_terms(choices))
                                        for choices in alternatives))
@@ -357,16 +376,28 @@ def _like_matches(statement, readings: Readings, all_words: bool, *, indexed: bo
     return found.order_by(*order, Food.search_weight.desc(), Food.id).limit(MAX_CANDIDATES)
 
 
-def _row_contains(terms: Sequence[str]):
+def _says_generic(name):
+    """Whether a name says what it does not specify, as FNDDS's generic rows do ("Milk, NFS",
+    "Chicken, NS as to part and cooking method, ...")."""
+    return or_(name.contains(", NFS"), name.contains(" NS as to "))
+
+
+def _row_contains(terms: Sequence[str], *, whole: bool = False):
     """Whether a food's texts contain one of ``terms``, tested food by food: cheap where the
     statement has already narrowed the foods (SQLite's own-food query) or where most foods
-    match (the short terms of ``_reading_ids`` and ``_indexed_ids``)."""
+    match (the short terms of ``_reading_ids`` and ``_indexed_ids``). ``whole`` (PostgreSQL):
+    each as a word of its own, as the SQLite index matches a word under three letters ("lo"
+    of "lo mein" is no "lobster")."""
     def contains(w: str):
-        return or_(Food.name_key.contains(w, autoescape=True),
-                   Food.aliases.any(FoodAlias.alias_key.contains(w, autoescape=True)),
-                   Food.labels.any(FoodLabel.label.contains(w, autoescape=True)),
-                   func.lower(Food.fdc_description).contains(w, autoescape=True),
-                   func.lower(Food.common_names).contains(w, autoescape=True))
+        def holds(text):
+            return (text.op("~")(rf"\m{re.escape(w)}\M") if whole
+                    else text.contains(w, autoescape=True))
+
+        return or_(holds(Food.name_key),
+                   Food.aliases.any(holds(FoodAlias.alias_key)),
+                   Food.labels.any(holds(FoodLabel.label)),
+                   holds(func.lower(Food.fdc_description)),
+                   holds(func.lower(Food.common_names)))
 
     return or_(*(contains(w) for w in terms))
 
@@ -383,10 +414,11 @@ def _reading_ids(alternatives: Sequence[Sequence[str]]):
     terms = [_terms(choices) for choices in alternatives]
     short = [t for t in terms if all(len(w) < TRIGRAM for w in t)]
     long = [_indexed_ids(t) for t in terms if any(len(w) >= TRIGRAM for w in t)]
+    tests = [_row_contains(t, whole=True) for t in short]
     if not long:
-        return select(Food.id).where(*map(_row_contains, short))
+        return select(Food.id).where(*tests)
     ids = intersect(*long)
-    return select(Food.id).where(Food.id.in_(ids), *map(_row_contains, short)) if short else ids
+    return select(Food.id).where(Food.id.in_(ids), *tests) if short else ids
 
 
 def _indexed_ids(terms: Sequence[str]):
@@ -397,10 +429,10 @@ def _indexed_ids(terms: Sequence[str]):
     short = [w for w in terms if len(w) < TRIGRAM]
     long = [w for w in terms if len(w) >= TRIGRAM]
 
-    def any_term(*columns):
-        return or_(*(c.contains(w, autoescape=True) for c in columns for w in long))
+    def any_term(*columns):  # a word starting with the term, as the SQLite index matches
+        return or_(*(c.op("~")(rf"\m{re.escape(w)}") for c in columns for w in long))
 
-    parts = [select(Food.id).where(_row_contains(short))] if short else []
+    parts = [select(Food.id).where(_row_contains(short, whole=True))] if short else []
     if long:
         parts += [select(Food.id).where(any_term(Food.name_key, func.lower(Food.fdc_description),
                                                  func.lower(Food.common_names))),

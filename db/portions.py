@@ -615,6 +615,10 @@ _NOT_A_MEASURED_SERVING_RE = re.compile(r"^(guideline|quantity not specified)", 
 _SERVING_WORD_RE = re.compile(r"[a-z]+")
 
 
+# The sizes a query's measure may carry (db.search.SIZE_SERVINGS' values).
+_MEASURE_SIZES = frozenset({"small", "medium", "large", "mini", "fun", "king", "snack"})
+
+
 def measured_serving(servings: Sequence[tuple[str, bool]], measure: Sequence[str]) -> int | None:
     """The index of the serving (name, is default) that a query's measure asks for
     (db.search.query_measure: "tablespoon of sugar" -> "1 tablespoon", not the packet): the
@@ -626,11 +630,14 @@ def measured_serving(servings: Sequence[tuple[str, bool]], measure: Sequence[str
     metric amount), as no serving is made up."""
     amount = measure[0] if measure and _AMOUNT_RE.match(measure[0]) else None
     wanted = set(measure[1:] if amount else measure)
+    # a size beside a measure ("mini box"): the measure's serving of that size first
+    sizes = wanted & _MEASURE_SIZES if wanted - _MEASURE_SIZES - {COUNTED} else set()
+    wanted -= sizes
 
     def fit(item: tuple[int, tuple[str, bool]]) -> tuple:
         name, is_default = item[1]
         found = _serving_words(name)
-        return (is_default, bool(found) and found[0] in wanted,
+        return (not sizes.isdisjoint(found), is_default, bool(found) and found[0] in wanted,
                 not {"regular", "medium"}.isdisjoint(found), -len(found))
 
     named = [(i, s) for i, s in enumerate(servings)
@@ -648,7 +655,8 @@ def measured_serving(servings: Sequence[tuple[str, bool]], measure: Sequence[str
 
 def _serving_words(name: str) -> list[str]:
     """A serving name's words, a plural read as its measure ("2 slices": slice)."""
-    return [w[:-1] if w.endswith("s") and not w.endswith("ss") and len(w) > 3 else w
+    return ["mini" if w == "miniature" else
+            w[:-1] if w.endswith("s") and not w.endswith("ss") and len(w) > 3 else w
             for w in _SERVING_WORD_RE.findall(name.lower())]
 
 

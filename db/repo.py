@@ -101,8 +101,9 @@ def _search_foods(text_: str, *, session: Session, owner: User | None, category:
                   limit: int, region: str | None) -> list[tuple[search.Candidate, float]]:
     owner_id = owner.id if owner is not None else None
     known = fts.vocabulary(session, owner_id)
-    text_, skin_off = search.without_skin_said(search.with_sugars_taken(text_))
-    text_ = _food_words(text_, known)
+    text_, skin_off = search.without_skin_said(search.with_sugars_taken(
+        search.without_decimal_percent(text_)))
+    text_ = vocabulary.with_diet_terms_read(_food_words(text_, known), region)
     wanted, diet = search.query_wishes(text_)
     if not wanted:
         return []
@@ -730,7 +731,8 @@ def _vocabulary_spelling(word: str, known: tuple[str, ...], region: str | None) 
     if not close:
         # a compound misspelt in its last part ("Apfel-strudl", "Apfelstrudle", "Erbsensupe")
         # where no catalog word is a letter off ("Kartoffelsupe" is no Kartoffelstärke)
-        if (catalog and _edits(word, catalog[0]) <= 2) or len(word) < MIN_MISSPELT_COMPOUND:
+        if ((catalog and _edits(word, catalog[0]) <= 2) or len(word) < MIN_MISSPELT_COMPOUND
+                or word in vocabulary.phrase_words()):  # "jamaican" of "jamaican patty"
             return word
         # of several, one whose parts the vocabulary reads ("Erbsen-suppe", not the catalog's
         # "sope" or "ensure"); beside a catalog word further off, one whose parts it both reads

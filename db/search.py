@@ -244,6 +244,10 @@ COMBINATION_PENALTY = 1.0
 SUBSTITUTE_WORDS = frozenset({"meatless", "imitation", "substitute", "vegetarian", "veggie", "vegan",
                               "analog", "nondairy", "mock", "tofu", "quorn"})
 SUBSTITUTE_PENALTY = 3.0
+_NON_DAIRY_RE = re.compile(r"(?i)\bnon-?dairy\b")
+PLANT_MILK_WORDS = frozenset({"non", "nondairy", "dairy", "vegan", "plant", "oat", "oatmilk",
+                              "soy", "soya", "soymilk", "almond", "rice", "coconut", "cashew",
+                              "hafer", "soja", "mandel", "pflanzlich", "oatly", "alpro"})
 # Odd cuts and offal of a meat, each a part of its name of its own ("Chicken, feet, boiled",
 # "Chicken, skin, casseroled", "Pork, ears", "Turkey, whole, giblets"): below the everyday meat
 # unless asked for ("chicken liver"). Not "skin" in "skin not eaten", which says how a breast
@@ -289,6 +293,16 @@ _SUGARS_TAKEN_RE = re.compile(
     re.IGNORECASE)
 
 
+# A fat content with decimals, as German and UK packs print it ("fettarme Milch 1,5%",
+# "Joghurt 3,5 % Fett"): no table names its milk so, and its digits are no words to find
+# ("5" is in "Sherry, 18.5 vol%"). The kind says it ("fettarme", "semi-skimmed").
+_DECIMAL_PERCENT_RE = re.compile(r"\b\d+[.,]\d+\s*%(\s*fett\b)?", re.IGNORECASE)
+
+
+def without_decimal_percent(text: str) -> str:
+    return _DECIMAL_PERCENT_RE.sub(" ", text)
+
+
 def with_sugars_taken(text: str) -> str:
     """``text`` with "with" before the sugars taken in a drink that it ends with
     (``_SUGARS_TAKEN_RE``): "mug of tea 2 sugars" is "mug of tea with 2 sugars"."""
@@ -318,6 +332,11 @@ DIET_WORDS = frozenset({"diet", "zero", "light", "lite", "sugarfree", "unsweeten
                         # "diabetic jam", "Diabetiker-Marmelade": sold for diabetes, sugar-free
                         "diabetic", "diabetiker",
                         "slimline"})  # Schweppes' UK name for its diet mixers
+# "Light" that names a kind, not a diet: single cream is "light cream", poultry's breast "light
+# meat", and "light brown sugar", "light tuna", "light rye" and a "light roast" are no less
+# sugared ("light cream cheese" is the reduced-fat cheese).
+LIGHT_WORDS = frozenset({"light", "lite"})
+LIGHT_KINDS = frozenset({"cream", "meat", "brown", "tuna", "rye", "roast"})
 # "Non diet coke", "nicht light": the regular kind, with its sugar (a hypo treatment).
 NOT_WORDS = frozenset({"non", "not", "nicht", "kein", "keine"})
 # Sweeteners with no sugar's calories ask for a diet food and are the food asked for: "stevia
@@ -343,6 +362,8 @@ _DIET_MARKER_RE = re.compile(
     r"sugar substitute(?! and sugar)|sweeteners, tabletop, (aspartame|saccharin|sucralose)|"
     # the Swiss FCDB's German: "Colagetränk, mit Süssstoffen", "Tee, ungezuckert"
     r"mit sussstoffen?|ungezuckert|zuckerfrei|ohne zucker|energievermindert)\b")
+_TABLETOP_SWEETENER_RE = re.compile(
+    r"(sugar substitute(?! and sugar)|sweeteners, tabletop, (aspartame|saccharin|sucralose))")
 # Markers that say no sugar was added, not that the food has little ("Cranberry juice,
 # unsweetened": 12 g per 100 g): a diet row only for a query asking for that
 # (``NO_ADDED_SUGAR_WORDS``), or where the row holds little sugar anyway.
@@ -415,6 +436,9 @@ MEASURE_WORDS = frozenset({"cup", "glass", "bowl", "mug", "plate", "slice", "pie
 UNIT_WORDS = frozenset({"tablespoon", "tablespoons", "tbsp", "tbs", "teaspoon", "teaspoons", "tsp",
                         "oz", "ounce", "ounces", "fl", "ml", "cl", "l", "g", "gram", "grams",
                         "kg", "el", "tl", "essloffel", "teeloffel", "loffel"})
+# Units that measure only after an amount ("100 g rice", "8 fl oz juice"); a spoon measures
+# alone ("tbsp honey").
+WEIGHED_UNITS = frozenset({"g", "gram", "grams", "kg", "ml", "cl", "l", "oz", "ounce", "ounces"})
 # German's "half" of one, inflected ("ein halbes Hähnchen", "eine halbe Brezel").
 HALF_WORDS = frozenset({"halbe", "halbes", "halber", "halben"})
 # German and Austrian measures that name a volume: a Maß of beer is a litre; Austria's Achterl
@@ -492,7 +516,7 @@ SIZE_WORDS = frozenset({"small", "large", "medium", "mini", "big", "regular"}) |
 # The serving a size asks for where nothing else says how much ("large banana": "1 large";
 # "fun size snickers": "1 bar, fun size"), by the words its name holds (query_measure).
 SIZE_SERVINGS = {"small": "small", "medium": "medium", "large": "large", "big": "large",
-                 "fun": "fun", "king": "king", "snack": "snack",
+                 "fun": "fun", "king": "king", "snack": "snack", "mini": "mini",
                  **{f"{stem}{ending}": size
                     for stem, size in (("klein", "small"), ("mittelgross", "medium"),
                                        ("gross", "large"))
@@ -1026,12 +1050,14 @@ def query_measure(text: str, region: str | None = None) -> tuple[str, ...]:
         if metric and _says_how_much(found, i):
             return metric[1], metric[2]
         if word in MEASURE_SERVINGS and _says_how_much(found, i):
-            amount = _amount_before(found[:i])
+            # "mini box of raisins": the measure's serving of that size, where the food has one
+            size = tuple(SIZE_SERVINGS[w] for w in found[i - 1:i] if i and w in SIZE_SERVINGS)
+            amount = _amount_before([w for w in found[:i] if w not in SIZE_SERVINGS])
             fraction = _FRACTION_RE.search(text)
             if fraction and amount == fraction[2] and found[i - 2:i] == list(fraction.groups()):
                 amount = f"{fraction[1]}/{fraction[2]}"  # "1/2 cup rice": its words are 1, 2
-            return MEASURE_SERVINGS[word] if amount in (None, "1") else (
-                amount, *MEASURE_SERVINGS[word])
+            return (*MEASURE_SERVINGS[word], *size) if amount in (None, "1") else (
+                amount, *MEASURE_SERVINGS[word], *size)
     # a count before the food alone ("3 chicken tenders", "zwei Brötchen") or as times after it
     # ("jelly babies x5"): that many of its default serving (db.portions.measured_amount),
     # where that is one of it
@@ -1070,10 +1096,15 @@ def _says_how_much(found: Sequence[str], index: int) -> bool:
                 or index > 0 and word in TRAILING_MEASURES)
     if word in MEASURE_WORDS and (after[0] == "of" or index and _is_count(found[index - 1])):
         return True
+    if word in SIZE_WORDS and after[0] in MEASURE_WORDS and _says_how_much(found, index + 1):
+        return True  # "mini box of raisins", "big bowl of cereal": the measure's size
     if word == "half" and after[0] in ("a", "an") and len(after) > 1 and after[1] in MEASURE_WORDS:
         return True  # "half a can of coke"
     if word == "half" and after[0] in MEASURE_WORDS | UNIT_WORDS:
         return True  # "half cup orange juice", "half pint of milk"
+    if word in WEIGHED_UNITS and not (index and (_is_count(found[index - 1])
+                                                 or found[index - 1] == "fl")):
+        return False  # no amount before it: a word of the food ("gram crackers")
     if word in UNIT_WORDS or word in GERMAN_MEASURE_WORDS:
         return any(w not in UNIT_WORDS and w not in STOPWORDS and not _is_count(w) for w in after)
     if word in COUNT_WORDS or _AMOUNT_RE.match(word) and not word.isdigit():
@@ -1108,6 +1139,10 @@ def split_diet(found: Sequence[str]) -> tuple[list[str], bool]:
             index += 2  # "non diet coke", "not diet": the regular kind
         elif phrase is not None:
             diet, index = True, index + len(phrase)
+        elif found[index] in LIGHT_WORDS and found[index + 1:index + 2] and (
+                found[index + 1] in LIGHT_KINDS and found[index + 2:index + 3] != ["cheese"]):
+            kept.append(found[index])  # "light cream", "light brown sugar": a kind, no wish
+            index += 1
         elif found[index] in DIET_WORDS or (
                 found[index] == FREE and index == len(found) - 1 and index > 0
                 and found[index - 1] not in FREE_OF):
@@ -1589,7 +1624,8 @@ def _kind(name: str, category: str) -> _Kind:
                  _TOASTED_RE.search(text) is not None,
                  _COMBINATION_RE.search(name.split(",")[0]) is not None,
                  _REDUCED_RE.search(text) is not None,
-                 frozenset(part for part in map(str.strip, text.split(",")[1:])
+                 # a part with its note ("skin (drumsticks and thighs)") is that part
+                 frozenset(part for part in (_NOTE_RE.sub("", p).strip() for p in text.split(",")[1:])
                            if part in ODD_PARTS) if _MEAT_RE.match(text) else frozenset(),
                  frozenset(w for lacked in _LACKS_RE.findall(text) for word in _words(lacked)
                            for w in (word, singular(word) or word)) - _SUGAR_LACKED - STOPWORDS)
@@ -1656,6 +1692,10 @@ def form_adjustment(query: Query, item: Candidate) -> float:
     if (query.asked.isdisjoint(ICED_WORDS) and not query.diet
             and _ICED_DRINK_RE.search(_key(item.food))):
         value -= FLAVOUR_PENALTY
+    # "made with non-dairy milk" (which the kind leaves out as what it is made with) is no
+    # milk's drink unless a plant milk is asked ("hot chocolate with milk": the dairy one)
+    if _NON_DAIRY_RE.search(item.food) and query.asked.isdisjoint(PLANT_MILK_WORDS):
+        value -= SUBSTITUTE_PENALTY
     if "school" in item.name_words and "school" not in query.asked:
         value -= SCHOOL_LUNCH_PENALTY  # a school's own recipe, not what "pepperoni pizza" is
     if item.name_words[:1] and item.name_words[0] in OTHER_FOOD_FIRST_WORDS - query.asked:
@@ -1697,17 +1737,42 @@ def form_adjustment(query: Query, item: Candidate) -> float:
     return value
 
 
-def diet_adjustment(query: Query, item: Candidate) -> float:
+def diet_adjustment(query: Query, item: Candidate,
+                    regular_brands: frozenset[str] = frozenset()) -> float:
     """Module doc, 5: for a diet query, up for a diet row, down for another (a sugared one is
-    left out by ``rank``); for another query, a little down for a calorie-reduced row."""
+    left out by ``rank``); for another query, a little down for a calorie-reduced row, unless
+    the query names its brand and the brand has no regular kind (``regular_brands``)."""
     if not query.diet:
-        return -REDUCED_PENALTY if reduced(item) else 0.0
+        return -REDUCED_PENALTY if reduced(item) and not _brand_asked(
+            query, item, regular_brands) else 0.0
     if not _diet_row(item, query.no_added_sugar):
         # "tea with milk no sugar": a row without sugar is what was asked for
         return 0.0 if query.sugar_left_out and not sugary(item) else -UNMARKED_PENALTY
-    sugar = max(0.0, (item.sugars_g or 0.0) - SUGARED_G)
+    # a tabletop sweetener's sugar is the dextrose it is bulked with: under 1 g in a 1 g packet
+    sugar = 0.0 if _TABLETOP_SWEETENER_RE.match(_key(item.food)) else max(
+        0.0, (item.sugars_g or 0.0) - SUGARED_G)
     return DIET_MATCH_BONUS - sugar * (NO_ADDED_SUGAR_SUGAR_PENALTY if query.no_added_sugar
                                        else DIET_SUGAR_PENALTY)
+
+
+def _brand_words(item: Candidate) -> frozenset[str]:
+    """The words of the row's notes, where FNDDS names the brand: "(Glucerna)", "(Red Bull)"."""
+    return frozenset(w for note in _NOTE_RE.findall(item.food) for w in _words(note))
+
+
+def _brand_asked(query: Query, item: Candidate, regular_brands: frozenset[str]) -> bool:
+    """The query names the brand in the row's note and that brand makes no regular kind among
+    the candidates: "glucerna vanilla shake" asks for FNDDS's "Nutritional drink or shake,
+    ready-to-drink, sugar free (Glucerna)", sugar free by make; "red bull" is still the sugared
+    Red Bull."""
+    asked = _brand_words(item) & query.asked
+    return bool(asked) and asked.isdisjoint(regular_brands)
+
+
+def regular_brands(query: Query, candidates: Iterable[Candidate]) -> frozenset[str]:
+    """The asked brand words of the candidates that are no calorie-reduced kind."""
+    return frozenset(w for c in candidates if not reduced(c)
+                     for w in _brand_words(c) & query.asked)
 
 
 def reduced(item: Candidate) -> bool:
@@ -1744,8 +1809,10 @@ def sugared(item: Candidate, no_added_sugar: bool = True) -> bool:
     return sugary(item) and not _diet_row(item, no_added_sugar)
 
 
-def total(query: Query, item: Candidate) -> float:
-    """The item's score for the query: its best reading, the form and diet rules, its prior."""
+def total(query: Query, item: Candidate,
+          regular_brands: frozenset[str] = frozenset()) -> float:
+    """The item's score for the query: its best reading, the form and diet rules, its prior.
+    ``regular_brands``: as ``diet_adjustment``'s."""
     # Another region's name is the food without its generic parts only when the vocabulary
     # read the query into that region's words ("Gulasch" as goulash); the words as typed may
     # name another food there (a UK "Biscuits, plain" is no US biscuit).
@@ -1755,7 +1822,7 @@ def total(query: Query, item: Candidate) -> float:
                      guessed=query.guessed, heads=query.heads, any_order=query.any_order)
                - handicap - _unlinked_pair(query, reading, handicap, item)
                for reading, handicap in query.readings)
-    return (best + form_adjustment(query, item) + diet_adjustment(query, item)
+    return (best + form_adjustment(query, item) + diet_adjustment(query, item, regular_brands)
             + min(item.weight, MAX_PRIOR) - foreign
             - (NO_PORTION_PENALTY if item.has_portion is False else 0.0))
 
@@ -1811,8 +1878,13 @@ def _unlinked_pair(query: Query, reading: Sequence[str], handicap: float, item: 
     one_food = not handicap and bool(_forms(reading[-1:]) & query.heads)
     second = others - query.main_forms  # the other food's words
     if linked is None:
+        # the main food named as made with the other, by its words alone ("Cheese sandwich"
+        # for "sandwich with cheese"; not "Peanut butter toast" for "toast with butter") is both
+        made_with = (query.accompanied and bool(head & query.heads)
+                     and bool(maker := _forms(words(item.food.split(",")[0])) - head)
+                     and maker <= others)
         return (UNLINKED_PAIR_PENALTY if forms & query.heads and forms & second and not one_food
-                else 0.0)
+                and not made_with else 0.0)
     before, after = linked
     if not forms & others and after & query.heads and not before & query.heads:
         return MAIN_ONLY_PENALTY
@@ -1882,7 +1954,9 @@ def rank(query: Query, candidates: Iterable[Candidate],
     """The best ``limit`` candidates for the query with their scores, best first: by tier,
     then score (ties: ``_tie_break``, then the shorter name, then alphabetical), each food
     once (``dedupe``). A diet query gets no sugared food: none rather than the wrong one."""
-    scored = [(c, total(query, c)) for c in candidates
+    candidates = list(candidates)
+    brands = frozenset() if query.diet else regular_brands(query, candidates)
+    scored = [(c, total(query, c, brands)) for c in candidates
               if not (query.diet and sugared(c, query.no_added_sugar))]
     scored.sort(key=lambda pair: (-tier(pair[0]), -pair[1], *_tie_break(query, pair[0]),
                                   len(pair[0].food), pair[0].food))

@@ -10,6 +10,7 @@ region, and, with no region known, as a second reading behind the catalog's own 
 """
 
 import csv
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -62,6 +63,11 @@ def read(seed_dir: Path) -> tuple[Synonym, ...]:
             region = (row["region"] or "").strip() or None
             if not term or not means or not (row["source"] or "").strip():
                 raise SeedError(f"{path}:{reader.line_num}: term, means and source are required")
+            amounts = set(search.words(row["term"] or "")) - set(term) & (
+                search.UNIT_WORDS | search.HALF_WORDS | search.SIZE_WORDS)
+            if amounts:  # "halbes hähnchen" would be read as "hähnchen" alone
+                raise SeedError(f"{path}:{reader.line_num}: a query reads {sorted(amounts)} of "
+                                f"the term as an amount: leave it out")
             if len(term) > MAX_TERM_WORDS:
                 raise SeedError(f"{path}:{reader.line_num}: a term has at most "
                                 f"{MAX_TERM_WORDS} words")
@@ -165,6 +171,28 @@ def readings(words: list[str], region: str | None) -> list[tuple[list[str], floa
     if region is None:
         return [(words, 0.0), (rewritten, OTHER_READING_HANDICAP)]
     return [(rewritten, 0.0), (words, OTHER_READING_HANDICAP)]
+
+
+@lru_cache(maxsize=None)  # one per search region (check_region)
+def _diet_terms(region: str | None) -> tuple[tuple[re.Pattern[str], str], ...]:
+    """The terms of several words that hold a diet word ("lucozade zero", "crystal light"),
+    longest first, each as a pattern of its words in a query's name_key and its meaning."""
+    terms = sorted({s.term for s in shipped() if len(s.term) > 1
+                    and search.split_diet(s.term)[0] != list(s.term)}, key=len, reverse=True)
+    return tuple((re.compile(r"\b" + r"[\s-]+".join(map(re.escape, term)) + r"(?:e?s)?\b"),
+                  " ".join(found.means))
+                 for term in terms if (found := _meaning(term, region)) is not None)
+
+
+def with_diet_terms_read(text: str, region: str | None) -> str:
+    """``text`` with each term that holds a diet word read as its meaning, which says the
+    wish its own way ("lucozade zero": "energy drink sugar free"). The diet words leave a
+    query before the vocabulary reads it (search.split_diet): "lucozade" alone is sugared."""
+    key = name_key(text)
+    found = [(pattern, means) for pattern, means in _diet_terms(region) if pattern.search(key)]
+    for pattern, means in found:
+        key = pattern.sub(means, key)
+    return key if found else text
 
 
 def head(word: str, region: str | None) -> tuple[str, ...]:

@@ -28,6 +28,11 @@ def test_a_row_without_a_source_or_with_an_unknown_region_is_refused(tmp_path):
         "term,means,region,source\nchips,french fries,GB,dictionary\n", encoding="utf-8")
     with pytest.raises(SeedError, match=r":2: region 'GB' is not one of"):
         vocabulary.read(tmp_path)
+    # a query reads "halbes" as half of one: the term would be "hähnchen" alone, every chicken
+    (tmp_path / vocabulary.VOCABULARY_FILE).write_text(
+        "term,means,region,source\nhalbes hähnchen,poulet ganz,DE,Duden\n", encoding="utf-8")
+    with pytest.raises(SeedError, match=r":2: a query reads \['halbes'\] of the term as an amount"):
+        vocabulary.read(tmp_path)
 
 
 def test_the_searchers_region_decides_which_reading_comes_first():
@@ -104,6 +109,22 @@ def test_a_dish_or_stand_in_ranks_below_the_plain_food():
         == -search.SUBSTITUTE_PENALTY
 
 
+def test_a_sugar_free_brand_named_is_no_diet_wish_but_the_brand():
+    # Glucerna is made sugar free: named, it is not held back as a reduced kind
+    glucerna = _item("Nutritional drink or shake, ready-to-drink, sugar free (Glucerna)",
+                     "Beverages", sugars=2.6)
+    other = _item("Nutritional drink or shake, ready-to-drink, NFS", "Beverages", sugars=9.7)
+    query = search.make_query([(["glucerna", "shake"], 0.0)])
+    brands = search.regular_brands(query, [glucerna, other])
+    assert search.diet_adjustment(query, glucerna, brands) == 0.0
+    # Red Bull makes a regular kind too: "red bull" is the sugared one, the sugar-free below
+    regular = _item("Energy drink (Red Bull)", "Beverages", sugars=10.0)
+    sugar_free = _item("Energy drink, sugar-free (Red Bull)", "Beverages", sugars=0.0)
+    query = search.make_query([(["red", "bull"], 0.0)])
+    brands = search.regular_brands(query, [regular, sugar_free])
+    assert search.diet_adjustment(query, sugar_free, brands) == -search.REDUCED_PENALTY
+
+
 def test_a_diet_query_leaves_sugared_foods_out():
     diet = search.make_query([(["cola"], 0.0)], diet=True)
     regular = _item("Beverages, carbonated, cola, regular", "Beverages", sugars=8.97)
@@ -120,6 +141,9 @@ def test_a_diet_query_leaves_sugared_foods_out():
     ("pint of lager", ["lager"]), ("a bar of chocolate", ["chocolate"]),
     ("bangers and mash", ["bangers", "mash"]), ("Currywurst mit Pommes", ["currywurst", "pommes"]),
     ("bar", ["bar"]),
+    # a size beside a measure is the measure's; a weight's unit measures only after an amount
+    ("mini box of raisins", ["raisins"]), ("big bowl of cereal", ["cereal"]),
+    ("gram crackers", ["gram", "crackers"]), ("100 g rice", ["rice"]),
 ])
 def test_a_measure_and_stop_words_are_no_words_to_find(text, words):
     assert search.query_words(text) == words
@@ -484,6 +508,8 @@ def test_brands_and_regional_words_find_their_generic_row(full_db, query, region
     ("Leberkäse Semmel", r"^Sandwich \(.*\) mit Fleischkäse"),
     ("Fleischkäse im Brötchen", r"^Sandwich \(.*\) mit Fleischkäse"),
     ("Brötchen mit Nutella", r"^Nutella sandwich"),
+    # the main food named as made with the other is the pair ("Cheese sandwich"), not a pork one
+    ("Sandwich mit Käse", r"^Cheese sandwich"), ("Pausenbrot mit Käse", r"^Cheese sandwich"),
 ])
 def test_a_bread_named_beside_its_filling_is_a_sandwich_with_it(full_db, query, expected):
     assert re.search(expected, _first(query, "DE")), service.search(query, limit=3, region="DE")
