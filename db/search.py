@@ -429,7 +429,8 @@ MEASURE_WORDS = frozenset({"cup", "glass", "bowl", "mug", "plate", "slice", "pie
                            "punnets", "round", "rounds", "packets", "sachet", "sachets",
                            "stack", "stacks", "square", "wedge", "sleeve", "sleeves",
                            # Collins: a dram is a small measure of spirits (a whisky's shot)
-                           "dram", "drams"})
+                           "dram", "drams",
+                           "bit"})  # "a bit of chicken": some of it
 # Spoons and units say how much wherever they stand ("tbsp honey", "4 oz juice", "150ml orange
 # juice"); German names the measure before the food without "of" ("Tasse Kaffee", "Kugel Eis",
 # "Stück Käsekuchen", "ein Glas Milch"). Neither is a word to find while a food word follows.
