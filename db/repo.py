@@ -731,7 +731,7 @@ def _vocabulary_spelling(word: str, known: tuple[str, ...], region: str | None) 
     if not close:
         # a compound misspelt in its last part ("Apfel-strudl", "Apfelstrudle", "Erbsensupe")
         # where no catalog word is a letter off ("Kartoffelsupe" is no Kartoffelstärke)
-        if ((catalog and _edits(word, catalog[0]) <= 2) or len(word) < MIN_MISSPELT_COMPOUND
+        if ((catalog and search.edits(word, catalog[0]) <= 2) or len(word) < MIN_MISSPELT_COMPOUND
                 or word in vocabulary.phrase_words()):  # "jamaican" of "jamaican patty"
             return word
         # of several, one whose parts the vocabulary reads ("Erbsen-suppe", not the catalog's
@@ -745,8 +745,12 @@ def _vocabulary_spelling(word: str, known: tuple[str, ...], region: str | None) 
         return max(spelt, key=lambda w: (sum(p in terms for p in _split_compound(w, known)),
                                          _keeps_letters(word, w)), default=word)
     if catalog and catalog[0] != close[0] and (
-            _similarity(word, catalog[0]) >= _similarity(word, close[0])):
-        return word  # "chiken" is chicken, not the vocabulary's "schinken"
+            _similarity(word, catalog[0]) >= _similarity(word, close[0])
+            or search.edits(word, catalog[0]) < search.edits(word, close[0])
+            or search.edits(word, catalog[0]) == 1 and len(catalog[0]) == len(word)):
+        # "chiken" is chicken, not the vocabulary's "schinken"; "rool" is a roll (one letter
+        # wrong), not the Polish rosół (one left out)
+        return word
     return close[0]
 
 
@@ -788,17 +792,6 @@ def _keeps_letters(word: str, other: str) -> bool:
     """Whether ``other`` holds every letter of ``word`` in its order."""
     letters = iter(other)
     return all(letter in letters for letter in word)
-
-
-def _edits(word: str, other: str) -> int:
-    """The letters dropped, added or replaced between two words (Levenshtein distance)."""
-    row = list(range(len(other) + 1))
-    for i, letter in enumerate(word, 1):
-        previous, row[0] = row[0], i
-        for j, other_letter in enumerate(other, 1):
-            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1,
-                                           previous + (letter != other_letter))
-    return row[-1]
 
 
 def _one_letter_off(word: str) -> list[str]:

@@ -45,7 +45,7 @@ import math
 import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from difflib import get_close_matches
+from difflib import SequenceMatcher, get_close_matches
 from fractions import Fraction
 from functools import lru_cache, partial
 
@@ -1245,8 +1245,27 @@ def close_words(word: str, words: Collection[str], n: int, cutoff: float) -> lis
             answers.clear()
         near = [term for length in range(len(word) - 2, len(word) + 3)
                 for term in by_length.get(length, ())]
-        answers[key] = get_close_matches(word, near, n=n, cutoff=cutoff)
+        # of as close, the fewer letters changed (difflib breaks its ties by the word's
+        # alphabetical order: "rool" was root, roos and rolo, not a roll)
+        found = get_close_matches(word, near, n=n + CLOSE_WORD_SPARES, cutoff=cutoff)
+        answers[key] = [w for *_, w in sorted(
+            (-round(SequenceMatcher(None, w, word).ratio(), 9), edits(word, w), i, w)
+            for i, w in enumerate(found))][:n]
     return list(answers[key])
+
+
+CLOSE_WORD_SPARES = 3  # the ties difflib would cut off at ``n``
+
+
+def edits(word: str, other: str) -> int:
+    """The letters dropped, added or replaced between two words (Levenshtein distance)."""
+    row = list(range(len(other) + 1))
+    for i, letter in enumerate(word, 1):
+        previous, row[0] = row[0], i
+        for j, other_letter in enumerate(other, 1):
+            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1,
+                                           previous + (letter != other_letter))
+    return row[-1]
 
 
 @dataclass(frozen=True)

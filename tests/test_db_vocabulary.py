@@ -255,6 +255,13 @@ def test_a_short_word_is_corrected_only_to_a_word_one_letter_off():
     assert _a_typo("spagetti", "spaghetti", ())
 
 
+def test_of_equally_close_words_the_fewest_letters_changed_come_first():
+    # difflib rates all four alike and kept the first three by alphabet: "rool" had no roll
+    assert search.close_words("rool", ("root", "roos", "rolo", "roll"), 3, 0.75) == [
+        "root", "roos", "roll"]
+    assert search.edits("rool", "roll") == 1 and search.edits("rool", "rolo") == 2
+
+
 def test_a_word_is_not_corrected_in_its_first_letter_but_to_a_compound_of_its_kind():
     from db.repo import _a_typo
 
