@@ -1645,7 +1645,8 @@ def _kind(name: str, category: str) -> _Kind:
                  _COMBINATION_RE.search(name.split(",")[0]) is not None,
                  _REDUCED_RE.search(text) is not None,
                  # a part with its note ("skin (drumsticks and thighs)") is that part
-                 frozenset(part for part in (_NOTE_RE.sub("", p).strip() for p in text.split(",")[1:])
+                 frozenset(part for part in (_NOTE_RE.sub("", p).strip()
+                                             for p in text.split(",")[1:])
                            if part in ODD_PARTS) if _MEAT_RE.match(text) else frozenset(),
                  frozenset(w for lacked in _LACKS_RE.findall(text) for word in _words(lacked)
                            for w in (word, singular(word) or word)) - _SUGAR_LACKED - STOPWORDS)
@@ -1761,7 +1762,8 @@ def diet_adjustment(query: Query, item: Candidate,
                     regular_brands: frozenset[str] = frozenset()) -> float:
     """Module doc, 5: for a diet query, up for a diet row, down for another (a sugared one is
     left out by ``rank``); for another query, a little down for a calorie-reduced row, unless
-    the query names its brand and the brand has no regular kind (``regular_brands``)."""
+    the query names its brand and the brand has no regular kind among the candidates
+    (``regular_brands``: ``brands_with_regular_kind``)."""
     if not query.diet:
         return -REDUCED_PENALTY if reduced(item) and not _brand_asked(
             query, item, regular_brands) else 0.0
@@ -1789,7 +1791,7 @@ def _brand_asked(query: Query, item: Candidate, regular_brands: frozenset[str]) 
     return bool(asked) and asked.isdisjoint(regular_brands)
 
 
-def regular_brands(query: Query, candidates: Iterable[Candidate]) -> frozenset[str]:
+def brands_with_regular_kind(query: Query, candidates: Iterable[Candidate]) -> frozenset[str]:
     """The asked brand words of the candidates that are no calorie-reduced kind."""
     return frozenset(w for c in candidates if not reduced(c)
                      for w in _brand_words(c) & query.asked)
@@ -1975,7 +1977,7 @@ def rank(query: Query, candidates: Iterable[Candidate],
     then score (ties: ``_tie_break``, then the shorter name, then alphabetical), each food
     once (``dedupe``). A diet query gets no sugared food: none rather than the wrong one."""
     candidates = list(candidates)
-    brands = frozenset() if query.diet else regular_brands(query, candidates)
+    brands = frozenset() if query.diet else brands_with_regular_kind(query, candidates)
     scored = [(c, total(query, c, brands)) for c in candidates
               if not (query.diet and sugared(c, query.no_added_sugar))]
     scored.sort(key=lambda pair: (-tier(pair[0]), -pair[1], *_tie_break(query, pair[0]),

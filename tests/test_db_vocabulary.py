@@ -115,13 +115,13 @@ def test_a_sugar_free_brand_named_is_no_diet_wish_but_the_brand():
                      "Beverages", sugars=2.6)
     other = _item("Nutritional drink or shake, ready-to-drink, NFS", "Beverages", sugars=9.7)
     query = search.make_query([(["glucerna", "shake"], 0.0)])
-    brands = search.regular_brands(query, [glucerna, other])
+    brands = search.brands_with_regular_kind(query, [glucerna, other])
     assert search.diet_adjustment(query, glucerna, brands) == 0.0
     # Red Bull makes a regular kind too: "red bull" is the sugared one, the sugar-free below
     regular = _item("Energy drink (Red Bull)", "Beverages", sugars=10.0)
     sugar_free = _item("Energy drink, sugar-free (Red Bull)", "Beverages", sugars=0.0)
     query = search.make_query([(["red", "bull"], 0.0)])
-    brands = search.regular_brands(query, [regular, sugar_free])
+    brands = search.brands_with_regular_kind(query, [regular, sugar_free])
     assert search.diet_adjustment(query, sugar_free, brands) == -search.REDUCED_PENALTY
 
 
@@ -253,6 +253,13 @@ def test_a_short_word_is_corrected_only_to_a_word_one_letter_off():
     assert _a_typo("appel", "apple", ())  # two letters swapped
     assert not _a_typo("obers", "goobers", ()) and not _a_typo("lumpia", "lump", ())
     assert _a_typo("spagetti", "spaghetti", ())
+
+
+def test_a_measures_size_is_one_the_servings_know():
+    # db.portions cannot import db.search (which imports it): the two lists are kept alike
+    from db import portions
+
+    assert set(search.SIZE_SERVINGS.values()) == portions._MEASURE_SIZES
 
 
 def test_of_equally_close_words_the_fewest_letters_changed_come_first():
