@@ -135,7 +135,9 @@ def _search_foods(text_: str, *, session: Session, owner: User | None, category:
         readings += [(reading, handicap + search.MAIN_FOOD_HANDICAP) for reading, handicap in
                      _readings([_split_compound(w, known) for w in main], known, region)]
     asked_words = search.query_words(text_)
-    no_added_sugar = search.asks_no_added_sugar(asked_words)
+    # or a word read into them ("Apfelmark": unsweetened apple sauce)
+    no_added_sugar = search.asks_no_added_sugar(asked_words) or any(
+        search.asks_no_added_sugar(reading) for reading, _ in found)
     # A compound's last part names its kind ("Birnbrot" is a bread, "Multivitaminsaft" a
     # juice): read alone where no food has every part, below any reading of them all.
     kinds = [part[-1:] if len(part) > 1 else _compound_kind(part[0], known) for part in parts]

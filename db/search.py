@@ -201,6 +201,10 @@ _PREPARED_RE = re.compile(
 # Bread is eaten as it is bought: its toasted row is the food made ready only for a query that
 # asks for toast ("Pumpernickel" is "Bread, pumpernickel", "rye toast" its toasted row).
 _TOASTED_RE = re.compile(r"\btoasted\b")
+# A baked snack is a kind of the snack, not the snack made ready ("Potato chips, baked, plain"
+# is no better "potato chips" than "Potato chips, NFS").
+_SNACK_RE = re.compile(r"(snacks?|potato chips|tortilla chips|crisps|potato crisps|crackers?|"
+                       r"pretzels?|kellogg's, pop-tarts)\b")
 FORM_PENALTY = 4.0
 PREPARED_BONUS = 0.5
 # A dish made with the food ("tuna salad", "ham sandwich", "guacamole" is found by alias).
@@ -216,6 +220,10 @@ DISH_WORDS = frozenset({
     "stuffed",  # "Peppers, stuffed"; a "stuffed sandwich" is a filled pastry, not a sandwich
 })
 DISH_PENALTY = 2.0
+# A query word that is a kind of a dish asks for the dish: "chicken broth" is the soup
+# ("Soup, chicken broth"), not "Chicken, canned, meat only, with broth".
+DISH_KINDS = {"broth": "soup", "bouillon": "soup", "consomme": "soup", "bisque": "soup",
+              "sub": "sandwich", "hoagie": "sandwich", "panini": "sandwich"}
 # Sweetened, coated or flavoured kinds of a plain food ("caramel popcorn").
 FLAVOUR_WORDS = frozenset({"caramel", "coated", "frosted", "glazed", "candied", "sugared",
                            "sweetened", "flavored", "flavor", "honey", "chocolate", "cinnamon"})
@@ -248,6 +256,13 @@ _NON_DAIRY_RE = re.compile(r"(?i)\bnon-?dairy\b")
 PLANT_MILK_WORDS = frozenset({"non", "nondairy", "dairy", "vegan", "plant", "oat", "oatmilk",
                               "soy", "soya", "soymilk", "almond", "rice", "coconut", "cashew",
                               "hafer", "soja", "mandel", "pflanzlich", "oatly", "alpro"})
+# The plant words of PLANT_MILK_WORDS that name no other food ("rice", "coconut" do), and the
+# first words of a dairy milk's or yogurt's name.
+PLANT_KIND_WORDS = frozenset({"oat", "oatmilk", "soy", "soya", "soymilk", "almond", "cashew",
+                              "hafer", "soja", "mandel", "oatly", "alpro", "vegan", "plant",
+                              "pflanzlich"})
+DAIRY_FIRST_WORDS = frozenset({"milk", "yogurt", "yoghurt", "joghurt", "milch", "vollmilch",
+                               "magermilch", "quark", "kefir"})
 # Odd cuts and offal of a meat, each a part of its name of its own ("Chicken, feet, boiled",
 # "Chicken, skin, casseroled", "Pork, ears", "Turkey, whole, giblets"): below the everyday meat
 # unless asked for ("chicken liver"). Not "skin" in "skin not eaten", which says how a breast
@@ -917,7 +932,19 @@ def main_food(found: Sequence[str]) -> tuple[list[str], str | None]:
     named = [w for w in kept if w not in SHAPE_WORDS and w not in COOKING_HEATS
              and w not in MEASURE_AND_SIZE_WORDS and not _AMOUNT_RE.match(w)
              and not _TIMES_RE.match(w)] or kept
+    # a flavour after the product names no food ("ensure vanilla", "almighurt erdbeere")
+    while len(named) > 1 and (named[-1] in TRAILING_FLAVOUR_WORDS or named[-2:] == [
+            "chocolate", "chip"]):
+        named = named[:-2] if named[-1] == "chip" and len(named) > 2 else named[:-1]
     return kept, named[-1] if named else None
+
+
+# Flavours and kinds a product's name is followed by in a log (``main_food``); not chocolate,
+# which names the food after "milk", "dark" or "hot".
+TRAILING_FLAVOUR_WORDS = frozenset({
+    "vanilla", "vanille", "strawberry", "erdbeer", "erdbeere", "schoko", "banana", "banane",
+    "cherry", "raspberry", "himbeer", "himbeere", "caramel", "karamell", "original", "classic",
+    "natur", "nature", "plain", "unflavored", "peach", "pfirsich", "zimt"})
 
 
 def joins_foods(text: str) -> bool:
@@ -1354,6 +1381,7 @@ def make_query(readings: Sequence[tuple[Sequence[str], float]], *, diet: bool = 
                sugar_left_out: bool = False, skin_off: bool = False) -> Query:
     asked = frozenset(w for reading, _ in readings for w in reading)
     asked |= frozenset(filter(None, (singular(w) for w in asked)))
+    asked |= frozenset(DISH_KINDS[w] for w in asked if w in DISH_KINDS)
     forms = frozenset(FORM_SYNONYMS.get(w, w) for w in asked) & FORM_WORDS
     if "dry" in forms:
         forms |= {"raw", "uncooked"}  # dry beans are "mature seeds, raw"
@@ -1374,13 +1402,14 @@ def _word_hits(query: Sequence[str], target: Sequence[str],
     """(query words found whole in ``target``, query words that only start a target word).
     A plural counts as whole ("apple" ~ "apples", "berries" ~ "berry"). A prefix is what the
     last word looks like while it is typed; another word that only starts a target word
-    ("ham" in "hamburger") counts PREFIX_INSIDE. ``forms``: ``_forms(target)``, when known."""
+    ("ham" in "hamburger") counts PREFIX_INSIDE; a measure or size none. ``forms``: ``_forms(target)``, when known."""
     forms = _forms(target) if forms is None else forms
     whole, prefix = 0, 0.0
     for index, word in enumerate(query):
         if word in forms or (singular(word) or word) in forms:
             whole += 1
-        elif any(t.startswith(word) for t in target):
+        elif word not in MEASURE_AND_SIZE_WORDS and any(t.startswith(word) for t in target):
+            # (a measure or size is a whole word: "small bag" is no "Bagel")
             prefix += 1.0 if index == len(query) - 1 else PREFIX_INSIDE
     return whole, prefix
 
@@ -1640,7 +1669,8 @@ def _kind(name: str, category: str) -> _Kind:
         forms.discard("raw")
     return _Kind(tuple(p for p in found if not _RULE_WORDS.isdisjoint(p)), frozenset(forms),
                  eaten_cooked,
-                 _PREPARED_RE.search(text.replace("commercially prepared", "")) is not None,
+                 _PREPARED_RE.search(re.sub(r"\bbaked\b", "", text) if _SNACK_RE.match(text)
+                                     else text.replace("commercially prepared", "")) is not None,
                  _TOASTED_RE.search(text) is not None,
                  _COMBINATION_RE.search(name.split(",")[0]) is not None,
                  _REDUCED_RE.search(text) is not None,
@@ -1717,6 +1747,11 @@ def form_adjustment(query: Query, item: Candidate) -> float:
     # milk's drink unless a plant milk is asked ("hot chocolate with milk": the dairy one)
     if _NON_DAIRY_RE.search(item.food) and query.asked.isdisjoint(PLANT_MILK_WORDS):
         value -= SUBSTITUTE_PENALTY
+    # and a dairy milk or yogurt is no plant one asked for ("alpro soja joghurt")
+    if (item.name_words[:1] and item.name_words[0] in DAIRY_FIRST_WORDS
+            and not query.asked.isdisjoint(PLANT_KIND_WORDS)
+            and PLANT_KIND_WORDS.isdisjoint(item.name_words)):
+        value -= SUBSTITUTE_PENALTY
     if "school" in item.name_words and "school" not in query.asked:
         value -= SCHOOL_LUNCH_PENALTY  # a school's own recipe, not what "pepperoni pizza" is
     if item.name_words[:1] and item.name_words[0] in OTHER_FOOD_FIRST_WORDS - query.asked:
@@ -1782,6 +1817,23 @@ def _brand_words(item: Candidate) -> frozenset[str]:
     return frozenset(w for note in _NOTE_RE.findall(item.food) for w in _words(note))
 
 
+@lru_cache(maxsize=65536)
+def _proper_notes(name: str) -> tuple[frozenset[str], ...]:
+    """The words of each note that names something ("(Cheetos)", "(Clif Bar)", "(Navajo)"):
+    one that starts with a capital letter, as FNDDS writes a brand; not an SR28 note in
+    capitals, which says what an infant formula is ("(LACTOSE FREE)")."""
+    return tuple(frozenset(w for word in _words(note) for w in (word, singular(word) or word))
+                 - STOPWORDS
+                 for note in _NOTE_RE.findall(name) if note[:1].isupper() and not note.isupper())
+
+
+def note_named(query: Query, item: Candidate) -> bool:
+    """Every word of one of the row's proper notes is asked: "cheetos crunchy" names the
+    "Cheese flavored corn snacks (Cheetos)", whatever "crunchy" finds elsewhere."""
+    return item.dataset == BRAND_NOTED_DATASET and any(
+        note and note <= query.asked for note in _proper_notes(item.food))
+
+
 def _brand_asked(query: Query, item: Candidate, regular_brands: frozenset[str]) -> bool:
     """The query names the brand in the row's note and that brand makes no regular kind among
     the candidates: "glucerna vanilla shake" asks for FNDDS's "Nutritional drink or shake,
@@ -1845,6 +1897,7 @@ def total(query: Query, item: Candidate,
                - handicap - _unlinked_pair(query, reading, handicap, item)
                for reading, handicap in query.readings)
     return (best + form_adjustment(query, item) + diet_adjustment(query, item, regular_brands)
+            + (NOTE_NAMED_BONUS if note_named(query, item) else 0.0)
             + min(item.weight, MAX_PRIOR) - foreign
             - (NO_PORTION_PENALTY if item.has_portion is False else 0.0))
 
@@ -1939,6 +1992,11 @@ def _around_link(food: str) -> tuple[frozenset[str], frozenset[str]] | None:
 # for grams) ranks below an equivalent row with one; less than the region's FOREIGN_NAME_PENALTY,
 # so the searcher's own table still wins a tie.
 NO_PORTION_PENALTY = 0.5
+# A row whose brand note the query names ("(Cheetos)", ``note_named``): the brand is the most
+# telling word of a query, a flavour or size word after it found in other rows or none.
+NOTE_NAMED_BONUS = 3.0
+# The table whose notes name brands: a Swiss note says what the food is ("Hackplätzli (Rind)").
+BRAND_NOTED_DATASET = "FNDDS"
 # Regions that name foods alike: Australia uses British names ("biscuit", "chips").
 _NAMING = {"US": "US", "UK": "UK", "AU": "UK", "DE": "DE"}
 FOREIGN_NAME_PENALTY = 1.5

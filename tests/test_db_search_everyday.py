@@ -816,3 +816,25 @@ def test_eine_mass_is_a_litre():
 def test_a_snack_s_flavour_no_table_has_is_the_snack(full_db, query, region, expected):
     assert re.search(expected, _names(query, region)[0])
     assert search.without_flavours(["cheese", "onion", "pasty"]) == []  # no snack: a pasty
+
+
+@pytest.mark.parametrize("query, region, expected", [
+    # a brand FNDDS names in a note, whatever flavour or size follows it
+    ("cheetos crunchy small bag", "US", r"\(Cheetos\)$"),  # "bag" starts no "Bagel"
+    ("ensure vanilla", "US", r"\(Ensure\)$"),
+    ("clif bar chocolate chip", "US", r"\(Clif Bar\)$"),
+    ("Rinderhack", "DE", r"^Beef, ground"),  # a Swiss note says what it is: "Hackplätzli (Rind)"
+    # a kind of a dish asks for the dish
+    ("chicken broth", "US", r"^Soup, chicken broth"),
+    # a baked snack is a kind of the snack; a mini pouch is no Pop-Tart
+    ("lays classic potato chips", "US", r"^Potato chips, NFS$"),
+    ("frosted strawberry pop tart", "US", r"Toaster Pastries$"),
+    # a plant yogurt is asked: no dairy yogurt ("Joghurt, nature")
+    ("alpro soja joghurt natur", "DE", r"^(?!Joghurt)"),
+])
+def test_a_product_is_named_by_its_brand_and_kind_not_its_flavour(full_db, query, region,
+                                                                  expected):
+    assert re.search(expected, _names(query, region)[0])
+    assert search.main_food(search.words("ensure vanilla"))[1] == "ensure"
+    assert search.main_food(search.words("clif bar chocolate chip"))[1] == "clif"
+    assert search.main_food(search.words("milk chocolate"))[1] == "chocolate"
