@@ -870,7 +870,7 @@ def _without_phrases(found: Sequence[str], phrases: Sequence[tuple[str, ...]]) -
 # Vanillesauce", "beans on toast", "arroz con pollo") or to a second food ("scampi and chips").
 # "Rotkohl zum Braten", "Leberwurst aufs Brot": what comes with it, what it is spread on
 WITH_WORDS = frozenset({"with", "w", "wi", "wit", "mit", "on", "auf", "aufs", "con", "in", "im",
-                        "de", "zum", "zur"})
+                        "de", "zum", "zur", "over"})  # "gumbo over rice"
 AND_WORDS = frozenset({"and", "und", "n"})
 # What is spread on bread ("jam on toast", "Nutella aufs Brot"): the bread it is on is the
 # main food, as in "toast with jam", and holds most of its carbohydrate.
@@ -1566,7 +1566,8 @@ def _eaten_raw(item: Candidate) -> bool:
 
 def score(query: Sequence[str], item: Candidate, typed: int | None = None,
           home: bool = True, guessed: frozenset[str] = frozenset(),
-          heads: frozenset[str] = frozenset(), any_order: bool = False) -> float:
+          heads: frozenset[str] = frozenset(), any_order: bool = False,
+          false_friend: bool = False) -> float:
     """How well ``item``'s texts answer the query words; higher is better (module doc, 1-3).
     ``typed``: how many words the person typed, when ``query`` is a reading of them in other
     words ("chips" read as "french fries"): word matches count per word typed, so a longer
@@ -1578,7 +1579,10 @@ def score(query: Sequence[str], item: Candidate, typed: int | None = None,
     "Zucker" that "zurcher" is closest to). ``heads``: the forms of the words that name the
     query's main food (``main_food``); a name or alias holding one counts HEAD_WORD_BONUS more.
     ``any_order``: the query joins two foods with "and", which name them in either order
-    ("carrots and peas" is FNDDS's "Peas and carrots")."""
+    ("carrots and peas" is FNDDS's "Peas and carrots"). ``false_friend``: the query is the
+    words as typed, which the searcher's region reads as another food, and ``item`` another
+    region's: its name being those words makes it no match (German "Paprika" is the sweet
+    pepper, not CoFID's "Paprika", the spice)."""
     if not query:
         return 0.0
     texts = _texts(item.name_words, item.food, item.aliases, item.common_names)
@@ -1586,7 +1590,7 @@ def score(query: Sequence[str], item: Candidate, typed: int | None = None,
     phrase = _singular_phrase(query)
     value = 0.0
     plain, generic = _plain(item)
-    named = texts.name == phrase or phrase in texts.aliases
+    named = (texts.name == phrase and not false_friend) or phrase in texts.aliases
     if named:
         value += 10.0
     elif home and phrase in plain:
@@ -1891,15 +1895,24 @@ def total(query: Query, item: Candidate,
     # read the query into that region's words ("Gulasch" as goulash); the words as typed may
     # name another food there (a UK "Biscuits, plain" is no US biscuit).
     foreign = region_handicap(query, item)
-    best = max(score(reading, item, query.typed,
-                     home=not foreign or _singular_phrase(reading) != query.typed_phrase,
-                     guessed=query.guessed, heads=query.heads, any_order=query.any_order)
-               - handicap - _unlinked_pair(query, reading, handicap, item)
+    best = max(_reading_score(query, reading, handicap, item, bool(foreign))
                for reading, handicap in query.readings)
     return (best + form_adjustment(query, item) + diet_adjustment(query, item, regular_brands)
             + (NOTE_NAMED_BONUS if note_named(query, item) else 0.0)
             + min(item.weight, MAX_PRIOR) - foreign
             - (NO_PORTION_PENALTY if item.has_portion is False else 0.0))
+
+
+def _reading_score(query: Query, reading: Sequence[str], handicap: float, item: Candidate,
+                   foreign: bool) -> float:
+    """``score`` of one reading, less its handicap and what an unlinked pair costs. The words
+    as typed that the region's vocabulary read otherwise (a handicap) are a false friend of a
+    foreign row that they name."""
+    as_typed = _singular_phrase(reading) == query.typed_phrase
+    return (score(reading, item, query.typed, home=not foreign or not as_typed,
+                  guessed=query.guessed, heads=query.heads, any_order=query.any_order,
+                  false_friend=foreign and handicap > 0 and as_typed)
+            - handicap - _unlinked_pair(query, reading, handicap, item))
 
 
 # The main food alone ("toast" of "toast with butter") ranks this much below the words as typed:
@@ -1918,7 +1931,7 @@ MAIN_ONLY_PENALTY = 2.0
 # "Syrups, table blends, pancake" for "pancakes with syrup") is that other food: it ranks below
 # the main food alone.
 SECOND_FOOD_PENALTY = 2 * MAIN_FOOD_HANDICAP
-_LINK_RE = re.compile(r"\b(and|with|w/|on|in|mit|und|auf|aufs|con|de|plus|n|zum|zur)\b|&",
+_LINK_RE = re.compile(r"\b(and|with|w/|on|over|in|mit|und|auf|aufs|con|de|plus|n|zum|zur)\b|&",
                       re.IGNORECASE)
 
 

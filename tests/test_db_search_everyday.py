@@ -829,6 +829,13 @@ def test_a_snack_s_flavour_no_table_has_is_the_snack(full_db, query, region, exp
     # a baked snack is a kind of the snack; a mini pouch is no Pop-Tart
     ("lays classic potato chips", "US", r"^Potato chips, NFS$"),
     ("frosted strawberry pop tart", "US", r"Toaster Pastries$"),
+    # the words as typed that a region reads as another food name no foreign row: German
+    # "Paprika" is the sweet pepper, not CoFID's spice
+    ("paprika", "DE", r"^Peperoni"),
+    ("Paprikapulver", "DE", r"^Paprika \(Gewürz\)$"),
+    ("bœuf stroganoff", "DE", r"(?i)^beef stroganoff"),
+    # what it is served over is no food of its name
+    ("egg over medium", "US", r"^Egg, whole, fried"),
     # a plant yogurt is asked: no dairy yogurt ("Joghurt, nature")
     ("alpro soja joghurt natur", "DE", r"^(?!Joghurt)"),
 ])
