@@ -1812,8 +1812,11 @@ def diet_adjustment(query: Query, item: Candidate,
     # a tabletop sweetener's sugar is the dextrose it is bulked with: under 1 g in a 1 g packet
     sugar = 0.0 if _TABLETOP_SWEETENER_RE.match(_key(item.food)) else max(
         0.0, (item.sugars_g or 0.0) - SUGARED_G)
-    return DIET_MATCH_BONUS - sugar * (NO_ADDED_SUGAR_SUGAR_PENALTY if query.no_added_sugar
-                                       else DIET_SUGAR_PENALTY)
+    if query.no_added_sugar:
+        # the fruit's own sugar makes no row that says no sugar was added worse than one
+        # that does not say so ("alpen no added sugar": CoFID's no-added-sugar muesli)
+        return DIET_MATCH_BONUS - min(DIET_MATCH_BONUS, sugar * NO_ADDED_SUGAR_SUGAR_PENALTY)
+    return DIET_MATCH_BONUS - sugar * DIET_SUGAR_PENALTY
 
 
 def _brand_words(item: Candidate) -> frozenset[str]:

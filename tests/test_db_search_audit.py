@@ -11879,6 +11879,8 @@ AUDIT = [
     ('US', 'chobani strawberry', '(?i)^Yogurt, Greek, (.*strawberry|(NS as to type of milk|low fat milk|nonfat milk|whole milk), fruit$|fruit, whole milk)'),
     ('UK', 'choc digestives', '(?i)^Biscuits, digestive, half coated in chocolate'),
     ('DE', 'gerolsteiner', '(?i)Gerolsteiner|^Water, (carbonated, plain|bottled, plain)|^Trinkwasser'),
+    # now right (2026-12-07: a row that says no sugar was added is never worse than one that does not say so)
+    ('UK', 'stewed apple no sugar', '(?i)^apples, cooking, stewed without sugar|^apfel, gedünstet'),
 ]
 
 # Diet queries: the first hit has at most search.SUGARED_G sugar per 100 g; a dairy query (a
@@ -18444,7 +18446,6 @@ STILL_MISSED = [
     ('UK', 'pasta n sauce cheese and broccoli', '(?i)pasta and sauce mixes'),
     ('DE', 'alpro soja joghurt natur', '(?i)^yogurt, soy$|plain soy yogurt'),
     ('DE', 'dr oetker paula vanillepudding', '(?i)pudding, vanille|puddings?, vanilla, ready-to-eat|^pudding, flavors other than chocolate, ready-to-eat$'),
-    ('UK', 'stewed apple no sugar', '(?i)^apples, cooking, stewed without sugar|^apfel, gedünstet'),
     # rounds 78-80 (2026-12-07, nineteenth session)
     ('US', 'chicken and sausage gumbo over rice', '(?i)^gumbo with rice'),
 ]
