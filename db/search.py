@@ -207,6 +207,10 @@ _SNACK_RE = re.compile(r"(snacks?|potato chips|tortilla chips|crisps|potato cris
                        r"pretzels?|kellogg's, pop-tarts)\b")
 FORM_PENALTY = 4.0
 PREPARED_BONUS = 0.5
+# A row that names the form asked ("Lentils, raw" for "dry lentils") before one that names none
+# ("Lentils, NFS", cooked): its carbohydrate per 100 g is the weighed food's.
+FORM_MATCH_BONUS = 1.0
+_DRY_FORMS = frozenset({"dry", "raw", "uncooked"})
 # A dish made with the food ("tuna salad", "ham sandwich", "guacamole" is found by alias).
 DISH_WORDS = frozenset({
     "sandwich", "sandwiches", "soup", "soups", "salad", "salads", "pie", "pies", "tartare",
@@ -715,6 +719,8 @@ WHEN_SAID = ("today", "tonight", "yesterday", "this morning", "this evening", "l
              "diwali", "eid", "weihnachten", "ostern", "silvester", "fat tuesday",
              "shrove tuesday", "pancake day", "mardi gras", "burns night", "bonfire night",
              "fasching", "fastnacht", "karneval", "fat thursday",
+             # what it is for: "Kokosmilch zum Kochen", "cream for baking"
+             "zum kochen", "zum backen", "for cooking", "for baking",
              # served warm, cold or plain: "Sauerkraut warm", "Vollmilch kalt", "Magerquark pur"
              "warm", "kalt", "lauwarm", "heiss", "heiß", "gekühlt", "pur",
              # as a side: "brocolli side dish", "fries on the side"
@@ -930,6 +936,7 @@ def main_food(found: Sequence[str]) -> tuple[list[str], str | None]:
     # a shape, how it was cooked or cut names no food ("Hähnchen gebraten" is chicken, "smoked
     # brisket sliced" brisket)
     named = [w for w in kept if w not in SHAPE_WORDS and w not in COOKING_HEATS
+             and w not in GERMAN_FORMS
              and w not in MEASURE_AND_SIZE_WORDS and not _AMOUNT_RE.match(w)
              and not _TIMES_RE.match(w)] or kept
     # a flavour after the product names no food ("ensure vanilla", "almighurt erdbeere")
@@ -1382,9 +1389,9 @@ def make_query(readings: Sequence[tuple[Sequence[str], float]], *, diet: bool = 
     asked = frozenset(w for reading, _ in readings for w in reading)
     asked |= frozenset(filter(None, (singular(w) for w in asked)))
     asked |= frozenset(DISH_KINDS[w] for w in asked if w in DISH_KINDS)
-    forms = frozenset(FORM_SYNONYMS.get(w, w) for w in asked) & FORM_WORDS
-    if "dry" in forms:
-        forms |= {"raw", "uncooked"}  # dry beans are "mature seeds, raw"
+    forms = frozenset(FORM_SYNONYMS.get(w) or GERMAN_FORMS.get(w, w) for w in asked) & FORM_WORDS
+    if forms & _DRY_FORMS:
+        forms |= _DRY_FORMS  # dry beans are "mature seeds, raw", raw noodles "Pasta, dry"
     phrases = frozenset(_singular_phrase(r) for r, _ in readings)
     return Query(tuple((tuple(r), h) for r, h in readings), diet, forms, asked, typed, region,
                  phrases, None if typed_words is None else _singular_phrase(typed_words),
@@ -1697,6 +1704,10 @@ def asked_forms(readings: Iterable[Sequence[str]]) -> frozenset[str]:
     return frozenset(FORM_SYNONYMS.get(w, w) for reading in readings for w in reading)
 
 
+# A sugared kind of a plain food (``ends_no_search``), unless the query says so.
+_SWEETENED_KIND_RE = re.compile(r"(?i)(?<!un)\bsweetened\b")
+SWEETENED_WORDS = frozenset({"sweetened", "sugared", "gezuckert", "syrup", "sirup", "sweet",
+                             "suss", "susse", "sugar", "zucker"})
 # Words of a query that asks for baby food (``ends_no_search``).
 BABY_WORDS = frozenset({"baby", "babyfood", "babies", "toddler", "infant", "junior"})
 
@@ -1718,6 +1729,8 @@ def ends_no_search(item: Candidate, asked: frozenset[str], region: str | None,
         return True
     if item.food.lower().startswith(("babyfood", "baby toddler")) and asked.isdisjoint(BABY_WORDS):
         return True  # "beef lasagna" is no toddler's jar, "yogurt fruit" no "Baby Toddler yogurt"
+    if _SWEETENED_KIND_RE.search(item.food) and asked.isdisjoint(SWEETENED_WORDS):
+        return True  # "sliced strawberries" are no "Strawberries, frozen, sweetened, sliced"
     return "raw" in _kind(item.food, item.category).forms and asked.isdisjoint({"raw", "dry"})
 
 
@@ -1736,6 +1749,8 @@ def form_adjustment(query: Query, item: Candidate) -> float:
     value = 0.0
     if (kind.forms & named) - query.forms and not kind.prepared:
         value -= FORM_PENALTY
+    elif kind.forms & query.forms:
+        value += FORM_MATCH_BONUS
     elif (kind.prepared or kind.toasted and any(w.startswith("toast") for w in query.asked)
           ) and not query.forms:
         value += PREPARED_BONUS

@@ -11881,6 +11881,10 @@ AUDIT = [
     ('DE', 'gerolsteiner', '(?i)Gerolsteiner|^Water, (carbonated, plain|bottled, plain)|^Trinkwasser'),
     # now right (2026-12-07: a row that says no sugar was added is never worse than one that does not say so)
     ('UK', 'stewed apple no sugar', '(?i)^apples, cooking, stewed without sugar|^apfel, gedünstet'),
+    # now right (2026-12-07: Quorn Nuggets in the vocabulary)
+    ('UK', 'quorn nuggets', "(?i)quorn, pieces|quorn nugget|mycoprotein|chik\\'?n nuggets|vegetarian.*nugget|meatless.*nugget|chicken, meatless, breaded"),
+    # now right (2026-12-07: a sweetened kind ends no search that did not ask for it)
+    ('US', 'sliced apple and a spoon of peanut butter', '(?i)^apples?, (raw|fresh)|^apfel, roh|^granny smith|^apples?$|^peanut butter(?!.*(cookie|cup|sandwich|cracker|jelly|fudge))'),
 ]
 
 # Diet queries: the first hit has at most search.SUGARED_G sugar per 100 g; a dairy query (a
@@ -18153,7 +18157,6 @@ STILL_MISSED = [
     ('UK', 'steak and kidney pie and chips', '(?i)steak and kidney|french fr|^(fast foods?, )?potatoes?, french|fries\\b|^chips, |pommes frites|potato chips, (homemade|takeaway)|^chips\\b(?!.*(tortilla|corn|banana|pita|bagel|kale|veggie|chocolate))'),
     ('DE', 'Suesskartoffel aus dem Ofen', '(?i)s(ü|ue)sskartoffel|^sweet ?potato(es)?\\b(?!.*(fries|french fried|tots|chips|casserole|pie|leaves|puffs|babyfood|raw|canned))'),
     # sixteenth round (seventh session)
-    ('US', 'sliced apple and a spoon of peanut butter', '(?i)^apples?, (raw|fresh)|^apfel, roh|^granny smith|^apples?$|^peanut butter(?!.*(cookie|cup|sandwich|cracker|jelly|fudge))'),
     ('US', 'cup of noodles', '(?i)ramen(?!.*dry)|instant noodles|noodles, instant'),
     ('US', 'mess of collard greens', '(?i)collard'),
     ('US', 'biscuits and sausage gravy', '(?i)biscuit with gravy|biscuit.*gravy'),
@@ -18394,7 +18397,6 @@ STILL_MISSED = [
     ('UK', 'wagamama katsu curry', '(?i)katsu|chicken curry|curry, chicken'),
     ('UK', '2 slices of hovis wholemeal', '(?i)bread, wholemeal|wholemeal bread|bread, whole-?wheat'),
     ('UK', 'fray bentos pie', '(?i)steak (and|&) kidney pie|pie, (beef|steak)|steak pie|pot pie, beef'),
-    ('UK', 'quorn nuggets', "(?i)quorn, pieces|quorn nugget|mycoprotein|chik\\'?n nuggets|vegetarian.*nugget|meatless.*nugget|chicken, meatless, breaded"),
     ('DE', 'Kinder Buenno', '(?i)bueno|^(?!.*(peanut|sugar free|gluten|reiswaffel)).*(wafer.*(hazelnut|chocolate)|chocolate covered wafer)'),
     ('DE', 'Dr Oetker Ristorante Salami', '(?i)^(?!.*other than pepperoni).*(pizza.*(pepperoni|salami)|pepperoni pizza|salami.*pizza)'),
     ('DE', 'Ehrmann Almighurt', '(?i)^(?!.*(sweetener|süssstoff|virtually fat free|diet|frozen|babyfood|baby|infant|light|cereal|candy|parfait|other than fruit|not fruit|soya|covered)).*(yogh?urt.*(fruit|strawberr)|joghurt, erdbeer|fruchtjoghurt)'),

@@ -845,3 +845,16 @@ def test_a_product_is_named_by_its_brand_and_kind_not_its_flavour(full_db, query
     assert search.main_food(search.words("ensure vanilla"))[1] == "ensure"
     assert search.main_food(search.words("clif bar chocolate chip"))[1] == "clif"
     assert search.main_food(search.words("milk chocolate"))[1] == "chocolate"
+
+
+@pytest.mark.parametrize("query, region, expected", [
+    # the form asked weighs the food as bought: dry lentils are raw ones, not cooked
+    ("dry lentils", "US", r"^Lentils, raw"),
+    ("Linsen trocken", "DE", r"^Lentils, raw"),
+    ("Nudeln ungekocht", "DE", r"^Teigwaren ohne Ei, trocken"),  # not "gekocht", boiled
+    ("tvp dry", "US", r"^Textured vegetable protein, dry"),
+    # what it is for is no food of its name
+    ("Kokosmilch zum Kochen", "DE", r"(?i)^coconut milk"),
+])
+def test_a_form_asked_is_the_food_as_weighed(full_db, query, region, expected):
+    assert re.search(expected, _names(query, region)[0])

@@ -84,7 +84,8 @@ def test_the_form_eaten_outranks_raw_dry_and_condensed_unless_asked():
     raw = _item("Chickpeas, mature seeds, raw", "Legumes and Legume Products")
     assert search.total(plain, cooked) > search.total(plain, raw)
     asked = search.make_query([(["dry", "chickpeas"], 0.0)])
-    assert search.form_adjustment(asked, raw) == 0.0
+    assert search.form_adjustment(asked, raw) == search.FORM_MATCH_BONUS  # the form asked
+    assert search.total(asked, raw) > search.total(asked, cooked)
     # Raw is how fruit is eaten: no penalty there.
     assert search.form_adjustment(search.make_query([(["apple"], 0.0)]),
                                   _item("Apples, raw, with skin", "Fruits and Fruit Juices")) == 0.0
