@@ -528,7 +528,8 @@ def _joined(first: str, second: str, known: tuple[str, ...], *, apart: bool = Tr
 # Butter"); a "sausage roll" is a pastry and a bap the vocabulary's soft roll ("bacon bap").
 BREAD_PARTS = frozenset({"brotchen", "semmel", "weggli", "schrippe", "weckle", "brot"})
 FILLED_ROLLS = frozenset({"baguette", "baguettes", "sub", "subs", "hoagie", "hoagies",
-                          "sarnie", "sarnies", "panini", "paninis"})
+                          "sarnie", "sarnies", "panini", "paninis", "pita", "pitas", "pitta",
+                          "pittas"})
 FILLED_BREAD_LINKS = frozenset({"im", "in", "mit", "auf", "aufs"})  # "Bratwurst im Brötchen"
 # The breads a sandwich is said to be "on" (a US deli's "ham and swiss on rye"); not toast,
 # whose dishes are named ("beans on toast", "cheese on toast").
@@ -537,6 +538,8 @@ ON_BREADS = frozenset({"rye", "wheat", "white", "sourdough", "pumpernickel", "mu
                        "whole", "wholemeal", "wholewheat", "wholegrain", "granary", "brown",
                        "bagel", "baguette"})
 SPREAD_FATS = frozenset({"butter", "margarine", "schmalz"})
+# What a roll's name goes on to say it is, no filling: "pitta bread", "pita chips".
+NO_FILLINGS = frozenset({"bread", "breads", "brot", "chips", "crisps"})
 FILLED_BREAD_HANDICAP = 1.0
 
 
@@ -573,7 +576,8 @@ def _filled_bread(parts: list[list[str]], region: str | None, typed: list[str],
             fillings = [part[0], *others]
         elif len(part) == 1 and part[0] in BREAD_PARTS | FILLED_ROLLS:
             # a count is no filling ("2 Brötchen")
-            fillings = [w for w in others if w not in FILLED_BREAD_LINKS and not w.isdigit()]
+            fillings = [w for w in others if w not in FILLED_BREAD_LINKS and not w.isdigit()
+                        and w not in NO_FILLINGS]
         else:
             continue
         if fillings and SPREAD_FATS.isdisjoint(fillings):
