@@ -127,6 +127,7 @@ def _search_foods(text_: str, *, session: Session, owner: User | None, category:
     typed_words = search.words(text_)
     on = _on_bread(typed_words)
     readings += _diet_wishes(_filled_bread(parts, region, typed_words, on), diet)[0]
+    readings += _drink_alone(wanted, region)
     main, heads = _main_food(text_, wanted, known, region, _named_food(session, typed_words))
     # "toast with butter" is toast too (a reading of the main food alone, ranked below a food
     # that is both: "Baked beans, canned in tomato sauce, with pork sausages"), not a food that
@@ -138,7 +139,7 @@ def _search_foods(text_: str, *, session: Session, owner: User | None, category:
     # or a word read into them ("Apfelmark": unsweetened apple sauce)
     no_added_sugar = search.asks_no_added_sugar(asked_words) or any(
         search.asks_no_added_sugar(reading) for reading, _ in found)
-    # A compound's last part names its kind ("Birnbrot" is a bread, "Multivitaminsaft" a
+    # A compound's last part names its kind ("Birnbrot" is a bread, "Kirschbananensaft" a
     # juice): read alone where no food has every part, below any reading of them all.
     kinds = [part[-1:] if len(part) > 1 else _compound_kind(part[0], known) for part in parts]
     kind_readings = [] if kinds == parts else _diet_wishes(
@@ -180,6 +181,7 @@ def _search_foods(text_: str, *, session: Session, owner: User | None, category:
     if sold or flavourless:
         readings = _readings([_split_compound(_vocabulary_spelling(w, known, region), known)
                               for w in dict.fromkeys(flavourless or sold)], known, region)
+        readings += _drink_alone(list(dict.fromkeys(flavourless or sold)), region)
         stages.append((readings, True))
         kind_readings = [] if flavourless else kind_readings
     measureless = [(kept, handicap) for reading, handicap in readings
@@ -541,6 +543,11 @@ SPREAD_FATS = frozenset({"butter", "margarine", "schmalz"})
 # What a roll's name goes on to say it is, no filling: "pitta bread", "pita chips".
 NO_FILLINGS = frozenset({"bread", "breads", "brot", "chips", "crisps"})
 FILLED_BREAD_HANDICAP = 1.0
+# Coffee-shop drinks made with milk, whose rows name no dairy milk (``_drink_alone``); tea's
+# and filter coffee's do ("Tea, infusion, average, with semi-skimmed milk").
+MILK_DRINKS = frozenset({"latte", "lattes", "cappuccino", "cappuccinos", "flat", "mocha",
+                         "macchiato", "cortado", "milchkaffee"})
+DRINK_ALONE_HANDICAP = 4.0
 
 
 def _on_bread(typed: list[str]) -> int | None:
@@ -584,6 +591,21 @@ def _filled_bread(parts: list[list[str]], region: str | None, typed: list[str],
             found += [(reading, handicap + FILLED_BREAD_HANDICAP) for reading, handicap
                       in vocabulary.readings(["sandwich", *fillings], region)]
     return found[:MAX_READINGS]
+
+
+def _drink_alone(wanted: list[str], region: str | None) -> list[tuple[list[str], float]]:
+    """A coffee-shop drink with the milk chosen for it said after it ("latte semi skimmed",
+    "cappuccino 2% milk") read as the drink alone too, below the words as typed (a row that
+    names both, "Coffee, infusion, average, with semi-skimmed milk", comes first): no row of
+    the milk alone is the drink."""
+    kept = list(wanted)
+    while len(kept) > 1 and kept[-1] in search.MILK_CHOICE_WORDS:
+        kept.pop()
+    if (kept == wanted or MILK_DRINKS.isdisjoint(kept)
+            or not search.PLANT_MILK_WORDS.isdisjoint(wanted[len(kept):])):
+        return []  # (a plant milk makes another drink: "Coffee, Latte, with non-dairy milk")
+    return [(reading, handicap + DRINK_ALONE_HANDICAP)
+            for reading, handicap in vocabulary.readings(kept, region)]
 
 
 def _modified_kinds(parts: list[list[str]], region: str | None) -> list[tuple[list[str], float]]:
@@ -673,7 +695,7 @@ MIN_HEAD, MIN_KIND = 3, 4
 
 def _compound_kind(word: str, known: tuple[str, ...]) -> list[str]:
     """``[word]``, or for a word neither the catalog nor the vocabulary holds, the longest
-    catalog or vocabulary word it ends with: a compound's kind ("saft" of "Multivitaminsaft")."""
+    catalog or vocabulary word it ends with: a compound's kind ("saft" of "Kirschbananensaft")."""
     if _a_word(word, known):
         return [word]
     terms = vocabulary.single_word_terms()

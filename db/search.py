@@ -130,7 +130,7 @@ _WORD_RE = re.compile(r"[a-z0-9]+")
 # flavoured kind. Likewise what a name says the food is without ("Chili hot dog, no bun" for
 # "hot dog bun", "Chicken or turkey creole, without rice" for "chicken and rice"); not the
 # diet words ("no sugar added", "without salt", "no added fat"), which say what it is.
-_OTHER_THAN_RE = re.compile(r"\b(flavors )?other than [^,(]*|"
+_OTHER_THAN_RE = re.compile(r"\b(flavors )?other than [^,(]*|\bnon chocolate\b|"
                             r"\b(no|without) (?!(added|sugar|salt|fat)\b)[^,(]*", re.IGNORECASE)
 # "Kartoffelsalat mit Essig-Öl-Sauce" is a salad, not a sauce: in a German name (the Swiss
 # FCDB's) what comes after "mit" is what the food is made with, not its kind.
@@ -374,21 +374,24 @@ DIET_PHRASES = (("sugar", "free"), ("no", "sugar"), ("zero", "sugar"), ("no", "a
 _DIET_MARKER_RE = re.compile(
     r"\b(diet|zero|light|lite|low[- ]calorie|reduced[- ]calorie|calorie[- ]free|"
     r"sugar[- ]free|sugarless|no sugar added|no added sugar|without (added )?sugar|"
-    r"unsweetened|not sweetened|with (aspartame|sodium saccharin|low[- ]calorie sweeteners?|"
+    r"reduced sugar|unsweetened|not sweetened|with (aspartame|sodium saccharin|low[- ]calorie sweeteners?|"
     r"sucralose|stevia|non-nutritive sweetener)|"
     # a tabletop sweetener is the diet food itself ("Sugar substitute, stevia, liquid",
     # "Sweeteners, tabletop, aspartame"); a blend with sugar is not
     r"sugar substitute(?! and sugar)|sweeteners, tabletop, (aspartame|saccharin|sucralose)|"
     # the Swiss FCDB's German: "Colagetränk, mit Süssstoffen", "Tee, ungezuckert"
     r"mit sussstoffen?|ungezuckert|zuckerfrei|ohne zucker|energievermindert)\b")
+# A row's claim to have no sugar at all, whose sugar is then its milk's or fruit's own.
+_SUGAR_FREE_CLAIM_RE = re.compile(r"\b(sugar[- ]free|sugarless|zuckerfrei)\b")
 _TABLETOP_SWEETENER_RE = re.compile(
     r"(sugar substitute(?! and sugar)|sweeteners, tabletop, (aspartame|saccharin|sucralose))")
-# Markers that say no sugar was added, not that the food has little ("Cranberry juice,
-# unsweetened": 12 g per 100 g): a diet row only for a query asking for that
-# (``NO_ADDED_SUGAR_WORDS``), or where the row holds little sugar anyway.
+# Markers that say no sugar was added, or less ("Cranberry juice, unsweetened": 12 g per
+# 100 g; "Baked beans, canned in tomato sauce, reduced sugar"), not that the food has little:
+# a diet row only for a query asking for that (``NO_ADDED_SUGAR_WORDS``), or where the row
+# holds little sugar anyway.
 _NO_ADDED_SUGAR_RE = re.compile(
     r"\b(unsweetened|not sweetened|no sugar added|no added sugar|without added sugar|"
-    r"ungezuckert)\b")
+    r"reduced sugar|ungezuckert)\b")
 NO_ADDED_SUGAR_WORDS = frozenset({"unsweetened", "unsweet", "ungesusst", "ungesusste", "ungesusster",
                                   "ungezuckert"})
 NO_ADDED_SUGAR_PHRASES = (("no", "sugar"), ("no", "added", "sugar"), ("ohne", "zucker"),
@@ -530,13 +533,17 @@ IMPERIAL_PINT_ML = 568.261  # a UK pint (Weights and Measures Act 1985), not the
 # "small box of raisins"): searched for, as some foods are named with one ("granola bar",
 # "juice box"); where no food has every word, the words without them (``without_measures``),
 # and without a count ("5 jelly babies"; "3 musketeers" is a name).
-SIZE_WORDS = frozenset({"small", "large", "medium", "mini", "big", "regular"}) | frozenset(
+SIZE_WORDS = frozenset({"small", "large", "medium", "mini", "big", "regular",
+                        # a coffee chain's cup sizes (12, 16 and 20 fl oz, as FNDDS's small,
+                        # medium and large coffee drinks)
+                        "tall", "grande", "venti"}) | frozenset(
     f"{stem}{ending}" for stem in ("klein", "gross", "mittelgross")
     for ending in ("", "e", "er", "es", "en"))
 # The serving a size asks for where nothing else says how much ("large banana": "1 large";
 # "fun size snickers": "1 bar, fun size"), by the words its name holds (query_measure).
 SIZE_SERVINGS = {"small": "small", "medium": "medium", "large": "large", "big": "large",
                  "fun": "fun", "king": "king", "snack": "snack", "mini": "mini",
+                 "tall": "small", "grande": "medium", "venti": "large",
                  **{f"{stem}{ending}": size
                     for stem, size in (("klein", "small"), ("mittelgross", "medium"),
                                        ("gross", "large"))
@@ -939,6 +946,11 @@ def main_food(found: Sequence[str]) -> tuple[list[str], str | None]:
              and w not in GERMAN_FORMS
              and w not in MEASURE_AND_SIZE_WORDS and not _AMOUNT_RE.match(w)
              and not _TIMES_RE.match(w)] or kept
+    # the milk a coffee is made with, said after it, names no food ("latte semi skimmed",
+    # "cappuccino 2% milk")
+    if not COFFEE_DRINK_WORDS.isdisjoint(named[:-1]):
+        while len(named) > 1 and named[-1] in MILK_CHOICE_WORDS:
+            named = named[:-1]
     # a flavour after the product names no food ("ensure vanilla", "almighurt erdbeere")
     while len(named) > 1 and (named[-1] in TRAILING_FLAVOUR_WORDS or named[-2:] == [
             "chocolate", "chip"]):
@@ -946,6 +958,14 @@ def main_food(found: Sequence[str]) -> tuple[list[str], str | None]:
     return kept, named[-1] if named else None
 
 
+# Coffee-shop drinks, and the words of the milk chosen for them (``main_food``).
+COFFEE_DRINK_WORDS = frozenset({"coffee", "latte", "lattes", "cappuccino", "cappuccinos",
+                                "flat", "mocha", "macchiato", "americano", "cortado", "kaffee",
+                                "milchkaffee", "tea", "tee", "chai"})
+MILK_CHOICE_WORDS = frozenset({"milk", "milch", "skimmed", "skim", "semi", "whole", "oat", "soy",
+                               "soya", "almond", "coconut", "hafermilch", "sojamilch",
+                               "mandelmilch", "vollmilch", "fettarm", "fettarme", "nonfat",
+                               "lowfat", "dairy", "free", "lactose"})
 # Flavours and kinds a product's name is followed by in a log (``main_food``); not chocolate,
 # which names the food after "milk", "dark" or "hot".
 TRAILING_FLAVOUR_WORDS = frozenset({
@@ -1729,6 +1749,8 @@ def ends_no_search(item: Candidate, asked: frozenset[str], region: str | None,
         return True
     if item.food.lower().startswith(("babyfood", "baby toddler")) and asked.isdisjoint(BABY_WORDS):
         return True  # "beef lasagna" is no toddler's jar, "yogurt fruit" no "Baby Toddler yogurt"
+    if _NON_DAIRY_RE.search(item.food) and asked.isdisjoint(PLANT_MILK_WORDS):
+        return True  # "cappuccino 2% milk" is no "Coffee, Cappuccino, with non-dairy milk"
     if _SWEETENED_KIND_RE.search(item.food) and asked.isdisjoint(SWEETENED_WORDS):
         return True  # "sliced strawberries" are no "Strawberries, frozen, sweetened, sliced"
     return "raw" in _kind(item.food, item.category).forms and asked.isdisjoint({"raw", "dry"})
@@ -1831,6 +1853,9 @@ def diet_adjustment(query: Query, item: Candidate,
         # the fruit's own sugar makes no row that says no sugar was added worse than one
         # that does not say so ("alpen no added sugar": CoFID's no-added-sugar muesli)
         return DIET_MATCH_BONUS - min(DIET_MATCH_BONUS, sugar * NO_ADDED_SUGAR_SUGAR_PENALTY)
+    if _SUGAR_FREE_CLAIM_RE.search(_key(item.food)):
+        # nor a sugar-free one its milk's ("Chocolate candy, sugar free": lactose)
+        return DIET_MATCH_BONUS - min(DIET_MATCH_BONUS, sugar * DIET_SUGAR_PENALTY)
     return DIET_MATCH_BONUS - sugar * DIET_SUGAR_PENALTY
 
 

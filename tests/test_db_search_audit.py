@@ -11885,6 +11885,8 @@ AUDIT = [
     ('UK', 'quorn nuggets', "(?i)quorn, pieces|quorn nugget|mycoprotein|chik\\'?n nuggets|vegetarian.*nugget|meatless.*nugget|chicken, meatless, breaded"),
     # now right (2026-12-07: a sweetened kind ends no search that did not ask for it)
     ('US', 'sliced apple and a spoon of peanut butter', '(?i)^apples?, (raw|fresh)|^apfel, roh|^granny smith|^apples?$|^peanut butter(?!.*(cookie|cup|sandwich|cracker|jelly|fudge))'),
+    # now right (2026-12-07: 'reduced sugar' says less sugar for a no-added-sugar query)
+    ("UK", 'no added sugar baked beans', r"(?i)baked beans.*(reduced sugar|no added sugar|reduced salt and sugar|low sugar)"),
 ]
 
 # Diet queries: the first hit has at most search.SUGARED_G sugar per 100 g; a dairy query (a
@@ -18037,7 +18039,6 @@ STILL_MISSED = [
     ("UK", 'custard slice', r"(?i)custard slice|vanilla slice|custard tart|mille"),
     ("DE", 'Käsesahnetorte', r"(?i)k(ä|ae)se.*torte|k(ä|ae)sekuchen|cheesecake|sahnetorte"),
     ("US", 'diet mountain dew', r"(?i)(soda|soft drink|carbonated|citrus|lemon-lime).*(diet|low calorie|zero|sugar.free)"),
-    ("UK", 'no added sugar baked beans', r"(?i)baked beans.*(reduced sugar|no added sugar|reduced salt and sugar|low sugar)"),
     ("DE", 'zuckerfreier Sirup', r"(?i)sirup.*(zuckerfrei|light|süssstoff)|syrup.*(sugar.free|low calorie|diet)"),
     ("UK", 'no added sugar ribena', r"(?i)(blackcurrant|ribena).*(no added sugar|no sugar|sugar.free|low calorie|diet)"),
     # sixth round

@@ -858,3 +858,20 @@ def test_a_product_is_named_by_its_brand_and_kind_not_its_flavour(full_db, query
 ])
 def test_a_form_asked_is_the_food_as_weighed(full_db, query, region, expected):
     assert re.search(expected, _names(query, region)[0])
+
+
+@pytest.mark.parametrize("query, region, expected", [
+    # the milk chosen for a coffee-shop drink, said after it, is no food of its own
+    ("costa latte semi skimmed", "UK", r"(?i)^coffee, (cappuccino, )?latte$"),
+    ("tall cappuccino 2% milk", "US", r"^Coffee, Cappuccino$"),  # no non-dairy one
+    ("flat white oat milk", "UK", r"non-dairy milk"),  # a plant milk makes another drink
+    ("tea semi skimmed", "UK", r"^Tea, infusion, average, with semi-skimmed milk$"),
+    # a chain's cup size is the table's (tall 12, grande 16, venti 20 fl oz)
+    ("starbucks vanilla latte venti", "DE", r"^Coffee, Latte, flavored$"),
+    # a sugar-free row's milk sugar keeps it first ("Diabetikerschokolade")
+    ("diabetiker schokolade", "DE", r"^Chocolate candy, sugar free$"),
+    ("heinz no added sugar baked beans", "UK", r"reduced sugar"),
+])
+def test_a_coffee_shop_order_and_a_sugar_free_product_are_the_drink_and_the_product(
+        full_db, query, region, expected):
+    assert re.search(expected, _names(query, region)[0])
