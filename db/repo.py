@@ -322,12 +322,13 @@ def _without_unknown_place(text_: str, known: tuple[str, ...]) -> str:
 # A closing clause of when, why or where it was eaten, opened by a word that joins no two foods
 # in any table's names ("at" only in "purchased at a bakery"; "from the" only in one Swiss name;
 # "for" only in a few, which no one types: "Ham, for use with vegetables"): "saltines for
-# morning sickness", "pedialyte for my sick kid",
-# "chicken noodle soup when i was sick", "jambalaya at the crawfish boil", "pralines from the
-# french quarter", "egg coffee after service", "Radler nach dem Radfahren", "Matjesbrötchen an
-# den Landungsbrücken", "Gummibärchen bei niedrigem Zucker", "Erdbeeren aus dem Garten".
+# morning sickness", "pedialyte for my sick kid", "chicken noodle soup when i was sick",
+# "jambalaya at the crawfish boil", "pralines from the french quarter", "egg coffee after
+# service", "Banane vorm Laufen", "Radler nach dem Radfahren", "Matjesbrötchen an den
+# Landungsbrücken", "Gummibärchen bei niedrigem Zucker", "Erdbeeren aus dem Garten".
 _OCCASION_RE = re.compile(
-    r"^(.*\S)\s+(?:(?:when|while|during|at|after|for|bei|nach|während|waehrend|für|fuer)\s+"
+    r"^(.*\S)\s+(?:(?:when|while|during|at|before|after|for|bei|vor|vorm|nach|während|"
+    r"waehrend|für|fuer)\s+"
     r"|from\s+(?:the|a|an|my|our)\s+|an\s+(?:den|der|dem|die)\s+"
     # "Erdbeeren aus dem Garten", "Rührei aus 2 Eiern" (not "Brot aus Dinkel": what it is)
     r"|aus\s+(?:dem|der|den|meinem|meiner|unserem|unserer|eigenem|eigener|eigenen|\d+)\s+"

@@ -402,6 +402,14 @@ _PLAIN_DAIRY_RE = re.compile(r"^(yogh?urt|joghurt|quark|skyr|kefir)\b[^(]*\b(pla
 # Sugar per 100 g above which a row without a diet marker is sugared (a diet cola has 0;
 # unsweetened tea, coffee and water have none either).
 SUGARED_G = 1.5
+# The lactose of milk and of a coffee made with it (whole milk: 5.05 g per 100 g, SR28 01077),
+# and the plain milk or coffee it counts for: not a flavoured or sweetened one.
+MILK_SUGARED_G = 5.1
+_MILK_DRINK_RE = re.compile(
+    r"^(milk|coffee, (latte|cappuccino|cafe au lait|macchiato|flat white|cortado)"
+    r"|coffee, infusion, average, with [^,]*milk|tea, infusion, average, with [^,]*milk)"
+    r"(?!.*\b(flavou?red|sweetened|chocolate|strawberry|banana|condensed|evaporated|dry|"
+    r"powder|malted|shake)\b)")
 DIET_MATCH_BONUS = 3.0
 # A row marked diet may still be sugared ("Lemonade, fruit juice drink, light": 5 g per 100 g):
 # per gram of sugar per 100 g above SUGARED_G it loses this much of its bonus, so a diet row
@@ -1788,10 +1796,12 @@ def form_adjustment(query: Query, item: Candidate) -> float:
     # milk's drink unless a plant milk is asked ("hot chocolate with milk": the dairy one)
     if _NON_DAIRY_RE.search(item.food) and query.asked.isdisjoint(PLANT_MILK_WORDS):
         value -= SUBSTITUTE_PENALTY
-    # and a dairy milk or yogurt is no plant one asked for ("alpro soja joghurt")
-    if (item.name_words[:1] and item.name_words[0] in DAIRY_FIRST_WORDS
+    # and a dairy milk or yogurt, or a drink made with one, is no plant one asked for ("alpro
+    # soja joghurt", "Milchkaffee mit Hafermilch")
+    if PLANT_KIND_WORDS.isdisjoint(item.name_words) and not _NON_DAIRY_RE.search(item.food) and (
+            item.name_words[:1] and item.name_words[0] in DAIRY_FIRST_WORDS
             and not query.asked.isdisjoint(PLANT_KIND_WORDS)
-            and PLANT_KIND_WORDS.isdisjoint(item.name_words)):
+            or "milk" in item.name_words and _plant_milk_asked(query.asked)):
         value -= SUBSTITUTE_PENALTY
     if "school" in item.name_words and "school" not in query.asked:
         value -= SCHOOL_LUNCH_PENALTY  # a school's own recipe, not what "pepperoni pizza" is
@@ -1832,6 +1842,20 @@ def form_adjustment(query: Query, item: Candidate) -> float:
         elif _SKIN_OFF_ROW_RE.search(item.food):
             value += SKIN_OFF_BONUS
     return value
+
+
+def _plant_milk_asked(asked: frozenset[str]) -> bool:
+    """The query names a plant milk: soy, almond, Alpro; oat only with milk and without the
+    oats a porridge is ("porridge oats with milk" asks for dairy milk)."""
+    return not asked.isdisjoint(PLANT_MILK_NAMES) or (
+        not asked.isdisjoint({"oat", "hafer"}) and not asked.isdisjoint({"milk", "milch"})
+        and asked.isdisjoint(_OAT_FOODS))
+
+
+PLANT_MILK_NAMES = frozenset({"soy", "soya", "soja", "soymilk", "sojamilch", "almond", "mandel",
+                              "mandelmilch", "cashew", "oatly", "alpro", "oatmilk",
+                              "hafermilch"})
+_OAT_FOODS = frozenset({"oats", "porridge", "oatmeal", "haferflocken", "haferbrei", "flocken"})
 
 
 def diet_adjustment(query: Query, item: Candidate,
@@ -1902,13 +1926,15 @@ def reduced(item: Candidate) -> bool:
 
 
 def sugary(item: Candidate) -> bool:
-    """More sugar than SUGARED_G per 100 g. Where the table gives no sugar value, its
-    carbohydrate counts as sugar: SR Legacy's "Beverages, carbonated, orange" has none, and is
-    no Fanta Zero."""
+    """More sugar than SUGARED_G per 100 g, or than MILK_SUGARED_G for plain milk and a coffee
+    made with it (lactose is milk's own: "nonfat latte with sugar free vanilla" is a latte).
+    Where the table gives no sugar value, its carbohydrate counts as sugar: SR Legacy's
+    "Beverages, carbonated, orange" has none, and is no Fanta Zero."""
     sugars = item.sugars_g
     if sugars is None and len(item.values) > 1:
         sugars = item.values[1]
-    return sugars is not None and sugars > SUGARED_G
+    limit = MILK_SUGARED_G if _MILK_DRINK_RE.match(_key(item.food)) else SUGARED_G
+    return sugars is not None and sugars > limit
 
 
 def _diet_row(item: Candidate, no_added_sugar: bool = True) -> bool:
