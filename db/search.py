@@ -1798,10 +1798,11 @@ def form_adjustment(query: Query, item: Candidate) -> float:
         value -= SUBSTITUTE_PENALTY
     # and a dairy milk or yogurt, or a drink made with one, is no plant one asked for ("alpro
     # soja joghurt", "Milchkaffee mit Hafermilch")
-    if PLANT_KIND_WORDS.isdisjoint(item.name_words) and not _NON_DAIRY_RE.search(item.food) and (
-            item.name_words[:1] and item.name_words[0] in DAIRY_FIRST_WORDS
-            and not query.asked.isdisjoint(PLANT_KIND_WORDS)
-            or "milk" in item.name_words and _plant_milk_asked(query.asked)):
+    if (not query.asked.isdisjoint(_PLANT_ASKED_WORDS)
+            and PLANT_KIND_WORDS.isdisjoint(item.name_words) and (
+                item.name_words[:1] and item.name_words[0] in DAIRY_FIRST_WORDS
+                or "milk" in item.name_words and _plant_milk_asked(query.asked))
+            and not _NON_DAIRY_RE.search(item.food)):
         value -= SUBSTITUTE_PENALTY
     if "school" in item.name_words and "school" not in query.asked:
         value -= SCHOOL_LUNCH_PENALTY  # a school's own recipe, not what "pepperoni pizza" is
@@ -1856,6 +1857,7 @@ PLANT_MILK_NAMES = frozenset({"soy", "soya", "soja", "soymilk", "sojamilch", "al
                               "mandelmilch", "cashew", "oatly", "alpro", "oatmilk",
                               "hafermilch"})
 _OAT_FOODS = frozenset({"oats", "porridge", "oatmeal", "haferflocken", "haferbrei", "flocken"})
+_PLANT_ASKED_WORDS = PLANT_KIND_WORDS | PLANT_MILK_NAMES
 
 
 def diet_adjustment(query: Query, item: Candidate,
