@@ -7,9 +7,6 @@ name in an indexed column, because SQLite's lower() only folds ASCII.
 
 import unicodedata
 
-# Letters no decomposition takes apart: "bœuf" is "boeuf", Polish "gołąbki" "golabki".
-_LIGATURES = str.maketrans({"œ": "oe", "æ": "ae", "ø": "o", "ł": "l", "đ": "d", "ı": "i"})
-
 
 def name_key(text: str) -> str:
     """Case-folded, accent-free, underscores and control characters (NUL included, which
@@ -19,4 +16,4 @@ def name_key(text: str) -> str:
     decomposed = unicodedata.normalize("NFKD", text.replace("_", " "))
     plain = "".join(" " if unicodedata.category(ch) == "Cc" else ch
                     for ch in decomposed if not unicodedata.combining(ch))
-    return " ".join(plain.casefold().translate(_LIGATURES).split())
+    return " ".join(plain.casefold().split())

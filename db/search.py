@@ -433,8 +433,14 @@ REDUCED_PENALTY = 3.0
 
 @lru_cache(maxsize=65536)
 def _key(text: str) -> str:
-    """name_key, cached: the same catalog names are scored again and again."""
-    return name_key(text)
+    """name_key with the letters no decomposition takes apart folded (``_LIGATURES``), cached:
+    the same catalog names are scored again and again. The stored keys (db.keys) keep them: a
+    user name or a food saved with one is found as it was saved."""
+    return name_key(text).translate(_LIGATURES)
+
+
+# Letters no decomposition takes apart: "bœuf" is "boeuf", Polish "gołąbki" "golabki".
+_LIGATURES = str.maketrans({"œ": "oe", "æ": "ae", "ø": "o", "ł": "l", "đ": "d", "ı": "i"})
 
 
 @lru_cache(maxsize=65536)

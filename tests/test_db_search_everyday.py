@@ -845,6 +845,8 @@ def test_a_product_is_named_by_its_brand_and_kind_not_its_flavour(full_db, query
     assert search.main_food(search.words("ensure vanilla"))[1] == "ensure"
     assert search.main_food(search.words("clif bar chocolate chip"))[1] == "clif"
     assert search.main_food(search.words("milk chocolate"))[1] == "chocolate"
+    # a query's letters that no decomposition takes apart fold for search (not stored keys)
+    assert search.words("Bœuf Stroganoff, gołąbki") == ["boeuf", "stroganoff", "golabki"]
 
 
 @pytest.mark.parametrize("query, region, expected", [
