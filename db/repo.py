@@ -544,10 +544,6 @@ SPREAD_FATS = frozenset({"butter", "margarine", "schmalz"})
 # What a roll's name goes on to say it is, no filling: "pitta bread", "pita chips".
 NO_FILLINGS = frozenset({"bread", "breads", "brot", "chips", "crisps"})
 FILLED_BREAD_HANDICAP = 1.0
-# Coffee-shop drinks made with milk, whose rows name no dairy milk (``_drink_alone``); tea's
-# and filter coffee's do ("Tea, infusion, average, with semi-skimmed milk").
-MILK_DRINKS = frozenset({"latte", "lattes", "cappuccino", "cappuccinos", "flat", "mocha",
-                         "macchiato", "cortado", "milchkaffee"})
 DRINK_ALONE_HANDICAP = 4.0
 
 
@@ -599,11 +595,8 @@ def _drink_alone(wanted: list[str], region: str | None) -> list[tuple[list[str],
     "cappuccino 2% milk") read as the drink alone too, below the words as typed (a row that
     names both, "Coffee, infusion, average, with semi-skimmed milk", comes first): no row of
     the milk alone is the drink."""
-    kept = list(wanted)
-    while len(kept) > 1 and kept[-1] in search.MILK_CHOICE_WORDS:
-        kept.pop()
-    if (kept == wanted or MILK_DRINKS.isdisjoint(kept)
-            or not search.PLANT_MILK_WORDS.isdisjoint(wanted[len(kept):])):
+    kept = search.without_milk_choice(wanted, search.MILK_DRINK_WORDS)
+    if kept == wanted or not search.PLANT_MILK_WORDS.isdisjoint(wanted[len(kept):]):
         return []  # (a plant milk makes another drink: "Coffee, Latte, with non-dairy milk")
     return [(reading, handicap + DRINK_ALONE_HANDICAP)
             for reading, handicap in vocabulary.readings(kept, region)]

@@ -374,7 +374,8 @@ DIET_PHRASES = (("sugar", "free"), ("no", "sugar"), ("zero", "sugar"), ("no", "a
 _DIET_MARKER_RE = re.compile(
     r"\b(diet|zero|light|lite|low[- ]calorie|reduced[- ]calorie|calorie[- ]free|"
     r"sugar[- ]free|sugarless|no sugar added|no added sugar|without (added )?sugar|"
-    r"reduced sugar|unsweetened|not sweetened|with (aspartame|sodium saccharin|low[- ]calorie sweeteners?|"
+    r"reduced sugar|unsweetened|not sweetened|"
+    r"with (aspartame|sodium saccharin|low[- ]calorie sweeteners?|"
     r"sucralose|stevia|non-nutritive sweetener)|"
     # a tabletop sweetener is the diet food itself ("Sugar substitute, stevia, liquid",
     # "Sweeteners, tabletop, aspartame"); a blend with sugar is not
@@ -960,11 +961,7 @@ def main_food(found: Sequence[str]) -> tuple[list[str], str | None]:
              and w not in GERMAN_FORMS
              and w not in MEASURE_AND_SIZE_WORDS and not _AMOUNT_RE.match(w)
              and not _TIMES_RE.match(w)] or kept
-    # the milk a coffee is made with, said after it, names no food ("latte semi skimmed",
-    # "cappuccino 2% milk")
-    if not COFFEE_DRINK_WORDS.isdisjoint(named[:-1]):
-        while len(named) > 1 and named[-1] in MILK_CHOICE_WORDS:
-            named = named[:-1]
+    named = without_milk_choice(named, COFFEE_DRINK_WORDS)
     # a flavour after the product names no food ("ensure vanilla", "almighurt erdbeere")
     while len(named) > 1 and (named[-1] in TRAILING_FLAVOUR_WORDS or named[-2:] == [
             "chocolate", "chip"]):
@@ -980,6 +977,23 @@ MILK_CHOICE_WORDS = frozenset({"milk", "milch", "skimmed", "skim", "semi", "whol
                                "soya", "almond", "coconut", "hafermilch", "sojamilch",
                                "mandelmilch", "vollmilch", "fettarm", "fettarme", "nonfat",
                                "lowfat", "dairy", "free", "lactose"})
+# Of them, the drinks made with milk, whose rows name no dairy milk (db.repo reads them alone
+# too); tea's and filter coffee's do ("Tea, infusion, average, with semi-skimmed milk").
+MILK_DRINK_WORDS = frozenset({"latte", "lattes", "cappuccino", "cappuccinos", "flat", "mocha",
+                              "macchiato", "cortado", "milchkaffee"})
+
+
+def without_milk_choice(found: Sequence[str], drinks: frozenset[str]) -> list[str]:
+    """``found`` without the milk chosen for one of ``drinks``, said after it: the milk names
+    no food ("latte semi skimmed", "cappuccino 2% milk" are the coffee)."""
+    kept = list(found)
+    if drinks.isdisjoint(kept[:-1]):
+        return kept
+    while len(kept) > 1 and kept[-1] in MILK_CHOICE_WORDS:
+        kept.pop()
+    return kept
+
+
 # Flavours and kinds a product's name is followed by in a log (``main_food``); not chocolate,
 # which names the food after "milk", "dark" or "hot".
 TRAILING_FLAVOUR_WORDS = frozenset({
@@ -1443,7 +1457,8 @@ def _word_hits(query: Sequence[str], target: Sequence[str],
     """(query words found whole in ``target``, query words that only start a target word).
     A plural counts as whole ("apple" ~ "apples", "berries" ~ "berry"). A prefix is what the
     last word looks like while it is typed; another word that only starts a target word
-    ("ham" in "hamburger") counts PREFIX_INSIDE; a measure or size none. ``forms``: ``_forms(target)``, when known."""
+    ("ham" in "hamburger") counts PREFIX_INSIDE; a measure or size none. ``forms``:
+    ``_forms(target)``, when known."""
     forms = _forms(target) if forms is None else forms
     whole, prefix = 0, 0.0
     for index, word in enumerate(query):
