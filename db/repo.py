@@ -101,8 +101,9 @@ def _search_foods(text_: str, *, session: Session, owner: User | None, category:
                   limit: int, region: str | None) -> list[tuple[search.Candidate, float]]:
     owner_id = owner.id if owner is not None else None
     known = fts.vocabulary(session, owner_id)
+    homemade = search.says_homemade(text_)
     text_, skin_off = search.without_skin_said(search.with_sugars_taken(
-        search.without_decimal_percent(text_)))
+        search.with_how_made_said(search.without_decimal_percent(text_))))
     text_ = vocabulary.with_diet_terms_read(_food_words(text_, known), region)
     wanted, diet = search.query_wishes(text_)
     if not wanted:
@@ -263,7 +264,7 @@ def _search_foods(text_: str, *, session: Session, owner: User | None, category:
                               main_words={w for reading, _ in vocabulary.readings(main, region)
                                           for w in reading},
                               sugar_left_out=search.leaves_sugar_out(asked_words),
-                              skin_off=skin_off)
+                              skin_off=skin_off, homemade=homemade)
     found = list({c.food_id: c for c in (*carried.values(), *found)}.values())
     ranked = search.rank(query, [c for c in found if c.food_id not in weak], limit)
     ranked += search.rank(query, list(weak.values()), limit)[:limit - len(ranked)]

@@ -287,20 +287,57 @@ ALCOHOL_WORDS = frozenset({"alcoholic", "alcohol", "spiked", "boozy", "hard", "r
 # ohne Haut"): a row eaten with it ranks lower, one eaten without it a little higher.
 _SKIN_OFF_RE = re.compile(r"\b(?:(?:no|without|minus|ohne)\s+(?:the\s+)?(?:skin|haut)|skinless|"
                           r"skin(?:ned)?\s+(?:off|removed))\b", re.IGNORECASE)
-_SKIN_EATEN_RE = re.compile(r"\bskin (?:/ coating )?eaten|\b(?:flesh|meat) and skin\b|"
+# The skin said kept ("baked potato skin on", "chicken thigh with skin"): the other way round.
+_SKIN_ON_RE = re.compile(r"\b(?:skin[- ]on|peel[- ]on|(?:with|mit)\s+(?:the\s+)?(?:skin|peel|haut|"
+                         r"schale)|skin and all|in der schale)\b", re.IGNORECASE)
+_SKIN_EATEN_RE = re.compile(r"\b(?:skin|peel) (?:/ coating )?eaten|\b(?:flesh|meat) and skin\b|"
                             r"(?<!weighed )\bwith skin\b|\bmit haut\b", re.IGNORECASE)
-_SKIN_OFF_ROW_RE = re.compile(r"\bskin (?:/ coating )?not eaten|\b(?:meat|flesh) only\b|"
+_SKIN_OFF_ROW_RE = re.compile(r"\b(?:skin|peel) (?:/ coating )?not eaten|\b(?:meat|flesh) only\b|"
                               r"\bohne haut\b|(?<!prepared )\bskinless\b|\bwithout skin\b",
                               re.IGNORECASE)
 SKIN_EATEN_PENALTY = 1.0
 SKIN_OFF_BONUS = 0.5
 
 
-def without_skin_said(text: str) -> tuple[str, bool]:
-    """``text`` without the words that say its skin was left off (``_SKIN_OFF_RE``: a wish,
-    not a food: "skinless chicken thighs" is chicken thighs), and whether it said so."""
+def without_skin_said(text: str) -> tuple[str, bool | None]:
+    """``text`` without the words that say its skin was left off or kept (``_SKIN_OFF_RE``,
+    ``_SKIN_ON_RE``: a wish, not a food: "skinless chicken thighs" is chicken thighs), and
+    whether it was said left off (True), kept (False) or neither (None)."""
     kept = _SKIN_OFF_RE.sub(" ", text)
-    return " ".join(kept.split()), kept != text
+    if kept != text:
+        return " ".join(kept.split()), True
+    kept = _SKIN_ON_RE.sub(" ", text)
+    return " ".join(kept.split()), False if kept != text else None
+
+
+# A food said to come from a tin ("peaches from a tin", "Mais aus der Dose") is the canned food:
+# in syrup or brine, not the raw fruit or vegetable. Said of a drink, the can is only what it
+# came in ("cola aus der Dose"), a place the search leaves out (PLACES).
+_CANNED_SAID_RE = re.compile(
+    r"\b(?:(?:straight\s+)?(?:from|out\s+of)\s+(?:a|the)\s+(?:tin|can)"
+    r"|aus\s+(?:der|einer)\s+(?:dose|b(?:ü|ue|u)chse))\b", re.IGNORECASE)
+_GERMAN_CANNED_RE = re.compile(r"^aus\b", re.IGNORECASE)
+_DRINK_NAMED_RE = re.compile(
+    r"\b(cola|coke|pepsi|fanta|sprite|soda|pop|lemonade|limo|limonade|drink|getr(ä|ae|a)nk|"
+    r"energy|bull|monster|beer|bier|lager|cider|juice|saft|schorle|tea|tee|eistee|coffee|"
+    r"kaffee|water|wasser|wine|wein|sekt|spritzer)\b", re.IGNORECASE)
+
+
+# "Süßkartoffel aus dem Ofen", "salmon from the oven": baked, as the tables say it.
+_OVEN_SAID_RE = re.compile(r"\b(?:aus\s+dem|im|vom)\s+(?:back)?ofen\b|\bfrom\s+the\s+oven\b",
+                           re.IGNORECASE)
+
+
+def with_how_made_said(text: str) -> str:
+    """``text`` with "from a tin" or "aus der Dose" said of a food as the tables say it,
+    "canned" or "Konserve" (the Swiss FCDB's word, read as "canned" in English), and "aus dem
+    Ofen" as "gebacken", "from the oven" as "baked"."""
+    text = _OVEN_SAID_RE.sub(
+        lambda said: "baked" if said.group(0).lower().startswith("from") else "gebacken", text)
+    if _DRINK_NAMED_RE.search(text):
+        return text
+    return _CANNED_SAID_RE.sub(
+        lambda said: "konserve" if _GERMAN_CANNED_RE.match(said.group(0)) else "canned", text)
 
 
 # "tea 2 sugars", "coffee milk one sugar", "Kaffee 2 Stück Zucker": the sugar is taken with the
@@ -467,6 +504,7 @@ MEASURE_WORDS = frozenset({"cup", "glass", "bowl", "mug", "plate", "slice", "pie
                            "stack", "stacks", "square", "wedge", "sleeve", "sleeves",
                            # Collins: a dram is a small measure of spirits (a whisky's shot)
                            "dram", "drams",
+                           "nest", "nests",  # of dried noodles or pasta
                            "bit"})  # "a bit of chicken": some of it
 # Spoons and units say how much wherever they stand ("tbsp honey", "4 oz juice", "150ml orange
 # juice"); German names the measure before the food without "of" ("Tasse Kaffee", "Kugel Eis",
@@ -551,7 +589,8 @@ IMPERIAL_PINT_ML = 568.261  # a UK pint (Weights and Measures Act 1985), not the
 SIZE_WORDS = frozenset({"small", "large", "medium", "mini", "big", "regular",
                         # a coffee chain's cup sizes (12, 16 and 20 fl oz, as FNDDS's small,
                         # medium and large coffee drinks)
-                        "tall", "grande", "venti"}) | frozenset(
+                        "tall", "grande", "venti",
+                        "fun"}) | frozenset(  # a sweet's "fun size" bag or bar
     f"{stem}{ending}" for stem in ("klein", "gross", "mittelgross")
     for ending in ("", "e", "er", "es", "en"))
 # The serving a size asks for where nothing else says how much ("large banana": "1 large";
@@ -696,6 +735,17 @@ MADE_WHERE = (
     "selbstgemachte", "selbstgemachter", "selbstgemachtes", "selbstgemachten",
     # served warm or left over, which no name says: "warm apple pie", "leftover pizza"
     "warm", "warme", "warmer", "warmes", "warmen", "lukewarm", "leftover", "leftovers")
+# "homemade" leaves the words (the tables' generic kind, GENERIC_PARTS), but of two rows alike
+# the homemade one comes first: less than FOREIGN_NAME_PENALTY, the searcher's table still wins.
+HOMEMADE_BONUS = 0.3
+
+
+def says_homemade(text: str) -> bool:
+    return _HOMEMADE_RE.search(text) is not None
+
+
+_DONENESS_RE = re.compile(r"\b(?:medium[- ]rare|medium[- ]well|well[- ]done|rare|blutig|"
+                          r"durchgebraten)\b", re.IGNORECASE)
 _HOMEMADE_RE = re.compile(r"\b(?:homemade|home[- ]made|hausgemacht\w*|selbstgemacht\w*)\b",
                           re.IGNORECASE)
 # What a food is eaten without, said after it ("Nudeln ohne Soße", "coffee without milk"): the
@@ -809,9 +859,11 @@ def without_context(text: str) -> str:
         if shorter == text or not shorter.strip():
             break
         text = shorter
-    # "homemade" anywhere ("slice of homemade meatloaf"): the tables' generic kind
-    if (unmade := _HOMEMADE_RE.sub(" ", text).strip()) and unmade != text.strip():
-        text = " ".join(unmade.split())
+    # "homemade" anywhere ("slice of homemade meatloaf"): the tables' generic kind; how a steak
+    # was done ("ribeye medium rare with baked potato"), which no name says
+    for said in (_HOMEMADE_RE, _DONENESS_RE):
+        if (unmade := said.sub(" ", text).strip()) and unmade != text.strip():
+            text = " ".join(unmade.split())
     return _FROM_SELLER_RE.sub(" ", text)
 
 
@@ -914,6 +966,47 @@ HEAD_WORD_BONUS = 1.0
 # shortbread, not fish fingers; "cheese sticks" cheese.
 SHAPE_WORDS = frozenset({"finger", "fingers", "stick", "sticks", "bites", "rounds", "squares",
                          "slices", "wedges", "strips", "cubes", "balls", "pieces"})
+# Nor does the state it was bought or eaten in: "fresh tagliatelle cooked" is tagliatelle.
+STATE_WORDS = FORM_WORDS | frozenset(FORM_SYNONYMS) | frozenset({
+    "cooked", "fresh", "frozen", "canned", "tinned", "drained", "rinsed", "reheated",
+    "abgetropft", "gegart", "frisch", "tiefgekuhlt", "tiefgefroren", "konserve", "konserven"})
+
+
+# Sides listed after a main food ("chicken kiev chips and peas", "steak and ale pie mash and
+# peas"): two of them joined with "and" at the end of a query name no food of the main's.
+SIDE_DISHES = frozenset(tuple(p.split()) for p in (
+    "chips", "fries", "french fries", "mash", "mashed potatoes", "mashed potato", "peas",
+    "mushy peas", "garden peas", "beans", "baked beans", "green beans", "salad", "side salad",
+    "coleslaw", "slaw", "rice", "veg", "vegetables", "veggies", "gravy", "onion rings",
+    "potatoes", "roast potatoes", "roasties", "new potatoes", "carrots", "broccoli", "sweetcorn",
+    "corn", "yorkshire pudding", "yorkshire pud", "garlic bread", "stuffing", "pommes",
+    "pommes frites", "kartoffeln", "salzkartoffeln", "bratkartoffeln", "kartoffelbrei",
+    "puree", "pueree", "reis", "salat", "gemuse", "gemuese", "erbsen", "sosse", "sauce",
+    "knodel", "knoedel", "klosse", "kloesse", "rotkohl", "sauerkraut"))
+# A main food and a side that the tables name as one dish ("Fish and chips", "Bangers and mash").
+ONE_DISH_PAIRS = frozenset({("fish", "chips"), ("fish", "fries"), ("bangers", "mash"),
+                            ("sausage", "mash"), ("sausages", "mash")})
+# A second food's amount or article ("and a cup of tomato soup", "und ein Bier").
+MEASURED_WORDS = MEASURE_WORDS | frozenset({"a", "an", "some", "ein", "eine", "einen", "side",
+                                             "one", "two", "half"})
+
+
+def _without_sides(found: list[str]) -> list[str]:
+    """``found`` without the two sides listed at its end ("chips and peas") where a main food
+    comes before them ("chicken kiev chips and peas": chicken kiev; not "fish chips and peas",
+    whose "fish chips" is one dish, ``ONE_DISH_PAIRS``)."""
+    for link in range(len(found) - 2, 0, -1):
+        if found[link] not in AND_WORDS:
+            continue
+        after = tuple(found[link + 1:])
+        for size in (2, 1):
+            before = tuple(found[link - size:link])
+            main = [w for w in found[:link - size] if w not in STOPWORDS]
+            if (main and before in SIDE_DISHES and after in SIDE_DISHES
+                    and (main[-1], *before) not in ONE_DISH_PAIRS):
+                return found[:link - size]
+        break
+    return found
 
 
 # Dishes named by two fillings joined with "and" before them ("egg and cress sandwich", "peanut
@@ -938,7 +1031,7 @@ def main_food(found: Sequence[str]) -> tuple[list[str], str | None]:
     scampi, "jelly and ice cream" jelly, "roast beef and yorkshire pudding" roast beef), not a
     dish of two fillings (``FILLED_DISH_WORDS``: "cheese and onion pasty"); a spread names the
     bread it is on (``SPREAD_WORDS``: "jam on toast" is toast, "cheese on toast" stays cheese)."""
-    kept = list(found)
+    kept = _without_sides(list(found))
     joined = next((i for i, w in enumerate(kept) if w in WITH_WORDS and 0 < i < len(kept) - 1),
                   None)
     if joined is not None:
@@ -948,7 +1041,12 @@ def main_food(found: Sequence[str]) -> tuple[list[str], str | None]:
     joined = next((i for i, w in enumerate(kept) if w in AND_WORDS and 0 < i < len(kept) - 1),
                   None)
     second = [w for w in kept[joined + 1:] if w not in STOPWORDS] if joined is not None else []
-    if joined is not None and (len(second) == 1 or kept[-1] not in FILLED_DISH_WORDS):
+    # a measure or article opens a second food ("grilled cheese and a cup of tomato soup"), not
+    # a dish's second filling ("chicken and vegetable soup")
+    measured = joined is not None and joined + 1 < len(kept) and (
+        kept[joined + 1] in MEASURED_WORDS or _AMOUNT_RE.match(kept[joined + 1]) is not None)
+    if joined is not None and (len(second) == 1 or kept[-1] not in FILLED_DISH_WORDS
+                               or measured):
         kept = kept[:joined]
         # a list of what is spread on it ("scones jam and cream", "toast butter and jam")
         if second and all(w in SPREAD_WORDS or w in _CREAM_WORDS for w in second):
@@ -958,7 +1056,7 @@ def main_food(found: Sequence[str]) -> tuple[list[str], str | None]:
     # a shape, how it was cooked or cut names no food ("Hähnchen gebraten" is chicken, "smoked
     # brisket sliced" brisket)
     named = [w for w in kept if w not in SHAPE_WORDS and w not in COOKING_HEATS
-             and w not in GERMAN_FORMS
+             and w not in GERMAN_FORMS and w not in STATE_WORDS
              and w not in MEASURE_AND_SIZE_WORDS and not _AMOUNT_RE.match(w)
              and not _TIMES_RE.match(w)] or kept
     named = without_milk_choice(named, COFFEE_DRINK_WORDS)
@@ -1192,6 +1290,8 @@ def _says_how_much(found: Sequence[str], index: int) -> bool:
         return any(w not in UNIT_WORDS and w not in STOPWORDS and not _is_count(w) for w in after)
     if word in COUNT_WORDS or _AMOUNT_RE.match(word) and not word.isdigit():
         return True
+    if word.isdigit() and after[0].isdigit() and len(after) > 1:
+        return _says_how_much(found, index + 1)  # "1/2 cup": its words are 1, 2, cup
     return word.isdigit() and (after[0] in UNIT_WORDS or after[0] in MEASURE_WORDS
                                or after[0] in GERMAN_MEASURE_WORDS or after[0] in SHAPE_WORDS
                                or after[0] in COUNTED_AS)
@@ -1424,7 +1524,8 @@ class Query:
     main_forms: frozenset[str] = frozenset()  # the main food's words, as read too
     # the sugar is said left out ("tea with milk no sugar"), no unsweetened kind named
     sugar_left_out: bool = False
-    skin_off: bool = False  # the skin was left off (``without_skin_said``)
+    skin_off: bool | None = None  # the skin was left off, kept, not said (``without_skin_said``)
+    homemade: bool = False  # it was said homemade (``says_homemade``)
 
 
 def make_query(readings: Sequence[tuple[Sequence[str], float]], *, diet: bool = False,
@@ -1433,7 +1534,8 @@ def make_query(readings: Sequence[tuple[Sequence[str], float]], *, diet: bool = 
                guessed: Iterable[str] = (), no_added_sugar: bool = False,
                heads: Iterable[str] = (), paired: bool = False, any_order: bool = False,
                accompanied: bool = False, main_words: Iterable[str] = (),
-               sugar_left_out: bool = False, skin_off: bool = False) -> Query:
+               sugar_left_out: bool = False, skin_off: bool | None = None,
+               homemade: bool = False) -> Query:
     asked = frozenset(w for reading, _ in readings for w in reading)
     asked |= frozenset(filter(None, (singular(w) for w in asked)))
     asked |= frozenset(DISH_KINDS[w] for w in asked if w in DISH_KINDS)
@@ -1444,7 +1546,7 @@ def make_query(readings: Sequence[tuple[Sequence[str], float]], *, diet: bool = 
     return Query(tuple((tuple(r), h) for r, h in readings), diet, forms, asked, typed, region,
                  phrases, None if typed_words is None else _singular_phrase(typed_words),
                  frozenset(guessed), no_added_sugar, _forms(heads), paired, any_order,
-                 accompanied, _forms(main_words), sugar_left_out, skin_off)
+                 accompanied, _forms(main_words), sugar_left_out, skin_off, homemade)
 
 
 def _forms(found: Iterable[str]) -> frozenset[str]:
@@ -1822,7 +1924,8 @@ def form_adjustment(query: Query, item: Candidate) -> float:
     if (not query.asked.isdisjoint(_PLANT_ASKED_WORDS)
             and PLANT_KIND_WORDS.isdisjoint(item.name_words) and (
                 item.name_words[:1] and item.name_words[0] in DAIRY_FIRST_WORDS
-                or "milk" in item.name_words and _plant_milk_asked(query.asked))
+                or ("milk" in item.name_words or not MILK_DRINK_WORDS.isdisjoint(item.name_words))
+                and _plant_milk_asked(query.asked))
             and not _NON_DAIRY_RE.search(item.food)):
         value -= SUBSTITUTE_PENALTY
     if "school" in item.name_words and "school" not in query.asked:
@@ -1858,10 +1961,14 @@ def form_adjustment(query: Query, item: Candidate) -> float:
         value -= ODD_PART_PENALTY
     if kind.combination:
         value -= COMBINATION_PENALTY
-    if query.skin_off:
-        if _SKIN_EATEN_RE.search(item.food):
+    if query.homemade and "homemade" in item.name_words:
+        value += HOMEMADE_BONUS  # "homemade flapjack": of "Flapjacks, retail" and "..., homemade"
+    if query.skin_off is not None:
+        wanted, other = ((_SKIN_OFF_ROW_RE, _SKIN_EATEN_RE) if query.skin_off
+                         else (_SKIN_EATEN_RE, _SKIN_OFF_ROW_RE))
+        if other.search(item.food):
             value -= SKIN_EATEN_PENALTY
-        elif _SKIN_OFF_ROW_RE.search(item.food):
+        elif wanted.search(item.food):
             value += SKIN_OFF_BONUS
     return value
 
