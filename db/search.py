@@ -187,7 +187,9 @@ _EATEN_COOKED_RE = re.compile(
     r"(broad|runner|french|green|string|snap) beans|sweetcorn|swede|rutabaga|turnips?)\b")
 # Grains in CoFID, whose rows name no food group ("Rice, Thai fragrant, raw", "Quinoa, raw").
 _UNGROUPED_EATEN_COOKED_RE = re.compile(
-    r"^(rice|quinoa|couscous)\b")
+    r"^(rice|quinoa|couscous|beef|pork|lamb|veal|chicken|turkey|duck|goose|rabbit|venison|"
+    r"bacon|gammon|sausages?|burgers?|cod|haddock|plaice|pollock|hake|coley|whiting|salmon|"
+    r"mackerel|trout|scampi|fish fingers|fish cakes|mince)\b")
 # "dry roasted" nuts, "dry curd" cottage cheese, "dry-fried" black pudding and juice "from
 # concentrate" are eaten as they are.
 _NOT_A_FORM_RE = re.compile(r"\bdry[- ](roasted|curd|fried)\b|\bfrom concentrate\b")
@@ -328,16 +330,32 @@ _OVEN_SAID_RE = re.compile(r"\b(?:aus\s+dem|im|vom)\s+(?:back)?ofen\b|\bfrom\s+t
                            re.IGNORECASE)
 
 
+# A tin or can of a food, and the German "Dosen-" compound ("a tin of peaches", "Dose Mais",
+# "Dosenravioli"), is the canned food too; not of sweets or biscuits sold in tins.
+_CANNED_MEASURE_RE = re.compile(
+    r"\b(?:(?:an?|one|1|half|½|1/2)\s+(?:tin|can)s?\s+of\b|(?:tins?|cans?)\s+of\b"
+    r"|(?:eine|1|halbe)\s+dose\b|^\s*dose\b|\bdose\s*$)", re.IGNORECASE)
+_DOSEN_COMPOUND_RE = re.compile(r"\bdosen(?=[a-zäöüß]{3,})", re.IGNORECASE)
+_SOLD_IN_TINS_RE = re.compile(
+    r"\b(biscuits?|cookies?|sweets|chocolates?|quality street|roses|celebrations|crisps|"
+    r"pringles|popcorn|nuts|keks\w*|pl(ä|ae|a)tzchen|bonbons?|pralinen)\b", re.IGNORECASE)
+
+
 def with_how_made_said(text: str) -> str:
     """``text`` with "from a tin" or "aus der Dose" said of a food as the tables say it,
     "canned" or "Konserve" (the Swiss FCDB's word, read as "canned" in English), and "aus dem
     Ofen" as "gebacken", "from the oven" as "baked"."""
     text = _OVEN_SAID_RE.sub(
         lambda said: "baked" if said.group(0).lower().startswith("from") else "gebacken", text)
-    if _DRINK_NAMED_RE.search(text):
+    if _DRINK_NAMED_RE.search(_DOSEN_COMPOUND_RE.sub("", text)):  # "Dosenbier" too
         return text
-    return _CANNED_SAID_RE.sub(
+    text = _CANNED_SAID_RE.sub(
         lambda said: "konserve" if _GERMAN_CANNED_RE.match(said.group(0)) else "canned", text)
+    german = _DOSEN_COMPOUND_RE.search(text) or re.search(r"\bdose\b", text, re.IGNORECASE)
+    if (german or _CANNED_MEASURE_RE.search(text)) and not _SOLD_IN_TINS_RE.search(text) and not (
+            re.search(r"\b(canned|tinned|konserve)\b", text, re.IGNORECASE)):
+        text = f"{_DOSEN_COMPOUND_RE.sub('', text)} {'konserve' if german else 'canned'}"
+    return text
 
 
 # "tea 2 sugars", "coffee milk one sugar", "Kaffee 2 Stück Zucker": the sugar is taken with the
@@ -589,7 +607,7 @@ IMPERIAL_PINT_ML = 568.261  # a UK pint (Weights and Measures Act 1985), not the
 SIZE_WORDS = frozenset({"small", "large", "medium", "mini", "big", "regular",
                         # a coffee chain's cup sizes (12, 16 and 20 fl oz, as FNDDS's small,
                         # medium and large coffee drinks)
-                        "tall", "grande", "venti",
+                        "tall", "grande", "venti", "gulp",  # 7-Eleven's "Big Gulp" cup
                         "fun"}) | frozenset(  # a sweet's "fun size" bag or bar
     f"{stem}{ending}" for stem in ("klein", "gross", "mittelgross")
     for ending in ("", "e", "er", "es", "en"))
@@ -700,6 +718,9 @@ PLACES = (
     "break room", "breakroom", "staff room", "staffroom", "nurses station", "church",
     "church basement", "potluck", "farm stand", "farmers market", "club", "halls", "uni",
     "kaffeehaus", "beisl", "wirtshaus", "biergarten", "festzelt", "kirche", "party",
+    "wiesn", "oktoberfest", "volksfest", "kirmes", "weihnachtsmarkt", "christkindlmarkt",
+    # convenience stores and gas stations: "coke from 7-eleven"
+    "7-eleven", "7 eleven", "seven eleven", "wawa", "sheetz", "circle k", "quiktrip",
     "game", "stadium", "ballpark", "fair", "state fair", "tex mex", "tex-mex", "cafe du monde")
 # A place named with a word before it: "from the local chippy", "at the mexican place".
 _PLACE_NOUNS = ("place", "restaurant", "takeaway", "takeout", "shop", "cafe", "café", "diner",
@@ -718,7 +739,7 @@ _CONTEXT_RE = re.compile(
     r"\s+(?:(?:for|at|on|with|during|zum|zur|beim|am|als|before|after|vor|nach)\s+"
     r"(?:my\s+|the\s+|a\s+|an\s+|dem\s+|der\s+)?(?:"
     + "|".join(map(_spelt_any_way, MEALTIMES)) + r")"
-    + r"|(?:from|vom|von|aus|at|after|off|im|in)\s+(?:the\s+|a\s+|an\s+|my\s+|der\s+|dem\s+|die\s+|"
+    + r"|(?:from|vom|von|aus|at|after|off|im|in|auf)\s+(?:the\s+|a\s+|an\s+|my\s+|der\s+|dem\s+|die\s+|"
       r"einem\s+|einer\s+|beim\s+)?(?:\w+\s+(?=(?:" + "|".join(map(_spelt_any_way, _PLACE_NOUNS))
     + r")\s*$))?(?:" + "|".join(map(_spelt_any_way, PLACES + _PLACE_NOUNS)) + r"))\s*$",
     re.IGNORECASE)
@@ -969,7 +990,8 @@ SHAPE_WORDS = frozenset({"finger", "fingers", "stick", "sticks", "bites", "round
 # Nor does the state it was bought or eaten in: "fresh tagliatelle cooked" is tagliatelle.
 STATE_WORDS = FORM_WORDS | frozenset(FORM_SYNONYMS) | frozenset({
     "cooked", "fresh", "frozen", "canned", "tinned", "drained", "rinsed", "reheated",
-    "abgetropft", "gegart", "frisch", "tiefgekuhlt", "tiefgefroren", "konserve", "konserven"})
+    "abgetropft", "gegart", "frisch", "tiefgekuhlt", "tiefgefroren", "konserve", "konserven",
+    "prepared", "zubereitet", "zubereitete", "zubereiteter", "oven", "microwave", "microwaved"})
 
 
 # Sides listed after a main food ("chicken kiev chips and peas", "steak and ale pie mash and
@@ -1045,8 +1067,10 @@ def main_food(found: Sequence[str]) -> tuple[list[str], str | None]:
     # a dish's second filling ("chicken and vegetable soup")
     measured = joined is not None and joined + 1 < len(kept) and (
         kept[joined + 1] in MEASURED_WORDS or _AMOUNT_RE.match(kept[joined + 1]) is not None)
-    if joined is not None and (len(second) == 1 or kept[-1] not in FILLED_DISH_WORDS
-                               or measured):
+    # the dish word the phrase ends with, before its amount ("... soup carton 300g")
+    last = next((w for w in reversed(kept) if w not in MEASURE_AND_SIZE_WORDS
+                 and not _AMOUNT_RE.match(w)), kept[-1])
+    if joined is not None and (len(second) == 1 or last not in FILLED_DISH_WORDS or measured):
         kept = kept[:joined]
         # a list of what is spread on it ("scones jam and cream", "toast butter and jam")
         if second and all(w in SPREAD_WORDS or w in _CREAM_WORDS for w in second):
@@ -1264,6 +1288,12 @@ def _amount_before(before: Sequence[str]) -> str | None:
     return kept[-1] if kept[-1].isdigit() else COUNT_AMOUNTS.get(kept[-1])
 
 
+def _is_fraction(numerator: str, denominator: str) -> bool:
+    """Whether two words are a fraction's ("1/2", "3/4"), not a name's digits ("Heineken 0.0")."""
+    return (numerator.isdigit() and denominator in ("2", "3", "4", "8")
+            and 0 < int(numerator) < int(denominator))
+
+
 def _says_how_much(found: Sequence[str], index: int) -> bool:
     """Whether ``found[index]`` is a measure, unit or count before the food: "cup" in "cup of
     tea", "tbsp" in "tbsp honey", "Tasse" in "Tasse Kaffee", "4" and "oz" in "4 oz juice",
@@ -1274,9 +1304,14 @@ def _says_how_much(found: Sequence[str], index: int) -> bool:
     word, after = found[index], found[index + 1:]
     if not after:  # a unit after a number after the food: "almonds 1 oz", "rice 150 g"
         return (index > 1 and word in UNIT_WORDS | MEASURE_WORDS and _is_count(found[index - 1])
-                or index > 0 and word in TRAILING_MEASURES)
+                or index > 0 and word in TRAILING_MEASURES
+                or index > 1 and _is_fraction(found[index - 1], word)  # "custard 1/2"
+                or index > 0 and _AMOUNT_RE.match(word) is not None and not word.isdigit())
     if word in MEASURE_WORDS and (after[0] == "of" or index and _is_count(found[index - 1])):
         return True
+    if ((word in MEASURE_WORDS or word in CONTAINERS_SAID_AFTER) and index and len(after) == 1
+            and not after[0].isdigit() and _AMOUNT_RE.match(after[0])):
+        return True  # "soup carton 300g": the carton's amount
     if word in SIZE_WORDS and after[0] in MEASURE_WORDS and _says_how_much(found, index + 1):
         return True  # "mini box of raisins", "big bowl of cereal": the measure's size
     if word == "half" and after[0] in ("a", "an") and len(after) > 1 and after[1] in MEASURE_WORDS:
@@ -1290,8 +1325,8 @@ def _says_how_much(found: Sequence[str], index: int) -> bool:
         return any(w not in UNIT_WORDS and w not in STOPWORDS and not _is_count(w) for w in after)
     if word in COUNT_WORDS or _AMOUNT_RE.match(word) and not word.isdigit():
         return True
-    if word.isdigit() and after[0].isdigit() and len(after) > 1:
-        return _says_how_much(found, index + 1)  # "1/2 cup": its words are 1, 2, cup
+    if _is_fraction(word, after[0]):  # "1/2 cup", "custard 1/2": words 1, 2
+        return len(after) == 1 or _says_how_much(found, index + 1)
     return word.isdigit() and (after[0] in UNIT_WORDS or after[0] in MEASURE_WORDS
                                or after[0] in GERMAN_MEASURE_WORDS or after[0] in SHAPE_WORDS
                                or after[0] in COUNTED_AS)
@@ -1566,8 +1601,10 @@ def _word_hits(query: Sequence[str], target: Sequence[str],
     for index, word in enumerate(query):
         if word in forms or (singular(word) or word) in forms:
             whole += 1
-        elif word not in MEASURE_AND_SIZE_WORDS and any(t.startswith(word) for t in target):
-            # (a measure or size is a whole word: "small bag" is no "Bagel")
+        elif (word not in MEASURE_AND_SIZE_WORDS and (word != "s" or index == len(query) - 1)
+              and any(t.startswith(word) for t in target)):
+            # (a measure or size is a whole word: "small bag" is no "Bagel"; the "s" of a
+            # possessive inside the query ("young's scampi") starts no word: no "squash")
             prefix += 1.0 if index == len(query) - 1 else PREFIX_INSIDE
     return whole, prefix
 
