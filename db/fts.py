@@ -114,9 +114,19 @@ def catalog_version(session: Session) -> tuple:
     (db.session._load_seed), which records each part it loads in seed_versions, and by
     migrations, which add or delete such a record with the foods they change. A few rows to
     read, where counting the public foods read every food (about 8 ms a search on
-    PostgreSQL)."""
-    return tuple(session.execute(select(func.count(), func.max(SeedVersion.loaded_at))
-                                 .select_from(SeedVersion)).one())
+    PostgreSQL); read once per transaction (a search asks twice: its words and the hypo
+    treatments' words)."""
+    transaction = session.get_transaction()
+    cached = session.info.get(_VERSION_KEY)
+    if transaction is not None and cached is not None and cached[0] is transaction:
+        return cached[1]
+    version = tuple(session.execute(select(func.count(), func.max(SeedVersion.loaded_at))
+                                    .select_from(SeedVersion)).one())
+    session.info[_VERSION_KEY] = (session.get_transaction(), version)
+    return version
+
+
+_VERSION_KEY = "foodtag.catalog_version"
 
 
 def _catalog_words(session: Session, visible) -> set[str]:
