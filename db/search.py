@@ -739,9 +739,10 @@ _CONTEXT_RE = re.compile(
     r"\s+(?:(?:for|at|on|with|during|zum|zur|beim|am|als|before|after|vor|nach)\s+"
     r"(?:my\s+|the\s+|a\s+|an\s+|dem\s+|der\s+)?(?:"
     + "|".join(map(_spelt_any_way, MEALTIMES)) + r")"
-    + r"|(?:from|vom|von|aus|at|after|off|im|in|auf)\s+(?:the\s+|a\s+|an\s+|my\s+|der\s+|dem\s+|die\s+|"
-      r"einem\s+|einer\s+|beim\s+)?(?:\w+\s+(?=(?:" + "|".join(map(_spelt_any_way, _PLACE_NOUNS))
-    + r")\s*$))?(?:" + "|".join(map(_spelt_any_way, PLACES + _PLACE_NOUNS)) + r"))\s*$",
+    + r"|(?:from|vom|von|aus|at|after|off|im|in|auf)\s+"
+      r"(?:the\s+|a\s+|an\s+|my\s+|der\s+|dem\s+|die\s+|einem\s+|einer\s+|beim\s+)?"
+      r"(?:\w+\s+(?=(?:" + "|".join(map(_spelt_any_way, _PLACE_NOUNS)) + r")\s*$))?"
+    + r"(?:" + "|".join(map(_spelt_any_way, PLACES + _PLACE_NOUNS)) + r"))\s*$",
     re.IGNORECASE)
 # Where or how it was made said before the food ("chip shop sausage", "roller grill hot dog",
 # "Späti Bier", "homemade meatloaf", "slow cooker pot roast") or after it ("pot roast in the

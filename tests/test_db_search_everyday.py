@@ -481,6 +481,48 @@ def test_the_skin_said_left_off_puts_rows_eaten_with_it_below(full_db, query, re
         assert not re.search(skin_eaten, first), first
 
 
+@pytest.mark.parametrize("query, region, wanted", [
+    ("baked potato medium skin on", "US", r"(?i)^potato(es)?, baked, (flesh and skin|peel eaten|NFS)"),
+    ("chicken thigh with skin", "US", r"(?i)^chicken thigh.*skin eaten"),
+])
+def test_the_skin_said_kept_puts_rows_eaten_with_it_first(full_db, query, region, wanted):
+    first = _names(query, region)[0]
+    assert re.search(wanted, first), first  # not "Potatoes, baked, skin" (the skin alone)
+
+
+def test_a_food_said_from_a_tin_is_the_canned_food_and_a_drink_s_can_only_its_container():
+    assert search.with_how_made_said("peaches from a tin") == "peaches canned"
+    assert search.with_how_made_said("Mais aus der Dose") == "Mais konserve"
+    assert search.with_how_made_said("Dosenravioli").split() == ["ravioli", "konserve"]
+    assert search.with_how_made_said("tin of peaches").split()[-1] == "canned"
+    assert search.with_how_made_said("Süßkartoffel aus dem Ofen") == "Süßkartoffel gebacken"
+    for unchanged in ("Cola aus der Dose", "Dosenbier", "can of coke", "tin of quality street"):
+        assert search.with_how_made_said(unchanged) == unchanged
+
+
+@pytest.mark.parametrize("query, region, wanted", [
+    ("mais aus der dose", "DE", r"(?i)^(zuckermais \(konserve\)|corn, canned|corn, sweet, .*canned)"),
+    ("peaches from a tin", "UK", r"(?i)^peaches, canned"),
+    ("süßkartoffel aus dem ofen", "DE", r"(?i)^sweet potato, (cooked, )?baked"),
+])
+def test_a_food_said_canned_or_baked_in_words_finds_that_form(full_db, query, region, wanted):
+    first = _names(query, region)[0]
+    assert re.search(wanted, first), first
+
+
+def test_sides_listed_after_a_main_food_leave_it_the_main():
+    assert search.main_food(search.words("chicken kiev chips and peas")) == (
+        ["chicken", "kiev"], "kiev")
+    assert search.main_food(search.words("steak and ale pie mash and peas"))[1] == "pie"
+    # a main food and side the tables name as one dish stay that dish
+    assert search.main_food(search.words("fish chips and mushy peas"))[1] == "chips"
+    # a second food with its amount is no filling of the dish ("chicken and vegetable soup" is)
+    assert search.main_food(search.words("grilled cheese and a cup of tomato soup"))[1] == "cheese"
+    assert search.main_food(search.words("chicken and vegetable soup"))[1] == "soup"
+    # nor how a steak was done or the state it was bought in
+    assert search.main_food(search.words("fresh tagliatelle cooked"))[1] == "tagliatelle"
+
+
 def test_a_count_as_times_counts_and_is_no_word_searched_for():
     assert search.query_words("jelly babies x5") == ["jelly", "babies"]
     assert search.query_measure("jelly babies x5") == ("5", search.COUNTED)

@@ -29,6 +29,12 @@ from db import portions, search, service
     # a piece of it said after it is a measure ("potato wedges" are a food)
     ("brownie square", ["brownie"]), ("apple slices", ["apple"]),
     ("potato wedges", ["potato", "wedges"]),
+    # a fraction or metric amount after the food, and the container before it, say how much;
+    # a name's digits that are no fraction stay ("Heineken 0.0")
+    ("ambrosia custard 1/2", ["ambrosia", "custard"]),
+    ("black beans canned 1/2 cup", ["black", "beans", "canned"]),
+    ("carrot soup carton 300g", ["carrot", "soup"]), ("egg noodles 1 nest", ["egg", "noodles"]),
+    ("heineken 0.0", ["heineken", "0"]),
 ])
 def test_a_measure_unit_or_count_is_no_word_to_find(text, words):
     assert search.query_words(text) == words
