@@ -457,6 +457,13 @@ def test_a_diary_s_words_around_the_food_are_no_food_words():
     ("kürbiskerne geröstet", "DE", r"(?i)^kürbiskerne"),
     ("frosty from wendys small", "US", r"(?i)frosty"),
     ("weetabix x2 with semi skimmed", "UK", r"(?i)weetabix"),
+    # the skin said kept: the rows eaten with it, not "Potatoes, baked, skin" (the skin alone)
+    ("baked potato medium skin on", "US", r"(?i)^potato(es)?, baked, (flesh and skin|peel eaten|NFS)"),
+    ("chicken thigh with skin", "US", r"(?i)^chicken thigh.*skin eaten"),
+    # canned or baked said in words (with_how_made_said)
+    ("mais aus der dose", "DE", r"(?i)^(zuckermais \(konserve\)|corn, canned|corn, sweet, .*canned)"),
+    ("peaches from a tin", "UK", r"(?i)^peaches, canned"),
+    ("süßkartoffel aus dem ofen", "DE", r"(?i)^sweet potato, (cooked, )?baked"),
 ])
 def test_what_a_diary_says_around_the_food_finds_the_food(full_db, query, region, food):
     first = _names(query, region)[0]
@@ -481,15 +488,6 @@ def test_the_skin_said_left_off_puts_rows_eaten_with_it_below(full_db, query, re
         assert not re.search(skin_eaten, first), first
 
 
-@pytest.mark.parametrize("query, region, wanted", [
-    ("baked potato medium skin on", "US", r"(?i)^potato(es)?, baked, (flesh and skin|peel eaten|NFS)"),
-    ("chicken thigh with skin", "US", r"(?i)^chicken thigh.*skin eaten"),
-])
-def test_the_skin_said_kept_puts_rows_eaten_with_it_first(full_db, query, region, wanted):
-    first = _names(query, region)[0]
-    assert re.search(wanted, first), first  # not "Potatoes, baked, skin" (the skin alone)
-
-
 def test_a_food_said_from_a_tin_is_the_canned_food_and_a_drink_s_can_only_its_container():
     assert search.with_how_made_said("peaches from a tin") == "peaches canned"
     assert search.with_how_made_said("Mais aus der Dose") == "Mais konserve"
@@ -498,16 +496,6 @@ def test_a_food_said_from_a_tin_is_the_canned_food_and_a_drink_s_can_only_its_co
     assert search.with_how_made_said("Süßkartoffel aus dem Ofen") == "Süßkartoffel gebacken"
     for unchanged in ("Cola aus der Dose", "Dosenbier", "can of coke", "tin of quality street"):
         assert search.with_how_made_said(unchanged) == unchanged
-
-
-@pytest.mark.parametrize("query, region, wanted", [
-    ("mais aus der dose", "DE", r"(?i)^(zuckermais \(konserve\)|corn, canned|corn, sweet, .*canned)"),
-    ("peaches from a tin", "UK", r"(?i)^peaches, canned"),
-    ("süßkartoffel aus dem ofen", "DE", r"(?i)^sweet potato, (cooked, )?baked"),
-])
-def test_a_food_said_canned_or_baked_in_words_finds_that_form(full_db, query, region, wanted):
-    first = _names(query, region)[0]
-    assert re.search(wanted, first), first
 
 
 def test_sides_listed_after_a_main_food_leave_it_the_main():
