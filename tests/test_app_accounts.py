@@ -20,7 +20,12 @@ from db import dishes, personal, service
 
 PASSWORDS = {"alice": "alice-pass-123", "bob": "bob-pass-456"}
 SECRET = "alice-private-note-7f3a"
-TODAY = date.today().isoformat()
+
+
+def _today() -> str:
+    """Read when used: a run that crosses midnight logs and lists on the same day."""
+    return date.today().isoformat()
+
 
 # Every endpoint a client can call (public or undocumented) -> the handler behind it. A new
 # one fails test_every_endpoint_is_reviewed on purpose: check that it derives the user from
@@ -147,14 +152,14 @@ def test_user_b_cannot_read_or_change_user_a_through_the_api(bob, alice_entry):
     # Refused by Gradio (the id is not among bob's entry choices) or by the handler.
     refused = "no meal entry|not in the list of choices"
 
-    entries, totals, picker, meals, daily, heading = bob.predict(TODAY, api_name="/day_view")
+    entries, totals, picker, meals, daily, heading = bob.predict(_today(), api_name="/day_view")
     assert entries["data"] == [] and SECRET not in str((entries, totals, picker, meals, daily, heading))
     with pytest.raises(Exception, match=refused):
-        bob.predict(entry_id, TODAY, api_name="/load_entry")
+        bob.predict(entry_id, _today(), api_name="/load_entry")
     with pytest.raises(Exception, match=refused):
         bob.predict(entry_id, 999, "dinner", "now", "bob was here", api_name="/edit_entry")
     with pytest.raises(Exception, match=refused):
-        bob.predict(entry_id, TODAY, api_name="/ask_delete")
+        bob.predict(entry_id, _today(), api_name="/ask_delete")
     with pytest.raises(Exception, match=refused):
         bob.predict(entry_id, api_name="/delete_entry")
     try:
@@ -188,13 +193,13 @@ def test_user_b_cannot_read_or_change_user_a_through_the_api(bob, alice_entry):
 
 def test_each_user_sees_only_their_own_log(server, alice_entry, photo):
     alice = Client(server.url, auth=("alice", PASSWORDS["alice"]), verbose=False)
-    entries, *_ = alice.predict(TODAY, api_name="/day_view")
+    entries, *_ = alice.predict(_today(), api_name="/day_view")
     assert [row[-1] for row in entries["data"]] == [alice_entry["id"]]
     bob = Client(server.url, auth=("bob", PASSWORDS["bob"]), verbose=False)
     bob.predict(handle_file(str(photo)), None, api_name="/analyze")
     bob.predict("30", api_name="/set_grams")
     bob.predict(None, "30", "snack", "now", "bob's", api_name="/log_meal")
-    entries, *_ = alice.predict(TODAY, api_name="/day_view")
+    entries, *_ = alice.predict(_today(), api_name="/day_view")
     assert [row[-1] for row in entries["data"]] == [alice_entry["id"]]
 
 
@@ -239,15 +244,15 @@ def test_user_b_cannot_reach_user_a_through_the_ui_functions(server, alice_entry
     as_bob = SimpleNamespace(username="bob")
     entry_id = alice_entry["id"]
     with pytest.raises(gr.Error, match="no meal entry"):
-        handlers.load_entry(entry_id, TODAY, as_bob)
+        handlers.load_entry(entry_id, _today(), as_bob)
     with pytest.raises(gr.Error, match="no meal entry"):
         handlers.edit_entry(entry_id, 10, "lunch", "now", "x", as_bob)
     with pytest.raises(gr.Error, match="no meal entry"):
         handlers.delete_entry(entry_id, as_bob)
-    assert SECRET not in str(handlers.day_view(TODAY, as_bob))
+    assert SECRET not in str(handlers.day_view(_today(), as_bob))
     # No user at all (a handler reached without sign-in) is refused, not treated as local.
     with pytest.raises(gr.Error, match="sign in"):
-        handlers.day_view(TODAY, SimpleNamespace(username=None))
+        handlers.day_view(_today(), SimpleNamespace(username=None))
     assert service.day_summary("alice", date.today())["entries"] == [alice_entry]
 
 

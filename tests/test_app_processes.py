@@ -34,7 +34,11 @@ from db.session import configure
 ROOT = Path(__file__).resolve().parents[1]
 PASSWORDS = {"alice": "alice-pass-123", "bob": "bob-pass-456"}
 POLL_S = 1.0
-TODAY = date.today().isoformat()
+
+
+def _today() -> str:
+    """Read when used: a run that crosses midnight logs and lists on the same day."""
+    return date.today().isoformat()
 
 
 @dataclass
@@ -203,10 +207,10 @@ def test_meal_logged_through_one_is_listed_by_the_other(servers, coffee_image, t
     [logged] = [e for e in service.day_summary("alice", date.today())["entries"] if e["note"] == "via one"]
 
     entries, *_ = Client(other.url, auth=("alice", PASSWORDS["alice"]), verbose=False).predict(
-        TODAY, api_name="/day_view")
+        _today(), api_name="/day_view")
     [row] = [row for row in entries["data"] if row[-1] == logged["id"]]
     assert row[1] == "Espresso" and row[2] == "120"
-    bobs, *_ = Client(other.url, auth=("bob", PASSWORDS["bob"]), verbose=False).predict(TODAY, api_name="/day_view")
+    bobs, *_ = Client(other.url, auth=("bob", PASSWORDS["bob"]), verbose=False).predict(_today(), api_name="/day_view")
     assert logged["id"] not in [row[-1] for row in bobs["data"]]
 
 
