@@ -336,6 +336,8 @@ _CANNED_MEASURE_RE = re.compile(
     r"\b(?:(?:an?|one|1|half|½|1/2)\s+(?:tin|can)s?\s+of\b|(?:tins?|cans?)\s+of\b"
     r"|(?:eine|1|halbe)\s+dose\b|^\s*dose\b|\bdose\s*$)", re.IGNORECASE)
 _DOSEN_COMPOUND_RE = re.compile(r"\bdosen(?=[a-zäöüß]{3,})", re.IGNORECASE)
+_DOSE_RE = re.compile(r"\bdose\b", re.IGNORECASE)
+_CANNED_NAMED_RE = re.compile(r"\b(canned|tinned|konserve)\b", re.IGNORECASE)
 _SOLD_IN_TINS_RE = re.compile(
     r"\b(biscuits?|cookies?|sweets|chocolates?|quality street|roses|celebrations|crisps|"
     r"pringles|popcorn|nuts|keks\w*|pl(ä|ae|a)tzchen|bonbons?|pralinen)\b", re.IGNORECASE)
@@ -351,9 +353,9 @@ def with_how_made_said(text: str) -> str:
         return text
     text = _CANNED_SAID_RE.sub(
         lambda said: "konserve" if _GERMAN_CANNED_RE.match(said.group(0)) else "canned", text)
-    german = _DOSEN_COMPOUND_RE.search(text) or re.search(r"\bdose\b", text, re.IGNORECASE)
-    if (german or _CANNED_MEASURE_RE.search(text)) and not _SOLD_IN_TINS_RE.search(text) and not (
-            re.search(r"\b(canned|tinned|konserve)\b", text, re.IGNORECASE)):
+    german = _DOSEN_COMPOUND_RE.search(text) or _DOSE_RE.search(text)
+    if ((german or _CANNED_MEASURE_RE.search(text)) and not _SOLD_IN_TINS_RE.search(text)
+            and not _CANNED_NAMED_RE.search(text)):
         text = f"{_DOSEN_COMPOUND_RE.sub('', text)} {'konserve' if german else 'canned'}"
     return text
 
