@@ -665,12 +665,17 @@ def _split_compound(word: str, known: tuple[str, ...], *, held_whole: bool = Fal
     best: list[str] | None = None
     for cut in range(3, len(word) - 2):
         head, tail = word[:cut], word[cut:]
-        if not part(tail):
+        if not (part(tail) or tail in _PIECE_TAILS):
             continue
         stem = _first_part(head, first, terms)
         if stem is not None and (best is None or min(len(stem), len(tail)) > min(map(len, best))):
             best = [stem, tail]
     return best or [word]
+
+
+# The pieces a German compound may end with ("Ananasstücke", "Käsescheiben"): the food in
+# pieces, whose last part the search then leaves out as a measure.
+_PIECE_TAILS = frozenset({"stuck", "stucke", "stuckchen", "scheibe", "scheiben"})
 
 
 def _first_part(head: str, part, terms: frozenset[str]) -> str | None:

@@ -249,7 +249,10 @@ _ICED_DRINK_RE = re.compile(r"\biced\b.*\b(tea|coffee|latte|mocha|cappuccino|dri
 SCHOOL_LUNCH_PENALTY = 1.0
 # Likewise a word of a name's first two that makes it another food, unless asked (its place):
 # a sweet potato is no potato ("baked potato"), a spaghetti squash no spaghetti.
-OTHER_FOOD_PAIRS = {("sweet", "potato"): 0, ("sweet", "potatoes"): 0, ("spaghetti", "squash"): 1}
+OTHER_FOOD_PAIRS = {("sweet", "potato"): 0, ("sweet", "potatoes"): 0, ("spaghetti", "squash"): 1,
+                    # a mix of fruits is no peach, though its note names one ("Fruit cocktail,
+                    # (peach and pineapple and ...)" for "peaches in juice")
+                    ("fruit", "cocktail"): 1, ("fruit", "salad"): 1}
 # Two foods in one ("Shrimp and grits", "Pork and beef sausage"): their first part joins them.
 # A food with its sauce is one dish ("Pasta with tomato-based sauce", FNDDS's pasta as served).
 _COMBINATION_RE = re.compile(r"\b(and|n)\b|&|\bwith\b(?!(?: [\w-]+)* sauce$)", re.IGNORECASE)
@@ -338,6 +341,11 @@ _CANNED_MEASURE_RE = re.compile(
 _DOSEN_COMPOUND_RE = re.compile(r"\bdosen(?=[a-zäöüß]{3,})", re.IGNORECASE)
 _DOSE_RE = re.compile(r"\bdose\b", re.IGNORECASE)
 _CANNED_NAMED_RE = re.compile(r"\b(canned|tinned|konserve)\b", re.IGNORECASE)
+# Fruit "in juice" or "in syrup" is canned fruit, as the tables name it ("pineapple chunks in
+# juice": "Pineapple, canned in juice", not the raw fruit); not a drink mixed with a juice.
+_PACKED_IN_RE = re.compile(
+    r"\b(?:in|im)\s+(?:(?:its|their)\s+own\s+|natural\s+|fruit\s+|light\s+|heavy\s+"
+    r"|eigenen?\s+)?(juice|syrup|saft|sirup)\b", re.IGNORECASE)
 _SOLD_IN_TINS_RE = re.compile(
     r"\b(biscuits?|cookies?|sweets|chocolates?|quality street|roses|celebrations|crisps|"
     r"pringles|popcorn|nuts|keks\w*|pl(ä|ae|a)tzchen|bonbons?|pralinen)\b", re.IGNORECASE)
@@ -345,10 +353,18 @@ _SOLD_IN_TINS_RE = re.compile(
 
 def with_how_made_said(text: str) -> str:
     """``text`` with "from a tin" or "aus der Dose" said of a food as the tables say it,
-    "canned" or "Konserve" (the Swiss FCDB's word, read as "canned" in English), and "aus dem
-    Ofen" as "gebacken", "from the oven" as "baked"."""
+    "canned" or "Konserve" (the Swiss FCDB's word, read as "canned" in English), as is fruit
+    "in juice" or "in syrup", and "aus dem Ofen" as "gebacken", "from the oven" as "baked"."""
     text = _OVEN_SAID_RE.sub(
         lambda said: "baked" if said.group(0).lower().startswith("from") else "gebacken", text)
+    packed = _PACKED_IN_RE.search(text)
+    if (packed and not _CANNED_NAMED_RE.search(text)
+            and not _DRINK_NAMED_RE.search(_PACKED_IN_RE.sub("", text))):
+        if packed.group(1).lower() in ("saft", "sirup"):  # the Swiss FCDB names no juice
+            return _PACKED_IN_RE.sub(
+                lambda said: " konserve gezuckert" if said.group(1).lower() == "sirup"
+                else " konserve", text)
+        return f"{text} canned"
     if _DRINK_NAMED_RE.search(_DOSEN_COMPOUND_RE.sub("", text)):  # "Dosenbier" too
         return text
     text = _CANNED_SAID_RE.sub(
@@ -413,6 +429,7 @@ DIET_WORDS = frozenset({"diet", "zero", "light", "lite", "sugarfree", "unsweeten
 # sugared ("light cream cheese" is the reduced-fat cheese).
 LIGHT_WORDS = frozenset({"light", "lite"})
 LIGHT_KINDS = frozenset({"cream", "meat", "brown", "tuna", "rye", "roast"})
+_CANNED_WORDS = frozenset({"canned", "tinned", "konserve"})
 # "Non diet coke", "nicht light": the regular kind, with its sugar (a hypo treatment).
 NOT_WORDS = frozenset({"non", "not", "nicht", "kein", "keine"})
 # Sweeteners with no sugar's calories ask for a diet food and are the food asked for: "stevia
@@ -1361,8 +1378,10 @@ def split_diet(found: Sequence[str]) -> tuple[list[str], bool]:
         elif phrase is not None:
             diet, index = True, index + len(phrase)
         elif found[index] in LIGHT_WORDS and found[index + 1:index + 2] and (
-                found[index + 1] in LIGHT_KINDS and found[index + 2:index + 3] != ["cheese"]):
-            kept.append(found[index])  # "light cream", "light brown sugar": a kind, no wish
+                found[index + 1] in LIGHT_KINDS and found[index + 2:index + 3] != ["cheese"]
+                or found[index + 1] == "syrup" and not _CANNED_WORDS.isdisjoint(found)):
+            # "light cream", "light brown sugar", canned fruit "in light syrup": a kind, no wish
+            kept.append(found[index])
             index += 1
         elif found[index] in DIET_WORDS or (
                 found[index] == FREE and index == len(found) - 1 and index > 0

@@ -12504,6 +12504,12 @@ AUDIT = [
     ('UK', 'birds eye garden peas 80g', '(?i)^Peas, frozen|Peas, green, frozen|^Green peas, frozen|^Peas, boiled in unsalted water$'),
     ('UK', 'batchelors cup a soup chicken', '(?i)Soup, instant, dried, as served|Soup, cream of chicken, dry, mix, prepared with water|^Soup, chicken noodle, dried, as served$'),
     ('DE', 'Bürger Maultaschen 2 Stück', '(?i)Ravioli, (meat-filled|NS as to filling), no sauce|^Ravioli$'),
+    # fruit in juice is canned fruit; a fruit mix is no peach
+    ('UK', 'tinned peaches in juice', '(?i)^Peaches, canned in juice|^Peach, canned, juice pack|^Peaches, canned, juice pack'),
+    # veggie wrap vocabulary
+    ('US', 'veggie wrap', '(?i)^Vegetable sandwich wrap'),
+    # light syrup of canned fruit is a kind, no diet wish
+    ('US', 'canned pears in light syrup', '(?i)Pears, canned, light syrup|Pear, canned, in syrup'),
 ]
 
 # Diet queries: the first hit has at most search.SUGARED_G sugar per 100 g; a dairy query (a
@@ -19116,7 +19122,6 @@ STILL_MISSED = [
     ('UK', 'chips from the chippy', '(?i)^Potato chips, fried in .*from takeaway fish and chip shops'),
     ('UK', 'uncle bens microwave rice pouch', '(?i)^Rice, ready-cooked, \\"plain\\", re-heated|^Rice, white, long-grain, parboiled, .*cooked'),
     ('UK', 'warburtons white toastie slice', '(?i)^Bread, white, (sliced|average|farmhouse or split tin|premium)$|^Bread, white$|^Bread, white, commercially prepared \\(includes'),
-    ('UK', 'tinned peaches in juice', '(?i)^Peaches, canned in juice|^Peach, canned, juice pack|^Peaches, canned, juice pack'),
     ('UK', 'pineapple chunks tinned in juice', '(?i)^Pineapple, canned(,)? in juice|^Pineapple, canned, juice pack|^Ananas, ungezuckert \\(Konserve\\)'),
     # rounds 91-94 (2026-12-07, twentieth session)
     ('US', 'gas station coffee with creamer and sugar', '(?i)^Coffee, pre-lightened and pre-sweetened with sugar$|^Iced Coffee, pre-lightened and pre-sweetened$'),
@@ -19128,7 +19133,6 @@ STILL_MISSED = [
     ('US', 'chef boyardee beef ravioli', '(?i)ravioli, meat-filled, with tomato sauce or meat sauce, canned|Pasta, ravioli, meat filling, canned|RavioliOs|Mini Beef Ravioli'),
     ('US', 'maruchan ramen chicken flavor 1 package', '(?i)^Ramen$|Soup, ramen noodle'),
     ('US', 'stove top stuffing 1/2 cup', '(?i)^Bread stuffing(, bread, dry mix, prepared)?$|Stuffing mix, dried, assorted flavours, made up'),
-    ('US', 'canned pears in light syrup', '(?i)Pears, canned, light syrup|Pear, canned, in syrup'),
     ('US', 'del monte fruit cocktail in 100% juice', '(?i)Fruit cocktail, canned(, juice pack| in juice)'),
     ('UK', 'iceland chicken tikka masala and pilau rice ready meal', '(?i)Curry, chicken, average, retail, reheated with rice|^Chicken curry with rice'),
     ('UK', 'heinz treacle sponge pudding tin', '(?i)Pudding, sponge, canned'),
@@ -19140,7 +19144,6 @@ STILL_MISSED = [
     ('DE', 'Knorr Tomatensuppe Tüte zubereitet', '(?i)Soup, tomato, dry, mix, prepared|^Tomatensuppe$|Soup, instant, dried, as served'),
     ('DE', 'Maggi Guten Appetit Hühner Nudelsuppe', '(?i)Soup, chicken noodle, (dried, as served|dry, mix, prepared)'),
     ('US', 'subway turkey footlong', '(?i)SUBWAY, turkey breast sub|submarine sandwich, turkey breast|^Turkey sandwich or sub, restaurant'),
-    ('US', 'veggie wrap', '(?i)^Vegetable sandwich wrap'),
     ('US', 'leftover chili w beans', '(?i)^Chili with meat and beans|^Chili con carne with beans|^Chili con carne, zubereitet'),
     ('UK', 'm&s sushi selection', '(?i)^Sushi'),
     ('DE', 'Couscoussalat', '(?i)^Taboul'),
