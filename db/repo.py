@@ -193,6 +193,10 @@ def _search_foods(text_: str, *, session: Session, owner: User | None, category:
                if (kept := search.without_regular(reading))]
     if regular:  # "full fat coke" is cola, not a full-fat crème fraîche
         stages.append((regular, True))
+    cookless = [(kept, handicap) for reading, handicap in measureless or readings
+                if (kept := search.without_cooking(reading))]
+    if cookless:  # "Maiskolben gegrillt": corn on the cob, before any word of it will do
+        stages.append((cookless, True))
     if kind_readings:
         stages.append((readings + kind_readings, True))
     if any(len(reading) > 1 for reading, _ in readings + kind_readings):

@@ -974,6 +974,17 @@ def without_regular(found: Sequence[str]) -> list[str]:
     return _without_phrases(found, REGULAR_PHRASES)
 
 
+def without_cooking(found: Sequence[str]) -> list[str]:
+    """The words without how the food was cooked (``COOKING_HEATS``), said before or after
+    them, or none for other words: "Maiskolben gegrillt" is corn on the cob where no row is
+    grilled corn."""
+    ends = [i for i in (0, len(found) - 1) if found[i] in COOKING_HEATS]
+    cooked = [w for w in found if w in COOKING_HEATS]
+    if len(found) < 2 or len(cooked) != 1 or len(ends) != 1:
+        return []
+    return [w for i, w in enumerate(found) if i != ends[0]]
+
+
 def _without_phrases(found: Sequence[str], phrases: Sequence[tuple[str, ...]]) -> list[str]:
     """The words without any of ``phrases`` (the longest where two start at one word), or none
     when they hold none or nothing else is left."""
