@@ -199,28 +199,16 @@ def candidates(session: Session, readings: Readings, *, owner_id: int | None,
     # Whether the food has a default serving: one row of the unique index on (food_id) of the
     # default servings, looked up for the tables whose rows may lack one (every SR Legacy,
     # curated, composite and own food has one).
-    columns = select(Food.id, Food.name, Food.category, Food.search_weight, Food.common_names,
-                     Food.owner_id, Food.sugars_g, Food.fdc_dataset, Food.kcal,
-                     Food.carbohydrate_g, Food.protein_g, Food.fat_g, Food.source_code)
-    if category is not None:
-        columns = columns.where(Food.category == category)
+    columns = _columns(category)
     if not has_index(session):
-        visible = Food.owner_id.is_(None)
-        if owner_id is not None:
-            visible = or_(visible, Food.owner_id == owner_id)
-        # Each row brings its aliases and labels (as the index row does): no second and third
-        # query with a few hundred ids to send.
-        statement = columns.where(visible).add_columns(
-            _names_of(FoodAlias.alias, FoodAlias.food_id, "aliases"),
-            _names_of(FoodLabel.label, FoodLabel.food_id, "labels"))
-        if session.get_bind().dialect.name != "postgresql":
-            matches = _like_matches(statement, readings, all_words, rarity=None if all_words
-                                    else _rarity(session, visible, readings))
-        elif all_words:
-            matches = _like_matches(statement, readings, all_words, indexed=True)
+        if session.get_bind().dialect.name == "postgresql":
+            found = session.execute(*_postgres_matches(readings, all_words, owner_id=owner_id,
+                                                       category=category)).all()
         else:
-            matches = _any_word_matches(statement, readings, visible)
-        found = session.execute(_with_portion(matches)).all()
+            visible, statement = _visible(columns, owner_id)
+            found = session.execute(_with_portion(_like_matches(
+                statement, readings, all_words,
+                rarity=None if all_words else _rarity(session, visible, readings)))).all()
         return [_row(r, (*_split(r.aliases), *map(name_key, _split(r.labels)))) for r in found]
     # The index holds the public foods only; each own food gets its place too, so another
     # user's many own foods cannot crowd the public ones out of anyone's results.
@@ -244,6 +232,89 @@ def candidates(session: Session, readings: Readings, *, owner_id: int | None,
         found += [row for row, result in zip(_rows(session, own), own)
                   if _index_would_match(readings, all_words, row, result.fdc_description)]
     return found
+
+
+def _columns(category):
+    """The columns a candidate row brings, of the foods of ``category`` if one is given (a
+    value, or a parameter of a cached statement)."""
+    columns = select(Food.id, Food.name, Food.category, Food.search_weight, Food.common_names,
+                     Food.owner_id, Food.sugars_g, Food.fdc_dataset, Food.kcal,
+                     Food.carbohydrate_g, Food.protein_g, Food.fat_g, Food.source_code)
+    return columns if category is None else columns.where(Food.category == category)
+
+
+def _visible(columns, owner_id):
+    """(whether a food is visible to ``owner_id``: public or theirs, the candidate statement
+    of those foods). Each row brings its aliases and labels (as the index row does): no second
+    and third query with a few hundred ids to send."""
+    visible = Food.owner_id.is_(None)
+    if owner_id is not None:
+        visible = or_(visible, Food.owner_id == owner_id)
+    return visible, columns.where(visible).add_columns(
+        _names_of(FoodAlias.alias, FoodAlias.food_id, "aliases"),
+        _names_of(FoodLabel.label, FoodLabel.food_id, "labels"))
+
+
+@dataclass(frozen=True)
+class _Term:
+    """A query word's term as the parameters of a cached PostgreSQL statement, named by its
+    place among the query's words (``key``)."""
+    key: str
+    text: str
+
+    def starts(self):  # a word starting with the term, as the SQLite index matches
+        return bindparam(self.key + "s", rf"\m{re.escape(self.text)}")
+
+    def whole(self):  # the term as a word of its own
+        return bindparam(self.key + "w", rf"\m{re.escape(self.text)}\M")
+
+    def inside(self):  # the term anywhere, for LIKE ... ESCAPE '/'
+        return bindparam(self.key + "c", "%" + re.sub(r"([/%_])", r"/\1", self.text) + "%")
+
+    def values(self) -> dict[str, str]:
+        """The three parameters' values, as ``starts``, ``whole`` and ``inside`` give them."""
+        word = re.escape(self.text)
+        return {self.key + "s": rf"\m{word}", self.key + "w": rf"\m{word}\M",
+                self.key + "c": "%" + re.sub(r"([/%_])", r"/\1", self.text) + "%"}
+
+
+# PostgreSQL's candidate statements, one per shape of the query (how many readings, words and
+# terms, which terms are short, whether of one user or one category), built once with the
+# words as parameters: building one per search cost about a sixth of the search (SQLAlchemy's
+# objects, not PostgreSQL's work).
+_postgres_statements: dict[tuple, object] = {}
+_MAX_STATEMENTS = 4096
+
+
+def _postgres_matches(readings: Readings, all_words: bool, *, owner_id: int | None,
+                      category: str | None) -> tuple[object, dict]:
+    """(the candidate statement, its parameters) on PostgreSQL: ``_indexed_matches`` of every
+    word of a reading, or ``_any_word_matches``."""
+    if all_words:
+        terms = [[[_Term(f"r{i}w{j}t{k}", t) for k, t in enumerate(_terms(choices))]
+                  for j, choices in enumerate(alternatives)]
+                 for i, alternatives in enumerate(readings)]
+    else:  # one list of every word of the readings
+        terms = [[[_Term(f"q{j}t{k}", t) for k, t in enumerate(choices)]
+                  for j, choices in enumerate(_query_words(readings))]]
+    shape = tuple(tuple(tuple(len(t.text) < TRIGRAM for t in word) for word in reading)
+                  for reading in terms)
+    key = (all_words, owner_id is None, category is None, shape, MAX_CANDIDATES)
+    statement = _postgres_statements.get(key)
+    if statement is None:
+        if len(_postgres_statements) >= _MAX_STATEMENTS:
+            _postgres_statements.clear()
+        visible, found = _visible(_columns(None if category is None else bindparam("category")),
+                                  None if owner_id is None else bindparam("owner_id"))
+        statement = _postgres_statements.setdefault(key, _with_portion(
+            _indexed_matches(found, terms) if all_words
+            else _any_word_matches(found, terms[0], visible)))
+    values = {"owner_id": owner_id, "category": category}
+    for reading in terms:
+        for word in reading:
+            for term in word:
+                values.update(term.values())
+    return statement, values
 
 
 def _has_portion(food_id, dataset):
@@ -314,14 +385,14 @@ def _rarity(session: Session, visible, readings: Readings) -> dict[tuple[str, ..
             for terms in _query_words(readings)}
 
 
-def _any_word_matches(statement, readings: Readings, visible):
+def _any_word_matches(statement, words: Sequence[Sequence[_Term]], visible):
     """``_like_matches`` of any word on PostgreSQL: in one query, each word's set of food ids
     read once (``_indexed_ids``), where a test of each food per word and a count per word
     (``_rarity``) read every food several times ("orange ju": 48 ms of SQL). Of as good and
     as likely, the shorter names first, as bm25 ranks them in the SQLite index ("jerk
     chicken": "Chicken, meat, average, roasted" among a thousand chickens)."""
     hits = union_all(*(select(found.c.id, literal(index).label("word"))
-                       for index, terms in enumerate(_query_words(readings))
+                       for index, terms in enumerate(words)
                        for found in [_indexed_ids(terms).subquery()])).subquery("hits")
     # ``_rarity`` in SQL: 1 / (1 + the visible foods holding the word), in double precision as
     # in Python, summed in the words' order (floating-point sums depend on it).
@@ -338,35 +409,37 @@ def _any_word_matches(statement, readings: Readings, visible):
             .limit(MAX_CANDIDATES))
 
 
-def _like_matches(statement, readings: Readings, all_words: bool, *, indexed: bool = False,
+def _indexed_matches(statement, readings: Sequence[Sequence[Sequence[_Term]]]):
+    """``statement`` narrowed to the foods whose name, aliases and labels, common names or
+    description (the index's four fields) contain every word of some reading, likeliest first,
+    on PostgreSQL with its trigram indexes (migration 0011): one set of ids (the union of the
+    readings' ``_reading_ids``), which the foods' primary key then finds; a test of each food
+    against every word's set read all 18,000 foods per search."""
+    # More than the limit may match ("brot" is in every broth, "lo" of "lo mein" in many
+    # words): likeliest first, as the index's bm25 ranks them: the foods with the most words of
+    # a reading, then those whose name holds every word of one, then a table's generic row
+    # ("Chicken, NS as to part and cooking method, ..." of a thousand chickens), then by their
+    # prior and the shorter names first ("Brot (Durchschnitt)").
+    ids = union_all(*(select(found.c.id, literal(len(reading)).label("words"))
+                      for reading in readings
+                      for found in [_reading_ids(reading).subquery()])).subquery("ids")
+    best = (select(ids.c.id, func.max(ids.c.words).label("words"))
+            .group_by(ids.c.id).subquery("best"))
+    named = or_(*(and_(*(or_(*(Food.name_key.like(t.inside(), escape="/") for t in word))
+                         for word in reading))
+                  for reading in readings))
+    return (statement.join(best, best.c.id == Food.id)
+            .order_by(best.c.words.desc(), case((named, 0), else_=1),
+                      case((_says_generic(Food.name), 0), else_=1),
+                      Food.search_weight.desc(), func.length(Food.name), Food.id)
+            .limit(MAX_CANDIDATES))
+
+
+def _like_matches(statement, readings: Readings, all_words: bool, *,
                   rarity: dict[tuple[str, ...], float] | None = None):
     """``statement`` narrowed to the foods whose name, aliases and labels, common names or
-    description (the index's four fields) contain the words of some reading, likeliest first.
-    ``indexed`` (all words only): PostgreSQL with its trigram indexes (migration 0011); the
-    foods are then one set of ids whose parts those indexes answer, where the per-food test
-    reads every food."""
-    if indexed and all_words:
-        # One set of ids (the union of the readings' ``_reading_ids``), which the foods'
-        # primary key then finds: a test of each food against every word's set read all
-        # 18,000 foods per search.
-        # More than the limit may match ("brot" is in every broth, "lo" of "lo mein" in many
-        # words): likeliest first, as the index's bm25 ranks them: the foods with the most
-        # words of a reading, then those whose name holds every word of one, then a table's
-        # generic row ("Chicken, NS as to part and cooking method, ..." of a thousand chickens),
-        # then by their prior and the shorter names first ("Brot (Durchschnitt)").
-        ids = union_all(*(select(found.c.id, literal(len(alternatives)).label("words"))
-                          for alternatives in readings
-                          for found in [_reading_ids(alternatives).subquery()])).subquery("ids")
-        best = (select(ids.c.id, func.max(ids.c.words).label("words"))
-                .group_by(ids.c.id).subquery("best"))
-        named = or_(*(and_(*(or_(*(Food.name_key.contains(w, autoescape=True)
-                                   for w in _terms(choices))) for choices in alternatives))
-                      for alternatives in readings))
-        return (statement.join(best, best.c.id == Food.id)
-                .order_by(best.c.words.desc(), case((named, 0), else_=1),
-                          case((_says_generic(Food.name), 0), else_=1),
-                          Food.search_weight.desc(), func.length(Food.name), Food.id)
-                .limit(MAX_CANDIDATES))
+    description (the index's four fields) contain the words of some reading, likeliest first:
+    a test of each food, where SQLite has no index (or for a user's own foods)."""
     found = statement.where(or_(*(
         (and_ if all_words else or_)(*(_row_contains(_terms(choices))
                                        for choices in alternatives))
@@ -392,57 +465,61 @@ def _says_generic(name):
     return or_(name.contains(", NFS"), name.contains(" NS as to "))
 
 
-def _row_contains(terms: Sequence[str], *, whole: bool = False):
+def _row_contains(terms: Sequence[str]):
     """Whether a food's texts contain one of ``terms``, tested food by food: cheap where the
-    statement has already narrowed the foods (SQLite's own-food query) or where most foods
-    match (the short terms of ``_reading_ids`` and ``_indexed_ids``). ``whole`` (PostgreSQL):
-    each as a word of its own, as the SQLite index matches a word under three letters ("lo"
-    of "lo mein" is no "lobster")."""
+    statement has already narrowed the foods (SQLite's own-food query)."""
     def contains(w: str):
-        def holds(text):
-            return (text.op("~")(rf"\m{re.escape(w)}\M") if whole
-                    else text.contains(w, autoescape=True))
-
-        return or_(holds(Food.name_key),
-                   Food.aliases.any(holds(FoodAlias.alias_key)),
-                   Food.labels.any(holds(FoodLabel.label)),
-                   holds(func.lower(Food.fdc_description)),
-                   holds(func.lower(Food.common_names)))
+        return _texts_hold(lambda text: text.contains(w, autoescape=True))
 
     return or_(*(contains(w) for w in terms))
+
+
+def _holds_word(terms: Sequence[_Term]):
+    """Whether a food's texts hold one of ``terms`` as a word of its own, as the SQLite index
+    matches a word under three letters ("lo" of "lo mein" is no "lobster"), tested food by food
+    (PostgreSQL): cheap where most foods match (the short terms of ``_reading_ids`` and
+    ``_indexed_ids``)."""
+    return or_(*(_texts_hold(lambda text, t=t: text.op("~")(t.whole())) for t in terms))
+
+
+def _texts_hold(holds):
+    return or_(holds(Food.name_key),
+               Food.aliases.any(holds(FoodAlias.alias_key)),
+               Food.labels.any(holds(FoodLabel.label)),
+               holds(func.lower(Food.fdc_description)),
+               holds(func.lower(Food.common_names)))
 
 
 # A trigram index finds only text with at least one trigram in common with the pattern.
 TRIGRAM = 3
 
 
-def _reading_ids(alternatives: Sequence[Sequence[str]]):
+def _reading_ids(reading: Sequence[Sequence[_Term]]):
     """The ids of the foods with every word of one reading: the intersection of the sets of
     its words that a trigram index answers (``_indexed_ids``), and only those foods tested for
     its shorter words ("to" of "ready to eat" is in most foods: a scan of every food per
     word); every food tested where it has no longer word ("r" as someone starts typing)."""
-    terms = [_terms(choices) for choices in alternatives]
-    short = [t for t in terms if all(len(w) < TRIGRAM for w in t)]
-    long = [_indexed_ids(t) for t in terms if any(len(w) >= TRIGRAM for w in t)]
-    tests = [_row_contains(t, whole=True) for t in short]
+    short = [word for word in reading if all(len(t.text) < TRIGRAM for t in word)]
+    long = [_indexed_ids(word) for word in reading if any(len(t.text) >= TRIGRAM for t in word)]
+    tests = [_holds_word(word) for word in short]
     if not long:
         return select(Food.id).where(*tests)
     ids = intersect(*long)
     return select(Food.id).where(Food.id.in_(ids), *tests) if short else ids
 
 
-def _indexed_ids(terms: Sequence[str]):
+def _indexed_ids(terms: Sequence[_Term]):
     """The ids of the foods whose texts contain one of ``terms``, as one select: the trigram
     indexes of migration 0011 answer the longer terms (each part the expression an index
     holds, or it is not used), a scan the short ones ("r", "ri" as someone starts typing),
     which no index can find."""
-    short = [w for w in terms if len(w) < TRIGRAM]
-    long = [w for w in terms if len(w) >= TRIGRAM]
+    short = [t for t in terms if len(t.text) < TRIGRAM]
+    long = [t for t in terms if len(t.text) >= TRIGRAM]
 
     def any_term(*columns):  # a word starting with the term, as the SQLite index matches
-        return or_(*(c.op("~")(rf"\m{re.escape(w)}") for c in columns for w in long))
+        return or_(*(c.op("~")(t.starts()) for c in columns for t in long))
 
-    parts = [select(Food.id).where(_row_contains(short, whole=True))] if short else []
+    parts = [select(Food.id).where(_holds_word(short))] if short else []
     if long:
         parts += [select(Food.id).where(any_term(Food.name_key, func.lower(Food.fdc_description),
                                                  func.lower(Food.common_names))),

@@ -364,7 +364,7 @@ def test_postgresql_search_can_use_the_trigram_indexes(db_url):
         if session.get_bind().dialect.name != "postgresql":
             return
         session.execute(text("SET LOCAL enable_seqscan = off"))
-        statement = fts._like_matches(select(Food.id), [[["banana"]]], True, indexed=True)
+        statement = fts._indexed_matches(select(Food.id), [[[fts._Term("r0w0t0", "banana")]]])
         compiled = statement.compile(dialect=session.get_bind().dialect,
                                      compile_kwargs={"literal_binds": True})
         plan = "\n".join(row[0] for row in session.execute(text(f"EXPLAIN {compiled}")))
