@@ -104,6 +104,7 @@ def _search_foods(text_: str, *, session: Session, owner: User | None, category:
     homemade = search.says_homemade(text_)
     text_, skin_off = search.without_skin_said(search.with_sugars_taken(
         search.with_how_made_said(search.without_decimal_percent(text_))))
+    text_, bread_off = search.without_bread_said(text_)
     text_ = vocabulary.with_diet_terms_read(_food_words(text_, known), region)
     wanted, diet = search.query_wishes(text_)
     if not wanted:
@@ -268,7 +269,7 @@ def _search_foods(text_: str, *, session: Session, owner: User | None, category:
                               main_words={w for reading, _ in vocabulary.readings(main, region)
                                           for w in reading},
                               sugar_left_out=search.leaves_sugar_out(asked_words),
-                              skin_off=skin_off, homemade=homemade)
+                              skin_off=skin_off, homemade=homemade, bread_off=bread_off)
     found = list({c.food_id: c for c in (*carried.values(), *found)}.values())
     ranked = search.rank(query, [c for c in found if c.food_id not in weak], limit)
     ranked += search.rank(query, list(weak.values()), limit)[:limit - len(ranked)]

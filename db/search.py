@@ -315,6 +315,33 @@ def without_skin_said(text: str) -> tuple[str, bool | None]:
     return " ".join(kept.split()), False if kept != text else None
 
 
+# The bread said left off ("ballpark frank no bun", "Bratwurst ohne Brot", "burger patty
+# without the bun"): a wish, not a food; rows in a bun or on bread rank behind.
+_BREAD_OFF_RE = re.compile(
+    r"\b(?:no|without|minus|ohne|hold\s+the)\s+(?:the\s+|a\s+)?(?:buns?|bread|rolls?|brot|"
+    r"br(?:ö|oe|o)tchen|semmel|weckle?|bap)\b", re.IGNORECASE)
+_IN_BREAD_RE = re.compile(
+    r"\b(?:on|in) (?:a |an )?(?:\w+ )?(?:buns?|bread|rolls?)\b|\bsandwich\b|"
+    r"(?:br(?:ö|o)tchen|semmel|brot)\b|^(?:fast foods, )?(?:cheese|ham)burgers?\b", re.IGNORECASE)
+_BREAD_LEFT_OFF_ROW_RE = re.compile(r"\bno bun\b|\bwithout (?:bun|bread)\b|\bohne brot\b",
+                                    re.IGNORECASE)
+BREAD_PENALTY = 12.0  # more than a name that is the query: "burger no bun" is no "Hamburger"
+# The groups of FNDDS and the Swiss FCDB whose foods come in bread, whatever their names say
+# ("Hamburger", "Hot dog": 21-24 g of carbohydrate per 100 g, the frankfurter alone 3 g).
+_IN_BREAD_GROUPS = frozenset({
+    "Burgers", "Frankfurter sandwiches", "Egg/breakfast sandwiches", "Vegetable sandwiches/burgers",
+    "Deli and cured meat sandwiches", "Cheese sandwiches", "Meat and BBQ sandwiches",
+    "Chicken fillet sandwiches", "Seafood sandwiches", "Peanut butter and jelly sandwiches",
+    "Prepared dishes/Sandwiches"})
+
+
+def without_bread_said(text: str) -> tuple[str, bool]:
+    """``text`` without the words that say its bread or bun was left off
+    (``_BREAD_OFF_RE``), and whether they were there."""
+    kept = _BREAD_OFF_RE.sub(" ", text)
+    return " ".join(kept.split()), kept != text
+
+
 # A food said to come from a tin ("peaches from a tin", "Mais aus der Dose") is the canned food:
 # in syrup or brine, not the raw fruit or vegetable. Said of a drink, the can is only what it
 # came in ("cola aus der Dose"), a place the search leaves out (PLACES).
@@ -542,6 +569,7 @@ MEASURE_WORDS = frozenset({"cup", "glass", "bowl", "mug", "plate", "slice", "pie
                            # Collins: a dram is a small measure of spirits (a whisky's shot)
                            "dram", "drams",
                            "nest", "nests",  # of dried noodles or pasta
+                           "ear", "ears",  # of corn: "elote 1 ear", not a rib eye
                            "bit"})  # "a bit of chicken": some of it
 # Spoons and units say how much wherever they stand ("tbsp honey", "4 oz juice", "150ml orange
 # juice"); German names the measure before the food without "of" ("Tasse Kaffee", "Kugel Eis",
@@ -1594,6 +1622,7 @@ class Query:
     sugar_left_out: bool = False
     skin_off: bool | None = None  # the skin was left off, kept, not said (``without_skin_said``)
     homemade: bool = False  # it was said homemade (``says_homemade``)
+    bread_off: bool = False  # the bread or bun was said left off (``without_bread_said``)
 
 
 def make_query(readings: Sequence[tuple[Sequence[str], float]], *, diet: bool = False,
@@ -1603,7 +1632,7 @@ def make_query(readings: Sequence[tuple[Sequence[str], float]], *, diet: bool = 
                heads: Iterable[str] = (), paired: bool = False, any_order: bool = False,
                accompanied: bool = False, main_words: Iterable[str] = (),
                sugar_left_out: bool = False, skin_off: bool | None = None,
-               homemade: bool = False) -> Query:
+               homemade: bool = False, bread_off: bool = False) -> Query:
     asked = frozenset(w for reading, _ in readings for w in reading)
     asked |= frozenset(filter(None, (singular(w) for w in asked)))
     asked |= frozenset(DISH_KINDS[w] for w in asked if w in DISH_KINDS)
@@ -1614,7 +1643,8 @@ def make_query(readings: Sequence[tuple[Sequence[str], float]], *, diet: bool = 
     return Query(tuple((tuple(r), h) for r, h in readings), diet, forms, asked, typed, region,
                  phrases, None if typed_words is None else _singular_phrase(typed_words),
                  frozenset(guessed), no_added_sugar, _forms(heads), paired, any_order,
-                 accompanied, _forms(main_words), sugar_left_out, skin_off, homemade)
+                 accompanied, _forms(main_words), sugar_left_out, skin_off, homemade,
+                 bread_off)
 
 
 def _forms(found: Iterable[str]) -> frozenset[str]:
@@ -2033,6 +2063,9 @@ def form_adjustment(query: Query, item: Candidate) -> float:
         value -= COMBINATION_PENALTY
     if query.homemade and "homemade" in item.name_words:
         value += HOMEMADE_BONUS  # "homemade flapjack": of "Flapjacks, retail" and "..., homemade"
+    if query.bread_off and not _BREAD_LEFT_OFF_ROW_RE.search(item.food) and (
+            _IN_BREAD_RE.search(item.food) or item.category in _IN_BREAD_GROUPS):
+        value -= BREAD_PENALTY
     if query.skin_off is not None:
         wanted, other = ((_SKIN_OFF_ROW_RE, _SKIN_EATEN_RE) if query.skin_off
                          else (_SKIN_EATEN_RE, _SKIN_OFF_ROW_RE))

@@ -2379,7 +2379,9 @@ AUDIT = [
     ('US', 'baked cod', '(?i)\\bcod\\b(?!.*(raw|dried|liver|batter))'),
     ('US', 'fried shrimp', '(?i)shrimp.*(fried|breaded|batter)|(fried|breaded).*shrimp'),
     ('US', 'pork chops', '(?i)pork.*chop|chop.*pork|pork, fresh, loin.*(chop|center)'),
-    ('US', 'turkey burger no bun', '(?i)turkey.*(burger|patty|patties|ground)|ground turkey'),
+    # widened 2026-12-08: the bun said left off ranks the burgers in a bun behind; CoFID's coated
+    # chicken/turkey burger is one without
+    ('US', 'turkey burger no bun', '(?i)turkey.*(burger|patty|patties|ground)|ground turkey|^burger, chicken/turkey'),
     ('US', 'meatballs', '(?i)^(?!.*(sub|sandwich|sauce|veggie|pasta|spaghetti|pockets)).*meatball'),
     ('US', 'spaghetti w meat sauce', '(?i)bolognese|^spaghetti(?!.*squash)|spaghetti with|pasta.*meat sauce'),
     ('US', 'spaghetti and meatballs', '(?i)spaghetti.*meatball|meatball.*spaghetti|pasta.*meatball|^spaghetti(?!.*squash)|^meatballs?'),
@@ -12678,6 +12680,8 @@ AUDIT = [
     ('US', 'heinz ketchup 1 tbsp', '(?i)^ketchup|^tomato ketchup|^catsup$'),
     ('UK', 'corn on the cob', "(?i)boiled 'on the cob'(?!.*weighed)|kernels on cob, cooked|^corn, fresh, cooked|^sweet corn, cooked$"),
     ('DE', 'Maiskolben gegrillt', "(?i)boiled 'on the cob'(?!.*weighed)|kernels on cob, cooked|^corn, fresh, cooked|^mais, gedämpft|^sweet corn, cooked$"),
+    # burger patty vocabulary (2026-12-08)
+    ('US', '80/20 burger patty', '(?i)beef.*ground|ground beef|hamburger patty|beef patty'),
 ]
 
 # Diet queries: the first hit has at most search.SUGARED_G sugar per 100 g; a dairy query (a
@@ -19123,7 +19127,6 @@ STILL_MISSED = [
     ('US', 'machaca with eggs', '(?i)machaca|beef, ground, with egg'),
     ('US', 'disco fries', '(?i)french fries.*(cheese|gravy)|poutine'),
     ('US', 'jimmy dean sausage links', '(?i)^(pork |turkey |breakfast )?sausages?\\b(?!.*(gravy|pizza|biscuit|muffin|sandwich))|pork sausage'),
-    ('US', '80/20 burger patty', '(?i)beef.*ground|ground beef|hamburger patty|beef patty'),
     ('US', 'half and half lemonade iced tea', '(?i)tea.*lemonade|lemonade.*tea'),
     ('UK', '4 figner kitkat', '(?i)kit ?kat|chocolate.*wafer|wafer.*chocolate'),
     ('UK', 'chicken bhuna', '(?i)bhuna'),
