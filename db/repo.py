@@ -432,7 +432,11 @@ def _sugared_kinds(named: list[search.Candidate]) -> list[tuple[list[str], float
     first is a food group ("Beverages, carbonated")."""
     kinds: list[tuple[list[str], float]] = []
     for found in named:
-        parts = [search.words(part) for part in found.food.split(",")]
+        # not a note's figures ("Sirup zubereitet (verdünnt im Verhältnis 1:5.5)"): "5" is in
+        # every wine's "13.5 vol%"
+        parts = [[w for w in search.words(part) if not any(c.isdigit() for c in w)
+                  and w not in search.STATE_WORDS]
+                 for part in re.sub(r"\([^)]*\)", " ", found.food).split(",")]
         kind = parts[0] + (parts[1] if len(parts) > 1 and tuple(parts[0]) in search.GROUP_HEADS
                            else [])
         if kind and (kind, 0.0) not in kinds:
