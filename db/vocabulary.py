@@ -179,7 +179,9 @@ def _diet_terms(region: str | None) -> tuple[tuple[re.Pattern[str], str], ...]:
     longest first, each as a pattern of its words in a query's name_key and its meaning."""
     terms = sorted({s.term for s in shipped() if len(s.term) > 1
                     and search.split_diet(s.term)[0] != list(s.term)}, key=len, reverse=True)
-    return tuple((re.compile(r"\b" + r"[\s-]+".join(map(re.escape, term)) + r"(?:e?s)?\b"),
+    # A German compound may end with the first word ("Himbeersirup zuckerfrei")
+    return tuple((re.compile((r"\b" if len(term[0]) < MIN_PHRASE_WORD else "")
+                             + r"[\s-]+".join(map(re.escape, term)) + r"(?:e?s)?\b"),
                   " ".join(found.means))
                  for term in terms if (found := _meaning(term, region)) is not None)
 

@@ -12822,6 +12822,9 @@ AUDIT = [
     ('DE', 'Eierspeis aus 2 Eiern', '(?i)^Rührei, zubereitet|^Egg omelet or scrambled egg, (NS as to fat|made with|no added fat)|^Egg, whole, cooked, scrambled|^Eggs, chicken, (whole, )?scrambled'),
     # rounds 99-102, a rule widened for a row that is the food in its table's words (fried chicken breast, meat and skin)
     ('US', 'fried chicken breast skin on', '(?i)^Chicken breast, fried, coated, skin / coating eaten|Fried Chicken, (EXTRA CRISPY, |ORIGINAL RECIPE, )?Breast, meat and skin|breast, meat and skin, cooked, fried'),
+    # a diet term may end a German compound; Fischknusperli vocabulary (2026-12-08)
+    ('DE', 'Himbeersirup zuckerfrei', '^(Fruit juice drink/squash, no sugar added, diluted|Fruit flavored drink(, with high vitamin C)?(, powdered, reconstituted)?, diet)$'),
+    ('DE', 'Fischknusperli', '(?i)^Fish, (NS as to type|white, mixed species|cod|perch|whiting), (fried|baked or broiled, coated)$|^(Cod|Haddock|Plaice), in (batter|breadcrumbs)|^Whiting, in crumbs'),
 ]
 
 # Diet queries: the first hit has at most search.SUGARED_G sugar per 100 g; a dairy query (a
@@ -19532,7 +19535,6 @@ STILL_MISSED = [
     ('UK', 'hot chocolate made with semi skimmed', '^(Drinking chocolate powder, made up with semi-skimmed milk|Hot chocolate / cocoa, (dry mix, )?made with whole or reduced fat \\(2%\\) milk)$'),
     ('UK', 'heinz beanz', '^Baked beans, canned in tomato sauce$'),
     ('UK', 'hermesetas sweetener', '^(Sugar substitute, saccharin, (powder|liquid)|Sweeteners, tabletop, saccharin \\(sodium saccharin\\))$'),
-    ('DE', 'Himbeersirup zuckerfrei', '^(Fruit juice drink/squash, no sugar added, diluted|Fruit flavored drink(, with high vitamin C)?(, powdered, reconstituted)?, diet)$'),
     ('DE', 'Süssstoff Tabletten', '^(Sugar substitute, (aspartame|saccharin|sucralose|stevia|monk fruit), (powder|liquid)|Sweeteners, tabletop, (aspartame, EQUAL, packets|saccharin \\(sodium saccharin\\)|sucralose, SPLENDA packets)|Sweetener, herbal extract powder from Stevia leaf)$'),
     ('DE', 'Vanilleglace ohne Zucker', '^(Ice creams, BREYERS, No Sugar Added, (French )?Vanilla|Ice creams, vanilla, light, no sugar added|Fat free ice cream, no sugar added, flavors other than chocolate|Ice creams, regular, low carbohydrate, vanilla)$'),
     ('US', 'breaded pork chop', '(?i)^Pork, (chop|steak), coated'),
@@ -19542,7 +19544,6 @@ STILL_MISSED = [
     ('UK', 'breaded plaice fillet', '(?i)^Plaice, in breadcrumbs|^Fish, flounder, (baked or broiled, coated|fried)$'),
     ('UK', 'egg curry', '(?i)^Curry, egg, with (butter|rapeseed oil)'),
     ('DE', 'pouletbrüstli paniert', '(?i)^Chicken fillet, breaded|^Chicken breast, (fried|baked), coated, (skin / coating eaten|prepared skinless, coating eaten)|^Chicken breast/steak, coated, baked'),
-    ('DE', 'Fischknusperli', '(?i)^Fish, (NS as to type|white, mixed species|cod|perch|whiting), (fried|baked or broiled, coated)$|^(Cod|Haddock|Plaice), in (batter|breadcrumbs)|^Whiting, in crumbs'),
     ('DE', 'Saltimbocca alla romana', '(?i)^Saltimbocca'),
     ('DE', 'Omelette mit Speck', '(?i)^Eieromeletten mit Speck|^Eieromeletten mit Schinken|^Egg omelet or scrambled egg, with meat, (NS|made|no added)'),
 ]
