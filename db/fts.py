@@ -263,16 +263,19 @@ class _Term:
     text: str
 
     def starts(self):  # a word starting with the term, as the SQLite index matches
-        return bindparam(self.key + "s", rf"\m{re.escape(self.text)}")
+        return self._parameter("s")
 
     def whole(self):  # the term as a word of its own
-        return bindparam(self.key + "w", rf"\m{re.escape(self.text)}\M")
+        return self._parameter("w")
 
     def inside(self):  # the term anywhere, for LIKE ... ESCAPE '/'
-        return bindparam(self.key + "c", "%" + re.sub(r"([/%_])", r"/\1", self.text) + "%")
+        return self._parameter("c")
+
+    def _parameter(self, kind: str):
+        return bindparam(self.key + kind, self.values()[self.key + kind])
 
     def values(self) -> dict[str, str]:
-        """The three parameters' values, as ``starts``, ``whole`` and ``inside`` give them."""
+        """The values of ``starts``, ``whole`` and ``inside``."""
         word = re.escape(self.text)
         return {self.key + "s": rf"\m{word}", self.key + "w": rf"\m{word}\M",
                 self.key + "c": "%" + re.sub(r"([/%_])", r"/\1", self.text) + "%"}

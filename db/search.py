@@ -308,11 +308,17 @@ def without_skin_said(text: str) -> tuple[str, bool | None]:
     """``text`` without the words that say its skin was left off or kept (``_SKIN_OFF_RE``,
     ``_SKIN_ON_RE``: a wish, not a food: "skinless chicken thighs" is chicken thighs), and
     whether it was said left off (True), kept (False) or neither (None)."""
-    kept = _SKIN_OFF_RE.sub(" ", text)
-    if kept != text:
-        return " ".join(kept.split()), True
-    kept = _SKIN_ON_RE.sub(" ", text)
-    return " ".join(kept.split()), False if kept != text else None
+    kept, off = _without_said(_SKIN_OFF_RE, text)
+    if off:
+        return kept, True
+    kept, on = _without_said(_SKIN_ON_RE, text)
+    return kept, False if on else None
+
+
+def _without_said(pattern: re.Pattern[str], text: str) -> tuple[str, bool]:
+    """``text`` without what ``pattern`` finds, and whether it found any."""
+    kept = pattern.sub(" ", text)
+    return " ".join(kept.split()), kept != text
 
 
 # The bread said left off ("ballpark frank no bun", "Bratwurst ohne Brot", "burger patty
@@ -338,8 +344,7 @@ _IN_BREAD_GROUPS = frozenset({
 def without_bread_said(text: str) -> tuple[str, bool]:
     """``text`` without the words that say its bread or bun was left off
     (``_BREAD_OFF_RE``), and whether they were there."""
-    kept = _BREAD_OFF_RE.sub(" ", text)
-    return " ".join(kept.split()), kept != text
+    return _without_said(_BREAD_OFF_RE, text)
 
 
 # A food said to come from a tin ("peaches from a tin", "Mais aus der Dose") is the canned food:
@@ -367,7 +372,8 @@ _CANNED_MEASURE_RE = re.compile(
     r"|(?:eine|1|halbe)\s+dose\b|^\s*dose\b|\bdose\s*$)", re.IGNORECASE)
 _DOSEN_COMPOUND_RE = re.compile(r"\bdosen(?=[a-zäöüß]{3,})", re.IGNORECASE)
 _DOSE_RE = re.compile(r"\bdose\b", re.IGNORECASE)
-_CANNED_NAMED_RE = re.compile(r"\b(canned|tinned|konserve)\b", re.IGNORECASE)
+_CANNED_WORDS = frozenset({"canned", "tinned", "konserve"})
+_CANNED_NAMED_RE = re.compile(r"\b(" + "|".join(sorted(_CANNED_WORDS)) + r")\b", re.IGNORECASE)
 # Fruit "in juice" or "in syrup" is canned fruit, as the tables name it ("pineapple chunks in
 # juice": "Pineapple, canned in juice", not the raw fruit); not a drink mixed with a juice.
 _PACKED_IN_RE = re.compile(
@@ -456,7 +462,6 @@ DIET_WORDS = frozenset({"diet", "zero", "light", "lite", "sugarfree", "unsweeten
 # sugared ("light cream cheese" is the reduced-fat cheese).
 LIGHT_WORDS = frozenset({"light", "lite"})
 LIGHT_KINDS = frozenset({"cream", "meat", "brown", "tuna", "rye", "roast"})
-_CANNED_WORDS = frozenset({"canned", "tinned", "konserve"})
 # "Non diet coke", "nicht light": the regular kind, with its sugar (a hypo treatment).
 NOT_WORDS = frozenset({"non", "not", "nicht", "kein", "keine"})
 # Sweeteners with no sugar's calories ask for a diet food and are the food asked for: "stevia
